@@ -1,0 +1,1 @@
+//! splitbrain check (filled by later work).

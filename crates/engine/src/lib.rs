@@ -1,0 +1,1 @@
+//! splitbrain engine (filled by later work).

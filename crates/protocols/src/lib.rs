@@ -1,0 +1,1 @@
+//! splitbrain protocols (filled by later work).

@@ -1,0 +1,1 @@
+//! splitbrain report (filled by later work).

@@ -1,0 +1,1 @@
+//! splitbrain scenario (filled by later work).
