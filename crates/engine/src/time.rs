@@ -8,12 +8,16 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A true-time instant: nanoseconds since the start of the run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct SimTime(pub u64);
 
 /// A span of time in nanoseconds (true or local, depending on where it is used).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct SimDuration(pub u64);
 
@@ -130,7 +134,10 @@ mod tests {
     #[test]
     fn overflow_is_reported_not_wrapped() {
         assert_eq!(SimTime(u64::MAX - 1).checked_add(SimDuration(2)), None);
-        assert_eq!(SimTime(u64::MAX - 1).saturating_add(SimDuration(2)), SimTime::MAX);
+        assert_eq!(
+            SimTime(u64::MAX - 1).saturating_add(SimDuration(2)),
+            SimTime::MAX
+        );
         assert_eq!(SimDuration(1).checked_sub(SimDuration(2)), None);
         assert_eq!(SimDuration::from_secs(u64::MAX), SimDuration::MAX);
     }

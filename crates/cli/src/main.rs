@@ -1,0 +1,3 @@
+//! The `splitbrain` binary.
+
+fn main() {}

@@ -1,0 +1,387 @@
+//! The simulated network: per-link delay models, loss, duplication, FIFO, and an ordered
+//! chain of rules (partitions, one-way blocks, cut links, loss overrides).
+//!
+//! At **send** time the link's model draws loss, delay (plus an optional rare spike) and
+//! duplication from the `"net"` stream, in that order, drawing only what a non-zero
+//! parameter needs. At **delivery** time the rule chain is asked whether the link is cut: a
+//! message is dropped if its link is cut at the instant it would arrive (DESIGN.md, Network).
+//! New fault kinds add a [`NetRule`] variant; the event loop does not change.
+
+use crate::node::NodeId;
+use crate::rng::RngStream;
+use crate::time::{SimDuration, SimTime};
+use petgraph::graphmap::UnGraphMap;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A message delay distribution. All parameters in ns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DelayDist {
+    /// Always this delay.
+    Fixed(SimDuration),
+    /// Uniform in `lo..=hi` (one draw, multiply-shift).
+    Uniform {
+        /// Shortest delay, ns.
+        lo: SimDuration,
+        /// Longest delay, ns.
+        hi: SimDuration,
+    },
+    /// Normal with `mean` and standard deviation `sd`, truncated at 0.
+    Normal {
+        /// Mean, ns.
+        mean: SimDuration,
+        /// Standard deviation, ns.
+        sd: SimDuration,
+    },
+    /// Exponential with this mean.
+    Exponential {
+        /// Mean, ns.
+        mean: SimDuration,
+    },
+    /// Log-normal with this median and shape `sigma`.
+    LogNormal {
+        /// Median, ns.
+        median: SimDuration,
+        /// Standard deviation of the underlying normal (dimensionless).
+        sigma: f64,
+    },
+}
+
+impl DelayDist {
+    /// One draw, ns.
+    pub fn sample(&self, rng: &mut RngStream) -> SimDuration {
+        SimDuration(match *self {
+            DelayDist::Fixed(d) => d.0,
+            DelayDist::Uniform { lo, hi } => rng.uniform_inclusive(lo.0, hi.0),
+            DelayDist::Normal { mean, sd } => rng.normal_ns(mean.0 as f64, sd.0 as f64),
+            DelayDist::Exponential { mean } => rng.exponential_ns(mean.0 as f64),
+            DelayDist::LogNormal { median, sigma } => rng.lognormal_ns(median.0 as f64, sigma),
+        })
+    }
+}
+
+/// A rare extra delay: with probability `ppm / 1e6` a message gets `extra` on top of its delay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spike {
+    /// Probability per message, parts per million.
+    pub ppm: u32,
+    /// The extra delay.
+    pub extra: DelayDist,
+}
+
+/// How one directed link behaves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkModel {
+    /// Delay of each message.
+    pub delay: DelayDist,
+    /// Optional rare spike.
+    pub spike: Option<Spike>,
+    /// Loss probability per message, ppm.
+    pub loss_ppm: u32,
+    /// Duplication probability per message, ppm (the copy gets its own delay draw).
+    pub duplicate_ppm: u32,
+    /// FIFO: a message never overtakes an earlier one on the same link.
+    pub fifo: bool,
+}
+
+impl Default for LinkModel {
+    /// 1 ms fixed delay, no loss, no duplication, FIFO.
+    fn default() -> Self {
+        LinkModel {
+            delay: DelayDist::Fixed(SimDuration::from_millis(1)),
+            spike: None,
+            loss_ppm: 0,
+            duplicate_ppm: 0,
+            fifo: true,
+        }
+    }
+}
+
+/// Why a message was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropReason {
+    /// Random loss on the link.
+    Loss,
+    /// The link was cut (partition, block, cut link) at delivery time.
+    Partition,
+    /// The destination was down when the message arrived.
+    NodeDown,
+    /// The destination crashed while the message was in flight.
+    Crashed,
+}
+
+/// One rule of the chain, evaluated in order; the first that cuts a link wins.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetRule {
+    /// Nodes in different groups cannot talk; nodes in no group talk to everyone.
+    Partition {
+        /// The sides.
+        groups: Vec<Vec<NodeId>>,
+    },
+    /// `from -> to` is cut, the other direction is open.
+    Block {
+        /// Sender side.
+        from: NodeId,
+        /// Receiver side.
+        to: NodeId,
+    },
+    /// Both directions between `a` and `b` are cut (several make non-transitive shapes).
+    Cut {
+        /// One end.
+        a: NodeId,
+        /// The other end.
+        b: NodeId,
+    },
+}
+
+impl NetRule {
+    /// Does this rule cut `from -> to`?
+    pub fn cuts(&self, from: NodeId, to: NodeId) -> bool {
+        match self {
+            NetRule::Partition { groups } => {
+                let side = |n: NodeId| groups.iter().position(|g| g.contains(&n));
+                match (side(from), side(to)) {
+                    (Some(a), Some(b)) => a != b,
+                    _ => false,
+                }
+            }
+            NetRule::Block { from: f, to: t } => *f == from && *t == to,
+            NetRule::Cut { a, b } => (*a == from && *b == to) || (*a == to && *b == from),
+        }
+    }
+}
+
+/// What the network decided for one send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendVerdict {
+    /// Lost on the link.
+    Lost,
+    /// Arrives at `first`, and a duplicate at `duplicate` if the link duplicated it.
+    Deliver {
+        /// Arrival of the message, true time.
+        first: SimTime,
+        /// Arrival of the duplicate, if any.
+        duplicate: Option<SimTime>,
+    },
+}
+
+/// The network state of one simulation.
+#[derive(Clone, Debug)]
+pub struct Network {
+    default: LinkModel,
+    overrides: BTreeMap<(NodeId, NodeId), LinkModel>,
+    loss_override_ppm: Option<u32>,
+    rules: Vec<NetRule>,
+    last_arrival: BTreeMap<(NodeId, NodeId), SimTime>,
+}
+
+impl Network {
+    /// A network where every link follows `default`.
+    pub fn new(default: LinkModel) -> Self {
+        Network {
+            default,
+            overrides: BTreeMap::new(),
+            loss_override_ppm: None,
+            rules: Vec::new(),
+            last_arrival: BTreeMap::new(),
+        }
+    }
+
+    /// Sets the model of the directed link `from -> to`.
+    pub fn set_link(&mut self, from: NodeId, to: NodeId, model: LinkModel) {
+        self.overrides.insert((from, to), model);
+    }
+
+    /// The model used for `from -> to`.
+    pub fn link(&self, from: NodeId, to: NodeId) -> &LinkModel {
+        self.overrides.get(&(from, to)).unwrap_or(&self.default)
+    }
+
+    /// Overrides the loss probability of every link (a loss-rate-change fault); `None` restores
+    /// each link's own.
+    pub fn set_loss_override(&mut self, ppm: Option<u32>) {
+        self.loss_override_ppm = ppm;
+    }
+
+    /// Appends a rule to the chain.
+    pub fn add_rule(&mut self, rule: NetRule) {
+        self.rules.push(rule);
+    }
+
+    /// Removes every partition, block and cut (heal).
+    pub fn heal(&mut self) {
+        self.rules.clear();
+    }
+
+    /// The rules in force, in order.
+    pub fn rules(&self) -> &[NetRule] {
+        &self.rules
+    }
+
+    /// Is `from -> to` cut now?
+    #[inline]
+    pub fn is_cut(&self, from: NodeId, to: NodeId) -> bool {
+        !self.rules.is_empty() && self.rules.iter().any(|r| r.cuts(from, to))
+    }
+
+    /// Decides the fate of a message sent now on `from -> to`, drawing from `rng`.
+    pub fn on_send(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        to: NodeId,
+        rng: &mut RngStream,
+    ) -> SendVerdict {
+        let model = self.overrides.get(&(from, to)).unwrap_or(&self.default);
+        let loss = self.loss_override_ppm.unwrap_or(model.loss_ppm);
+        if rng.chance_ppm(loss) {
+            return SendVerdict::Lost;
+        }
+        let duplicated = rng.chance_ppm(model.duplicate_ppm);
+        let fifo = model.fifo;
+        let mut arrival = |rng: &mut RngStream| {
+            let mut d = model.delay.sample(rng);
+            if let Some(spike) = &model.spike {
+                if rng.chance_ppm(spike.ppm) {
+                    d = d.saturating_add(spike.extra.sample(rng));
+                }
+            }
+            let mut at = now.saturating_add(d);
+            if fifo {
+                let last = self.last_arrival.entry((from, to)).or_insert(SimTime::ZERO);
+                at = at.max(*last);
+                *last = at;
+            }
+            at
+        };
+        let first = arrival(rng);
+        let duplicate = duplicated.then(|| arrival(rng));
+        SendVerdict::Deliver { first, duplicate }
+    }
+
+    /// The sides of the network as undirected connected components over links open in both
+    /// directions, each sorted, in order of their smallest node (for reports and charts).
+    pub fn sides(&self, nodes: usize) -> Vec<Vec<NodeId>> {
+        let mut g: UnGraphMap<u32, ()> = UnGraphMap::new();
+        for a in 0..nodes as u32 {
+            g.add_node(a);
+        }
+        for a in 0..nodes as u32 {
+            for b in (a + 1)..nodes as u32 {
+                if !self.is_cut(NodeId(a), NodeId(b)) && !self.is_cut(NodeId(b), NodeId(a)) {
+                    g.add_edge(a, b, ());
+                }
+            }
+        }
+        let mut uf = petgraph::unionfind::UnionFind::<u32>::new(nodes);
+        for (a, b, _) in g.all_edges() {
+            uf.union(a, b);
+        }
+        let mut by_root: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
+        for a in 0..nodes as u32 {
+            by_root.entry(uf.find(a)).or_default().push(NodeId(a));
+        }
+        let mut sides: Vec<Vec<NodeId>> = by_root.into_values().collect();
+        sides.sort();
+        sides
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(i: u32) -> NodeId {
+        NodeId(i)
+    }
+
+    #[test]
+    fn partition_cuts_across_groups_only() {
+        let r = NetRule::Partition {
+            groups: vec![vec![n(0), n(1)], vec![n(2), n(3), n(4)]],
+        };
+        assert!(!r.cuts(n(0), n(1)));
+        assert!(!r.cuts(n(2), n(4)));
+        assert!(r.cuts(n(0), n(2)));
+        assert!(r.cuts(n(4), n(1)));
+        // A node in no group is reachable from both sides.
+        assert!(!r.cuts(n(5), n(0)) && !r.cuts(n(2), n(5)));
+    }
+
+    #[test]
+    fn block_is_one_way_and_cut_links_are_not_transitive() {
+        let mut net = Network::new(LinkModel::default());
+        net.add_rule(NetRule::Block {
+            from: n(0),
+            to: n(1),
+        });
+        assert!(net.is_cut(n(0), n(1)));
+        assert!(!net.is_cut(n(1), n(0)));
+        net.heal();
+        // Bridge: 0 and 2 cannot talk, both talk to 1.
+        net.add_rule(NetRule::Cut { a: n(0), b: n(2) });
+        assert!(net.is_cut(n(0), n(2)) && net.is_cut(n(2), n(0)));
+        assert!(!net.is_cut(n(0), n(1)) && !net.is_cut(n(1), n(2)));
+        assert_eq!(net.sides(3), vec![vec![n(0), n(1), n(2)]]);
+        net.heal();
+        assert!(!net.is_cut(n(0), n(2)));
+    }
+
+    #[test]
+    fn sides_report_partition_components() {
+        let mut net = Network::new(LinkModel::default());
+        net.add_rule(NetRule::Partition {
+            groups: vec![vec![n(0), n(1)], vec![n(2), n(3), n(4)]],
+        });
+        assert_eq!(net.sides(5), vec![vec![n(0), n(1)], vec![n(2), n(3), n(4)]]);
+    }
+
+    #[test]
+    fn fifo_never_reorders_and_loss_drops() {
+        let model = LinkModel {
+            delay: DelayDist::Uniform {
+                lo: SimDuration(1),
+                hi: SimDuration(1_000_000),
+            },
+            fifo: true,
+            ..LinkModel::default()
+        };
+        let mut net = Network::new(model);
+        let mut rng = RngStream::new(1, "net");
+        let mut last = SimTime::ZERO;
+        for i in 0..1000u64 {
+            match net.on_send(SimTime(i * 10), n(0), n(1), &mut rng) {
+                SendVerdict::Deliver { first, .. } => {
+                    assert!(first >= last);
+                    last = first;
+                }
+                SendVerdict::Lost => panic!("no loss configured"),
+            }
+        }
+        net.set_loss_override(Some(1_000_000));
+        assert_eq!(
+            net.on_send(SimTime(0), n(0), n(1), &mut rng),
+            SendVerdict::Lost
+        );
+    }
+
+    #[test]
+    fn duplication_yields_two_arrivals() {
+        let model = LinkModel {
+            duplicate_ppm: 1_000_000,
+            ..LinkModel::default()
+        };
+        let mut net = Network::new(model);
+        let mut rng = RngStream::new(1, "net");
+        assert_eq!(
+            net.on_send(SimTime(0), n(0), n(1), &mut rng),
+            SendVerdict::Deliver {
+                first: SimTime(1_000_000),
+                duplicate: Some(SimTime(1_000_000))
+            }
+        );
+    }
+}

@@ -1,0 +1,778 @@
+//! The simulation: the event queue, node lifecycle, and the event loop.
+//!
+//! Events are ordered by `(true time, sequence number assigned when scheduled)`: ties run in
+//! scheduling order. Cancelled timers cost nothing to find: a timer lives in a slot with a
+//! generation counter, and a heap entry whose generation no longer matches is skipped when it
+//! comes up (lazy deletion). A crash bumps the node's incarnation, which makes its pending
+//! timers and the messages in flight to it stale in O(1).
+
+use crate::actor::{Actor, Context, Message, Observation, TimerId};
+use crate::clock::{ClockConfig, LocalClock};
+use crate::fault::{Fault, Trigger};
+use crate::network::{DropReason, LinkModel, Network, SendVerdict};
+use crate::node::NodeId;
+use crate::rng::RngStream;
+use crate::time::{SimDuration, SimTime};
+use crate::trace::{Recorder, TraceEvent};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
+/// The trace event type of a simulation of actor `A`.
+pub type EventOf<A> = TraceEvent<<A as Actor>::Msg, <A as Actor>::Timer, <A as Actor>::Obs>;
+
+/// Bounds on one run. Hitting one ends the run with [`SimError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most events processed (stale timers included).
+    pub max_events: u64,
+    /// Latest true time an event may be processed at.
+    pub max_time: SimTime,
+}
+
+impl Default for Limits {
+    /// 50 million events, 24 hours of simulated time.
+    fn default() -> Self {
+        Limits {
+            max_events: 50_000_000,
+            max_time: SimTime(24 * 3600 * 1_000_000_000),
+        }
+    }
+}
+
+/// Why a run stopped early.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    /// The event bound was reached.
+    #[error("event limit reached: {limit} events processed by true time {at} (raise max_events or shorten the run)")]
+    EventLimit {
+        /// The bound.
+        limit: u64,
+        /// True time when it was reached.
+        at: SimTime,
+    },
+    /// The simulated-time bound was reached.
+    #[error("simulated-time limit reached: next event at {next} is past max_time {limit}")]
+    TimeLimit {
+        /// The bound.
+        limit: SimTime,
+        /// The event that would have crossed it.
+        next: SimTime,
+    },
+}
+
+/// An observation with its true time and node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observed<O> {
+    /// True time, ns.
+    pub t: SimTime,
+    /// Who reported it.
+    pub node: NodeId,
+    /// What was reported.
+    pub obs: O,
+}
+
+/// Counters of one message kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KindCounts {
+    /// Sent by an actor.
+    pub sent: u64,
+    /// Handled by a receiver (duplicates count twice).
+    pub delivered: u64,
+    /// Dropped (loss, partition, node down, crash).
+    pub dropped: u64,
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Events processed, stale ones included.
+    pub events: u64,
+    /// Timer handlers run.
+    pub timers_fired: u64,
+    /// Timer events skipped (cancelled, or the node crashed since).
+    pub stale_timers: u64,
+    /// Per message kind.
+    pub messages: BTreeMap<&'static str, KindCounts>,
+    /// Drops by reason.
+    pub drops: BTreeMap<DropReason, u64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    Timer { slot: u32, gen: u32 },
+    Deliver { slot: u32 },
+    Fault { index: u32 },
+    Resume { node: u32, gen: u32 },
+}
+
+#[derive(Debug)]
+struct Entry {
+    time: SimTime,
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    /// Reversed, so the max-heap pops the smallest `(time, seq)`.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.time, other.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+struct TimerSlot<T> {
+    gen: u32,
+    node: u32,
+    incarnation: u32,
+    payload: Option<T>,
+}
+
+struct InFlight<M> {
+    id: u64,
+    from: NodeId,
+    to: NodeId,
+    incarnation: u32,
+    msg: M,
+}
+
+enum Pending<A: Actor> {
+    Timer(A::Timer),
+    Msg { from: NodeId, id: u64, msg: A::Msg },
+}
+
+pub(crate) struct NodeState<A: Actor> {
+    pub(crate) clock: LocalClock,
+    pub(crate) rng: RngStream,
+    pub(crate) durable: A::Durable,
+    up: bool,
+    paused: bool,
+    pause_gen: u32,
+    paused_until: SimTime,
+    incarnation: u32,
+    pending: VecDeque<Pending<A>>,
+}
+
+struct TriggerState {
+    trigger: Trigger,
+    fired: bool,
+}
+
+/// Everything but the actors: handlers get `&mut Core` through their [`Context`].
+pub(crate) struct Core<A: Actor> {
+    pub(crate) now: SimTime,
+    seq: u64,
+    queue: BinaryHeap<Entry>,
+    timers: Vec<TimerSlot<A::Timer>>,
+    free_timers: Vec<u32>,
+    msgs: Vec<Option<InFlight<A::Msg>>>,
+    free_msgs: Vec<u32>,
+    next_msg_id: u64,
+    pub(crate) nodes: Vec<NodeState<A>>,
+    pub(crate) names: Vec<String>,
+    network: Network,
+    net_rng: RngStream,
+    faults: Vec<Fault>,
+    triggers: Vec<TriggerState>,
+    obs_counts: BTreeMap<(NodeId, &'static str), u32>,
+    observations: Vec<Observed<A::Obs>>,
+    applied: Vec<(SimTime, Fault)>,
+    stats: Stats,
+    recorder: Option<Recorder<EventOf<A>>>,
+}
+
+impl<A: Actor> Core<A> {
+    #[inline]
+    fn push(&mut self, time: SimTime, event: Event) {
+        let seq = self.seq;
+        self.seq += 1;
+        self.queue.push(Entry { time, seq, event });
+    }
+
+    #[inline]
+    fn record(&mut self, make: impl FnOnce() -> EventOf<A>) {
+        if let Some(r) = &mut self.recorder {
+            r.record(make());
+        }
+    }
+
+    pub(crate) fn send(&mut self, from: NodeId, to: NodeId, msg: A::Msg) {
+        assert!(to.index() < self.nodes.len(), "send to unknown node {to}");
+        let kind = msg.kind();
+        self.stats.messages.entry(kind).or_default().sent += 1;
+        let id = self.next_msg_id;
+        self.next_msg_id += 1;
+        let now = self.now;
+        self.record(|| TraceEvent::Send {
+            t: now,
+            from,
+            to,
+            id,
+            kind: kind.to_string(),
+            msg: msg.clone(),
+        });
+        match self.network.on_send(now, from, to, &mut self.net_rng) {
+            SendVerdict::Lost => self.drop_msg(from, to, id, kind, DropReason::Loss),
+            SendVerdict::Deliver { first, duplicate } => {
+                let incarnation = self.nodes[to.index()].incarnation;
+                if let Some(at) = duplicate {
+                    let copy = InFlight {
+                        id,
+                        from,
+                        to,
+                        incarnation,
+                        msg: msg.clone(),
+                    };
+                    self.schedule_msg(
+                        first,
+                        InFlight {
+                            id,
+                            from,
+                            to,
+                            incarnation,
+                            msg,
+                        },
+                    );
+                    self.schedule_msg(at, copy);
+                } else {
+                    self.schedule_msg(
+                        first,
+                        InFlight {
+                            id,
+                            from,
+                            to,
+                            incarnation,
+                            msg,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    fn schedule_msg(&mut self, at: SimTime, m: InFlight<A::Msg>) {
+        let slot = match self.free_msgs.pop() {
+            Some(s) => {
+                self.msgs[s as usize] = Some(m);
+                s
+            }
+            None => {
+                self.msgs.push(Some(m));
+                (self.msgs.len() - 1) as u32
+            }
+        };
+        self.push(at, Event::Deliver { slot });
+    }
+
+    fn drop_msg(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        id: u64,
+        kind: &'static str,
+        reason: DropReason,
+    ) {
+        self.stats.messages.entry(kind).or_default().dropped += 1;
+        *self.stats.drops.entry(reason).or_default() += 1;
+        let t = self.now;
+        self.record(|| TraceEvent::Drop {
+            t,
+            from,
+            to,
+            id,
+            reason,
+        });
+    }
+
+    pub(crate) fn set_timer(
+        &mut self,
+        node: NodeId,
+        after: SimDuration,
+        timer: A::Timer,
+    ) -> TimerId {
+        let n = &self.nodes[node.index()];
+        let at = n.clock.true_time_after(self.now, after);
+        let incarnation = n.incarnation;
+        let slot = match self.free_timers.pop() {
+            Some(s) => {
+                let t = &mut self.timers[s as usize];
+                t.node = node.0;
+                t.incarnation = incarnation;
+                t.payload = Some(timer);
+                s
+            }
+            None => {
+                self.timers.push(TimerSlot {
+                    gen: 0,
+                    node: node.0,
+                    incarnation,
+                    payload: Some(timer),
+                });
+                (self.timers.len() - 1) as u32
+            }
+        };
+        let gen = self.timers[slot as usize].gen;
+        self.push(at, Event::Timer { slot, gen });
+        TimerId { slot, gen }
+    }
+
+    pub(crate) fn cancel_timer(&mut self, id: TimerId) {
+        if let Some(t) = self.timers.get_mut(id.slot as usize) {
+            if t.gen == id.gen && t.payload.is_some() {
+                t.payload = None;
+                t.gen = t.gen.wrapping_add(1);
+                self.free_timers.push(id.slot);
+            }
+        }
+    }
+
+    pub(crate) fn observe(&mut self, node: NodeId, obs: A::Obs) {
+        let t = self.now;
+        self.record(|| TraceEvent::Observe {
+            t,
+            node,
+            obs: obs.clone(),
+        });
+        if !self.triggers.is_empty() {
+            let kind = obs.kind();
+            let count = {
+                let c = self.obs_counts.entry((node, kind)).or_insert(0);
+                *c += 1;
+                *c
+            };
+            let mut fire = Vec::new();
+            for tr in &mut self.triggers {
+                if !tr.fired
+                    && tr.trigger.node == node
+                    && tr.trigger.kind == kind
+                    && tr.trigger.nth == count
+                {
+                    tr.fired = true;
+                    fire.push((t.saturating_add(tr.trigger.delay), tr.trigger.fault.clone()));
+                }
+            }
+            for (at, fault) in fire {
+                self.schedule_fault(at, fault);
+            }
+        }
+        self.observations.push(Observed { t, node, obs });
+    }
+
+    fn schedule_fault(&mut self, at: SimTime, fault: Fault) {
+        self.faults.push(fault);
+        let index = (self.faults.len() - 1) as u32;
+        self.push(at, Event::Fault { index });
+    }
+}
+
+/// A simulation of actors of type `A` (use an enum for several kinds).
+pub struct Sim<A: Actor> {
+    actors: Vec<A>,
+    core: Core<A>,
+    seed: u64,
+    limits: Limits,
+    started: bool,
+}
+
+impl<A: Actor> Sim<A> {
+    /// An empty simulation with run seed `seed`, the default link model and bounds.
+    pub fn new(seed: u64) -> Self {
+        Sim {
+            actors: Vec::new(),
+            core: Core {
+                now: SimTime::ZERO,
+                seq: 0,
+                queue: BinaryHeap::new(),
+                timers: Vec::new(),
+                free_timers: Vec::new(),
+                msgs: Vec::new(),
+                free_msgs: Vec::new(),
+                next_msg_id: 0,
+                nodes: Vec::new(),
+                names: Vec::new(),
+                network: Network::new(LinkModel::default()),
+                net_rng: RngStream::new(seed, "net"),
+                faults: Vec::new(),
+                triggers: Vec::new(),
+                obs_counts: BTreeMap::new(),
+                observations: Vec::new(),
+                applied: Vec::new(),
+                stats: Stats::default(),
+                recorder: None,
+            },
+            seed,
+            limits: Limits::default(),
+            started: false,
+        }
+    }
+
+    /// Sets the run's bounds.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// The run seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Adds a node; its RNG stream is `"actor/<name>"`. Node ids are assigned 0, 1, 2, ...
+    ///
+    /// # Panics
+    /// After the run started, or with a duplicate name.
+    pub fn add_node(&mut self, name: &str, actor: A, clock: ClockConfig) -> NodeId {
+        assert!(!self.started, "add nodes before running");
+        assert!(
+            !self.core.names.iter().any(|n| n == name),
+            "duplicate node name {name}"
+        );
+        let id = NodeId(self.actors.len() as u32);
+        self.actors.push(actor);
+        self.core.names.push(name.to_string());
+        self.core.nodes.push(NodeState {
+            clock: LocalClock::new(clock),
+            rng: RngStream::new(self.seed, &format!("actor/{name}")),
+            durable: A::Durable::default(),
+            up: true,
+            paused: false,
+            pause_gen: 0,
+            paused_until: SimTime::ZERO,
+            incarnation: 0,
+            pending: VecDeque::new(),
+        });
+        id
+    }
+
+    /// The network (set the default model and per-link overrides before running).
+    pub fn network_mut(&mut self) -> &mut Network {
+        &mut self.core.network
+    }
+
+    /// The network as it is now.
+    pub fn network(&self) -> &Network {
+        &self.core.network
+    }
+
+    /// Schedules `fault` at true time `at`.
+    pub fn schedule_fault(&mut self, at: SimTime, fault: Fault) {
+        self.core.schedule_fault(at, fault);
+    }
+
+    /// Adds a protocol-point trigger.
+    pub fn add_trigger(&mut self, trigger: Trigger) {
+        self.core.triggers.push(TriggerState {
+            trigger,
+            fired: false,
+        });
+    }
+
+    /// Starts recording the trace.
+    pub fn set_recorder(&mut self, recorder: Recorder<EventOf<A>>) {
+        self.core.recorder = Some(recorder);
+    }
+
+    /// Stops recording and hands the recorder back.
+    pub fn take_recorder(&mut self) -> Option<Recorder<EventOf<A>>> {
+        self.core.recorder.take()
+    }
+
+    /// True time now.
+    pub fn now(&self) -> SimTime {
+        self.core.now
+    }
+    /// Node names, by id.
+    pub fn names(&self) -> &[String] {
+        &self.core.names
+    }
+    /// The actor of node `id` (for tests and reports; actors never see each other).
+    pub fn actor(&self, id: NodeId) -> &A {
+        &self.actors[id.index()]
+    }
+    /// Whether node `id` is up (not crashed).
+    pub fn is_up(&self, id: NodeId) -> bool {
+        self.core.nodes[id.index()].up
+    }
+    /// Node `id`'s clocks.
+    pub fn clock(&self, id: NodeId) -> &LocalClock {
+        &self.core.nodes[id.index()].clock
+    }
+    /// Every observation so far, in order.
+    pub fn observations(&self) -> &[Observed<A::Obs>] {
+        &self.core.observations
+    }
+    /// Every fault applied so far, in order.
+    pub fn applied_faults(&self) -> &[(SimTime, Fault)] {
+        &self.core.applied
+    }
+    /// Counters so far.
+    pub fn stats(&self) -> &Stats {
+        &self.core.stats
+    }
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.core.stats.events
+    }
+
+    fn start(&mut self) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        for i in 0..self.actors.len() {
+            let node = NodeId(i as u32);
+            let t = self.core.now;
+            self.core.record(|| TraceEvent::Start { t, node });
+            let mut ctx = Context {
+                node,
+                core: &mut self.core,
+            };
+            self.actors[i].on_start(&mut ctx);
+        }
+    }
+
+    /// Runs events with true time `< end`, then sets the clock to `end` (unless `end` is
+    /// [`SimTime::MAX`]). Stops with an error at a bound.
+    pub fn run_until(&mut self, end: SimTime) -> Result<(), SimError> {
+        self.start();
+        while let Some(top) = self.core.queue.peek() {
+            if top.time >= end {
+                break;
+            }
+            if top.time > self.limits.max_time {
+                return Err(SimError::TimeLimit {
+                    limit: self.limits.max_time,
+                    next: top.time,
+                });
+            }
+            if self.core.stats.events >= self.limits.max_events {
+                return Err(SimError::EventLimit {
+                    limit: self.limits.max_events,
+                    at: self.core.now,
+                });
+            }
+            self.step();
+        }
+        if end != SimTime::MAX && end > self.core.now {
+            self.core.now = end;
+        }
+        Ok(())
+    }
+
+    /// Processes exactly one event (the earliest by `(time, seq)`); `false` if none is left.
+    /// Does not check the bounds: [`Sim::run_until`] does.
+    pub fn step(&mut self) -> bool {
+        self.start();
+        let Some(Entry { time, event, .. }) = self.core.queue.pop() else {
+            return false;
+        };
+        self.core.now = time;
+        self.core.stats.events += 1;
+        match event {
+            Event::Timer { slot, gen } => self.on_timer_event(slot, gen),
+            Event::Deliver { slot } => self.on_deliver_event(slot),
+            Event::Fault { index } => {
+                let fault = self.core.faults[index as usize].clone();
+                self.apply_fault(fault);
+            }
+            Event::Resume { node, gen } => self.on_resume(NodeId(node), gen),
+        }
+        true
+    }
+
+    #[inline]
+    fn on_timer_event(&mut self, slot: u32, gen: u32) {
+        let core = &mut self.core;
+        let t = &mut core.timers[slot as usize];
+        if t.gen != gen || t.payload.is_none() {
+            core.stats.stale_timers += 1;
+            return;
+        }
+        let payload = t.payload.take().expect("checked above");
+        t.gen = t.gen.wrapping_add(1);
+        let (node, incarnation) = (t.node, t.incarnation);
+        core.free_timers.push(slot);
+        let n = &mut core.nodes[node as usize];
+        if !n.up || n.incarnation != incarnation {
+            core.stats.stale_timers += 1;
+            return;
+        }
+        if n.paused {
+            n.pending.push_back(Pending::Timer(payload));
+            return;
+        }
+        self.run_timer(NodeId(node), payload);
+    }
+
+    #[inline]
+    fn run_timer(&mut self, node: NodeId, payload: A::Timer) {
+        self.core.stats.timers_fired += 1;
+        let t = self.core.now;
+        self.core.record(|| TraceEvent::Timer {
+            t,
+            node,
+            timer: payload.clone(),
+        });
+        let mut ctx = Context {
+            node,
+            core: &mut self.core,
+        };
+        self.actors[node.index()].on_timer(&mut ctx, payload);
+    }
+
+    fn on_deliver_event(&mut self, slot: u32) {
+        let m = self.core.msgs[slot as usize]
+            .take()
+            .expect("in-flight slot is full");
+        self.core.free_msgs.push(slot);
+        let kind = m.msg.kind();
+        let reason = if self.core.network.is_cut(m.from, m.to) {
+            Some(DropReason::Partition)
+        } else {
+            let n = &self.core.nodes[m.to.index()];
+            if !n.up {
+                Some(DropReason::NodeDown)
+            } else if n.incarnation != m.incarnation {
+                Some(DropReason::Crashed)
+            } else {
+                None
+            }
+        };
+        if let Some(reason) = reason {
+            self.core.drop_msg(m.from, m.to, m.id, kind, reason);
+            return;
+        }
+        let n = &mut self.core.nodes[m.to.index()];
+        if n.paused {
+            n.pending.push_back(Pending::Msg {
+                from: m.from,
+                id: m.id,
+                msg: m.msg,
+            });
+            return;
+        }
+        self.run_message(m.from, m.to, m.id, m.msg);
+    }
+
+    fn run_message(&mut self, from: NodeId, to: NodeId, id: u64, msg: A::Msg) {
+        self.core
+            .stats
+            .messages
+            .entry(msg.kind())
+            .or_default()
+            .delivered += 1;
+        let t = self.core.now;
+        self.core.record(|| TraceEvent::Deliver { t, from, to, id });
+        let mut ctx = Context {
+            node: to,
+            core: &mut self.core,
+        };
+        self.actors[to.index()].on_message(&mut ctx, from, msg);
+    }
+
+    fn on_resume(&mut self, node: NodeId, gen: u32) {
+        let n = &mut self.core.nodes[node.index()];
+        if !n.up || !n.paused || n.pause_gen != gen {
+            return;
+        }
+        n.paused = false;
+        let t = self.core.now;
+        self.core.record(|| TraceEvent::Resume { t, node });
+        // Everything queued runs now, in arrival order, before anything newer. The count is
+        // fixed first: handlers cannot re-pause the node (faults are events), so nothing new
+        // is queued meanwhile.
+        let queued = std::mem::take(&mut self.core.nodes[node.index()].pending);
+        for p in queued {
+            if !self.core.nodes[node.index()].up {
+                break;
+            }
+            match p {
+                Pending::Timer(payload) => self.run_timer(node, payload),
+                Pending::Msg { from, id, msg } => self.run_message(from, node, id, msg),
+            }
+        }
+    }
+
+    fn apply_fault(&mut self, fault: Fault) {
+        let t = self.core.now;
+        self.core.record(|| TraceEvent::Fault {
+            t,
+            fault: fault.clone(),
+        });
+        self.core.applied.push((t, fault.clone()));
+        match fault {
+            Fault::Crash { node } => {
+                let n = &mut self.core.nodes[node.index()];
+                if n.up {
+                    n.up = false;
+                    n.paused = false;
+                    n.pending.clear();
+                    n.incarnation = n.incarnation.wrapping_add(1);
+                }
+            }
+            Fault::Restart { node } => {
+                let n = &mut self.core.nodes[node.index()];
+                if !n.up {
+                    n.up = true;
+                    let durable = n.durable.clone();
+                    let mut ctx = Context {
+                        node,
+                        core: &mut self.core,
+                    };
+                    self.actors[node.index()].on_restart(&mut ctx, &durable);
+                }
+            }
+            Fault::Pause { node, duration } => {
+                let now = self.core.now;
+                let n = &mut self.core.nodes[node.index()];
+                if n.up {
+                    let until = now.saturating_add(duration).max(if n.paused {
+                        n.paused_until
+                    } else {
+                        now
+                    });
+                    n.paused = true;
+                    n.paused_until = until;
+                    n.pause_gen = n.pause_gen.wrapping_add(1);
+                    let gen = n.pause_gen;
+                    self.core.push(until, Event::Resume { node: node.0, gen });
+                }
+            }
+            Fault::Network { rule } => self.core.network.add_rule(rule),
+            Fault::Heal => self.core.network.heal(),
+            Fault::ClockStep { node, delta_ns } => {
+                self.core.nodes[node.index()].clock.step(delta_ns)
+            }
+            Fault::SetDrift { node, drift_ppm } => {
+                let now = self.core.now;
+                self.core.nodes[node.index()]
+                    .clock
+                    .set_drift(now, drift_ppm)
+            }
+            Fault::SetLoss { loss_ppm } => self.core.network.set_loss_override(loss_ppm),
+        }
+    }
+}
+
+impl<A: Actor> Sim<A>
+where
+    A::Obs: Observation,
+    A::Msg: Message,
+{
+    /// The node called `name`.
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        self.core
+            .names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| NodeId(i as u32))
+    }
+}
