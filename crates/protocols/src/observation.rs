@@ -1,0 +1,227 @@
+//! The observation vocabulary: what actors claim about themselves, judged by the checkers
+//! against true time. Clients report beliefs; servers (lease service, Redis instances,
+//! storage) report the state that is the truth the checkers compare beliefs with.
+
+use serde::{Deserialize, Serialize};
+use splitbrain_engine::{LocalTime, NodeId, Observation, WallTime};
+
+/// One observation. `kind()` gives the snake_case name fault triggers match on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "obs", rename_all = "snake_case")]
+pub enum Obs {
+    // ---- leader election (bully nodes, lease-based leaders) ----
+    /// "I am leader in `term`" (from now until my `LeaderStepDown`, crash or restart).
+    LeaderClaim {
+        /// The term (epoch) of this claim; increases with every claim the node makes.
+        term: u64,
+    },
+    /// "I am no longer leader of `term`."
+    LeaderStepDown {
+        /// The term given up.
+        term: u64,
+    },
+    /// "I started an election" (metrics).
+    ElectionStarted,
+    /// "I now follow `leader`" (a COORDINATOR accepted; for `eventual_leader`).
+    LeaderKnown {
+        /// The node this one believes is leader.
+        leader: NodeId,
+    },
+
+    // ---- lock clients (beliefs) ----
+    /// An acquisition attempt started (metrics: acquisitions and failed attempts).
+    LockRequested {
+        /// Lock (lease or key) name.
+        lock: String,
+    },
+    /// "I hold `lock` until local monotonic `valid_until_local`."
+    LockAcquired {
+        /// Lock name.
+        lock: String,
+        /// Fencing token, if the lock service issues one (leases do; Redis and Redlock do not).
+        token: Option<u64>,
+        /// The unique value this client stored (Redis) or its lease id as text.
+        value: String,
+        /// Local monotonic deadline of the belief.
+        valid_until_local: LocalTime,
+    },
+    /// "My hold on `lock` is extended until `valid_until_local`."
+    LockRenewed {
+        /// Lock name.
+        lock: String,
+        /// Fencing token, if any.
+        token: Option<u64>,
+        /// New local monotonic deadline.
+        valid_until_local: LocalTime,
+    },
+    /// An acquisition attempt failed (denied, no quorum, validity not positive, timeout).
+    LockFailed {
+        /// Lock name.
+        lock: String,
+        /// Why, in words.
+        reason: String,
+    },
+    /// "I released `lock`" (belief ends).
+    LockReleased {
+        /// Lock name.
+        lock: String,
+    },
+    /// "I no longer hold `lock`" without releasing it (deadline passed, renewal failed).
+    LockLost {
+        /// Lock name.
+        lock: String,
+        /// Why, in words.
+        reason: String,
+    },
+    /// A worker compared its clock with its validity deadline before writing.
+    ValidityChecked {
+        /// Lock name.
+        lock: String,
+        /// Whether the deadline had not yet passed (the worker writes only if true).
+        valid: bool,
+        /// Local ns left until the deadline (negative: passed).
+        remaining_ns: i64,
+    },
+    /// A worker sent a write to storage.
+    WriteSent {
+        /// Fencing token carried, if any.
+        token: Option<u64>,
+        /// Job id, for idempotent work.
+        job: Option<u64>,
+    },
+
+    // ---- servers (truth) ----
+    /// Lease service: granted `lease` to `holder` with `token`, for `ttl_ns` of its clock.
+    LeaseGranted {
+        /// Lease name.
+        lease: String,
+        /// The new holder.
+        holder: NodeId,
+        /// Fencing token of this grant.
+        token: u64,
+        /// TTL, local ns of the service's monotonic clock.
+        ttl_ns: u64,
+    },
+    /// Lease service: renewed the holder's grant.
+    LeaseRenewed {
+        /// Lease name.
+        lease: String,
+        /// Holder.
+        holder: NodeId,
+        /// Token of the grant.
+        token: u64,
+    },
+    /// Lease service: the grant ended (released by its holder, or expired by the service's
+    /// monotonic clock).
+    LeaseFreed {
+        /// Lease name.
+        lease: String,
+        /// Former holder.
+        holder: NodeId,
+        /// Token of the ended grant.
+        token: u64,
+        /// `true` if it expired, `false` if released.
+        expired: bool,
+    },
+    /// Redis instance: `key` now holds `value` with an absolute wall-clock deadline (or none).
+    RedisKeySet {
+        /// Key.
+        key: String,
+        /// Value.
+        value: String,
+        /// Wall-clock deadline of the key, ns of this instance's wall clock.
+        deadline_wall: Option<WallTime>,
+    },
+    /// Redis instance: `key`'s deadline changed (PEXPIRE by the extend script).
+    RedisKeyExpiry {
+        /// Key.
+        key: String,
+        /// New wall-clock deadline.
+        deadline_wall: Option<WallTime>,
+    },
+    /// Redis instance: `key` was deleted (DEL, release script, PEXPIRE <= 0).
+    RedisKeyDeleted {
+        /// Key.
+        key: String,
+    },
+    /// Redis instance: restarted; these keys survived (per its persistence mode).
+    RedisRestarted {
+        /// Surviving keys: (key, value, wall deadline).
+        keys: Vec<(String, String, Option<WallTime>)>,
+    },
+    /// Storage accepted a write.
+    WriteAccepted {
+        /// The client whose write it was.
+        writer: NodeId,
+        /// Its fencing token, if it carried one.
+        token: Option<u64>,
+        /// Job id (idempotent work).
+        job: Option<u64>,
+        /// `false` if the write was a duplicate of an already-applied job (no effect).
+        applied: bool,
+    },
+    /// Storage rejected a write.
+    WriteRejected {
+        /// The client whose write it was.
+        writer: NodeId,
+        /// Its token, if any.
+        token: Option<u64>,
+        /// Highest token accepted so far.
+        highest: Option<u64>,
+        /// Why, in words ("stale token", "no fencing token").
+        reason: String,
+    },
+}
+
+impl Observation for Obs {
+    fn kind(&self) -> &'static str {
+        match self {
+            Obs::LeaderClaim { .. } => "leader_claim",
+            Obs::LeaderStepDown { .. } => "leader_step_down",
+            Obs::ElectionStarted => "election_started",
+            Obs::LeaderKnown { .. } => "leader_known",
+            Obs::LockRequested { .. } => "lock_requested",
+            Obs::LockAcquired { .. } => "lock_acquired",
+            Obs::LockRenewed { .. } => "lock_renewed",
+            Obs::LockFailed { .. } => "lock_failed",
+            Obs::LockReleased { .. } => "lock_released",
+            Obs::LockLost { .. } => "lock_lost",
+            Obs::ValidityChecked { .. } => "validity_checked",
+            Obs::WriteSent { .. } => "write_sent",
+            Obs::LeaseGranted { .. } => "lease_granted",
+            Obs::LeaseRenewed { .. } => "lease_renewed",
+            Obs::LeaseFreed { .. } => "lease_freed",
+            Obs::RedisKeySet { .. } => "redis_key_set",
+            Obs::RedisKeyExpiry { .. } => "redis_key_expiry",
+            Obs::RedisKeyDeleted { .. } => "redis_key_deleted",
+            Obs::RedisRestarted { .. } => "redis_restarted",
+            Obs::WriteAccepted { .. } => "write_accepted",
+            Obs::WriteRejected { .. } => "write_rejected",
+        }
+    }
+}
+
+/// Every observation kind name, for validating trigger names in scenario files.
+pub const OBSERVATION_KINDS: &[&str] = &[
+    "leader_claim",
+    "leader_step_down",
+    "election_started",
+    "leader_known",
+    "lock_requested",
+    "lock_acquired",
+    "lock_renewed",
+    "lock_failed",
+    "lock_released",
+    "lock_lost",
+    "validity_checked",
+    "write_sent",
+    "lease_granted",
+    "lease_renewed",
+    "lease_freed",
+    "redis_key_set",
+    "redis_key_expiry",
+    "redis_key_deleted",
+    "redis_restarted",
+    "write_accepted",
+    "write_rejected",
+];

@@ -1,0 +1,27 @@
+//! Workers (stub).
+
+use crate::durable::Durable;
+use crate::msg::Msg;
+use crate::node::Ctx;
+use crate::timer::Timer;
+use serde::{Deserialize, Serialize};
+use splitbrain_engine::NodeId;
+
+/// Timers (stub).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WorkerTimer {}
+
+/// Actor (stub).
+#[derive(Clone, Debug)]
+pub struct Worker {}
+
+impl Worker {
+    /// Runs at true time 0.
+    pub fn on_start(&mut self, _ctx: &mut Ctx<'_>) {}
+    /// Handles a message.
+    pub fn on_message(&mut self, _ctx: &mut Ctx<'_>, _from: NodeId, _msg: Msg) {}
+    /// Handles a timer.
+    pub fn on_timer(&mut self, _ctx: &mut Ctx<'_>, _timer: Timer) {}
+    /// Rebuilds from durable state after a crash.
+    pub fn on_restart(&mut self, _ctx: &mut Ctx<'_>, _durable: &Durable) {}
+}
