@@ -1,1 +1,36 @@
-//! splitbrain scenario (filled by later work).
+//! splitbrain scenario files: the JSON schema, validation with located errors, and building a
+//! simulation from a validated scenario.
+//!
+//! Errors name the file, line, column and field path, say what was expected, and suggest the
+//! closest name for a typo ("did you mean `client-1`?").
+
+pub mod duration;
+pub mod error;
+pub mod load;
+pub mod locate;
+pub mod plan;
+pub mod schema;
+pub mod validate;
+
+pub use error::{Problem, ScenarioError};
+pub use load::{load_file, load_str};
+pub use plan::Plan;
+pub use schema::Scenario;
+
+/// Invariant names accepted in `check` and `expect` (DESIGN.md, Invariants).
+pub const INVARIANT_NAMES: &[&str] = &[
+    "single_leader",
+    "eventual_leader",
+    "exclusive_holders",
+    "holder_writes_only",
+    "no_two_accepted_writers",
+    "fencing_monotonic",
+    "lock_progress",
+    "exactly_once_effects",
+];
+
+/// The JSON Schema of scenario files, pretty-printed.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Scenario);
+    serde_json::to_string_pretty(&schema).expect("schema serialises")
+}

@@ -1,0 +1,271 @@
+//! Human-friendly durations in scenario files: `"250ms"`, `"10s"`, `"1.5s"`, `"2m"`, or an
+//! integer number of nanoseconds. Parsed exactly into integer nanoseconds (no float).
+
+use schemars::gen::SchemaGenerator;
+use schemars::schema::{InstanceType, Schema, SchemaObject, SingleOrVec, SubschemaValidation};
+use schemars::JsonSchema;
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use splitbrain_engine::SimDuration;
+use std::fmt;
+
+/// A non-negative duration, ns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Dur(pub SimDuration);
+
+/// A signed duration (clock steps, offsets), ns: `"+20s"`, `"-500ms"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct SignedDur(pub i64);
+
+const UNITS: &[(&str, u64)] = &[
+    ("ns", 1),
+    ("us", 1_000),
+    ("µs", 1_000),
+    ("ms", 1_000_000),
+    ("s", 1_000_000_000),
+    ("min", 60_000_000_000),
+    ("m", 60_000_000_000),
+    ("h", 3_600_000_000_000),
+];
+
+/// Parses `"<number><unit>"` (units ns, us, µs, ms, s, m/min, h; the number may have a
+/// decimal fraction) into nanoseconds, exactly. Errors say what was expected.
+pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
+    let s = text.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = (&s[..split], s[split..].trim());
+    if num.is_empty() {
+        return Err(format!(
+            "expected a duration like \"250ms\" or \"1.5s\", found \"{text}\""
+        ));
+    }
+    let Some(&(_, scale)) = UNITS.iter().find(|(u, _)| *u == unit) else {
+        return Err(format!(
+            "unknown duration unit \"{unit}\" in \"{text}\": expected one of ns, us, ms, s, m, h"
+        ));
+    };
+    let (int, frac) = match num.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (num, ""),
+    };
+    if frac.contains('.') || (int.is_empty() && frac.is_empty()) {
+        return Err(format!("malformed number in duration \"{text}\""));
+    }
+    let overflow = || format!("duration \"{text}\" is too long");
+    let int_ns = if int.is_empty() {
+        0
+    } else {
+        int.parse::<u64>().map_err(|_| overflow())?
+    };
+    let mut ns = int_ns.checked_mul(scale).ok_or_else(overflow)?;
+    let mut place = scale;
+    for c in frac.chars() {
+        place /= 10;
+        let d = c.to_digit(10).expect("digits only") as u64;
+        if place == 0 {
+            if d != 0 {
+                return Err(format!("duration \"{text}\" is finer than a nanosecond"));
+            }
+            continue;
+        }
+        ns = ns.checked_add(d * place).ok_or_else(overflow)?;
+    }
+    Ok(ns)
+}
+
+/// Parses a signed duration: an optional `+` or `-` then [`parse_duration_ns`].
+pub fn parse_signed_ns(text: &str) -> Result<i64, String> {
+    let s = text.trim();
+    let (neg, rest) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let ns = parse_duration_ns(rest)?;
+    let ns = i64::try_from(ns).map_err(|_| format!("duration \"{text}\" is too long"))?;
+    Ok(if neg { -ns } else { ns })
+}
+
+struct DurVisitor;
+
+impl Visitor<'_> for DurVisitor {
+    type Value = u64;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a duration like \"250ms\", \"10s\", \"1.5s\", or an integer number of nanoseconds",
+        )
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+        if v.trim_start().starts_with('-') {
+            return Err(E::custom(format!("a duration cannot be negative: \"{v}\"")));
+        }
+        parse_duration_ns(v).map_err(E::custom)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+        Ok(v)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+        u64::try_from(v).map_err(|_| E::custom(format!("a duration cannot be negative: {v}")))
+    }
+}
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(DurVisitor).map(|ns| Dur(SimDuration(ns)))
+    }
+}
+
+impl Serialize for Dur {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_ns(self.0.as_nanos()))
+    }
+}
+
+struct SignedVisitor;
+
+impl Visitor<'_> for SignedVisitor {
+    type Value = i64;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a signed duration like \"+20s\" or \"-500ms\", or an integer number of nanoseconds",
+        )
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<i64, E> {
+        parse_signed_ns(v).map_err(E::custom)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<i64, E> {
+        i64::try_from(v).map_err(|_| E::custom("duration too long"))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<i64, E> {
+        Ok(v)
+    }
+}
+
+impl<'de> Deserialize<'de> for SignedDur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SignedVisitor).map(SignedDur)
+    }
+}
+
+impl Serialize for SignedDur {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let sign = if self.0 < 0 { "-" } else { "+" };
+        s.serialize_str(&format!("{sign}{}", format_ns(self.0.unsigned_abs())))
+    }
+}
+
+/// Formats nanoseconds in the largest unit that shows them exactly ("1500ms" stays "1500ms",
+/// "2000000000" becomes "2s").
+pub fn format_ns(ns: u64) -> String {
+    for (unit, scale) in [
+        ("h", 3_600_000_000_000u64),
+        ("m", 60_000_000_000),
+        ("s", 1_000_000_000),
+        ("ms", 1_000_000),
+        ("us", 1_000),
+    ] {
+        if ns != 0 && ns % scale == 0 {
+            return format!("{}{unit}", ns / scale);
+        }
+    }
+    format!("{ns}ns")
+}
+
+fn duration_schema(pattern: &str, description: &str) -> Schema {
+    let s = SchemaObject {
+        instance_type: Some(SingleOrVec::Single(Box::new(InstanceType::String))),
+        string: Some(Box::new(schemars::schema::StringValidation {
+            pattern: Some(pattern.to_string()),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    let i = SchemaObject {
+        instance_type: Some(SingleOrVec::Single(Box::new(InstanceType::Integer))),
+        ..Default::default()
+    };
+    let mut o = SchemaObject {
+        subschemas: Some(Box::new(SubschemaValidation {
+            one_of: Some(vec![s.into(), i.into()]),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    o.metadata().description = Some(description.to_string());
+    o.into()
+}
+
+impl JsonSchema for Dur {
+    fn schema_name() -> String {
+        "Duration".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        duration_schema(
+            r"^\s*[0-9]*\.?[0-9]+\s*(ns|us|µs|ms|s|m|min|h)\s*$",
+            "A duration: \"250ms\", \"10s\", \"1.5s\", \"2m\" (units ns, us, ms, s, m, h), or integer nanoseconds.",
+        )
+    }
+}
+
+impl JsonSchema for SignedDur {
+    fn schema_name() -> String {
+        "SignedDuration".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        duration_schema(
+            r"^\s*[+-]?[0-9]*\.?[0-9]+\s*(ns|us|µs|ms|s|m|min|h)\s*$",
+            "A signed duration: \"+20s\", \"-500ms\", or integer nanoseconds.",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_exactly() {
+        assert_eq!(parse_duration_ns("250ms"), Ok(250_000_000));
+        assert_eq!(parse_duration_ns("1.5s"), Ok(1_500_000_000));
+        assert_eq!(parse_duration_ns("0.000000001s"), Ok(1));
+        assert_eq!(parse_duration_ns("2m"), Ok(120_000_000_000));
+        assert_eq!(parse_duration_ns(".5ms"), Ok(500_000));
+        assert_eq!(parse_signed_ns("-20s"), Ok(-20_000_000_000));
+        assert_eq!(parse_signed_ns("+1ms"), Ok(1_000_000));
+    }
+
+    #[test]
+    fn rejects_with_reasons() {
+        assert!(parse_duration_ns("10")
+            .unwrap_err()
+            .contains("unknown duration unit"));
+        assert!(parse_duration_ns("10 parsecs")
+            .unwrap_err()
+            .contains("parsecs"));
+        assert!(parse_duration_ns("s")
+            .unwrap_err()
+            .contains("expected a duration"));
+        assert!(parse_duration_ns("1.2.3s").is_err());
+        assert!(parse_duration_ns("0.0000000001s")
+            .unwrap_err()
+            .contains("finer"));
+        assert!(parse_duration_ns("99999999999999999999h")
+            .unwrap_err()
+            .contains("too long"));
+    }
+
+    #[test]
+    fn formats_round_trip() {
+        for ns in [
+            1u64,
+            1_000,
+            250_000_000,
+            1_500_000_000,
+            60_000_000_000,
+            7_200_000_000_000,
+        ] {
+            assert_eq!(parse_duration_ns(&format_ns(ns)), Ok(ns));
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Scenario errors: every one names the file, line, column and field path, and says what was
+//! expected.
+
+use std::fmt;
+
+/// One located problem in a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// Field path, e.g. `faults[2].pause`.
+    pub path: String,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+/// Why a scenario could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("{file}: cannot read the scenario: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is not a valid scenario.
+    #[error("{}", render_problems(.file, .problems))]
+    Invalid {
+        /// The file.
+        file: String,
+        /// Every problem found (at least one), in file order.
+        problems: Vec<Problem>,
+    },
+}
+
+fn render_problems(file: &str, problems: &[Problem]) -> String {
+    let mut s = String::new();
+    for (i, p) in problems.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        s.push_str(&format!(
+            "{file}:{}:{}: {}: {}",
+            p.line, p.column, p.path, p.message
+        ));
+    }
+    s
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}: {}",
+            self.line, self.column, self.path, self.message
+        )
+    }
+}
+
+/// The candidate closest to `word` by edit distance, if it is close enough to be a typo.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Appends "did you mean `x`?" to a serde message of the form
+/// "unknown field `ttll`, expected one of `ttl`, ..." or "unknown variant ...".
+pub fn with_suggestion(message: &str) -> String {
+    let ticked: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+    if (message.starts_with("unknown field") || message.starts_with("unknown variant"))
+        && ticked.len() > 1
+    {
+        if let Some(best) = did_you_mean(ticked[0], ticked[1..].iter().copied()) {
+            return format!("{message}; did you mean `{best}`?");
+        }
+    }
+    message.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_for_typos_only() {
+        assert_eq!(
+            did_you_mean("bullly", ["bully", "worker", "redis"]),
+            Some("bully")
+        );
+        assert_eq!(
+            did_you_mean("clinet-1", ["client-1", "client-2"]),
+            Some("client-1")
+        );
+        assert_eq!(did_you_mean("zzz", ["bully", "worker"]), None);
+        assert_eq!(
+            with_suggestion("unknown field `ttll`, expected one of `ttl`, `count`"),
+            "unknown field `ttll`, expected one of `ttl`, `count`; did you mean `ttl`?"
+        );
+    }
+}

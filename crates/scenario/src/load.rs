@@ -1,0 +1,83 @@
+//! Reading a scenario file: JSON parsing with field paths, then validation, all errors located.
+
+use crate::error::{with_suggestion, Problem, ScenarioError};
+use crate::locate::{line_col, locate, render, Seg};
+use crate::plan::Plan;
+use crate::schema::Scenario;
+use crate::validate::validate;
+use std::path::Path;
+
+/// Reads and validates the scenario at `path`.
+pub fn load_file(path: &Path) -> Result<Plan, ScenarioError> {
+    let file = path.display().to_string();
+    let src = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    load_str(&file, &src)
+}
+
+/// Parses and validates scenario text; `file` names it in errors.
+pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
+    let scenario = parse(file, src)?;
+    validate(scenario, src).map_err(|problems| ScenarioError::Invalid {
+        file: file.to_string(),
+        problems,
+    })
+}
+
+/// Parses without semantic validation.
+pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
+    let de = &mut serde_json::Deserializer::from_str(src);
+    match serde_path_to_error::deserialize::<_, Scenario>(de) {
+        Ok(s) => Ok(s),
+        Err(err) => {
+            let path: Vec<Seg> = err
+                .path()
+                .iter()
+                .filter_map(|s| match s {
+                    serde_path_to_error::Segment::Seq { index } => Some(Seg::Index(*index)),
+                    serde_path_to_error::Segment::Map { key } => Some(Seg::Key(key.clone())),
+                    serde_path_to_error::Segment::Enum { .. }
+                    | serde_path_to_error::Segment::Unknown => None,
+                })
+                .collect();
+            let inner = err.inner();
+            let (line, column) = if inner.line() > 0 {
+                (inner.line(), inner.column())
+            } else {
+                locate(src, &path)
+            };
+            // serde_json appends " at line L column C"; we print the location ourselves.
+            let raw = inner.to_string();
+            let message = match raw.rfind(" at line ") {
+                Some(i) => raw[..i].to_string(),
+                None => raw,
+            };
+            let message = if inner.is_eof() {
+                "unexpected end of file: the JSON is incomplete".to_string()
+            } else {
+                with_suggestion(&message)
+            };
+            let path = if path.is_empty() && inner.is_syntax() {
+                "(syntax)".to_string()
+            } else {
+                render(&path)
+            };
+            let (line, column) = if line == 0 {
+                line_col(src, src.len())
+            } else {
+                (line, column)
+            };
+            Err(ScenarioError::Invalid {
+                file: file.to_string(),
+                problems: vec![Problem {
+                    line,
+                    column,
+                    path,
+                    message,
+                }],
+            })
+        }
+    }
+}
