@@ -1,0 +1,176 @@
+//! Building a simulation from a validated [`Plan`]: nodes, clocks, network, faults, triggers,
+//! the nemesis.
+
+use crate::actors::make_node;
+use crate::plan::Plan;
+use crate::schema::{ClockSpec, DelaySpec, FaultSpec, NemesisSpec, NodeSpec};
+use splitbrain_engine::{
+    ClockConfig, DelayDist, Fault, LinkModel, Limits, NemesisKind, NetRule, Nemesis, NodeId, RngStream, Sim,
+    SimDuration, SimTime, Spike, Trigger,
+};
+use splitbrain_protocols::Node;
+
+/// Default event bound of a scenario run.
+pub const DEFAULT_MAX_EVENTS: u64 = 5_000_000;
+
+/// Converts a probability in [0, 1] to parts per million (rounded to nearest).
+pub fn ppm(p: f64) -> u32 {
+    (p.clamp(0.0, 1.0) * 1e6).round() as u32
+}
+
+fn delay(d: &DelaySpec) -> DelayDist {
+    match d {
+        DelaySpec::Fixed(x) => DelayDist::Fixed(x.0),
+        DelaySpec::Uniform([lo, hi]) => DelayDist::Uniform { lo: lo.0, hi: hi.0 },
+        DelaySpec::Normal { mean, sd } => DelayDist::Normal { mean: mean.0, sd: sd.0 },
+        DelaySpec::Exponential(m) => DelayDist::Exponential { mean: m.0 },
+        DelaySpec::Lognormal { median, sigma } => DelayDist::LogNormal { median: median.0, sigma: *sigma },
+    }
+}
+
+/// The clock configuration of a node spec.
+pub fn clock_of(spec: &NodeSpec) -> ClockConfig {
+    let c: &ClockSpec = match spec {
+        NodeSpec::Bully(s) => &s.clock,
+        NodeSpec::LeaseService(s) => &s.clock,
+        NodeSpec::LeaseLeader(s) => &s.clock,
+        NodeSpec::Redis(s) => &s.clock,
+        NodeSpec::Storage(s) => &s.clock,
+        NodeSpec::Worker(s) => &s.clock,
+    };
+    ClockConfig { drift_ppm: c.drift_ppm, wall_offset_ns: c.offset.map_or(0, |o| o.0) }
+}
+
+/// The engine fault of a fault spec (validated: exactly one action).
+pub fn fault_of(plan: &Plan, f: &FaultSpec) -> Fault {
+    let id = |n: &String| plan.id(n);
+    if let Some(n) = &f.crash {
+        Fault::Crash { node: id(n) }
+    } else if let Some(n) = &f.restart {
+        Fault::Restart { node: id(n) }
+    } else if let Some(n) = &f.pause {
+        Fault::Pause { node: id(n), duration: f.for_.map_or(SimDuration::ZERO, |d| d.0) }
+    } else if let Some(groups) = &f.partition {
+        Fault::Network {
+            rule: NetRule::Partition { groups: groups.iter().map(|g| g.iter().map(id).collect()).collect() },
+        }
+    } else if let Some(b) = &f.block {
+        Fault::Network { rule: NetRule::Block { from: id(&b.from), to: id(&b.to) } }
+    } else if let Some(links) = &f.cut {
+        // Several cut links are applied as one fault each by `schedule_faults`; here the first.
+        let [a, b] = &links[0];
+        Fault::Network { rule: NetRule::Cut { a: id(a), b: id(b) } }
+    } else if f.heal.is_some() {
+        Fault::Heal
+    } else if let Some(n) = &f.clock_step {
+        Fault::ClockStep { node: id(n), delta_ns: f.by.map_or(0, |b| b.0) }
+    } else if let Some(n) = &f.drift {
+        Fault::SetDrift { node: id(n), drift_ppm: f.ppm.unwrap_or(0) }
+    } else {
+        Fault::SetLoss { loss_ppm: f.loss.map(ppm) }
+    }
+}
+
+/// Every engine fault one fault spec stands for (a `cut` of several links is several rules).
+pub fn faults_of(plan: &Plan, f: &FaultSpec) -> Vec<Fault> {
+    match &f.cut {
+        Some(links) => links
+            .iter()
+            .map(|[a, b]| Fault::Network { rule: NetRule::Cut { a: plan.id(a), b: plan.id(b) } })
+            .collect(),
+        None => vec![fault_of(plan, f)],
+    }
+}
+
+/// The engine nemesis of a nemesis spec.
+pub fn nemesis_of(plan: &Plan, n: &NemesisSpec) -> Nemesis {
+    let mut kinds = Vec::new();
+    if let Some(r) = &n.pause {
+        kinds.push(NemesisKind::Pause { min: r.min.0, max: r.max.0 });
+    }
+    if let Some(r) = &n.crash {
+        kinds.push(NemesisKind::Crash { min: r.min.0, max: r.max.0 });
+    }
+    if let Some(r) = &n.partition {
+        kinds.push(NemesisKind::Partition { min: r.min.0, max: r.max.0 });
+    }
+    if let Some(m) = n.clock_step {
+        kinds.push(NemesisKind::ClockStep { max: m.0 });
+    }
+    let targets = match &n.targets {
+        Some(t) => t.iter().map(|x| plan.id(x)).collect(),
+        None => (0..plan.nodes.len() as u32).map(NodeId).collect(),
+    };
+    let duration = plan.scenario.duration.0;
+    Nemesis {
+        targets,
+        kinds,
+        mean_interval: n.mean_interval.0,
+        start: SimTime(n.start.map_or(0, |s| s.0.as_nanos())),
+        end: SimTime(n.end.map_or(duration, |e| e.0).as_nanos()),
+        max_faults: n.max_faults.unwrap_or(100),
+    }
+}
+
+/// The fault schedule the nemesis draws for `seed` (empty without a nemesis).
+pub fn nemesis_schedule(plan: &Plan, seed: u64) -> Vec<(SimTime, Fault)> {
+    match &plan.scenario.nemesis {
+        Some(n) => nemesis_of(plan, n).schedule(&mut RngStream::new(seed, "nemesis")),
+        None => Vec::new(),
+    }
+}
+
+/// Builds the simulation of `plan` with run seed `seed`.
+pub fn build(plan: &Plan, seed: u64) -> Sim<Node> {
+    let mut sim: Sim<Node> = Sim::new(seed);
+    let s = &plan.scenario;
+    sim.set_limits(Limits {
+        max_events: s.limits.max_events.unwrap_or(DEFAULT_MAX_EVENTS),
+        max_time: SimTime(s.duration.0.as_nanos()),
+    });
+    for node in &plan.nodes {
+        sim.add_node(&node.name, make_node(plan, node), clock_of(&node.spec));
+    }
+    let net = &s.network;
+    let default = LinkModel {
+        delay: net.delay.as_ref().map_or(DelayDist::Fixed(SimDuration::from_millis(1)), delay),
+        spike: net.spike.as_ref().map(|sp| Spike { ppm: ppm(sp.probability), extra: delay(&sp.delay) }),
+        loss_ppm: net.loss.map_or(0, ppm),
+        duplicate_ppm: net.duplicate.map_or(0, ppm),
+        fifo: net.fifo.unwrap_or(true),
+    };
+    *sim.network_mut() = splitbrain_engine::Network::new(default.clone());
+    for l in &net.links {
+        let mut m = default.clone();
+        if let Some(d) = &l.delay {
+            m.delay = delay(d);
+        }
+        if let Some(p) = l.loss {
+            m.loss_ppm = ppm(p);
+        }
+        let (a, b) = (plan.id(&l.from), plan.id(&l.to));
+        sim.network_mut().set_link(a, b, m.clone());
+        if l.both_ways {
+            sim.network_mut().set_link(b, a, m);
+        }
+    }
+    for f in &s.faults {
+        for fault in faults_of(plan, f) {
+            match (&f.at, &f.when) {
+                (Some(at), _) => sim.schedule_fault(SimTime(at.0.as_nanos()), fault),
+                (None, Some(w)) => sim.add_trigger(Trigger {
+                    node: plan.id(&w.node),
+                    kind: w.observed.clone(),
+                    nth: w.nth,
+                    delay: f.after.map_or(SimDuration::ZERO, |d| d.0),
+                    fault,
+                }),
+                (None, None) => unreachable!("validated: every fault has `at` or `when`"),
+            }
+        }
+    }
+    for (t, fault) in nemesis_schedule(plan, seed) {
+        sim.schedule_fault(t, fault);
+    }
+    sim
+}
