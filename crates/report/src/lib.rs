@@ -1,1 +1,5 @@
-//! splitbrain report (filled by later work).
+//! splitbrain reports: narration of a run, timeline charts, and report pages.
+
+pub mod narrate;
+
+pub use narrate::{describe_fault, describe_obs, narrate, Event, NarrationOptions};

@@ -1,0 +1,330 @@
+//! Narration: a run told as a story for a class, one line per step that matters
+//! ("1.204 s  n2 -> n5  ELECTION", "45.000 s  client-1 resumes after a 40.000 s pause").
+
+use splitbrain_engine::{DropReason, Fault, NetRule, NodeId, SimDuration, SimTime, TraceEvent};
+use splitbrain_protocols::{Msg, Obs, Timer};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// A trace event of a splitbrain run.
+pub type Event = TraceEvent<Msg, Timer, Obs>;
+
+/// What to leave out of a narration.
+#[derive(Clone, Debug, Default)]
+pub struct NarrationOptions {
+    /// Message kinds not to mention (e.g. "HEARTBEAT").
+    pub hide_kinds: Vec<String>,
+    /// Leave out message sends entirely (keep drops of interest? no: all messages).
+    pub hide_messages: bool,
+    /// Stop after this many lines (None: all).
+    pub max_lines: Option<usize>,
+}
+
+fn name(names: &[String], n: NodeId) -> &str {
+    names.get(n.index()).map_or("?", String::as_str)
+}
+
+fn secs(ns: u64) -> String {
+    SimDuration(ns).to_string()
+}
+
+fn group(names: &[String], g: &[NodeId]) -> String {
+    let v: Vec<&str> = g.iter().map(|n| name(names, *n)).collect();
+    format!("{{{}}}", v.join(","))
+}
+
+/// One sentence for a fault.
+pub fn describe_fault(names: &[String], f: &Fault) -> String {
+    match f {
+        Fault::Crash { node } => format!("{} CRASHES (volatile state lost)", name(names, *node)),
+        Fault::Restart { node } => format!("{} restarts", name(names, *node)),
+        Fault::Pause { node, duration } => {
+            format!(
+                "{} is PAUSED for {} (stop-the-world; it cannot tell)",
+                name(names, *node),
+                duration
+            )
+        }
+        Fault::Network { rule } => match rule {
+            NetRule::Partition { groups } => {
+                let sides: Vec<String> = groups.iter().map(|g| group(names, g)).collect();
+                format!("network PARTITION {}", sides.join(" | "))
+            }
+            NetRule::Block { from, to } => format!(
+                "link {} -> {} blocked (one way)",
+                name(names, *from),
+                name(names, *to)
+            ),
+            NetRule::Cut { a, b } => {
+                format!("link {} <-> {} cut", name(names, *a), name(names, *b))
+            }
+        },
+        Fault::Heal => "network healed: every link open".to_string(),
+        Fault::ClockStep { node, delta_ns } => {
+            let sign = if *delta_ns < 0 { "-" } else { "+" };
+            format!(
+                "{}'s wall clock STEPS {sign}{}",
+                name(names, *node),
+                secs(delta_ns.unsigned_abs())
+            )
+        }
+        Fault::SetDrift { node, drift_ppm } => format!(
+            "{}'s clock drift becomes {drift_ppm} ppm",
+            name(names, *node)
+        ),
+        Fault::SetLoss { loss_ppm } => match loss_ppm {
+            Some(p) => format!("message loss set to {:.3}%", *p as f64 / 1e4),
+            None => "message loss back to each link's own".to_string(),
+        },
+    }
+}
+
+fn token(t: &Option<u64>) -> String {
+    t.map_or_else(|| "no token".to_string(), |t| format!("token {t}"))
+}
+
+/// One sentence for an observation by `who`.
+pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
+    match o {
+        Obs::LeaderClaim { term } => format!("{who} claims LEADERSHIP (term {term})"),
+        Obs::LeaderStepDown { term } => format!("{who} steps down as leader (term {term})"),
+        Obs::ElectionStarted => format!("{who} starts an election"),
+        Obs::LeaderKnown { leader } => format!("{who} accepts {} as leader", name(names, *leader)),
+        Obs::LockRequested { lock } => format!("{who} requests lock \"{lock}\""),
+        Obs::LockAcquired {
+            lock,
+            token: t,
+            valid_until_local,
+            ..
+        } => format!(
+            "{who} ACQUIRES \"{lock}\" ({}), believes it valid until local {}",
+            token(t),
+            secs(valid_until_local.0)
+        ),
+        Obs::LockRenewed {
+            lock,
+            valid_until_local,
+            ..
+        } => {
+            format!(
+                "{who} renews \"{lock}\", now valid until local {}",
+                secs(valid_until_local.0)
+            )
+        }
+        Obs::LockFailed { lock, reason } => format!("{who} fails to acquire \"{lock}\": {reason}"),
+        Obs::LockReleased { lock } => format!("{who} releases \"{lock}\""),
+        Obs::LockLost { lock, reason } => format!("{who} gives up \"{lock}\": {reason}"),
+        Obs::ValidityChecked {
+            lock,
+            valid,
+            remaining_ns,
+        } => {
+            if *valid {
+                format!(
+                    "{who} checks \"{lock}\": still valid, {} left by its own clock",
+                    secs(remaining_ns.unsigned_abs())
+                )
+            } else {
+                format!(
+                    "{who} checks \"{lock}\": EXPIRED {} ago by its own clock",
+                    secs(remaining_ns.unsigned_abs())
+                )
+            }
+        }
+        Obs::WriteSent { token: t, job } => match job {
+            Some(j) => format!("{who} sends its write for job {j} ({})", token(t)),
+            None => format!("{who} sends its write ({})", token(t)),
+        },
+        Obs::LeaseGranted {
+            lease,
+            holder,
+            token,
+            ttl_ns,
+        } => format!(
+            "{who} grants lease \"{lease}\" to {} (token {token}, ttl {})",
+            name(names, *holder),
+            secs(*ttl_ns)
+        ),
+        Obs::LeaseRenewed {
+            lease,
+            holder,
+            token,
+        } => {
+            format!(
+                "{who} renews lease \"{lease}\" of {} (token {token})",
+                name(names, *holder)
+            )
+        }
+        Obs::LeaseFreed {
+            lease,
+            holder,
+            token,
+            expired,
+        } => {
+            let how = if *expired { "EXPIRES" } else { "is released" };
+            format!(
+                "{who}: lease \"{lease}\" of {} (token {token}) {how}",
+                name(names, *holder)
+            )
+        }
+        Obs::RedisKeySet {
+            key,
+            value,
+            deadline_wall,
+        } => match deadline_wall {
+            Some(d) => format!("{who}: SET {key} = {value}, expires at wall {}", wall(d.0)),
+            None => format!("{who}: SET {key} = {value} (no expiry)"),
+        },
+        Obs::RedisKeyExpiry { key, deadline_wall } => match deadline_wall {
+            Some(d) => format!("{who}: {key} now expires at wall {}", wall(d.0)),
+            None => format!("{who}: {key} no longer expires"),
+        },
+        Obs::RedisKeyDeleted { key } => format!("{who}: {key} deleted"),
+        Obs::RedisRestarted { keys } => format!("{who} is back with {} key(s)", keys.len()),
+        Obs::WriteAccepted {
+            writer,
+            token: t,
+            job,
+            applied,
+        } => {
+            let dup = if *applied {
+                ""
+            } else {
+                " (duplicate job: no effect)"
+            };
+            let job = job.map(|j| format!(", job {j}")).unwrap_or_default();
+            format!(
+                "{who} ACCEPTS the write of {} ({}{job}){dup}",
+                name(names, *writer),
+                token(t)
+            )
+        }
+        Obs::WriteRejected {
+            writer,
+            token: t,
+            highest,
+            reason,
+        } => {
+            let hi = highest
+                .map(|h| format!(", highest accepted {h}"))
+                .unwrap_or_default();
+            format!(
+                "{who} REJECTS the write of {} ({}{hi}): {reason}",
+                name(names, *writer),
+                token(t)
+            )
+        }
+    }
+}
+
+fn wall(ns: i64) -> String {
+    if ns < 0 {
+        format!("-{}", secs(ns.unsigned_abs()))
+    } else {
+        secs(ns as u64)
+    }
+}
+
+fn drop_reason(r: DropReason) -> &'static str {
+    match r {
+        DropReason::Loss => "lost",
+        DropReason::Partition => "dropped: partition",
+        DropReason::NodeDown => "dropped: receiver down",
+        DropReason::Crashed => "dropped: receiver crashed",
+    }
+}
+
+/// Tells `events` as text, one line per step: time, then what happened.
+pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> String {
+    let mut out = String::new();
+    let mut kinds: BTreeMap<u64, String> = BTreeMap::new();
+    let mut paused_at: BTreeMap<NodeId, SimTime> = BTreeMap::new();
+    let mut lines = 0usize;
+    let mut starts = Vec::new();
+    for ev in events {
+        let line = match ev {
+            TraceEvent::Start { node, .. } => {
+                starts.push(name(names, *node).to_string());
+                None
+            }
+            TraceEvent::Send {
+                from, to, id, kind, ..
+            } => {
+                kinds.insert(*id, kind.clone());
+                if opts.hide_messages
+                    || opts.hide_kinds.iter().any(|k| k.eq_ignore_ascii_case(kind))
+                {
+                    None
+                } else {
+                    Some(format!(
+                        "{} -> {}  {kind}",
+                        name(names, *from),
+                        name(names, *to)
+                    ))
+                }
+            }
+            TraceEvent::Drop {
+                from,
+                to,
+                id,
+                reason,
+                ..
+            } => {
+                let kind = kinds.get(id).cloned().unwrap_or_default();
+                if opts.hide_messages
+                    || opts
+                        .hide_kinds
+                        .iter()
+                        .any(|k| k.eq_ignore_ascii_case(&kind))
+                {
+                    None
+                } else {
+                    Some(format!(
+                        "{} -> {}  {kind} {}",
+                        name(names, *from),
+                        name(names, *to),
+                        drop_reason(*reason)
+                    ))
+                }
+            }
+            TraceEvent::Deliver { .. } | TraceEvent::Timer { .. } => None,
+            TraceEvent::Fault { t, fault } => {
+                if let Fault::Pause { node, .. } = fault {
+                    paused_at.insert(*node, *t);
+                }
+                Some(describe_fault(names, fault))
+            }
+            TraceEvent::Resume { t, node } => {
+                let since = paused_at.remove(node).map(|p| t.saturating_since(p));
+                Some(match since {
+                    Some(d) => format!(
+                        "{} resumes after a {d} pause, unaware of it",
+                        name(names, *node)
+                    ),
+                    None => format!("{} resumes", name(names, *node)),
+                })
+            }
+            TraceEvent::Observe { node, obs, .. } => {
+                Some(describe_obs(names, name(names, *node), obs))
+            }
+        };
+        if !starts.is_empty() && !matches!(ev, TraceEvent::Start { .. }) {
+            let _ = writeln!(
+                out,
+                "{:>12}  start: {}",
+                SimTime::ZERO.to_string(),
+                starts.join(", ")
+            );
+            starts.clear();
+        }
+        if let Some(line) = line {
+            if opts.max_lines.is_some_and(|m| lines >= m) {
+                let _ = writeln!(out, "{:>12}  ...", "");
+                break;
+            }
+            let _ = writeln!(out, "{:>12}  {line}", ev.time().to_string());
+            lines += 1;
+        }
+    }
+    out
+}
