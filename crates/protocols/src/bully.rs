@@ -2,7 +2,7 @@
 //!
 //! Sources: H. Garcia-Molina, "Elections in a Distributed Computing System", IEEE Transactions
 //! on Computers C-31(1), 1982; G. Coulouris, J. Dollimore, T. Kindberg, G. Blair, "Distributed
-//! Systems: Concepts and Design", 5th ed., §15.3.2 "The bully algorithm".
+//! Systems: Concepts and Design", 5th ed., §15.3 (Elections), the bully algorithm.
 //!
 //! Node ids order the bully: among the configured [`BullyConfig::peers`] (the bully nodes of a
 //! simulation, not storage or lock servers), the higher id wins. The rules, as implemented:
@@ -96,7 +96,7 @@ impl Default for BullyConfig {
     }
 }
 
-/// Messages of the bully algorithm (Garcia-Molina 1982; Coulouris et al. §15.3.2).
+/// Messages of the bully algorithm (Garcia-Molina 1982; Coulouris et al. §15.3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BullyMsg {
