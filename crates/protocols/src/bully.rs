@@ -1,42 +1,450 @@
-//! The bully election (stub).
+//! The bully election as an actor.
+//!
+//! Sources: H. Garcia-Molina, "Elections in a Distributed Computing System", IEEE Transactions
+//! on Computers C-31(1), 1982; G. Coulouris, J. Dollimore, T. Kindberg, G. Blair, "Distributed
+//! Systems: Concepts and Design", 5th ed., §15.3 (Elections), the bully algorithm.
+//!
+//! Node ids order the bully: among the configured [`BullyConfig::peers`] (the bully nodes of a
+//! simulation, not storage or lock servers), the higher id wins. The rules, as implemented:
+//!
+//! - **Election** ([`BullyNode`] starts one when its failure detector fires, when it restarts,
+//!   when it is bullied by an ELECTION while idle, or when a lower node claims leadership):
+//!   send ELECTION to every higher peer (ascending) and wait [`BullyConfig::answer_timeout`].
+//!   A node with no higher peer wins at once.
+//! - **ELECTION from a lower node**: reply ANSWER, then start an election unless one is in
+//!   progress (the classic rule: even a sitting leader answers and bullies again).
+//! - **No ANSWER in time**: become leader. The term goes up by one, the node observes
+//!   [`Obs::LeaderClaim`], sends COORDINATOR{term} to every other peer (higher ones too, so a
+//!   live higher node hears the claim and bullies it) and starts heartbeating every
+//!   [`BullyConfig::heartbeat_every`].
+//! - **ANSWER**: a higher node is alive and electing; wait
+//!   [`BullyConfig::coordinator_timeout`] for its COORDINATOR, else restart the election.
+//! - **COORDINATOR from a higher node**: accept it ([`Obs::LeaderKnown`]); a leader steps down
+//!   first ([`Obs::LeaderStepDown`]); any election in progress is abandoned.
+//!   **COORDINATOR from a lower node**: bully it (start an election) unless already electing.
+//! - **HEARTBEAT** from the followed leader resets the failure detector. A HEARTBEAT from a
+//!   node higher than both this node and the leader it follows is accepted like a COORDINATOR
+//!   (an extension: it lets the two sides of a healed partition converge without a new
+//!   election). Any other HEARTBEAT is ignored.
+//! - **Failure detector**: an idle follower that has heard nothing from its leader for
+//!   [`BullyConfig::failure_timeout`] starts an election. It is a lazy watchdog (one pending
+//!   timer per node, re-armed to the current deadline when it fires), as in
+//!   `shared/bench/WORKLOADS.md` §3.5.
+//! - **Crash / restart**: a crashed node runs nothing. On restart every volatile field is
+//!   rebuilt; only the term survives ([`BullyDurable`]), so a restarted node's next claim has a
+//!   higher term than any it made before. Then it starts an election (a recovering node
+//!   bullies its way back if it is the highest).
+//!
+//! **Terms.** A term is a per-node claim counter: every claim increments it. A node also raises
+//! it to the highest term it has accepted from a leader (COORDINATOR or HEARTBEAT), so its next
+//! claim outranks every claim it has heard of. It is not a global epoch: two nodes that never
+//! heard of each other's claims (a partition) can claim the same term.
+//!
+//! Stale timers do nothing: the answer and coordinator timeouts carry the election number they
+//! belong to, the heartbeat tick carries the term of the claim it serves. No timer is ever
+//! cancelled (the engine drops every timer of a crashed incarnation).
 
 use crate::durable::Durable;
 use crate::msg::Msg;
 use crate::node::Ctx;
+use crate::observation::Obs;
 use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
-use splitbrain_engine::NodeId;
+use splitbrain_engine::{LocalTime, NodeId, SimDuration};
 
-/// Messages of this protocol (stub).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum BullyMsg {}
+/// The parameters of one bully node. Durations are lengths of the node's own **monotonic**
+/// clock (local ns; they drift with the node's clock).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BullyConfig {
+    /// The participants of the election, in any order (sorted and deduplicated by
+    /// [`BullyNode::new`]); must contain the node itself. "Higher" means a higher id among
+    /// these. Default: empty (set it).
+    pub peers: Vec<NodeId>,
+    /// How long an electing node waits for an ANSWER before it declares itself leader.
+    /// Default 50 ms (local monotonic).
+    pub answer_timeout: SimDuration,
+    /// How long a node that received an ANSWER waits for a COORDINATOR before it restarts its
+    /// election. Default 300 ms (local monotonic).
+    pub coordinator_timeout: SimDuration,
+    /// The leader's heartbeat period. Default 100 ms (local monotonic).
+    pub heartbeat_every: SimDuration,
+    /// A follower that hears nothing from its leader for this long starts an election.
+    /// Default 300 ms (local monotonic).
+    pub failure_timeout: SimDuration,
+    /// Start an election at true time 0. Default `true`. With `false` the run begins with
+    /// [`BullyConfig::initial_leader`] agreed (W2 in `shared/bench/WORKLOADS.md` §3.2).
+    pub start_election_on_start: bool,
+    /// The leader everyone agrees on at time 0 when `start_election_on_start` is `false`;
+    /// that node claims term 1 and heartbeats without an election. `None`: no leader, the
+    /// failure detectors start the first election after `failure_timeout`. Default `None`.
+    pub initial_leader: Option<NodeId>,
+}
 
-impl BullyMsg {
-    /// The message kind for traces and metrics.
-    pub fn kind(&self) -> &'static str {
-        match *self {}
+impl Default for BullyConfig {
+    /// No peers; 50 ms answer timeout, 300 ms coordinator timeout, 100 ms heartbeats, 300 ms
+    /// failure timeout; elect at start; no initial leader.
+    fn default() -> Self {
+        BullyConfig {
+            peers: Vec::new(),
+            answer_timeout: SimDuration::from_millis(50),
+            coordinator_timeout: SimDuration::from_millis(300),
+            heartbeat_every: SimDuration::from_millis(100),
+            failure_timeout: SimDuration::from_millis(300),
+            start_election_on_start: true,
+            initial_leader: None,
+        }
     }
 }
 
-/// Timers (stub).
+/// Messages of the bully algorithm (Garcia-Molina 1982; Coulouris et al. §15.3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum BullyTimer {}
+#[serde(rename_all = "snake_case")]
+pub enum BullyMsg {
+    /// "I am electing: is any higher node alive?" Sent to every higher peer.
+    Election,
+    /// "I am alive and higher; I take over the election." Reply to an ELECTION.
+    Answer,
+    /// "I am the leader in `term`." Sent by the winner to every other peer.
+    Coordinator {
+        /// The term of the claim.
+        term: u64,
+    },
+    /// "I am still the leader in `term`." Sent by the leader to every other peer each
+    /// `heartbeat_every`.
+    Heartbeat {
+        /// The term of the claim.
+        term: u64,
+    },
+}
 
-/// Durable state (stub).
+impl BullyMsg {
+    /// The message kind for traces and metrics: `"ELECTION"`, `"ANSWER"`, `"COORDINATOR"`
+    /// or `"HEARTBEAT"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            BullyMsg::Election => "ELECTION",
+            BullyMsg::Answer => "ANSWER",
+            BullyMsg::Coordinator { .. } => "COORDINATOR",
+            BullyMsg::Heartbeat { .. } => "HEARTBEAT",
+        }
+    }
+}
+
+/// Timers of a bully node. Each carries what makes it stale: a timer whose election or term
+/// is no longer current does nothing when it fires.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BullyTimer {
+    /// `answer_timeout` after election number `election` started.
+    AnswerTimeout {
+        /// The election (per-incarnation counter) it belongs to.
+        election: u64,
+    },
+    /// `coordinator_timeout` after the first ANSWER of election number `election`.
+    CoordinatorTimeout {
+        /// The election (per-incarnation counter) it belongs to.
+        election: u64,
+    },
+    /// The leader's heartbeat tick for its claim of `term`.
+    HeartbeatTick {
+        /// The term of the claim it serves.
+        term: u64,
+    },
+    /// The lazy failure-detector watchdog (one chain per incarnation).
+    FailureCheck,
+}
+
+/// What a bully node keeps across a crash.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BullyDurable {}
+pub struct BullyDurable {
+    /// The node's term counter: its last claim, or the highest term it accepted from a leader.
+    pub term: u64,
+}
 
-/// Actor (stub).
+/// Where a node is in the election protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BullyPhase {
+    /// No election in progress: a follower, the leader, or (before any election) neither.
+    Idle,
+    /// ELECTION sent to the higher peers; waiting `answer_timeout` for an ANSWER.
+    Electing,
+    /// An ANSWER arrived; waiting `coordinator_timeout` for a COORDINATOR.
+    AwaitCoordinator,
+}
+
+/// A participant of the bully election. Build it with [`BullyNode::new`] and wrap it in
+/// `Node::Bully`.
 #[derive(Clone, Debug)]
-pub struct BullyNode {}
+pub struct BullyNode {
+    config: BullyConfig,
+    /// This node's id, learnt in `on_start` (the engine assigns ids).
+    me: Option<NodeId>,
+    /// Index of the first peer higher than this node in the sorted `config.peers`.
+    first_higher: usize,
+    term: u64,
+    leader: Option<NodeId>,
+    phase: BullyPhase,
+    /// Elections started by this incarnation; stamps the election timers.
+    election: u64,
+    /// Local monotonic instant at which the failure detector suspects the leader.
+    suspect_at: LocalTime,
+}
 
 impl BullyNode {
-    /// Runs at true time 0.
-    pub fn on_start(&mut self, _ctx: &mut Ctx<'_>) {}
-    /// Handles a message.
-    pub fn on_message(&mut self, _ctx: &mut Ctx<'_>, _from: NodeId, _msg: Msg) {}
-    /// Handles a timer.
-    pub fn on_timer(&mut self, _ctx: &mut Ctx<'_>, _timer: Timer) {}
-    /// Rebuilds from durable state after a crash.
-    pub fn on_restart(&mut self, _ctx: &mut Ctx<'_>, _durable: &Durable) {}
+    /// A node with `config`; its peers are sorted and deduplicated.
+    pub fn new(mut config: BullyConfig) -> Self {
+        config.peers.sort_unstable();
+        config.peers.dedup();
+        BullyNode {
+            config,
+            me: None,
+            first_higher: 0,
+            term: 0,
+            leader: None,
+            phase: BullyPhase::Idle,
+            election: 0,
+            suspect_at: LocalTime(0),
+        }
+    }
+
+    /// The configuration (peers sorted).
+    pub fn config(&self) -> &BullyConfig {
+        &self.config
+    }
+    /// The node this one believes is leader (itself when it is leader), if any.
+    pub fn leader(&self) -> Option<NodeId> {
+        self.leader
+    }
+    /// Whether this node believes it is the leader.
+    pub fn is_leader(&self) -> bool {
+        self.me.is_some() && self.leader == self.me
+    }
+    /// The term counter: the term of this node's last claim, or the highest term it accepted
+    /// from a leader, whichever is larger.
+    pub fn term(&self) -> u64 {
+        self.term
+    }
+    /// Where this node is in the protocol.
+    pub fn phase(&self) -> BullyPhase {
+        self.phase
+    }
+    /// Elections this incarnation has started (volatile: 0 after a restart).
+    pub fn elections_started(&self) -> u64 {
+        self.election
+    }
+
+    /// Runs at true time 0: arms the failure detector, then either starts an election or
+    /// adopts [`BullyConfig::initial_leader`] (which claims term 1 and heartbeats).
+    pub fn on_start(&mut self, ctx: &mut Ctx<'_>) {
+        self.bind(ctx);
+        self.arm_failure_detector(ctx);
+        if self.config.start_election_on_start {
+            self.start_election(ctx);
+        } else if let Some(leader) = self.config.initial_leader {
+            if Some(leader) == self.me {
+                self.become_leader(ctx, false);
+            } else {
+                self.leader = Some(leader);
+                ctx.observe(Obs::LeaderKnown { leader });
+            }
+        }
+    }
+
+    /// Handles a message; messages of other protocols are ignored.
+    // Irrefutable while the other protocols' message enums are empty stubs.
+    #[allow(irrefutable_let_patterns)]
+    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: Msg) {
+        let Msg::Bully(msg) = msg else { return };
+        let me = self.id();
+        match msg {
+            BullyMsg::Election => {
+                if from < me {
+                    ctx.send(from, Msg::Bully(BullyMsg::Answer));
+                    if self.phase == BullyPhase::Idle {
+                        self.start_election(ctx);
+                    }
+                }
+            }
+            BullyMsg::Answer => {
+                if self.phase == BullyPhase::Electing {
+                    self.phase = BullyPhase::AwaitCoordinator;
+                    ctx.set_timer(
+                        self.config.coordinator_timeout,
+                        Timer::Bully(BullyTimer::CoordinatorTimeout {
+                            election: self.election,
+                        }),
+                    );
+                }
+            }
+            BullyMsg::Coordinator { term } => {
+                if from > me {
+                    self.accept_leader(ctx, from, term);
+                } else if self.phase == BullyPhase::Idle {
+                    // A lower node claims leadership while this one is alive: bully it.
+                    self.start_election(ctx);
+                }
+            }
+            BullyMsg::Heartbeat { term } => {
+                if self.leader == Some(from) {
+                    self.raise_term(ctx, term);
+                    self.suspect_at = ctx.mono_now().saturating_add(self.config.failure_timeout);
+                } else if from > me && self.leader.map_or(true, |l| from > l) {
+                    self.accept_leader(ctx, from, term);
+                }
+            }
+        }
+    }
+
+    /// Handles a timer; stale ones (an old election or term) do nothing.
+    // Irrefutable while the other actors' timer enums are empty stubs.
+    #[allow(irrefutable_let_patterns)]
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, timer: Timer) {
+        let Timer::Bully(timer) = timer else { return };
+        match timer {
+            BullyTimer::AnswerTimeout { election } => {
+                if election == self.election && self.phase == BullyPhase::Electing {
+                    self.become_leader(ctx, true);
+                }
+            }
+            BullyTimer::CoordinatorTimeout { election } => {
+                if election == self.election && self.phase == BullyPhase::AwaitCoordinator {
+                    self.start_election(ctx);
+                }
+            }
+            BullyTimer::HeartbeatTick { term } => {
+                if self.is_leader() && self.term == term {
+                    self.send_to_others(ctx, BullyMsg::Heartbeat { term });
+                    ctx.set_timer(
+                        self.config.heartbeat_every,
+                        Timer::Bully(BullyTimer::HeartbeatTick { term }),
+                    );
+                }
+            }
+            BullyTimer::FailureCheck => {
+                let now = ctx.mono_now();
+                if self.phase == BullyPhase::Idle && !self.is_leader() && now >= self.suspect_at {
+                    self.start_election(ctx);
+                }
+                let next = if self.suspect_at > now {
+                    self.suspect_at.saturating_since(now)
+                } else {
+                    self.config.failure_timeout
+                };
+                ctx.set_timer(next, Timer::Bully(BullyTimer::FailureCheck));
+            }
+        }
+    }
+
+    /// Rebuilds from durable state after a crash (only the term survives), re-arms the
+    /// failure detector and starts an election.
+    pub fn on_restart(&mut self, ctx: &mut Ctx<'_>, durable: &Durable) {
+        let term = match durable {
+            Durable::Bully(d) => d.term,
+            _ => 0,
+        };
+        *self = BullyNode::new(std::mem::take(&mut self.config));
+        self.term = term;
+        self.bind(ctx);
+        self.arm_failure_detector(ctx);
+        self.start_election(ctx);
+    }
+
+    fn id(&self) -> NodeId {
+        self.me.expect("bully node used before on_start")
+    }
+
+    fn bind(&mut self, ctx: &mut Ctx<'_>) {
+        let me = ctx.id();
+        let Ok(pos) = self.config.peers.binary_search(&me) else {
+            panic!("bully node {me} is not in its own peers list");
+        };
+        self.me = Some(me);
+        self.first_higher = pos + 1;
+    }
+
+    fn arm_failure_detector(&mut self, ctx: &mut Ctx<'_>) {
+        self.suspect_at = ctx.mono_now().saturating_add(self.config.failure_timeout);
+        ctx.set_timer(
+            self.config.failure_timeout,
+            Timer::Bully(BullyTimer::FailureCheck),
+        );
+    }
+
+    fn persist(&self, ctx: &mut Ctx<'_>) {
+        ctx.persist(Durable::Bully(BullyDurable { term: self.term }));
+    }
+
+    fn raise_term(&mut self, ctx: &mut Ctx<'_>, term: u64) {
+        if term > self.term {
+            self.term = term;
+            self.persist(ctx);
+        }
+    }
+
+    fn step_down_if_leader(&mut self, ctx: &mut Ctx<'_>) {
+        if self.is_leader() {
+            ctx.observe(Obs::LeaderStepDown { term: self.term });
+            self.leader = None;
+        }
+    }
+
+    fn send_to_others(&self, ctx: &mut Ctx<'_>, msg: BullyMsg) {
+        let me = self.id();
+        for &peer in &self.config.peers {
+            if peer != me {
+                ctx.send(peer, Msg::Bully(msg.clone()));
+            }
+        }
+    }
+
+    fn start_election(&mut self, ctx: &mut Ctx<'_>) {
+        self.step_down_if_leader(ctx);
+        self.leader = None;
+        self.phase = BullyPhase::Electing;
+        self.election += 1;
+        ctx.observe(Obs::ElectionStarted);
+        let higher = &self.config.peers[self.first_higher..];
+        if higher.is_empty() {
+            self.become_leader(ctx, true);
+            return;
+        }
+        for &peer in higher {
+            ctx.send(peer, Msg::Bully(BullyMsg::Election));
+        }
+        ctx.set_timer(
+            self.config.answer_timeout,
+            Timer::Bully(BullyTimer::AnswerTimeout {
+                election: self.election,
+            }),
+        );
+    }
+
+    /// Claims leadership with a new term; `announce`: send COORDINATOR to every other peer
+    /// (not done for the agreed initial leader).
+    fn become_leader(&mut self, ctx: &mut Ctx<'_>, announce: bool) {
+        self.phase = BullyPhase::Idle;
+        self.leader = self.me;
+        self.term += 1;
+        self.persist(ctx);
+        let term = self.term;
+        ctx.observe(Obs::LeaderClaim { term });
+        if announce {
+            self.send_to_others(ctx, BullyMsg::Coordinator { term });
+        }
+        ctx.set_timer(
+            self.config.heartbeat_every,
+            Timer::Bully(BullyTimer::HeartbeatTick { term }),
+        );
+    }
+
+    /// Follows `leader` (higher than this node), abandoning any election or own claim.
+    fn accept_leader(&mut self, ctx: &mut Ctx<'_>, leader: NodeId, term: u64) {
+        self.step_down_if_leader(ctx);
+        self.leader = Some(leader);
+        self.phase = BullyPhase::Idle;
+        self.raise_term(ctx, term);
+        self.suspect_at = ctx.mono_now().saturating_add(self.config.failure_timeout);
+        ctx.observe(Obs::LeaderKnown { leader });
+    }
 }
