@@ -424,7 +424,8 @@ impl LeaseClient {
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, t: ClientTimer) -> Option<LockEvent> {
         // Irrefutable while the other clients' timer enums are empty stubs.
         #[allow(irrefutable_let_patterns)]
-        let ClientTimer::Lease(t) = t else {
+        let ClientTimer::Lease(t) = t
+        else {
             return None;
         };
         match t {
