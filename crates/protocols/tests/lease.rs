@@ -452,3 +452,24 @@ fn buggy_leader_keeps_writing_and_only_fencing_stops_it() {
         assert_eq!(st.highest(), Some(34));
     }
 }
+
+/// A leader that crashes and restarts re-acquires at once (3.000): the service replaces its
+/// still-live grant 33 with a new one, so its second claim has a greater term (34).
+#[test]
+fn a_restarted_leader_claims_a_greater_term() {
+    let mut s = leaders(1, None, |_, _| {});
+    let l1 = s.leaders[0];
+    s.sim.schedule_fault(ms(2_000), Fault::Crash { node: l1 });
+    s.sim.schedule_fault(ms(3_000), Fault::Restart { node: l1 });
+    run(&mut s, 5_000);
+    assert_eq!(
+        render(&s.sim, |o| is_service(o) || is_leadership(o)),
+        [
+            r#"0.001 s locks {"obs":"lease_granted","lease":"leader","holder":1,"token":33,"ttl_ns":10000000000}"#,
+            r#"0.002 s leader-1 {"obs":"leader_claim","term":33}"#,
+            r#"3.001 s locks {"obs":"lease_freed","lease":"leader","holder":1,"token":33,"expired":false}"#,
+            r#"3.001 s locks {"obs":"lease_granted","lease":"leader","holder":1,"token":34,"ttl_ns":10000000000}"#,
+            r#"3.002 s leader-1 {"obs":"leader_claim","term":34}"#,
+        ]
+    );
+}

@@ -190,8 +190,8 @@ fn a_failed_validity_check_gives_up_the_round() {
 
 /// A worker that crashes while holding restarts its loop from scratch: it asks again at once
 /// (3.000). The service keys holders by node and still holds its grant (token 1, live until
-/// 10.001), so the repeated acquire is answered like a renewal: `Granted` with the same token,
-/// extended from 3.001 (`LeaseRenewed`, no token burnt). The worker redoes job 1 (its job
+/// 10.001), so the repeated acquire replaces that grant with a new one, token 2: writes from
+/// the crashed incarnation (token 1) are stale from now on. The worker redoes job 1 (its job
 /// counter is volatile; the storage's idempotency absorbs any repeat).
 #[test]
 fn a_crashed_worker_starts_over() {
@@ -214,11 +214,12 @@ fn a_crashed_worker_starts_over() {
         [
             r#"0.001 s locks {"obs":"lease_granted","lease":"job-lock","holder":2,"token":1,"ttl_ns":10000000000}"#,
             r#"0.002 s worker-1 {"obs":"lock_acquired","lock":"job-lock","token":1,"value":"1","valid_until_local":10000000000}"#,
-            r#"3.001 s locks {"obs":"lease_renewed","lease":"job-lock","holder":2,"token":1}"#,
-            r#"3.002 s worker-1 {"obs":"lock_acquired","lock":"job-lock","token":1,"value":"1","valid_until_local":13000000000}"#,
-            r#"5.003 s worker-1 {"obs":"write_sent","token":1,"job":1}"#,
-            r#"5.004 s storage {"obs":"write_accepted","writer":2,"token":1,"job":1,"applied":true}"#,
-            r#"5.006 s locks {"obs":"lease_freed","lease":"job-lock","holder":2,"token":1,"expired":false}"#,
+            r#"3.001 s locks {"obs":"lease_freed","lease":"job-lock","holder":2,"token":1,"expired":false}"#,
+            r#"3.001 s locks {"obs":"lease_granted","lease":"job-lock","holder":2,"token":2,"ttl_ns":10000000000}"#,
+            r#"3.002 s worker-1 {"obs":"lock_acquired","lock":"job-lock","token":2,"value":"2","valid_until_local":13000000000}"#,
+            r#"5.003 s worker-1 {"obs":"write_sent","token":2,"job":1}"#,
+            r#"5.004 s storage {"obs":"write_accepted","writer":2,"token":2,"job":1,"applied":true}"#,
+            r#"5.006 s locks {"obs":"lease_freed","lease":"job-lock","holder":2,"token":2,"expired":false}"#,
         ]
     );
     assert_eq!(worker(&s, 0).rounds_done(), 1);

@@ -366,8 +366,8 @@ impl LeaseClient {
                         })
                     }
                     _ => {
-                        // A grant we gave up on: hand it back, unless it is the hold we have
-                        // (the service answers a holder's repeated acquire with its own token).
+                        // A grant we gave up on: hand it back (the guard is belt and braces:
+                        // every grant carries a new token, so it is never the hold we have).
                         if self.token() != Some(token) {
                             let lease = self.cfg.lease.clone();
                             let req = self.next_req();

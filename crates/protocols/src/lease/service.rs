@@ -13,8 +13,10 @@
 //! Rules, per lease name:
 //! - `Acquire` from a client when the lease is free or expired (service clock): a new grant,
 //!   token = the counter, counter + 1, reply `Granted`.
-//! - `Acquire` from the current holder: the grant is extended as by a renewal and `Granted` is
-//!   answered with the **same** token (an idempotent retry after a lost reply; no token burnt).
+//! - `Acquire` from the current holder (a retry after a lost reply, or the holder restarted):
+//!   its grant is replaced by a new one with a new token (`LeaseFreed { expired: false }` for
+//!   the old grant, then `LeaseGranted`). Every `Granted` thus carries a token greater than
+//!   all earlier ones, and writes from the holder's earlier incarnation become stale.
 //! - `Acquire` from anyone else while the grant is live: `Denied`.
 //! - `Renew` by the holder with the matching token while live: extends to now + ttl; `Renewed`.
 //!   Anything else: `Denied` (renewals never resurrect an ended grant).
@@ -327,19 +329,15 @@ impl LeaseService {
                 );
                 return;
             }
-            // The holder asks again (its earlier reply was lost or late): extend, same token.
-            let token = g.token;
-            self.extend(ctx, from, &lease, token, ttl);
-            ctx.send(
-                from,
-                Msg::Lease(LeaseMsg::Granted {
-                    req,
-                    lease,
-                    token,
-                    ttl,
-                }),
-            );
-            return;
+            // The holder asks again (a lost reply, or it restarted): its grant is replaced.
+            let g = self.grants.remove(&lease).expect("checked above");
+            ctx.cancel_timer(g.timer);
+            ctx.observe(Obs::LeaseFreed {
+                lease: lease.clone(),
+                holder: from,
+                token: g.token,
+                expired: false,
+            });
         }
         let token = self.next_token;
         self.next_token = token
