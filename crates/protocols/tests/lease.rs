@@ -473,3 +473,26 @@ fn a_restarted_leader_claims_a_greater_term() {
         ]
     );
 }
+
+/// A request timeout shorter than the round trip (1 ms < 2 ms): the attempt fails at 0.001,
+/// the grant's reply lands at 0.002 for an abandoned request, and the client hands the lease
+/// straight back (freed at 0.003) instead of leaving it to expire 10 s later.
+#[test]
+fn a_late_grant_is_released_at_once() {
+    let mut s = leaders(1, None, |_, c| {
+        c.client.request_timeout = SimDuration::from_millis(1);
+    });
+    run(&mut s, 1_500);
+    assert_eq!(
+        render(&s.sim, |o| is_service(o)
+            || !matches!(o, Obs::LockRequested { .. })),
+        [
+            r#"0.001 s locks {"obs":"lease_granted","lease":"leader","holder":1,"token":33,"ttl_ns":10000000000}"#,
+            r#"0.001 s leader-1 {"obs":"lock_failed","lock":"leader","reason":"timeout"}"#,
+            r#"0.003 s locks {"obs":"lease_freed","lease":"leader","holder":1,"token":33,"expired":false}"#,
+            r#"1.002 s locks {"obs":"lease_granted","lease":"leader","holder":1,"token":34,"ttl_ns":10000000000}"#,
+            r#"1.002 s leader-1 {"obs":"lock_failed","lock":"leader","reason":"timeout"}"#,
+            r#"1.004 s locks {"obs":"lease_freed","lease":"leader","holder":1,"token":34,"expired":false}"#,
+        ]
+    );
+}
