@@ -3,12 +3,13 @@
 //!
 //! A client emits its own `LockRequested` / `LockAcquired` / `LockFailed` / `LockReleased` /
 //! `LockLost` observations; it tells its worker what happened through [`LockEvent`].
+//! [`LockConfig`] selects and configures a client; [`LockClient::new`] builds it.
 
-use crate::lease::{LeaseClient, LeaseClientTimer};
+use crate::lease::{LeaseClient, LeaseClientConfig, LeaseClientTimer};
 use crate::msg::Msg;
 use crate::node::Ctx;
-use crate::redis_lock::{RedisClientTimer, RedisLockClient};
-use crate::redlock::{RedlockClient, RedlockTimer};
+use crate::redis_lock::{RedisClientTimer, RedisLockClient, RedisLockConfig};
+use crate::redlock::{RedlockClient, RedlockConfig, RedlockTimer};
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId};
 
@@ -47,6 +48,17 @@ pub enum ClientTimer {
     Redlock(RedlockTimer),
 }
 
+/// Which lock client to build, with its configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LockConfig {
+    /// A lease service client.
+    Lease(LeaseClientConfig),
+    /// A single-instance Redis lock client.
+    Redis(RedisLockConfig),
+    /// A Redlock client.
+    Redlock(RedlockConfig),
+}
+
 /// A lock client of any kind.
 #[derive(Clone, Debug)]
 pub enum LockClient {
@@ -69,6 +81,18 @@ macro_rules! each {
 }
 
 impl LockClient {
+    /// An idle client of the configured kind.
+    pub fn new(cfg: LockConfig) -> Self {
+        match cfg {
+            LockConfig::Lease(c) => LockClient::Lease(LeaseClient::new(c)),
+            LockConfig::Redis(c) => LockClient::Redis(RedisLockClient::new(c)),
+            LockConfig::Redlock(c) => LockClient::Redlock(RedlockClient::new(c)),
+        }
+    }
+    /// The lock's name (lease name or Redis key), as the client's observations carry it.
+    pub fn lock_name(&self) -> &str {
+        each!(self, c => c.lock_name())
+    }
     /// Starts an acquisition.
     pub fn acquire(&mut self, ctx: &mut Ctx<'_>) {
         each!(self, c => c.acquire(ctx))

@@ -10,11 +10,23 @@ use splitbrain_engine::{LocalTime, NodeId};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RedlockTimer {}
 
+/// Configuration (placeholder stub, to be replaced by the client's implementer).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RedlockConfig {}
+
 /// Lock client (stub).
 #[derive(Clone, Debug)]
 pub struct RedlockClient {}
 
 impl RedlockClient {
+    /// An idle client (stub).
+    pub fn new(_cfg: RedlockConfig) -> Self {
+        RedlockClient {}
+    }
+    /// The lock's name (stub).
+    pub fn lock_name(&self) -> &str {
+        ""
+    }
     /// Starts an acquisition.
     pub fn acquire(&mut self, _ctx: &mut Ctx<'_>) {}
     /// Releases the lock.

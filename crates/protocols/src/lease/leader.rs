@@ -1,27 +1,189 @@
-//! Lease-based leader (stub).
+//! Lease-based leader election: a node is leader exactly while it holds the lease "leader"
+//! (the way etcd's and ZooKeeper's election recipes use a lease / ephemeral node).
+//!
+//! The node drives a [`LeaseClient`] on the lease: it tries to acquire, and retries every
+//! `retry_every` (local) after a failed attempt or a lost lease; the client renews every
+//! `renew_every`. It observes `LeaderClaim { term: token }` when it acquires (the fencing
+//! token is the term: it increases with every grant, across holders) and
+//! `LeaderStepDown { term }` when the client loses the lease.
+//!
+//! With `write_to: Some(storage)`, while it believes it is leader it writes to that storage
+//! every `write_every` (local) with its token: a leader that keeps acting after its renewals
+//! failed (`stop_on_renew_failure: false`) then shows up in the storage's log, violating
+//! `no_two_accepted_writers` unless the storage fences. Storage acks are not acted on.
+//!
+//! After a crash it starts from scratch (nothing is durable): a fresh acquisition.
 
 use crate::durable::Durable;
+use crate::lease::{LeaseClient, LeaseClientConfig};
+use crate::lock::LockEvent;
 use crate::msg::Msg;
 use crate::node::Ctx;
+use crate::observation::Obs;
+use crate::storage::StorageMsg;
 use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
-use splitbrain_engine::NodeId;
+use splitbrain_engine::{NodeId, SimDuration, TimerId};
 
-/// Timers (stub).
+/// Lease-based leader configuration. Durations are local monotonic ns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaseLeaderConfig {
+    /// The lease client (lease name default `"leader"`, renewal default every 3 s of a 10 s
+    /// TTL via [`LeaseLeaderConfig::new`]).
+    pub client: LeaseClientConfig,
+    /// Wait after a failed attempt or a lost lease before trying again (default 1 s).
+    pub retry_every: SimDuration,
+    /// Storage to write to while leader (default `None`: no writes).
+    pub write_to: Option<NodeId>,
+    /// Period of those writes, the first one `write_every` after the claim (default 1 s).
+    pub write_every: SimDuration,
+}
+
+impl LeaseLeaderConfig {
+    /// Defaults: lease `"leader"` at `service`, ttl 10 s, renew every 3 s, margin 0, request
+    /// timeout 500 ms, stop on renew failure; retry every 1 s; no writes (period 1 s).
+    pub fn new(service: NodeId) -> Self {
+        let mut client = LeaseClientConfig::new(service, "leader");
+        client.renew_every = Some(SimDuration::from_secs(3));
+        LeaseLeaderConfig {
+            client,
+            retry_every: SimDuration::from_secs(1),
+            write_to: None,
+            write_every: SimDuration::from_secs(1),
+        }
+    }
+}
+
+/// Lease-based leader timers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum LeaderTimer {}
+#[serde(rename_all = "snake_case")]
+pub enum LeaderTimer {
+    /// Try to acquire again.
+    Retry,
+    /// Write to storage (while leader).
+    Write,
+}
 
-/// Actor (stub).
+/// A lease-based leader.
 #[derive(Clone, Debug)]
-pub struct LeaseLeader {}
+pub struct LeaseLeader {
+    cfg: LeaseLeaderConfig,
+    client: LeaseClient,
+    /// The term (token) this node claims, while it believes it is leader.
+    term: Option<u64>,
+    retry: Option<TimerId>,
+    write: Option<TimerId>,
+    writes_sent: u64,
+}
 
 impl LeaseLeader {
-    /// Runs at true time 0.
-    pub fn on_start(&mut self, _ctx: &mut Ctx<'_>) {}
-    /// Handles a message.
-    pub fn on_message(&mut self, _ctx: &mut Ctx<'_>, _from: NodeId, _msg: Msg) {}
+    /// A node that will try to become leader at start.
+    pub fn new(cfg: LeaseLeaderConfig) -> Self {
+        LeaseLeader {
+            client: LeaseClient::new(cfg.client.clone()),
+            cfg,
+            term: None,
+            retry: None,
+            write: None,
+            writes_sent: 0,
+        }
+    }
+
+    /// The term this node claims now, if it believes it is leader.
+    pub fn term(&self) -> Option<u64> {
+        self.term
+    }
+
+    /// Runs at true time 0: starts acquiring.
+    pub fn on_start(&mut self, ctx: &mut Ctx<'_>) {
+        self.client.acquire(ctx);
+    }
+
+    /// Handles a message (lease replies go to the client; storage acks are ignored).
+    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: Msg) {
+        if let Some(ev) = self.client.on_message(ctx, from, &msg) {
+            self.on_lock_event(ctx, ev);
+        }
+    }
+
     /// Handles a timer.
-    pub fn on_timer(&mut self, _ctx: &mut Ctx<'_>, _timer: Timer) {}
-    /// Rebuilds from durable state after a crash.
-    pub fn on_restart(&mut self, _ctx: &mut Ctx<'_>, _durable: &Durable) {}
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, timer: Timer) {
+        match timer {
+            Timer::Client(t) => {
+                if let Some(ev) = self.client.on_timer(ctx, t) {
+                    self.on_lock_event(ctx, ev);
+                }
+            }
+            Timer::LeaseLeader(LeaderTimer::Retry) => {
+                self.retry = None;
+                self.client.acquire(ctx);
+            }
+            Timer::LeaseLeader(LeaderTimer::Write) => {
+                self.write = None;
+                if let (Some(term), Some(storage)) = (self.term, self.cfg.write_to) {
+                    self.writes_sent += 1;
+                    ctx.send(
+                        storage,
+                        Msg::Storage(StorageMsg::Write {
+                            req: self.writes_sent,
+                            token: Some(term),
+                            job: None,
+                            data: format!("leader term {term} write {}", self.writes_sent),
+                        }),
+                    );
+                    ctx.observe(Obs::WriteSent {
+                        token: Some(term),
+                        job: None,
+                    });
+                    self.arm_write(ctx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn arm_write(&mut self, ctx: &mut Ctx<'_>) {
+        if self.cfg.write_to.is_some() {
+            self.write =
+                Some(ctx.set_timer(self.cfg.write_every, Timer::LeaseLeader(LeaderTimer::Write)));
+        }
+    }
+
+    fn arm_retry(&mut self, ctx: &mut Ctx<'_>) {
+        if self.retry.is_none() {
+            self.retry =
+                Some(ctx.set_timer(self.cfg.retry_every, Timer::LeaseLeader(LeaderTimer::Retry)));
+        }
+    }
+
+    fn on_lock_event(&mut self, ctx: &mut Ctx<'_>, ev: LockEvent) {
+        match ev {
+            LockEvent::Acquired { token, .. } => {
+                let term = token.expect("lease grants carry a token");
+                self.term = Some(term);
+                ctx.observe(Obs::LeaderClaim { term });
+                self.arm_write(ctx);
+            }
+            LockEvent::Lost => {
+                if let Some(term) = self.term.take() {
+                    ctx.observe(Obs::LeaderStepDown { term });
+                }
+                if let Some(w) = self.write.take() {
+                    ctx.cancel_timer(w);
+                }
+                self.arm_retry(ctx);
+            }
+            LockEvent::Failed => self.arm_retry(ctx),
+            LockEvent::Extended { .. } | LockEvent::Released => {}
+        }
+    }
+
+    /// Rebuilds after a crash: nothing survives; it starts acquiring again.
+    pub fn on_restart(&mut self, ctx: &mut Ctx<'_>, _durable: &Durable) {
+        self.client.reset();
+        self.term = None;
+        self.retry = None;
+        self.write = None;
+        self.client.acquire(ctx);
+    }
 }

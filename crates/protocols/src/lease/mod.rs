@@ -1,9 +1,10 @@
-//! Leases: the lease service, the lease client, and the lease-based leader (stub).
+//! Leases: the lease service (a single authoritative lock service with fencing tokens), the
+//! lease client (a [`crate::lock::LockClient`] variant), and the lease-based leader.
 
 mod client;
 mod leader;
 mod service;
 
-pub use client::{LeaseClient, LeaseClientTimer};
-pub use leader::{LeaderTimer, LeaseLeader};
-pub use service::{LeaseMsg, LeaseService, ServiceDurable, ServiceTimer};
+pub use client::{LeaseClient, LeaseClientConfig, LeaseClientTimer};
+pub use leader::{LeaderTimer, LeaseLeader, LeaseLeaderConfig};
+pub use service::{Grant, LeaseMsg, LeaseService, ServiceConfig, ServiceDurable, ServiceTimer};

@@ -1,42 +1,482 @@
-//! Lease service (stub).
+//! The lease service: a single authoritative lock service, as etcd or ZooKeeper look from a
+//! client.
+//!
+//! It grants a named lease to one client at a time for a requested TTL, measured by **its own
+//! monotonic clock** (Gray & Cheriton, "Leases: An Efficient Fault-Tolerant Mechanism for
+//! Distributed File Cache Consistency", SOSP 1989: the server alone decides expiry, and a
+//! client's view must be conservative). Every grant carries a **fencing token** strictly
+//! greater than every token granted before, so storage can reject a write from a holder whose
+//! lease has since been granted to someone else (Kleppmann, "How to do distributed locking",
+//! 2016: the 33/34 story). The token counter is durable, so tokens keep increasing across a
+//! restart of the service.
+//!
+//! Rules, per lease name:
+//! - `Acquire` from a client when the lease is free or expired (service clock): a new grant,
+//!   token = the counter, counter + 1, reply `Granted`.
+//! - `Acquire` from the current holder (a retry after a lost reply, or the holder restarted):
+//!   its grant is replaced by a new one with a new token (`LeaseFreed { expired: false }` for
+//!   the old grant, then `LeaseGranted`). Every `Granted` thus carries a token greater than
+//!   all earlier ones, and writes from the holder's earlier incarnation become stale.
+//! - `Acquire` from anyone else while the grant is live: `Denied`.
+//! - `Renew` by the holder with the matching token while live: extends to now + ttl; `Renewed`.
+//!   Anything else: `Denied` (renewals never resurrect an ended grant).
+//! - `Release` by the holder with the matching token: the lease is freed; `Released { freed:
+//!   true }`. Anything else is a no-op answered with `freed: false`.
+//!
+//! A grant with TTL `d` made at local monotonic `L` is live for local times in `[L, L + d)`.
+//! A timer is set for the expiry instant, so `LeaseFreed { expired: true }` is observed exactly
+//! when the grant expires (the truth the checkers use). A request handled at that same instant
+//! before the timer sees the grant expired and frees it first (same observation, same time).
+//!
+//! **Restart.** Only the token counter is durable; grants are volatile. A restarted service has
+//! forgotten every grant and may grant a lease that an old holder still believes it holds:
+//! fencing (the durable counter) still orders the two holders' writes.
 
 use crate::durable::Durable;
 use crate::msg::Msg;
 use crate::node::Ctx;
+use crate::observation::Obs;
 use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
-use splitbrain_engine::NodeId;
+use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
+use std::collections::BTreeMap;
 
-/// Messages of this protocol (stub).
+/// Lease service requests and replies. `req` is chosen by the client and echoed in the
+/// reply, so a client can match replies to requests and ignore late ones.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum LeaseMsg {}
+#[serde(rename_all = "snake_case")]
+pub enum LeaseMsg {
+    /// Client -> service: grant me `lease` for `ttl` (local ns of the service's clock).
+    Acquire {
+        /// Request id.
+        req: u64,
+        /// Lease name.
+        lease: String,
+        /// Requested time to live, ns.
+        ttl: SimDuration,
+    },
+    /// Service -> client: `lease` is yours with fencing `token` for `ttl` of the service clock.
+    Granted {
+        /// Request id of the `Acquire`.
+        req: u64,
+        /// Lease name.
+        lease: String,
+        /// Fencing token of the grant.
+        token: u64,
+        /// Granted time to live, ns.
+        ttl: SimDuration,
+    },
+    /// Service -> client: the acquire or renewal was refused.
+    Denied {
+        /// Request id of the refused request.
+        req: u64,
+        /// Lease name.
+        lease: String,
+        /// Token of the live grant, if someone holds the lease.
+        held_token: Option<u64>,
+        /// Why, in words ("held by another client", "not the holder").
+        reason: String,
+    },
+    /// Holder -> service: extend my grant `token` of `lease` by `ttl` from now.
+    Renew {
+        /// Request id.
+        req: u64,
+        /// Lease name.
+        lease: String,
+        /// Token of the grant to extend.
+        token: u64,
+        /// New time to live from receipt, ns of the service clock.
+        ttl: SimDuration,
+    },
+    /// Service -> holder: the grant is extended by `ttl` from when the service handled it.
+    Renewed {
+        /// Request id of the `Renew`.
+        req: u64,
+        /// Lease name.
+        lease: String,
+        /// Token of the grant.
+        token: u64,
+        /// Time to live from receipt, ns.
+        ttl: SimDuration,
+    },
+    /// Holder -> service: I give up grant `token` of `lease`.
+    Release {
+        /// Request id.
+        req: u64,
+        /// Lease name.
+        lease: String,
+        /// Token of the grant to end.
+        token: u64,
+    },
+    /// Service -> client: answer to `Release`.
+    Released {
+        /// Request id of the `Release`.
+        req: u64,
+        /// Lease name.
+        lease: String,
+        /// Token named in the request.
+        token: u64,
+        /// Whether a live grant was ended (false: it had expired or was not the sender's).
+        freed: bool,
+    },
+}
 
 impl LeaseMsg {
     /// The message kind for traces and metrics.
     pub fn kind(&self) -> &'static str {
-        match *self {}
+        match self {
+            LeaseMsg::Acquire { .. } => "LEASE_ACQUIRE",
+            LeaseMsg::Granted { .. } => "LEASE_GRANTED",
+            LeaseMsg::Denied { .. } => "LEASE_DENIED",
+            LeaseMsg::Renew { .. } => "LEASE_RENEW",
+            LeaseMsg::Renewed { .. } => "LEASE_RENEWED",
+            LeaseMsg::Release { .. } => "LEASE_RELEASE",
+            LeaseMsg::Released { .. } => "LEASE_RELEASED",
+        }
+    }
+
+    /// The request id the message carries.
+    pub fn req(&self) -> u64 {
+        match self {
+            LeaseMsg::Acquire { req, .. }
+            | LeaseMsg::Granted { req, .. }
+            | LeaseMsg::Denied { req, .. }
+            | LeaseMsg::Renew { req, .. }
+            | LeaseMsg::Renewed { req, .. }
+            | LeaseMsg::Release { req, .. }
+            | LeaseMsg::Released { req, .. } => *req,
+        }
     }
 }
 
-/// Timers (stub).
+/// Lease service timers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ServiceTimer {}
+#[serde(rename_all = "snake_case")]
+pub enum ServiceTimer {
+    /// Grant `token` of `lease` reaches its expiry instant (service monotonic clock).
+    Expire {
+        /// Lease name.
+        lease: String,
+        /// Token of the grant the timer was set for (a renewed or replaced grant's old timer
+        /// is cancelled; the token guards against acting on a stale one regardless).
+        token: u64,
+    },
+}
 
-/// Durable state (stub).
+/// What survives a crash of the lease service: the token counter only.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ServiceDurable {}
+pub struct ServiceDurable {
+    /// The token the next grant will carry.
+    pub next_token: u64,
+}
 
-/// Actor (stub).
+/// Lease service configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceConfig {
+    /// Token of the very first grant (default 1). Set it to 33 to tell Kleppmann's 33/34 story.
+    pub first_token: u64,
+}
+
+impl Default for ServiceConfig {
+    /// `first_token: 1`.
+    fn default() -> Self {
+        ServiceConfig { first_token: 1 }
+    }
+}
+
+/// One live grant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grant {
+    /// The holder.
+    pub holder: NodeId,
+    /// Its fencing token.
+    pub token: u64,
+    /// Expiry instant, local monotonic ns of the service (exclusive: expired at this reading).
+    pub expires_at: LocalTime,
+    timer: TimerId,
+}
+
+/// The lease service actor.
 #[derive(Clone, Debug)]
-pub struct LeaseService {}
+pub struct LeaseService {
+    cfg: ServiceConfig,
+    next_token: u64,
+    grants: BTreeMap<String, Grant>,
+}
 
 impl LeaseService {
-    /// Runs at true time 0.
-    pub fn on_start(&mut self, _ctx: &mut Ctx<'_>) {}
-    /// Handles a message.
-    pub fn on_message(&mut self, _ctx: &mut Ctx<'_>, _from: NodeId, _msg: Msg) {}
-    /// Handles a timer.
-    pub fn on_timer(&mut self, _ctx: &mut Ctx<'_>, _timer: Timer) {}
-    /// Rebuilds from durable state after a crash.
-    pub fn on_restart(&mut self, _ctx: &mut Ctx<'_>, _durable: &Durable) {}
+    /// A service that has granted nothing yet; its first grant carries `cfg.first_token`.
+    pub fn new(cfg: ServiceConfig) -> Self {
+        LeaseService {
+            next_token: cfg.first_token,
+            cfg,
+            grants: BTreeMap::new(),
+        }
+    }
+
+    /// The token the next grant will carry.
+    pub fn next_token(&self) -> u64 {
+        self.next_token
+    }
+
+    /// The live grant of `lease`, as the service last updated it (an expired grant whose
+    /// timer has not run yet is still listed).
+    pub fn grant(&self, lease: &str) -> Option<&Grant> {
+        self.grants.get(lease)
+    }
+
+    /// Runs at true time 0: persists the counter.
+    pub fn on_start(&mut self, ctx: &mut Ctx<'_>) {
+        self.persist(ctx);
+    }
+
+    /// Handles a request.
+    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: Msg) {
+        let Msg::Lease(msg) = msg else { return };
+        match msg {
+            LeaseMsg::Acquire { req, lease, ttl } => self.acquire(ctx, from, req, lease, ttl),
+            LeaseMsg::Renew {
+                req,
+                lease,
+                token,
+                ttl,
+            } => self.renew(ctx, from, req, lease, token, ttl),
+            LeaseMsg::Release { req, lease, token } => self.release(ctx, from, req, lease, token),
+            // Replies are never addressed to the service.
+            LeaseMsg::Granted { .. } | LeaseMsg::Denied { .. } | LeaseMsg::Renewed { .. } => {}
+            LeaseMsg::Released { .. } => {}
+        }
+    }
+
+    /// Handles an expiry timer.
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, timer: Timer) {
+        let Timer::LeaseService(ServiceTimer::Expire { lease, token }) = timer else {
+            return;
+        };
+        if self.grants.get(&lease).map(|g| g.token) == Some(token) {
+            self.expire_if_due(ctx, &lease);
+        }
+    }
+
+    /// Rebuilds from durable state after a crash: the counter survives, grants do not.
+    pub fn on_restart(&mut self, ctx: &mut Ctx<'_>, durable: &Durable) {
+        self.grants.clear();
+        self.next_token = match durable {
+            Durable::LeaseService(d) => d.next_token.max(self.cfg.first_token),
+            _ => self.cfg.first_token,
+        };
+        self.persist(ctx);
+    }
+
+    fn persist(&self, ctx: &mut Ctx<'_>) {
+        ctx.persist(Durable::LeaseService(ServiceDurable {
+            next_token: self.next_token,
+        }));
+    }
+
+    /// Frees `lease` if its grant has expired by the service's clock.
+    fn expire_if_due(&mut self, ctx: &mut Ctx<'_>, lease: &str) {
+        let now = ctx.mono_now();
+        let Some(g) = self.grants.get(lease) else {
+            return;
+        };
+        if now < g.expires_at {
+            return;
+        }
+        let g = self.grants.remove(lease).expect("checked above");
+        ctx.cancel_timer(g.timer);
+        ctx.observe(Obs::LeaseFreed {
+            lease: lease.to_string(),
+            holder: g.holder,
+            token: g.token,
+            expired: true,
+        });
+    }
+
+    /// Sets (or resets) the grant's deadline and expiry timer to now + ttl.
+    fn arm(ctx: &mut Ctx<'_>, lease: &str, token: u64, ttl: SimDuration) -> (LocalTime, TimerId) {
+        let expires_at = ctx.mono_now().saturating_add(ttl);
+        let timer = ctx.set_timer(
+            ttl,
+            Timer::LeaseService(ServiceTimer::Expire {
+                lease: lease.to_string(),
+                token,
+            }),
+        );
+        (expires_at, timer)
+    }
+
+    fn acquire(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        from: NodeId,
+        req: u64,
+        lease: String,
+        ttl: SimDuration,
+    ) {
+        self.expire_if_due(ctx, &lease);
+        if let Some(g) = self.grants.get(&lease) {
+            if g.holder != from {
+                let held_token = Some(g.token);
+                ctx.send(
+                    from,
+                    Msg::Lease(LeaseMsg::Denied {
+                        req,
+                        lease,
+                        held_token,
+                        reason: "held by another client".to_string(),
+                    }),
+                );
+                return;
+            }
+            // The holder asks again (a lost reply, or it restarted): its grant is replaced.
+            let g = self.grants.remove(&lease).expect("checked above");
+            ctx.cancel_timer(g.timer);
+            ctx.observe(Obs::LeaseFreed {
+                lease: lease.clone(),
+                holder: from,
+                token: g.token,
+                expired: false,
+            });
+        }
+        let token = self.next_token;
+        self.next_token = token
+            .checked_add(1)
+            .expect("fencing token counter overflowed u64");
+        // Durable before the token leaves the service, so no restart can reissue it.
+        self.persist(ctx);
+        if ttl == SimDuration::ZERO {
+            // A zero-length grant is live for no instant: it is granted and freed at once.
+            ctx.observe(Obs::LeaseGranted {
+                lease: lease.clone(),
+                holder: from,
+                token,
+                ttl_ns: 0,
+            });
+            ctx.observe(Obs::LeaseFreed {
+                lease: lease.clone(),
+                holder: from,
+                token,
+                expired: true,
+            });
+        } else {
+            let (expires_at, timer) = Self::arm(ctx, &lease, token, ttl);
+            self.grants.insert(
+                lease.clone(),
+                Grant {
+                    holder: from,
+                    token,
+                    expires_at,
+                    timer,
+                },
+            );
+            ctx.observe(Obs::LeaseGranted {
+                lease: lease.clone(),
+                holder: from,
+                token,
+                ttl_ns: ttl.as_nanos(),
+            });
+        }
+        ctx.send(
+            from,
+            Msg::Lease(LeaseMsg::Granted {
+                req,
+                lease,
+                token,
+                ttl,
+            }),
+        );
+    }
+
+    /// Extends the live grant of `lease` (held by `holder` with `token`) to now + ttl.
+    fn extend(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        holder: NodeId,
+        lease: &str,
+        token: u64,
+        ttl: SimDuration,
+    ) {
+        let g = self.grants.get(lease).expect("extend a live grant");
+        ctx.cancel_timer(g.timer);
+        if ttl == SimDuration::ZERO {
+            let g = self.grants.remove(lease).expect("live");
+            ctx.observe(Obs::LeaseFreed {
+                lease: lease.to_string(),
+                holder: g.holder,
+                token: g.token,
+                expired: true,
+            });
+            return;
+        }
+        let (expires_at, timer) = Self::arm(ctx, lease, token, ttl);
+        let g = self.grants.get_mut(lease).expect("live");
+        g.expires_at = expires_at;
+        g.timer = timer;
+        ctx.observe(Obs::LeaseRenewed {
+            lease: lease.to_string(),
+            holder,
+            token,
+        });
+    }
+
+    fn renew(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        from: NodeId,
+        req: u64,
+        lease: String,
+        token: u64,
+        ttl: SimDuration,
+    ) {
+        self.expire_if_due(ctx, &lease);
+        let live = self.grants.get(&lease).map(|g| (g.holder, g.token));
+        if live == Some((from, token)) {
+            self.extend(ctx, from, &lease, token, ttl);
+            ctx.send(
+                from,
+                Msg::Lease(LeaseMsg::Renewed {
+                    req,
+                    lease,
+                    token,
+                    ttl,
+                }),
+            );
+        } else {
+            ctx.send(
+                from,
+                Msg::Lease(LeaseMsg::Denied {
+                    req,
+                    lease,
+                    held_token: live.map(|(_, t)| t),
+                    reason: "not the holder".to_string(),
+                }),
+            );
+        }
+    }
+
+    fn release(&mut self, ctx: &mut Ctx<'_>, from: NodeId, req: u64, lease: String, token: u64) {
+        self.expire_if_due(ctx, &lease);
+        let live = self.grants.get(&lease).map(|g| (g.holder, g.token));
+        let freed = live == Some((from, token));
+        if freed {
+            let g = self.grants.remove(&lease).expect("live");
+            ctx.cancel_timer(g.timer);
+            ctx.observe(Obs::LeaseFreed {
+                lease: lease.clone(),
+                holder: from,
+                token,
+                expired: false,
+            });
+        }
+        ctx.send(
+            from,
+            Msg::Lease(LeaseMsg::Released {
+                req,
+                lease,
+                token,
+                freed,
+            }),
+        );
+    }
 }
