@@ -4,11 +4,14 @@
 //! Errors name the file, line, column and field path, say what was expected, and suggest the
 //! closest name for a typo ("did you mean `client-1`?").
 
+pub mod actors;
+pub mod build;
 pub mod duration;
 pub mod error;
 pub mod load;
 pub mod locate;
 pub mod plan;
+pub mod redis_actors;
 pub mod schema;
 pub mod validate;
 

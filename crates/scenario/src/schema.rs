@@ -257,7 +257,7 @@ pub struct LeaseLeaderSpec {
     /// Lease TTL (default 10 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttl: Option<Dur>,
-    /// Renewal period (default ttl / 3).
+    /// Renewal period (default 3 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renew_every: Option<Dur>,
     /// Stop believing this long before the local deadline (default 0).
@@ -275,9 +275,6 @@ pub struct LeaseLeaderSpec {
     /// Period of those writes (default 1 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_every: Option<Dur>,
-    /// Start this late (default 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start_after: Option<Dur>,
 }
 
 /// Redis persistence mode.
