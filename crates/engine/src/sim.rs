@@ -5,6 +5,10 @@
 //! generation counter, and a heap entry whose generation no longer matches is skipped when it
 //! comes up (lazy deletion). A crash bumps the node's incarnation, which makes its pending
 //! timers and the messages in flight to it stale in O(1).
+//!
+//! A paused node queues what reaches it in arrival order. A queued timer keeps its slot until
+//! it runs at resume, so cancelling it from an earlier queued handler still works; a crash
+//! during the pause cancels the queued timers and drops the queued messages as `crashed`.
 
 use crate::actor::{Actor, Context, Message, Observation, TimerId};
 use crate::clock::{ClockConfig, LocalClock};
@@ -145,9 +149,13 @@ struct InFlight<M> {
     msg: M,
 }
 
-enum Pending<A: Actor> {
-    Timer(A::Timer),
-    Msg { from: NodeId, id: u64, msg: A::Msg },
+/// Work that reached a paused node, in arrival order.
+enum Pending<M> {
+    /// A timer that came due. It stays in its slot until it runs, so a handler that runs
+    /// before it at resume can still cancel it.
+    Timer { slot: u32, gen: u32 },
+    /// A message that arrived.
+    Msg { from: NodeId, id: u64, msg: M },
 }
 
 pub(crate) struct NodeState<A: Actor> {
@@ -159,7 +167,7 @@ pub(crate) struct NodeState<A: Actor> {
     pause_gen: u32,
     paused_until: SimTime,
     incarnation: u32,
-    pending: VecDeque<Pending<A>>,
+    pending: VecDeque<Pending<A::Msg>>,
 }
 
 struct TriggerState {
@@ -323,6 +331,16 @@ impl<A: Actor> Core<A> {
         let gen = self.timers[slot as usize].gen;
         self.push(at, Event::Timer { slot, gen });
         TimerId { slot, gen }
+    }
+
+    /// Takes the payload out of a live timer slot and frees the slot.
+    #[inline]
+    fn take_timer(&mut self, slot: u32) -> Option<A::Timer> {
+        let t = &mut self.timers[slot as usize];
+        let payload = t.payload.take();
+        t.gen = t.gen.wrapping_add(1);
+        self.free_timers.push(slot);
+        payload
     }
 
     pub(crate) fn cancel_timer(&mut self, id: TimerId) {
@@ -591,24 +609,23 @@ impl<A: Actor> Sim<A> {
     #[inline]
     fn on_timer_event(&mut self, slot: u32, gen: u32) {
         let core = &mut self.core;
-        let t = &mut core.timers[slot as usize];
+        let t = &core.timers[slot as usize];
         if t.gen != gen || t.payload.is_none() {
             core.stats.stale_timers += 1;
             return;
         }
-        let payload = t.payload.take().expect("checked above");
-        t.gen = t.gen.wrapping_add(1);
         let (node, incarnation) = (t.node, t.incarnation);
-        core.free_timers.push(slot);
         let n = &mut core.nodes[node as usize];
         if !n.up || n.incarnation != incarnation {
+            core.take_timer(slot);
             core.stats.stale_timers += 1;
             return;
         }
         if n.paused {
-            n.pending.push_back(Pending::Timer(payload));
+            n.pending.push_back(Pending::Timer { slot, gen });
             return;
         }
+        let payload = core.take_timer(slot).expect("checked above");
         self.run_timer(NodeId(node), payload);
     }
 
@@ -695,7 +712,16 @@ impl<A: Actor> Sim<A> {
                 break;
             }
             match p {
-                Pending::Timer(payload) => self.run_timer(node, payload),
+                Pending::Timer { slot, gen } => {
+                    let t = &self.core.timers[slot as usize];
+                    if t.gen == gen && t.payload.is_some() {
+                        let payload = self.core.take_timer(slot).expect("checked above");
+                        self.run_timer(node, payload);
+                    } else {
+                        // Cancelled by a handler that ran before it in this batch.
+                        self.core.stats.stale_timers += 1;
+                    }
+                }
                 Pending::Msg { from, id, msg } => self.run_message(from, node, id, msg),
             }
         }
@@ -714,8 +740,25 @@ impl<A: Actor> Sim<A> {
                 if n.up {
                     n.up = false;
                     n.paused = false;
-                    n.pending.clear();
                     n.incarnation = n.incarnation.wrapping_add(1);
+                    // Work queued during a pause dies with the node: messages are dropped as
+                    // `crashed` (every send ends in a delivery or a drop), timers are cancelled.
+                    let queued = std::mem::take(&mut n.pending);
+                    for p in queued {
+                        match p {
+                            Pending::Timer { slot, gen } => {
+                                if self.core.timers[slot as usize].gen == gen {
+                                    self.core.take_timer(slot);
+                                }
+                                self.core.stats.stale_timers += 1;
+                            }
+                            Pending::Msg { from, id, msg } => {
+                                let kind = msg.kind();
+                                self.core
+                                    .drop_msg(from, node, id, kind, DropReason::Crashed);
+                            }
+                        }
+                    }
                 }
             }
             Fault::Restart { node } => {

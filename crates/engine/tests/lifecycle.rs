@@ -279,3 +279,35 @@ fn overlapping_pauses_extend_to_the_later_end() {
         )]
     );
 }
+
+/// Regression: a crash during a pause lost the queued messages without a trace event, so a
+/// checker saw a send with neither a delivery nor a drop.
+#[test]
+fn crash_during_pause_drops_queued_messages_as_crashed() {
+    let p = Probe::new(vec![(ms(3), Tm::Mark(1))]);
+    let s = Probe::new(vec![(ms(1), Tm::Send { to: 0, n: 1 })]); // arrives 2 ms
+    let mut sim = sim_of(1, vec![("p", p), ("s", s)]);
+    sim.schedule_fault(
+        at_ms(1),
+        Fault::Pause {
+            node: A,
+            duration: ms(10),
+        },
+    );
+    sim.schedule_fault(at_ms(5), Fault::Crash { node: A });
+    sim.schedule_fault(at_ms(6), Fault::Restart { node: A });
+    let events = run_traced(&mut sim, at_ms(50));
+    assert_eq!(
+        fates(&events),
+        vec![(1, 0, 1, Fate::Dropped(5_000_000, DropReason::Crashed))]
+    );
+    // The queued timer died with the crash; the old resume (11 ms) does nothing.
+    assert_eq!(
+        observed(&sim),
+        vec![(6_000_000, 0, Obs::Restarted { durable: 0 })]
+    );
+    assert_eq!(sim.stats().stale_timers, 1);
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::Resume { .. })));
+}

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use splitbrain_engine::{ClockConfig, NodeId, Sim, SimDuration, SimTime, TraceEvent};
+use splitbrain_engine::{ClockConfig, Fault, NodeId, Sim, SimDuration, SimTime, TraceEvent};
 
 const A: NodeId = NodeId(0);
 
@@ -109,6 +109,50 @@ fn cancelling_a_fired_timer_does_not_cancel_the_slots_next_owner() {
         ]
     );
     assert_eq!(sim.stats().stale_timers, 0);
+}
+
+/// Regression: a timer that came due during a pause was taken out of its slot when it was
+/// queued, so cancelling it from an earlier queued handler had no effect and it fired anyway.
+#[test]
+fn a_timer_cancelled_while_queued_in_a_pause_never_fires() {
+    // p: armed[0] = Mark(1) due 20 ms. s sends CancelTimer(0) arriving at 15 ms. p is paused
+    // 10..30 ms, so both queue: the cancel (arrived first) runs first at 30 ms.
+    let p = Probe::new(vec![(ms(20), Tm::Mark(1)), (ms(21), Tm::Mark(2))]);
+    let s = Probe::new(vec![(
+        ms(14),
+        Tm::SendMsg {
+            to: 0,
+            msg: Msg::CancelTimer(0),
+        },
+    )]);
+    let mut sim = sim_of(1, vec![("p", p), ("s", s)]);
+    sim.schedule_fault(
+        at_ms(10),
+        Fault::Pause {
+            node: A,
+            duration: ms(20),
+        },
+    );
+    let events = run_traced(&mut sim, at_ms(50));
+    assert_eq!(
+        observed(&sim),
+        vec![(
+            30_000_000,
+            0,
+            Obs::Fired {
+                n: 2,
+                mono: 30_000_000
+            }
+        )]
+    );
+    assert!(!events.iter().any(|e| matches!(
+        e,
+        TraceEvent::Timer {
+            timer: Tm::Mark(1),
+            ..
+        }
+    )));
+    assert_eq!(sim.stats().stale_timers, 1);
 }
 
 fn drifting(drift_ppm: i64, plan: Vec<(SimDuration, Tm)>) -> Sim<Probe> {
