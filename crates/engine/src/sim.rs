@@ -187,6 +187,8 @@ pub(crate) struct Core<A: Actor> {
     next_msg_id: u64,
     pub(crate) nodes: Vec<NodeState<A>>,
     pub(crate) names: Vec<String>,
+    /// Name -> id, so adding and looking up nodes is O(log n), not a scan of `names`.
+    pub(crate) name_index: BTreeMap<String, NodeId>,
     network: Network,
     net_rng: RngStream,
     faults: Vec<Fault>,
@@ -417,6 +419,7 @@ impl<A: Actor> Sim<A> {
                 next_msg_id: 0,
                 nodes: Vec::new(),
                 names: Vec::new(),
+                name_index: BTreeMap::new(),
                 network: Network::new(LinkModel::default()),
                 net_rng: RngStream::new(seed, "net"),
                 faults: Vec::new(),
@@ -449,11 +452,9 @@ impl<A: Actor> Sim<A> {
     /// After the run started, or with a duplicate name.
     pub fn add_node(&mut self, name: &str, actor: A, clock: ClockConfig) -> NodeId {
         assert!(!self.started, "add nodes before running");
-        assert!(
-            !self.core.names.iter().any(|n| n == name),
-            "duplicate node name {name}"
-        );
         let id = NodeId(self.actors.len() as u32);
+        let fresh = self.core.name_index.insert(name.to_string(), id).is_none();
+        assert!(fresh, "duplicate node name {name}");
         self.actors.push(actor);
         self.core.names.push(name.to_string());
         self.core.nodes.push(NodeState {
@@ -812,10 +813,6 @@ where
 {
     /// The node called `name`.
     pub fn node_id(&self, name: &str) -> Option<NodeId> {
-        self.core
-            .names
-            .iter()
-            .position(|n| n == name)
-            .map(|i| NodeId(i as u32))
+        self.core.name_index.get(name).copied()
     }
 }

@@ -311,3 +311,14 @@ fn crash_during_pause_drops_queued_messages_as_crashed() {
         .iter()
         .any(|e| matches!(e, TraceEvent::Resume { .. })));
 }
+
+#[test]
+fn nodes_are_found_by_name_and_names_are_unique() {
+    let sim = sim_of(1, vec![("a", Probe::default()), ("b", Probe::default())]);
+    assert_eq!(sim.node_id("b"), Some(B));
+    assert_eq!(sim.node_id("c"), None);
+    let dup = std::panic::catch_unwind(|| {
+        sim_of(1, vec![("a", Probe::default()), ("a", Probe::default())])
+    });
+    assert!(dup.is_err(), "a duplicate name must be refused");
+}
