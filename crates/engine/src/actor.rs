@@ -77,11 +77,7 @@ impl<A: Actor> Context<'_, A> {
     }
     /// The id of the node called `name`.
     pub fn node_id(&self, name: &str) -> Option<NodeId> {
-        self.core
-            .names
-            .iter()
-            .position(|n| n == name)
-            .map(|i| NodeId(i as u32))
+        self.core.name_index.get(name).copied()
     }
     /// The name of node `id`.
     pub fn node_name(&self, id: NodeId) -> &str {

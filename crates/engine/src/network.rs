@@ -108,7 +108,8 @@ pub enum DropReason {
     Partition,
     /// The destination was down when the message arrived.
     NodeDown,
-    /// The destination crashed while the message was in flight.
+    /// The destination crashed while the message was in flight, or while it sat unhandled in
+    /// the queue of a paused node.
     Crashed,
 }
 

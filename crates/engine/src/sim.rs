@@ -5,6 +5,10 @@
 //! generation counter, and a heap entry whose generation no longer matches is skipped when it
 //! comes up (lazy deletion). A crash bumps the node's incarnation, which makes its pending
 //! timers and the messages in flight to it stale in O(1).
+//!
+//! A paused node queues what reaches it in arrival order. A queued timer keeps its slot until
+//! it runs at resume, so cancelling it from an earlier queued handler still works; a crash
+//! during the pause cancels the queued timers and drops the queued messages as `crashed`.
 
 use crate::actor::{Actor, Context, Message, Observation, TimerId};
 use crate::clock::{ClockConfig, LocalClock};
@@ -105,16 +109,48 @@ enum Event {
     Resume { node: u32, gen: u32 },
 }
 
-#[derive(Debug)]
+/// A queue entry, packed into 24 bytes (the heap's sift moves entries around, so their size
+/// is most of the event loop's cost): `key` is `seq << 2 | kind`, which orders exactly like
+/// `seq` because sequence numbers are unique; `data` holds the event's two `u32` fields.
+#[derive(Clone, Copy, Debug)]
 struct Entry {
     time: SimTime,
-    seq: u64,
-    event: Event,
+    key: u64,
+    data: u64,
+}
+
+impl Entry {
+    #[inline]
+    fn new(time: SimTime, seq: u64, event: Event) -> Self {
+        debug_assert!(seq < 1 << 62, "sequence numbers fit in 62 bits");
+        let (kind, a, b) = match event {
+            Event::Timer { slot, gen } => (0, slot, gen),
+            Event::Deliver { slot } => (1, slot, 0),
+            Event::Fault { index } => (2, index, 0),
+            Event::Resume { node, gen } => (3, node, gen),
+        };
+        Entry {
+            time,
+            key: seq << 2 | kind,
+            data: a as u64 | (b as u64) << 32,
+        }
+    }
+
+    #[inline]
+    fn event(&self) -> Event {
+        let (a, b) = (self.data as u32, (self.data >> 32) as u32);
+        match self.key & 3 {
+            0 => Event::Timer { slot: a, gen: b },
+            1 => Event::Deliver { slot: a },
+            2 => Event::Fault { index: a },
+            _ => Event::Resume { node: a, gen: b },
+        }
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.time == other.time && self.key == other.key
     }
 }
 impl Eq for Entry {}
@@ -125,8 +161,9 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     /// Reversed, so the max-heap pops the smallest `(time, seq)`.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        (other.time, other.key).cmp(&(self.time, self.key))
     }
 }
 
@@ -145,9 +182,13 @@ struct InFlight<M> {
     msg: M,
 }
 
-enum Pending<A: Actor> {
-    Timer(A::Timer),
-    Msg { from: NodeId, id: u64, msg: A::Msg },
+/// Work that reached a paused node, in arrival order.
+enum Pending<M> {
+    /// A timer that came due. It stays in its slot until it runs, so a handler that runs
+    /// before it at resume can still cancel it.
+    Timer { slot: u32, gen: u32 },
+    /// A message that arrived.
+    Msg { from: NodeId, id: u64, msg: M },
 }
 
 pub(crate) struct NodeState<A: Actor> {
@@ -159,7 +200,7 @@ pub(crate) struct NodeState<A: Actor> {
     pause_gen: u32,
     paused_until: SimTime,
     incarnation: u32,
-    pending: VecDeque<Pending<A>>,
+    pending: VecDeque<Pending<A::Msg>>,
 }
 
 struct TriggerState {
@@ -179,6 +220,8 @@ pub(crate) struct Core<A: Actor> {
     next_msg_id: u64,
     pub(crate) nodes: Vec<NodeState<A>>,
     pub(crate) names: Vec<String>,
+    /// Name -> id, so adding and looking up nodes is O(log n), not a scan of `names`.
+    pub(crate) name_index: BTreeMap<String, NodeId>,
     network: Network,
     net_rng: RngStream,
     faults: Vec<Fault>,
@@ -195,7 +238,7 @@ impl<A: Actor> Core<A> {
     fn push(&mut self, time: SimTime, event: Event) {
         let seq = self.seq;
         self.seq += 1;
-        self.queue.push(Entry { time, seq, event });
+        self.queue.push(Entry::new(time, seq, event));
     }
 
     #[inline]
@@ -325,6 +368,16 @@ impl<A: Actor> Core<A> {
         TimerId { slot, gen }
     }
 
+    /// Takes the payload out of a live timer slot and frees the slot.
+    #[inline]
+    fn take_timer(&mut self, slot: u32) -> Option<A::Timer> {
+        let t = &mut self.timers[slot as usize];
+        let payload = t.payload.take();
+        t.gen = t.gen.wrapping_add(1);
+        self.free_timers.push(slot);
+        payload
+    }
+
     pub(crate) fn cancel_timer(&mut self, id: TimerId) {
         if let Some(t) = self.timers.get_mut(id.slot as usize) {
             if t.gen == id.gen && t.payload.is_some() {
@@ -399,6 +452,7 @@ impl<A: Actor> Sim<A> {
                 next_msg_id: 0,
                 nodes: Vec::new(),
                 names: Vec::new(),
+                name_index: BTreeMap::new(),
                 network: Network::new(LinkModel::default()),
                 net_rng: RngStream::new(seed, "net"),
                 faults: Vec::new(),
@@ -431,11 +485,9 @@ impl<A: Actor> Sim<A> {
     /// After the run started, or with a duplicate name.
     pub fn add_node(&mut self, name: &str, actor: A, clock: ClockConfig) -> NodeId {
         assert!(!self.started, "add nodes before running");
-        assert!(
-            !self.core.names.iter().any(|n| n == name),
-            "duplicate node name {name}"
-        );
         let id = NodeId(self.actors.len() as u32);
+        let fresh = self.core.name_index.insert(name.to_string(), id).is_none();
+        assert!(fresh, "duplicate node name {name}");
         self.actors.push(actor);
         self.core.names.push(name.to_string());
         self.core.nodes.push(NodeState {
@@ -571,9 +623,10 @@ impl<A: Actor> Sim<A> {
     /// Does not check the bounds: [`Sim::run_until`] does.
     pub fn step(&mut self) -> bool {
         self.start();
-        let Some(Entry { time, event, .. }) = self.core.queue.pop() else {
+        let Some(entry) = self.core.queue.pop() else {
             return false;
         };
+        let (time, event) = (entry.time, entry.event());
         self.core.now = time;
         self.core.stats.events += 1;
         match event {
@@ -591,24 +644,23 @@ impl<A: Actor> Sim<A> {
     #[inline]
     fn on_timer_event(&mut self, slot: u32, gen: u32) {
         let core = &mut self.core;
-        let t = &mut core.timers[slot as usize];
+        let t = &core.timers[slot as usize];
         if t.gen != gen || t.payload.is_none() {
             core.stats.stale_timers += 1;
             return;
         }
-        let payload = t.payload.take().expect("checked above");
-        t.gen = t.gen.wrapping_add(1);
         let (node, incarnation) = (t.node, t.incarnation);
-        core.free_timers.push(slot);
         let n = &mut core.nodes[node as usize];
         if !n.up || n.incarnation != incarnation {
+            core.take_timer(slot);
             core.stats.stale_timers += 1;
             return;
         }
         if n.paused {
-            n.pending.push_back(Pending::Timer(payload));
+            n.pending.push_back(Pending::Timer { slot, gen });
             return;
         }
+        let payload = core.take_timer(slot).expect("checked above");
         self.run_timer(NodeId(node), payload);
     }
 
@@ -695,7 +747,16 @@ impl<A: Actor> Sim<A> {
                 break;
             }
             match p {
-                Pending::Timer(payload) => self.run_timer(node, payload),
+                Pending::Timer { slot, gen } => {
+                    let t = &self.core.timers[slot as usize];
+                    if t.gen == gen && t.payload.is_some() {
+                        let payload = self.core.take_timer(slot).expect("checked above");
+                        self.run_timer(node, payload);
+                    } else {
+                        // Cancelled by a handler that ran before it in this batch.
+                        self.core.stats.stale_timers += 1;
+                    }
+                }
                 Pending::Msg { from, id, msg } => self.run_message(from, node, id, msg),
             }
         }
@@ -714,8 +775,25 @@ impl<A: Actor> Sim<A> {
                 if n.up {
                     n.up = false;
                     n.paused = false;
-                    n.pending.clear();
                     n.incarnation = n.incarnation.wrapping_add(1);
+                    // Work queued during a pause dies with the node: messages are dropped as
+                    // `crashed` (every send ends in a delivery or a drop), timers are cancelled.
+                    let queued = std::mem::take(&mut n.pending);
+                    for p in queued {
+                        match p {
+                            Pending::Timer { slot, gen } => {
+                                if self.core.timers[slot as usize].gen == gen {
+                                    self.core.take_timer(slot);
+                                }
+                                self.core.stats.stale_timers += 1;
+                            }
+                            Pending::Msg { from, id, msg } => {
+                                let kind = msg.kind();
+                                self.core
+                                    .drop_msg(from, node, id, kind, DropReason::Crashed);
+                            }
+                        }
+                    }
                 }
             }
             Fault::Restart { node } => {
@@ -769,10 +847,6 @@ where
 {
     /// The node called `name`.
     pub fn node_id(&self, name: &str) -> Option<NodeId> {
-        self.core
-            .names
-            .iter()
-            .position(|n| n == name)
-            .map(|i| NodeId(i as u32))
+        self.core.name_index.get(name).copied()
     }
 }

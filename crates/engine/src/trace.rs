@@ -56,7 +56,8 @@ pub enum TraceEvent<M, T, O> {
     },
     /// A message was dropped.
     Drop {
-        /// True time, ns (send time for loss, arrival time otherwise).
+        /// True time, ns: send time for loss, crash time for a message queued at a paused
+        /// node that crashed, arrival time otherwise.
         t: SimTime,
         /// Sender.
         from: NodeId,
