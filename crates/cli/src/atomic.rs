@@ -1,0 +1,53 @@
+//! Output files are written to a temporary file beside the target and renamed into place, so
+//! an interrupted run never leaves a half-written file.
+
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A file being written; it appears at its path only on [`AtomicFile::commit`].
+pub struct AtomicFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    /// Starts writing `path` (its folder must exist).
+    pub fn create(path: &Path) -> Result<Self> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".splitbrain-")
+            .suffix(".tmp")
+            .tempfile_in(&dir)
+            .with_context(|| format!("cannot create a file in {}", dir.display()))?;
+        Ok(AtomicFile { tmp, path: path.to_path_buf() })
+    }
+
+    /// A second handle to the temporary file, for streaming writers.
+    pub fn writer(&self) -> Result<std::fs::File> {
+        self.tmp.reopen().context("cannot reopen the temporary output file")
+    }
+
+    /// Moves the finished file into place.
+    pub fn commit(self) -> Result<()> {
+        let path = self.path.clone();
+        self.tmp
+            .persist(&path)
+            .map_err(|e| e.error)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(())
+    }
+}
+
+/// Writes `bytes` to `path` atomically.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let f = AtomicFile::create(path)?;
+    let mut w = f.writer()?;
+    w.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    w.sync_all().ok();
+    drop(w);
+    f.commit()
+}
