@@ -1,1 +1,123 @@
-//! splitbrain check (filled by later work).
+//! splitbrain's checkers: invariants and metrics over a finished run, judging the actors'
+//! observations against true time.
+//!
+//! Clients report beliefs ("I am leader", "I hold the lock"); servers report the truth (the
+//! lease service's grants, the Redis instances' keys, the storage's accepted writes). A
+//! checker reconstructs both over true time from a [`RunRecord`] and returns a [`Verdict`]:
+//! `Holds`, `Violated` with each violation as data (true-time window, nodes, evidence,
+//! contributing faults in words), or `Inconclusive` where the run cannot decide.
+//!
+//! - [`run`]: the input, [`RunRecord`], and node [`Role`]s.
+//! - [`spec`]: [`Invariant`] names (part of the scenario format) and [`CheckSpec`].
+//! - [`invariants`]: one `pub fn` per invariant.
+//! - [`metrics`](mod@metrics): counters and durations ([`Metrics`]).
+//! - [`verdict`]: [`Verdict`], [`Violation`], [`Evidence`], [`CheckReport`].
+//!
+//! **Architecture Invariant**: checkers are pure functions of the record; no I/O, no clocks,
+//! no hash-ordered collections.
+
+pub mod invariants;
+pub mod metrics;
+pub mod run;
+pub mod spec;
+mod timeline;
+pub mod verdict;
+
+#[cfg(test)]
+mod testkit;
+
+pub use invariants::leader::{eventual_leader, single_leader};
+pub use invariants::locks::{exclusive_holders, holder_writes_only};
+pub use invariants::progress::lock_progress;
+pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_accepted_writers};
+pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
+pub use run::{Role, RunRecord};
+pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
+pub use timeline::key_expired;
+pub use verdict::{CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation};
+
+/// Judges one invariant.
+pub fn check_one(record: &RunRecord, invariant: &Invariant) -> Verdict {
+    match invariant {
+        Invariant::SingleLeader => single_leader(record),
+        Invariant::EventualLeader { settle } => eventual_leader(record, *settle),
+        Invariant::ExclusiveHolders => exclusive_holders(record),
+        Invariant::HolderWritesOnly => holder_writes_only(record),
+        Invariant::NoTwoAcceptedWriters => no_two_accepted_writers(record),
+        Invariant::FencingMonotonic => fencing_monotonic(record),
+        Invariant::LockProgress { window } => lock_progress(record, *window),
+        Invariant::ExactlyOnceEffects => exactly_once_effects(record),
+    }
+}
+
+/// Judges every invariant of `spec` (canonical order, each name once) and computes the run's
+/// metrics.
+pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
+    let results = spec
+        .in_report_order()
+        .into_iter()
+        .map(|invariant| InvariantResult {
+            name: invariant.name(),
+            verdict: check_one(record, &invariant),
+            invariant,
+        })
+        .collect();
+    CheckReport {
+        results,
+        metrics: metrics(record),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::*;
+    use splitbrain_protocols::Obs;
+
+    #[test]
+    fn report_lists_requested_invariants_in_canonical_order_and_serializes() {
+        let r = Builder::new(&[("n1", Bully), ("n2", Bully)])
+            .obs(ms(100), 0, Obs::LeaderClaim { term: 1 })
+            .obs(ms(200), 1, Obs::LeaderClaim { term: 1 })
+            .obs(ms(300), 1, Obs::LeaderStepDown { term: 1 })
+            .obs(ms(301), 1, Obs::LeaderKnown { leader: id(0) })
+            .end(ms(10_000))
+            .build();
+        let spec: CheckSpec =
+            serde_json::from_str(r#"["fencing_monotonic", "eventual_leader", "single_leader"]"#)
+                .unwrap();
+        let report = check(&r, &spec);
+        let names: Vec<&str> = report.results.iter().map(|x| x.name).collect();
+        assert_eq!(
+            names,
+            vec!["single_leader", "eventual_leader", "fencing_monotonic"]
+        );
+        assert_eq!(
+            report.verdict("single_leader").unwrap().outcome(),
+            Outcome::Violated
+        );
+        assert_eq!(report.verdict("eventual_leader"), Some(&Verdict::Holds));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["results"][1]["verdict"], "holds");
+        assert_eq!(
+            json["results"][1]["invariant"]["eventual_leader"]["settle"],
+            5_000_000_000u64
+        );
+        let v = &json["results"][0]["verdict"]["violated"][0];
+        assert_eq!(v["from"], 200_000_000u64);
+        assert_eq!(v["to"], 300_000_000u64);
+        assert_eq!(v["evidence"][0]["source"]["observation"], 0);
+        assert_eq!(json["metrics"]["first_leader_ns"], 100_000_000u64);
+        assert_eq!(
+            report.results[0].verdict.violations()[0].to_string(),
+            [
+                "single_leader violated from 0.200 s to 0.300 s: n1 and n2 both claim leadership",
+                "       0.100 s  n1: claims leadership (term 1)",
+                "       0.200 s  n2: claims leadership (term 1)",
+                "       0.300 s  n2: steps down (term 1)",
+                "",
+            ]
+            .join("\n")
+        );
+    }
+}

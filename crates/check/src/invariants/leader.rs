@@ -1,0 +1,452 @@
+//! `single_leader` and `eventual_leader`.
+//!
+//! A node believes it is leader from its `LeaderClaim` until its `LeaderStepDown` or its
+//! crash. A paused node keeps believing: it cannot notice the pause.
+
+use super::{end_evidence, join_names, names, tidy};
+use crate::run::{Role, RunRecord};
+use crate::timeline::{
+    describe_faults, leader_beliefs, obs_evidence, overlaps, Belief, End, Liveness,
+};
+use crate::verdict::{Evidence, Verdict, Violation};
+use splitbrain_engine::{Fault, NodeId, SimDuration, SimTime};
+use splitbrain_protocols::Obs;
+use std::collections::BTreeSet;
+
+/// `single_leader` (DESIGN.md): "at no true instant do two live nodes both claim
+/// leadership". Reports each maximal true-time window `[from, to)` during which two or more
+/// nodes believe they are leader, with the claims (and the step-downs or crashes that ended
+/// the overlap) as evidence.
+pub fn single_leader(record: &RunRecord) -> Verdict {
+    let beliefs = leader_beliefs(record);
+    let spans: Vec<(SimTime, SimTime)> = beliefs.iter().map(|b| (b.from, b.to)).collect();
+    let mut violations = Vec::new();
+    for o in overlaps(&spans, 2) {
+        let members: Vec<&Belief> = o.members.iter().map(|&i| &beliefs[i]).collect();
+        let nodes: BTreeSet<NodeId> = members.iter().map(|b| b.node).collect();
+        let mut evidence = Vec::new();
+        for b in &members {
+            evidence.push(obs_evidence(record, b.start));
+            if b.to <= o.to {
+                evidence.extend(end_evidence(record, b.end));
+            }
+        }
+        let who = names(record, &nodes);
+        let summary = if who.len() == 2 {
+            format!("{} both claim leadership", join_names(&who))
+        } else {
+            format!("{} all claim leadership", join_names(&who))
+        };
+        violations.push(Violation {
+            invariant: "single_leader",
+            from: o.from,
+            to: o.to,
+            nodes: who,
+            summary,
+            evidence: tidy(evidence),
+            faults: describe_faults(record, &nodes, o.to),
+        });
+    }
+    Verdict::from_violations(violations)
+}
+
+/// The true time after which nothing more is done to the system: the latest fault, counting
+/// a pause as ending when the paused node resumes.
+fn quiet_since(record: &RunRecord) -> Option<SimTime> {
+    record
+        .faults
+        .iter()
+        .map(|(t, f)| match f {
+            Fault::Pause { duration, .. } => t.saturating_add(*duration),
+            _ => *t,
+        })
+        .max()
+}
+
+/// `eventual_leader { settle }` (DESIGN.md): "after the last fault plus `settle`, exactly one
+/// live leader that every live node agrees on". Judged at the end of the run, which must be
+/// at least the last fault (a pause counts until it ends) plus `settle` (true ns), else the
+/// verdict is `Inconclusive`. At the end exactly one live node must claim leadership, and
+/// every live leader-election participant (`Bully` / `LeaseLeader` roles) must name it: by
+/// its own open claim or by its latest `LeaderKnown` since its last crash (a restarted node
+/// has forgotten what it knew).
+pub fn eventual_leader(record: &RunRecord, settle: SimDuration) -> Verdict {
+    let participants = record.nodes_where(Role::elects_leader);
+    let beliefs = leader_beliefs(record);
+    if participants.is_empty() && beliefs.is_empty() {
+        return Verdict::Inconclusive {
+            reason: "the run has no leader-election participants".to_string(),
+        };
+    }
+    let quiet = quiet_since(record);
+    let settled = quiet.unwrap_or(SimTime::ZERO).saturating_add(settle);
+    let end = record.end;
+    if end < settled {
+        let reason = match quiet {
+            Some(q) => format!(
+                "the run ends at {end}, before the last fault ({q}) plus settle {settle} = {settled}"
+            ),
+            None => format!("the run ends at {end}, before settle {settle}"),
+        };
+        return Verdict::Inconclusive { reason };
+    }
+    let live = Liveness::new(record);
+    let leaders: Vec<&Belief> = beliefs.iter().filter(|b| b.end == End::Open).collect();
+    let leader = match leaders.as_slice() {
+        [one] => Some(one.node),
+        _ => None,
+    };
+
+    let mut problems: Vec<String> = Vec::new();
+    let mut evidence: Vec<Evidence> = leaders
+        .iter()
+        .map(|b| obs_evidence(record, b.start))
+        .collect();
+    let mut nodes: BTreeSet<NodeId> = leaders.iter().map(|b| b.node).collect();
+    match leaders.len() {
+        0 => {
+            problems.push("no live node claims leadership at the end".to_string());
+            if let Some(last) = beliefs.iter().max_by_key(|b| (b.to, b.start)) {
+                evidence.push(obs_evidence(record, last.start));
+                evidence.extend(end_evidence(record, last.end));
+                nodes.insert(last.node);
+            }
+        }
+        1 => {}
+        _ => {
+            let who = names(record, &nodes);
+            problems.push(format!(
+                "{} live nodes claim leadership at the end: {}",
+                who.len(),
+                join_names(&who)
+            ));
+        }
+    }
+    if let Some(leader) = leader {
+        for &p in &participants {
+            if p == leader || !live.is_up(p, end) {
+                continue;
+            }
+            let forgot_at = live.down(p).iter().map(|d| d.0).filter(|&c| c <= end).max();
+            let known = record
+                .observations
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(_, o)| o.node == p && o.t <= end && forgot_at.map_or(true, |c| o.t >= c))
+                .filter_map(|(i, o)| match o.obs {
+                    Obs::LeaderKnown { leader } => Some((i, leader)),
+                    _ => None,
+                })
+                .next();
+            match known {
+                Some((_, l)) if l == leader => {}
+                Some((i, l)) => {
+                    problems.push(format!(
+                        "{} follows {}, not {}",
+                        record.name(p),
+                        record.name(l),
+                        record.name(leader)
+                    ));
+                    evidence.push(obs_evidence(record, i));
+                    nodes.insert(p);
+                }
+                None => {
+                    problems.push(format!("{} knows no leader", record.name(p)));
+                    nodes.insert(p);
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        return Verdict::Holds;
+    }
+    let mut relevant = nodes.clone();
+    relevant.extend(participants.iter().copied());
+    Verdict::Violated(vec![Violation {
+        invariant: "eventual_leader",
+        from: settled,
+        to: end,
+        nodes: names(record, &nodes),
+        summary: problems.join("; "),
+        evidence: tidy(evidence),
+        faults: describe_faults(record, &relevant, end),
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testkit::*;
+    use crate::verdict::{Outcome, Verdict};
+    use splitbrain_engine::{Fault, NetRule, SimDuration};
+    use splitbrain_protocols::Obs;
+
+    fn claim(term: u64) -> Obs {
+        Obs::LeaderClaim { term }
+    }
+    fn down(term: u64) -> Obs {
+        Obs::LeaderStepDown { term }
+    }
+
+    fn five() -> Builder {
+        Builder::new(&[
+            ("n1", Bully),
+            ("n2", Bully),
+            ("n3", Bully),
+            ("n4", Bully),
+            ("n5", Bully),
+        ])
+    }
+
+    mod single_leader {
+        use super::*;
+        use crate::invariants::leader::single_leader;
+
+        #[test]
+        fn overlapping_claims_give_the_exact_window() {
+            let r = five()
+                .obs(ms(1_000), 0, claim(1))
+                .obs(ms(3_000), 4, claim(2))
+                .obs(ms(5_000), 0, down(1))
+                .end(ms(10_000))
+                .build();
+            let v = violations(single_leader(&r));
+            assert_eq!(v.len(), 1);
+            assert_eq!((v[0].from, v[0].to), (ms(3_000), ms(5_000)));
+            assert_eq!(v[0].nodes, vec!["n1", "n5"]);
+            assert_eq!(v[0].summary, "n1 and n5 both claim leadership");
+            assert_eq!(
+                texts(&v[0].evidence),
+                vec![
+                    "1.000 s n1: claims leadership (term 1)",
+                    "3.000 s n5: claims leadership (term 2)",
+                    "5.000 s n1: steps down (term 1)",
+                ]
+            );
+            assert!(v[0].faults.is_empty());
+        }
+
+        #[test]
+        fn a_paused_leader_keeps_believing() {
+            // n1 is paused 2 s..10 s; n5 takes over at 4 s; n1 only steps down at 10.5 s,
+            // after it resumes and notices. The overlap is the whole 4 s..10.5 s.
+            let r = five()
+                .obs(ms(1_000), 0, claim(1))
+                .fault(ms(2_000), pause(0, 8_000))
+                .obs(ms(4_000), 4, claim(2))
+                .obs(ms(10_500), 0, down(1))
+                .end(ms(20_000))
+                .build();
+            let v = violations(single_leader(&r));
+            assert_eq!(v.len(), 1);
+            assert_eq!((v[0].from, v[0].to), (ms(4_000), ms(10_500)));
+            assert_eq!(v[0].faults, vec!["n1 was paused 2.000 s to 10.000 s"]);
+        }
+
+        #[test]
+        fn a_crash_ends_belief() {
+            let r = five()
+                .obs(ms(1_000), 0, claim(1))
+                .fault(ms(3_000), crash(0))
+                .obs(ms(4_000), 4, claim(2))
+                .fault(ms(7_000), restart(0))
+                .end(ms(20_000))
+                .build();
+            assert_eq!(single_leader(&r), Verdict::Holds);
+
+            // Crash after the new claim: the overlap ends exactly at the crash.
+            let r = five()
+                .obs(ms(1_000), 0, claim(1))
+                .obs(ms(4_000), 4, claim(2))
+                .fault(ms(5_000), crash(0))
+                .fault(ms(7_000), restart(0))
+                .end(ms(20_000))
+                .build();
+            let v = violations(single_leader(&r));
+            assert_eq!((v[0].from, v[0].to), (ms(4_000), ms(5_000)));
+            assert_eq!(
+                v[0].faults,
+                vec!["n1 crashed at 5.000 s (restarted at 7.000 s)"]
+            );
+            assert_eq!(texts(&v[0].evidence)[2], "5.000 s n1: crashed");
+        }
+
+        #[test]
+        fn hand_over_at_one_instant_is_not_an_overlap() {
+            let r = five()
+                .obs(ms(1_000), 0, claim(1))
+                .obs(ms(3_000), 0, down(1))
+                .obs(ms(3_000), 1, claim(2))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(single_leader(&r), Verdict::Holds);
+        }
+
+        #[test]
+        fn split_brain_under_partition_reports_each_window_and_the_partition() {
+            let part = Fault::Network {
+                rule: NetRule::Partition {
+                    groups: vec![vec![id(0), id(1)], vec![id(2), id(3), id(4)]],
+                },
+            };
+            let r = five()
+                .obs(ms(500), 4, claim(1))
+                .fault(ms(2_000), part)
+                .obs(ms(4_000), 1, claim(2))
+                .fault(ms(9_000), Fault::Heal)
+                .obs(ms(9_100), 1, down(2))
+                .obs(ms(12_000), 2, claim(3))
+                .obs(ms(13_000), 2, down(3))
+                .end(ms(20_000))
+                .build();
+            let v = violations(single_leader(&r));
+            assert_eq!(v.len(), 2);
+            assert_eq!((v[0].from, v[0].to), (ms(4_000), ms(9_100)));
+            assert_eq!(v[0].nodes, vec!["n2", "n5"]);
+            assert_eq!(
+                v[0].faults,
+                vec!["partition {n1,n2} | {n3,n4,n5} from 2.000 s to 9.000 s"]
+            );
+            assert_eq!((v[1].from, v[1].to), (ms(12_000), ms(13_000)));
+            assert_eq!(v[1].nodes, vec!["n3", "n5"]);
+        }
+
+        #[test]
+        fn three_way_overlap_is_one_window_naming_all() {
+            let r = five()
+                .obs(ms(1_000), 0, claim(1))
+                .obs(ms(2_000), 1, claim(1))
+                .obs(ms(3_000), 2, claim(1))
+                .obs(ms(4_000), 1, down(1))
+                .obs(ms(4_000), 2, down(1))
+                .end(ms(10_000))
+                .build();
+            let v = violations(single_leader(&r));
+            assert_eq!(v.len(), 1);
+            assert_eq!((v[0].from, v[0].to), (ms(2_000), ms(4_000)));
+            assert_eq!(v[0].summary, "n1, n2 and n3 all claim leadership");
+        }
+    }
+
+    mod eventual_leader {
+        use super::*;
+        use crate::invariants::leader::eventual_leader;
+
+        const SETTLE: SimDuration = SimDuration::from_secs(5);
+
+        fn known(leader: u32) -> Obs {
+            Obs::LeaderKnown { leader: id(leader) }
+        }
+
+        fn three() -> Builder {
+            Builder::new(&[("n1", Bully), ("n2", Bully), ("n3", Bully)])
+        }
+
+        #[test]
+        fn one_leader_everyone_agrees() {
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .obs(ms(101), 0, known(2))
+                .obs(ms(101), 1, known(2))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(eventual_leader(&r, SETTLE), Verdict::Holds);
+        }
+
+        #[test]
+        fn inconclusive_when_the_run_ends_before_settling() {
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .fault(ms(8_000), crash(0))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(
+                eventual_leader(&r, SETTLE),
+                Verdict::Inconclusive {
+                    reason: "the run ends at 10.000 s, before the last fault (8.000 s) plus \
+                             settle 5.000 s = 13.000 s"
+                        .to_string()
+                }
+            );
+            // A pause counts until it ends.
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .fault(ms(1_000), pause(0, 6_000))
+                .end(ms(11_000))
+                .build();
+            assert_eq!(eventual_leader(&r, SETTLE).outcome(), Outcome::Inconclusive);
+        }
+
+        #[test]
+        fn crashed_leader_not_replaced_is_a_violation() {
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .obs(ms(101), 0, known(2))
+                .obs(ms(101), 1, known(2))
+                .fault(ms(2_000), crash(2))
+                .end(ms(10_000))
+                .build();
+            let v = violations(eventual_leader(&r, SETTLE));
+            assert_eq!(v.len(), 1);
+            assert_eq!((v[0].from, v[0].to), (ms(7_000), ms(10_000)));
+            assert_eq!(v[0].summary, "no live node claims leadership at the end");
+            assert_eq!(v[0].nodes, vec!["n3"]);
+            assert_eq!(v[0].faults, vec!["n3 crashed at 2.000 s"]);
+        }
+
+        #[test]
+        fn two_leaders_and_a_stale_follower_are_reported() {
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .obs(ms(101), 0, known(2))
+                .obs(ms(200), 1, claim(1))
+                .end(ms(10_000))
+                .build();
+            let v = violations(eventual_leader(&r, SETTLE));
+            assert_eq!(
+                v[0].summary,
+                "2 live nodes claim leadership at the end: n2 and n3"
+            );
+
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .obs(ms(101), 0, known(1))
+                .obs(ms(101), 1, known(2))
+                .end(ms(10_000))
+                .build();
+            let v = violations(eventual_leader(&r, SETTLE));
+            assert_eq!(v[0].summary, "n1 follows n2, not n3");
+            assert_eq!(v[0].nodes, vec!["n1", "n3"]);
+        }
+
+        #[test]
+        fn a_restarted_follower_has_forgotten_the_leader() {
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .obs(ms(101), 0, known(2))
+                .obs(ms(101), 1, known(2))
+                .fault(ms(1_000), crash(0))
+                .fault(ms(2_000), restart(0))
+                .end(ms(10_000))
+                .build();
+            let v = violations(eventual_leader(&r, SETTLE));
+            assert_eq!(v[0].summary, "n1 knows no leader");
+            assert_eq!(
+                v[0].faults,
+                vec!["n1 crashed at 1.000 s (restarted at 2.000 s)"]
+            );
+            // Once it hears from the leader again, all is well; a node still down at the
+            // end is not asked.
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .obs(ms(101), 0, known(2))
+                .fault(ms(1_000), crash(0))
+                .fault(ms(1_000), crash(1))
+                .fault(ms(2_000), restart(0))
+                .obs(ms(2_500), 0, known(2))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(eventual_leader(&r, SETTLE), Verdict::Holds);
+        }
+    }
+}

@@ -1,0 +1,527 @@
+//! `exclusive_holders` (beliefs) and `holder_writes_only` (writes judged against the truth).
+//!
+//! A client believes it holds lock `L` from its `LockAcquired { lock: L }` until its
+//! `LockReleased` / `LockLost` for `L` or its crash; a paused client goes on believing.
+
+use super::{end_evidence, join_names, names, tidy};
+use crate::run::{Role, RunRecord};
+use crate::timeline::{
+    describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode, Truth, WallClocks,
+};
+use crate::verdict::{Verdict, Violation};
+use splitbrain_engine::{NodeId, SimTime};
+use splitbrain_protocols::Obs;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// `exclusive_holders` (DESIGN.md): "at no true instant do two clients both believe they
+/// hold the same lock". Reports, per lock name, each maximal true-time window `[from, to)`
+/// in which two or more clients believe they hold it, with the acquisitions (and the
+/// releases, losses or crashes that ended the overlap) as evidence.
+pub fn exclusive_holders(record: &RunRecord) -> Verdict {
+    let beliefs = lock_beliefs(record);
+    let mut by_lock: BTreeMap<&str, Vec<&Belief>> = BTreeMap::new();
+    for b in &beliefs {
+        by_lock.entry(b.key.as_str()).or_default().push(b);
+    }
+    let mut violations = Vec::new();
+    for (lock, list) in by_lock {
+        let spans: Vec<(SimTime, SimTime)> = list.iter().map(|b| (b.from, b.to)).collect();
+        for o in overlaps(&spans, 2) {
+            let members: Vec<&Belief> = o.members.iter().map(|&i| list[i]).collect();
+            let nodes: BTreeSet<NodeId> = members.iter().map(|b| b.node).collect();
+            let mut evidence = Vec::new();
+            for b in &members {
+                evidence.push(obs_evidence(record, b.start));
+                if b.to <= o.to {
+                    evidence.extend(end_evidence(record, b.end));
+                }
+            }
+            let who = names(record, &nodes);
+            let summary = format!(
+                "{} {} believe they hold {lock}",
+                join_names(&who),
+                if who.len() == 2 { "both" } else { "all" }
+            );
+            violations.push(Violation {
+                invariant: "exclusive_holders",
+                from: o.from,
+                to: o.to,
+                nodes: who,
+                summary,
+                evidence: tidy(evidence),
+                faults: describe_faults(record, &nodes, o.to),
+            });
+        }
+    }
+    violations.sort_by_key(|v| (v.from, v.to));
+    Verdict::from_violations(violations)
+}
+
+/// `holder_writes_only` (DESIGN.md): "every write the storage accepts was sent by the client
+/// that truly held the lock at the instant of acceptance". Every `WriteAccepted` (applied or
+/// not) at true time `t` is judged against the truth at `t`:
+/// - a lease is held by `holder` from `LeaseGranted` until `LeaseFreed`, a new grant of the
+///   same lease, or the service's crash;
+/// - a Redis lock (key) is held by the client whose `LockAcquired.value` a majority of the
+///   run's `RedisInstance` nodes hold at `t`. An instance holds a value from `RedisKeySet`
+///   until `RedisKeyDeleted`, an overwrite, its crash, or its wall clock reaching the key's
+///   deadline (see [`key_expired`](crate::key_expired); the wall clock is rebuilt from the
+///   node's initial clock and its `ClockStep` / `SetDrift` faults); keys listed in
+///   `RedisRestarted` hold again.
+///
+/// The lock a write is for is the writer's latest `LockAcquired` before the acceptance; a
+/// writer that never acquired one (a lease-based leader) must truly hold some lock. A run
+/// with accepted writes but no lock servers is `Inconclusive`: nothing defines the truth.
+pub fn holder_writes_only(record: &RunRecord) -> Verdict {
+    let writes: Vec<usize> = record
+        .observations
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| matches!(o.obs, Obs::WriteAccepted { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    let servers = record.nodes_where(Role::is_lock_server);
+    if servers.is_empty() {
+        if writes.is_empty() {
+            return Verdict::Holds;
+        }
+        return Verdict::Inconclusive {
+            reason: "the run has no lock servers, so nothing defines who truly holds the lock"
+                .to_string(),
+        };
+    }
+    let truth = Truth::new(record, &WallClocks::new(record));
+    let acquisitions = PerNode::new(record, |o| matches!(o, Obs::LockAcquired { .. }));
+    let mut violations = Vec::new();
+    for i in writes {
+        let o = &record.observations[i];
+        let Obs::WriteAccepted { writer, .. } = o.obs else {
+            unreachable!("filtered above")
+        };
+        let acquired = acquisitions
+            .before(writer, i)
+            .map(|j| match &record.observations[j].obs {
+                Obs::LockAcquired { lock, .. } => (j, lock.as_str()),
+                _ => unreachable!("indexed LockAcquired observations"),
+            });
+        let lock = acquired.map(|(_, l)| l);
+        if truth.at(lock, o.t).any(|h| h.holder == Some(writer)) {
+            continue;
+        }
+        let mut nodes: BTreeSet<NodeId> = [writer, o.node].into_iter().collect();
+        let mut evidence = vec![obs_evidence(record, i)];
+        if let Some((j, _)) = acquired {
+            evidence.push(obs_evidence(record, j));
+        }
+        if let Some(last) = truth.last_by(lock, writer, o.t) {
+            evidence.extend(last.started_by.iter().cloned());
+            evidence.extend(last.ended_by.iter().cloned());
+        }
+        let others: Vec<_> = truth.at(lock, o.t).collect();
+        for h in &others {
+            nodes.extend(h.holder);
+            evidence.extend(h.started_by.iter().cloned());
+        }
+        let lock_name = lock.unwrap_or("any lock");
+        let truly = if others.is_empty() {
+            format!("nobody truly held {lock_name}")
+        } else {
+            let held: Vec<String> = others
+                .iter()
+                .map(|h| {
+                    let who = h
+                        .holder
+                        .map_or("an unknown client".to_string(), |n| record.name(n));
+                    format!("{who} truly held {} ({})", h.lock, h.what)
+                })
+                .collect();
+            held.join(" and ")
+        };
+        let summary = format!(
+            "{} accepted a write from {} while {truly}",
+            record.name(o.node),
+            record.name(writer)
+        );
+        let mut relevant = nodes.clone();
+        relevant.extend(servers.iter().copied());
+        violations.push(Violation {
+            invariant: "holder_writes_only",
+            from: o.t,
+            to: o.t,
+            nodes: names(record, &nodes),
+            summary,
+            evidence: tidy(evidence),
+            faults: describe_faults(record, &relevant, o.t),
+        });
+    }
+    Verdict::from_violations(violations)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testkit::*;
+    use crate::verdict::Verdict;
+    use splitbrain_engine::{Fault, LocalTime, SimTime, WallTime};
+    use splitbrain_protocols::Obs;
+
+    fn acquired(lock: &str, token: Option<u64>, value: &str) -> Obs {
+        Obs::LockAcquired {
+            lock: lock.to_string(),
+            token,
+            value: value.to_string(),
+            valid_until_local: LocalTime(0),
+        }
+    }
+    fn released(lock: &str) -> Obs {
+        Obs::LockReleased {
+            lock: lock.to_string(),
+        }
+    }
+    fn lost(lock: &str) -> Obs {
+        Obs::LockLost {
+            lock: lock.to_string(),
+            reason: "deadline passed".to_string(),
+        }
+    }
+    fn accepted(writer: u32, token: Option<u64>) -> Obs {
+        Obs::WriteAccepted {
+            writer: id(writer),
+            token,
+            job: None,
+            applied: true,
+        }
+    }
+    fn wall_s(s: i64) -> Option<WallTime> {
+        Some(WallTime(s * 1_000_000_000))
+    }
+    fn set(key: &str, value: &str, deadline: Option<WallTime>) -> Obs {
+        Obs::RedisKeySet {
+            key: key.to_string(),
+            value: value.to_string(),
+            deadline_wall: deadline,
+        }
+    }
+
+    mod exclusive_holders {
+        use super::*;
+        use crate::invariants::locks::exclusive_holders;
+
+        fn lease_run() -> Builder {
+            Builder::new(&[
+                ("locks", LeaseService),
+                ("storage", Storage),
+                ("client-1", Worker),
+                ("client-2", Worker),
+            ])
+        }
+
+        #[test]
+        fn a_gc_paused_holder_keeps_believing() {
+            // The classic: client-1 acquires at 1 s, is paused 5 s..45 s, its lease expires
+            // at the service, client-2 acquires at 16 s; client-1 notices only at 45 s.
+            let r = lease_run()
+                .obs(ms(1_000), 2, acquired("lease", Some(33), "1"))
+                .fault(ms(5_000), pause(2, 40_000))
+                .obs(ms(16_000), 3, acquired("lease", Some(34), "2"))
+                .obs(ms(45_000), 2, lost("lease"))
+                .obs(ms(50_000), 3, released("lease"))
+                .end(ms(60_000))
+                .build();
+            let v = violations(exclusive_holders(&r));
+            assert_eq!(v.len(), 1);
+            assert_eq!((v[0].from, v[0].to), (ms(16_000), ms(45_000)));
+            assert_eq!(v[0].nodes, vec!["client-1", "client-2"]);
+            assert_eq!(
+                v[0].summary,
+                "client-1 and client-2 both believe they hold lease"
+            );
+            assert_eq!(
+                texts(&v[0].evidence),
+                vec![
+                    "1.000 s client-1: acquired lease (token 33, value 1)",
+                    "16.000 s client-2: acquired lease (token 34, value 2)",
+                    "45.000 s client-1: lost lease: deadline passed",
+                ]
+            );
+            assert_eq!(v[0].faults, vec!["client-1 was paused 5.000 s to 45.000 s"]);
+        }
+
+        #[test]
+        fn different_locks_and_crashes_do_not_overlap() {
+            let r = lease_run()
+                .obs(ms(1_000), 2, acquired("a", None, "1"))
+                .obs(ms(2_000), 3, acquired("b", None, "2"))
+                .fault(ms(3_000), crash(2))
+                .obs(ms(4_000), 3, acquired("a", None, "2"))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(exclusive_holders(&r), Verdict::Holds);
+        }
+
+        #[test]
+        fn an_overlap_open_at_the_end_runs_to_the_end() {
+            let r = lease_run()
+                .obs(ms(1_000), 2, acquired("a", None, "1"))
+                .obs(ms(2_000), 3, acquired("a", None, "2"))
+                .end(ms(10_000))
+                .build();
+            let v = violations(exclusive_holders(&r));
+            assert_eq!((v[0].from, v[0].to), (ms(2_000), ms(10_000)));
+        }
+    }
+
+    mod holder_writes_only {
+        use super::*;
+        use crate::invariants::locks::holder_writes_only;
+        use crate::timeline::{Truth, WallClocks};
+
+        fn granted(holder: u32, token: u64) -> Obs {
+            Obs::LeaseGranted {
+                lease: "lease".to_string(),
+                holder: id(holder),
+                token,
+                ttl_ns: 10_000_000_000,
+            }
+        }
+        fn freed(holder: u32, token: u64) -> Obs {
+            Obs::LeaseFreed {
+                lease: "lease".to_string(),
+                holder: id(holder),
+                token,
+                expired: true,
+            }
+        }
+
+        fn lease_run() -> Builder {
+            Builder::new(&[
+                ("locks", LeaseService),
+                ("storage", Storage),
+                ("client-1", Worker),
+                ("client-2", Worker),
+            ])
+            .obs(ms(1_000), 0, granted(2, 33))
+            .obs(ms(1_001), 2, acquired("lease", Some(33), "33"))
+            .fault(ms(5_000), pause(2, 40_000))
+            .obs(ms(11_000), 0, freed(2, 33))
+            .obs(ms(16_000), 0, granted(3, 34))
+            .obs(ms(16_001), 3, acquired("lease", Some(34), "34"))
+            .end(ms(60_000))
+        }
+
+        #[test]
+        fn writes_inside_the_grant_hold() {
+            let r = lease_run()
+                .obs(ms(3_000), 1, accepted(2, Some(33)))
+                .obs(ms(18_000), 1, accepted(3, Some(34)))
+                .build();
+            assert_eq!(holder_writes_only(&r), Verdict::Holds);
+        }
+
+        #[test]
+        fn a_stale_write_before_the_new_holder_writes_passes_fencing_but_fails_here() {
+            // client-1 wakes at 45 s and writes with token 33; client-2 has not written yet,
+            // so fencing would accept it; the truth says client-2 holds the lease.
+            let r = lease_run()
+                .obs(ms(45_002), 1, accepted(2, Some(33)))
+                .obs(ms(46_000), 1, accepted(3, Some(34)))
+                .build();
+            let v = violations(holder_writes_only(&r));
+            assert_eq!(v.len(), 1);
+            assert_eq!((v[0].from, v[0].to), (ms(45_002), ms(45_002)));
+            assert_eq!(v[0].nodes, vec!["client-1", "client-2", "storage"]);
+            assert_eq!(
+                v[0].summary,
+                "storage accepted a write from client-1 while client-2 truly held lease \
+                 (lease grant with token 34)"
+            );
+            assert_eq!(
+                texts(&v[0].evidence),
+                vec![
+                    "1.000 s locks: granted lease to client-1 (token 33)",
+                    "1.001 s client-1: acquired lease (token 33, value 33)",
+                    "11.000 s locks: lease of client-1 (token 33) expired",
+                    "16.000 s locks: granted lease to client-2 (token 34)",
+                    "45.002 s storage: accepted a write from client-1 (token 33, job none)",
+                ]
+            );
+            assert_eq!(v[0].faults, vec!["client-1 was paused 5.000 s to 45.000 s"]);
+        }
+
+        #[test]
+        fn a_service_crash_ends_every_grant() {
+            let r = lease_run()
+                .fault(ms(2_000), crash(0))
+                .obs(ms(3_000), 1, accepted(2, Some(33)))
+                .build();
+            let v = violations(holder_writes_only(&r));
+            assert_eq!(
+                v[0].summary,
+                "storage accepted a write from client-1 while nobody truly held lease"
+            );
+            assert!(texts(&v[0].evidence).contains(&"2.000 s locks: crashed".to_string()));
+        }
+
+        /// Three Redis instances; client-1 SETs on redis-a and redis-c at 1 s (2 of 3, a
+        /// majority) with deadline wall 11 s. redis-c's wall clock steps +20 s at 3 s, so
+        /// its key expires at exactly 3 s: client-1 is down to 1 of 3. client-2 SETs on
+        /// redis-b and redis-c at 4 s and acquires. client-1 writes at 5 s.
+        fn redlock_run() -> Builder {
+            Builder::new(&[
+                ("redis-a", RedisInstance),
+                ("redis-b", RedisInstance),
+                ("redis-c", RedisInstance),
+                ("storage", Storage),
+                ("client-1", Worker),
+                ("client-2", Worker),
+            ])
+            .obs(ms(1_000), 0, set("lock", "v1", wall_s(11)))
+            .obs(ms(1_000), 2, set("lock", "v1", wall_s(11)))
+            .obs(ms(1_010), 4, acquired("lock", None, "v1"))
+            .fault(
+                ms(3_000),
+                Fault::ClockStep {
+                    node: id(2),
+                    delta_ns: 20_000_000_000,
+                },
+            )
+            .obs(ms(4_000), 1, set("lock", "v2", wall_s(14)))
+            .obs(ms(4_000), 2, set("lock", "v2", wall_s(34)))
+            .obs(ms(4_010), 5, acquired("lock", None, "v2"))
+            .end(ms(20_000))
+        }
+
+        #[test]
+        fn redis_truth_is_a_majority_and_a_clock_step_expires_a_key_early() {
+            let r = redlock_run().build();
+            let truth = Truth::new(&r, &WallClocks::new(&r));
+            let spans: Vec<(Option<u32>, SimTime, SimTime)> = truth
+                .holds
+                .iter()
+                .map(|h| (h.holder.map(|n| n.0), h.from, h.to))
+                .collect();
+            // client-1: 1 s until redis-c's key expires at exactly 3 s (wall 23 s >= 11 s).
+            // client-2: from 4 s until redis-b's key expires at 14 s (redis-b's wall = true).
+            assert_eq!(
+                spans,
+                vec![
+                    (Some(4), ms(1_000), ms(3_000)),
+                    (Some(5), ms(4_000), ms(14_000))
+                ]
+            );
+            assert_eq!(
+                texts(&truth.holds[0].ended_by),
+                vec!["3.000 s redis-c: key lock (value v1) expired: wall clock 23.000 s >= deadline 11.000 s"]
+            );
+        }
+
+        #[test]
+        fn redlock_clock_step_lets_the_old_holder_write_without_the_lock() {
+            let r = redlock_run()
+                .obs(ms(2_000), 3, accepted(4, None))
+                .obs(ms(5_000), 3, accepted(4, None))
+                .obs(ms(6_000), 3, accepted(5, None))
+                .build();
+            let v = violations(holder_writes_only(&r));
+            assert_eq!(v.len(), 1, "{v:#?}");
+            assert_eq!((v[0].from, v[0].to), (ms(5_000), ms(5_000)));
+            assert_eq!(v[0].nodes, vec!["client-1", "client-2", "storage"]);
+            assert_eq!(
+                v[0].summary,
+                "storage accepted a write from client-1 while client-2 truly held lock \
+                 (value v2 on a majority (2 of 3) of Redis instances)"
+            );
+            assert_eq!(
+                texts(&v[0].evidence),
+                vec![
+                    "1.000 s redis-a: SET lock = v1 until wall 11.000 s",
+                    "1.000 s redis-c: SET lock = v1 until wall 11.000 s",
+                    "1.010 s client-1: acquired lock (token none, value v1)",
+                    "3.000 s redis-c: key lock (value v1) expired: wall clock 23.000 s >= deadline 11.000 s",
+                    "4.000 s redis-b: SET lock = v2 until wall 14.000 s",
+                    "4.000 s redis-c: SET lock = v2 until wall 34.000 s",
+                    "5.000 s storage: accepted a write from client-1 (token none, job none)",
+                ]
+            );
+            assert_eq!(
+                v[0].faults,
+                vec!["redis-c's wall clock stepped +20 s at 3.000 s"]
+            );
+        }
+
+        #[test]
+        fn expiry_boundary_wall_equal_to_deadline_is_expired() {
+            // Single instance, deadline wall 5 s, wall offset +1 s: wall(4 s) = 5 s.
+            let base = || {
+                Builder::new(&[
+                    ("redis", RedisInstance),
+                    ("storage", Storage),
+                    ("c", Worker),
+                ])
+                .clock(
+                    0,
+                    splitbrain_engine::ClockConfig {
+                        drift_ppm: 0,
+                        wall_offset_ns: 1_000_000_000,
+                    },
+                )
+                .obs(ms(0), 0, set("k", "x", wall_s(5)))
+                .obs(ms(1), 2, acquired("k", None, "x"))
+                .end(ms(10_000))
+            };
+            let r = base()
+                .obs(SimTime(3_999_999_999), 1, accepted(2, None))
+                .build();
+            assert_eq!(holder_writes_only(&r), Verdict::Holds);
+            let r = base().obs(ms(4_000), 1, accepted(2, None)).build();
+            assert_eq!(violations(holder_writes_only(&r)).len(), 1);
+        }
+
+        #[test]
+        fn drift_and_restart_are_replayed() {
+            // One instance at +1_000_000 ppm from 1 s (double speed): deadline wall 5 s is
+            // reached at true 3 s. Then it crashes (key lost) and restarts with the key (AOF)
+            // and a new deadline, so the key holds again.
+            let r = Builder::new(&[
+                ("redis", RedisInstance),
+                ("storage", Storage),
+                ("c", Worker),
+            ])
+            .obs(ms(0), 0, set("k", "x", wall_s(5)))
+            .obs(ms(1), 2, acquired("k", None, "x"))
+            .fault(
+                ms(1_000),
+                Fault::SetDrift {
+                    node: id(0),
+                    drift_ppm: 1_000_000,
+                },
+            )
+            .fault(ms(4_000), crash(0))
+            .fault(ms(5_000), restart(0))
+            .obs(
+                ms(5_000),
+                0,
+                Obs::RedisRestarted {
+                    keys: vec![("k".to_string(), "x".to_string(), wall_s(100))],
+                },
+            )
+            .end(ms(10_000))
+            .build();
+            let truth = Truth::new(&r, &WallClocks::new(&r));
+            let spans: Vec<(SimTime, SimTime)> =
+                truth.holds.iter().map(|h| (h.from, h.to)).collect();
+            assert_eq!(spans, vec![(ms(0), ms(3_000)), (ms(5_000), ms(10_000))]);
+        }
+
+        #[test]
+        fn no_lock_servers_is_inconclusive() {
+            let r = Builder::new(&[("storage", Storage), ("c", Worker)])
+                .obs(ms(1), 0, accepted(1, None))
+                .end(ms(10))
+                .build();
+            assert_eq!(
+                holder_writes_only(&r).outcome(),
+                crate::verdict::Outcome::Inconclusive
+            );
+        }
+    }
+}

@@ -1,0 +1,427 @@
+//! Judging the storage's accepted writes: `no_two_accepted_writers`, `fencing_monotonic`,
+//! `exactly_once_effects`.
+
+use super::{names, tidy};
+use crate::run::RunRecord;
+use crate::timeline::{describe_faults, obs_evidence, PerNode};
+use crate::verdict::{Evidence, Verdict, Violation};
+use splitbrain_engine::{NodeId, SimTime};
+use splitbrain_protocols::Obs;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What started a holder epoch: observation indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Start {
+    /// The writer's `LockAcquired`.
+    Acquired(usize),
+    /// The writer's `LeaderClaim` (a leader writing without a lock).
+    Claimed(usize),
+    /// Neither was observed.
+    Unknown,
+}
+
+/// A holder epoch: (writer, the start of its hold).
+type Epoch = (NodeId, Start);
+
+/// Finds holder epochs: per writer, its `LockAcquired` and `LeaderClaim` observations.
+struct Epochs {
+    acquired: PerNode,
+    claimed: PerNode,
+}
+
+impl Epochs {
+    fn new(record: &RunRecord) -> Epochs {
+        Epochs {
+            acquired: PerNode::new(record, |o| matches!(o, Obs::LockAcquired { .. })),
+            claimed: PerNode::new(record, |o| matches!(o, Obs::LeaderClaim { .. })),
+        }
+    }
+
+    /// The epoch of write `index` by `writer`: its most recent `LockAcquired` before the
+    /// acceptance, else its most recent `LeaderClaim`, else unknown.
+    fn of(&self, writer: NodeId, index: usize) -> Epoch {
+        let start = if let Some(j) = self.acquired.before(writer, index) {
+            Start::Acquired(j)
+        } else if let Some(j) = self.claimed.before(writer, index) {
+            Start::Claimed(j)
+        } else {
+            Start::Unknown
+        };
+        (writer, start)
+    }
+}
+
+fn describe_epoch(record: &RunRecord, (writer, start): Epoch) -> String {
+    let who = record.name(writer);
+    match start {
+        Start::Acquired(j) => format!("{who}'s hold acquired at {}", record.observations[j].t),
+        Start::Claimed(j) => format!("{who}'s leadership claimed at {}", record.observations[j].t),
+        Start::Unknown => format!("{who} (no acquisition observed)"),
+    }
+}
+
+fn epoch_evidence(record: &RunRecord, (_, start): Epoch) -> Option<Evidence> {
+    match start {
+        Start::Acquired(j) | Start::Claimed(j) => Some(obs_evidence(record, j)),
+        Start::Unknown => None,
+    }
+}
+
+/// Accepted writes per storage node: `(observation index, writer, token, job, applied)`.
+type Accepted = (usize, NodeId, Option<u64>, Option<u64>, bool);
+
+fn accepted_by_storage(record: &RunRecord) -> BTreeMap<NodeId, Vec<Accepted>> {
+    let mut out: BTreeMap<NodeId, Vec<Accepted>> = BTreeMap::new();
+    for (i, o) in record.observations.iter().enumerate() {
+        if let Obs::WriteAccepted {
+            writer,
+            token,
+            job,
+            applied,
+        } = o.obs
+        {
+            out.entry(o.node)
+                .or_default()
+                .push((i, writer, token, job, applied));
+        }
+    }
+    out
+}
+
+/// `no_two_accepted_writers` (DESIGN.md): "the storage's accepted writes, in acceptance
+/// order, never return to an earlier holder after a later holder's write was accepted (A A B
+/// B is fine, A B A is a violation)". Each accepted write (applied or not) belongs to a
+/// holder epoch: (writer, the writer's most recent `LockAcquired` before the acceptance, or
+/// its most recent `LeaderClaim` if it never acquired a lock). Per storage node, an epoch
+/// superseded by another epoch's accepted write must never be accepted again: A1 B1 A2 is
+/// fine (A2 is a new hold), A1 B1 A1 is a violation. Each return is reported once, as the
+/// window from the first superseding write to the returning write.
+pub fn no_two_accepted_writers(record: &RunRecord) -> Verdict {
+    let epochs = Epochs::new(record);
+    let mut violations = Vec::new();
+    for (storage, writes) in accepted_by_storage(record) {
+        let mut current: Option<(Epoch, usize)> = None; // epoch, its latest write index
+                                                        // Superseded epochs: their last write, and the write that superseded them.
+        let mut closed: BTreeMap<Epoch, (usize, usize)> = BTreeMap::new();
+        for &(i, writer, ..) in &writes {
+            let e = epochs.of(writer, i);
+            match current {
+                Some((c, _)) if c == e => {
+                    current = Some((e, i));
+                    continue;
+                }
+                Some((c, last)) => {
+                    closed.insert(c, (last, i));
+                }
+                None => {}
+            }
+            current = Some((e, i));
+            let Some(&(last, by)) = closed.get(&e) else {
+                continue;
+            };
+            let by_writer = match record.observations[by].obs {
+                Obs::WriteAccepted { writer, .. } => writer,
+                _ => unreachable!("indices of accepted writes"),
+            };
+            let later = epochs.of(by_writer, by);
+            let nodes: BTreeSet<NodeId> = [writer, by_writer, storage].into_iter().collect();
+            let mut evidence = vec![
+                obs_evidence(record, last),
+                obs_evidence(record, by),
+                obs_evidence(record, i),
+            ];
+            evidence.extend(epoch_evidence(record, e));
+            evidence.extend(epoch_evidence(record, later));
+            let (from, to) = (record.observations[by].t, record.observations[i].t);
+            violations.push(Violation {
+                invariant: "no_two_accepted_writers",
+                from,
+                to,
+                nodes: names(record, &nodes),
+                summary: format!(
+                    "{} accepted a write of {} after a write of the later {}",
+                    record.name(storage),
+                    describe_epoch(record, e),
+                    describe_epoch(record, later)
+                ),
+                evidence: tidy(evidence),
+                faults: describe_faults(record, &nodes, to),
+            });
+        }
+    }
+    violations.sort_by_key(|v| (v.from, v.to));
+    Verdict::from_violations(violations)
+}
+
+/// `fencing_monotonic` (DESIGN.md): "accepted tokens never decrease". Per storage node, the
+/// accepted writes that carry a token, in acceptance order, must have non-decreasing tokens
+/// (equal tokens are fine: one holder writing twice). Each decreasing write is reported with
+/// the window from the write that set the highest token to it.
+pub fn fencing_monotonic(record: &RunRecord) -> Verdict {
+    let mut violations = Vec::new();
+    for (storage, writes) in accepted_by_storage(record) {
+        let mut highest: Option<(u64, usize, NodeId)> = None;
+        for &(i, writer, token, ..) in &writes {
+            let Some(token) = token else { continue };
+            match highest {
+                Some((h, hi, hw)) if token < h => {
+                    let nodes: BTreeSet<NodeId> = [writer, hw, storage].into_iter().collect();
+                    let (from, to) = (record.observations[hi].t, record.observations[i].t);
+                    violations.push(Violation {
+                        invariant: "fencing_monotonic",
+                        from,
+                        to,
+                        nodes: names(record, &nodes),
+                        summary: format!(
+                            "{} accepted token {token} from {} after token {h} from {}",
+                            record.name(storage),
+                            record.name(writer),
+                            record.name(hw)
+                        ),
+                        evidence: tidy(vec![obs_evidence(record, hi), obs_evidence(record, i)]),
+                        faults: describe_faults(record, &nodes, to),
+                    });
+                }
+                Some((h, ..)) if token == h => {}
+                _ => highest = Some((token, i, writer)),
+            }
+        }
+    }
+    violations.sort_by_key(|v| (v.from, v.to));
+    Verdict::from_violations(violations)
+}
+
+/// `exactly_once_effects`: no job id has more than one `WriteAccepted { applied: true }`
+/// (across all storage nodes of the run). Each such job is one violation, the window from
+/// its first to its last applied write.
+pub fn exactly_once_effects(record: &RunRecord) -> Verdict {
+    let mut applied: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for (i, o) in record.observations.iter().enumerate() {
+        if let Obs::WriteAccepted {
+            job: Some(job),
+            applied: true,
+            ..
+        } = o.obs
+        {
+            applied.entry(job).or_default().push(i);
+        }
+    }
+    let mut violations = Vec::new();
+    for (job, idx) in applied {
+        if idx.len() < 2 {
+            continue;
+        }
+        let mut nodes = BTreeSet::new();
+        for &i in &idx {
+            let o = &record.observations[i];
+            nodes.insert(o.node);
+            if let Obs::WriteAccepted { writer, .. } = o.obs {
+                nodes.insert(writer);
+            }
+        }
+        let from: SimTime = record.observations[idx[0]].t;
+        let to: SimTime = record.observations[*idx.last().expect("two or more")].t;
+        violations.push(Violation {
+            invariant: "exactly_once_effects",
+            from,
+            to,
+            nodes: names(record, &nodes),
+            summary: format!("job {job} was applied {} times", idx.len()),
+            evidence: idx.iter().map(|&i| obs_evidence(record, i)).collect(),
+            faults: describe_faults(record, &nodes, to),
+        });
+    }
+    violations.sort_by_key(|v| (v.from, v.to));
+    Verdict::from_violations(violations)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testkit::*;
+    use crate::verdict::Verdict;
+    use splitbrain_engine::{LocalTime, SimTime};
+    use splitbrain_protocols::Obs;
+
+    fn acquired(token: Option<u64>) -> Obs {
+        Obs::LockAcquired {
+            lock: "lease".to_string(),
+            token,
+            value: String::new(),
+            valid_until_local: LocalTime(0),
+        }
+    }
+    fn write(writer: u32, token: Option<u64>, job: Option<u64>, applied: bool) -> Obs {
+        Obs::WriteAccepted {
+            writer: id(writer),
+            token,
+            job,
+            applied,
+        }
+    }
+    fn run() -> Builder {
+        Builder::new(&[("storage", Storage), ("A", Worker), ("B", Worker)])
+    }
+
+    /// Acquisitions and accepted writes in the given order, one a second from 1 s:
+    /// `('a', w)` is an acquisition by writer `w`, `('w', w)` an accepted write.
+    fn seq(steps: &[(char, u32)]) -> crate::run::RunRecord {
+        let mut b = run();
+        for (k, &(what, w)) in steps.iter().enumerate() {
+            let t = ms((k as u64 + 1) * 1_000);
+            b = match what {
+                'a' => b.obs(t, w, acquired(None)),
+                _ => b.obs(t, 0, write(w, None, None, true)),
+            };
+        }
+        b.end(ms(60_000)).build()
+    }
+
+    mod no_two_accepted_writers {
+        use super::*;
+        use crate::invariants::writes::no_two_accepted_writers;
+
+        #[test]
+        fn a1_a1_b1_b1_a2_is_fine() {
+            let r = seq(&[
+                ('a', 1),
+                ('w', 1),
+                ('w', 1),
+                ('a', 2),
+                ('w', 2),
+                ('w', 2),
+                ('a', 1),
+                ('w', 1),
+            ]);
+            assert_eq!(no_two_accepted_writers(&r), Verdict::Holds);
+        }
+
+        #[test]
+        fn a1_b1_a2_is_fine_but_a1_b1_a1_is_not() {
+            let r = seq(&[('a', 1), ('w', 1), ('a', 2), ('w', 2), ('a', 1), ('w', 1)]);
+            assert_eq!(no_two_accepted_writers(&r), Verdict::Holds);
+            let r = seq(&[('a', 1), ('w', 1), ('a', 2), ('w', 2), ('w', 1)]);
+            let v = violations(no_two_accepted_writers(&r));
+            assert_eq!((v[0].from, v[0].to), (ms(4_000), ms(5_000)));
+        }
+
+        #[test]
+        fn a1_b1_a1_is_a_violation() {
+            let r = run()
+                .obs(ms(1_000), 1, acquired(None))
+                .obs(ms(2_000), 0, write(1, None, None, true))
+                .fault(ms(2_500), pause(1, 10_000))
+                .obs(ms(3_000), 2, acquired(None))
+                .obs(ms(4_000), 0, write(2, None, None, true))
+                .obs(ms(12_600), 0, write(1, None, None, false))
+                .obs(ms(13_000), 0, write(1, None, None, true))
+                .end(ms(20_000))
+                .build();
+            let v = violations(no_two_accepted_writers(&r));
+            // Reported once, at the first returning write (applied or not).
+            assert_eq!(v.len(), 1);
+            assert_eq!((v[0].from, v[0].to), (ms(4_000), ms(12_600)));
+            assert_eq!(v[0].nodes, vec!["A", "B", "storage"]);
+            assert_eq!(
+                v[0].summary,
+                "storage accepted a write of A's hold acquired at 1.000 s after a write of \
+                 the later B's hold acquired at 3.000 s"
+            );
+            assert_eq!(
+                texts(&v[0].evidence),
+                vec![
+                    "1.000 s A: acquired lease (token none, value )",
+                    "2.000 s storage: accepted a write from A (token none, job none)",
+                    "3.000 s B: acquired lease (token none, value )",
+                    "4.000 s storage: accepted a write from B (token none, job none)",
+                    "12.600 s storage: accepted a write from A (token none, job none, duplicate: not applied)",
+                ]
+            );
+            assert_eq!(v[0].faults, vec!["A was paused 2.500 s to 12.500 s"]);
+        }
+
+        #[test]
+        fn leaders_without_locks_use_their_claims() {
+            let r = run()
+                .obs(ms(1_000), 1, Obs::LeaderClaim { term: 1 })
+                .obs(ms(2_000), 0, write(1, None, None, true))
+                .obs(ms(3_000), 2, Obs::LeaderClaim { term: 2 })
+                .obs(ms(4_000), 0, write(2, None, None, true))
+                .obs(ms(5_000), 1, Obs::LeaderClaim { term: 3 })
+                .obs(ms(6_000), 0, write(1, None, None, true))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(no_two_accepted_writers(&r), Verdict::Holds);
+            let r = run()
+                .obs(ms(1_000), 1, Obs::LeaderClaim { term: 1 })
+                .obs(ms(2_000), 0, write(1, None, None, true))
+                .obs(ms(3_000), 2, Obs::LeaderClaim { term: 2 })
+                .obs(ms(4_000), 0, write(2, None, None, true))
+                .obs(ms(6_000), 0, write(1, None, None, true))
+                .end(ms(10_000))
+                .build();
+            let v = violations(no_two_accepted_writers(&r));
+            assert_eq!(
+                v[0].summary,
+                "storage accepted a write of A's leadership claimed at 1.000 s after a write \
+                 of the later B's leadership claimed at 3.000 s"
+            );
+        }
+    }
+
+    mod fencing_monotonic {
+        use super::*;
+        use crate::invariants::writes::fencing_monotonic;
+
+        #[test]
+        fn equal_and_tokenless_writes_are_fine_a_decrease_is_not() {
+            let r = run()
+                .obs(ms(1_000), 0, write(1, Some(33), None, true))
+                .obs(ms(2_000), 0, write(1, Some(33), None, true))
+                .obs(ms(3_000), 0, write(2, None, None, true))
+                .obs(ms(4_000), 0, write(2, Some(34), None, true))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(fencing_monotonic(&r), Verdict::Holds);
+            let r = run()
+                .obs(ms(1_000), 0, write(2, Some(34), None, true))
+                .obs(ms(2_000), 0, write(1, Some(33), None, true))
+                .end(ms(10_000))
+                .build();
+            let v = violations(fencing_monotonic(&r));
+            assert_eq!(v.len(), 1);
+            assert_eq!((v[0].from, v[0].to), (ms(1_000), ms(2_000)));
+            assert_eq!(
+                v[0].summary,
+                "storage accepted token 33 from A after token 34 from B"
+            );
+            assert_eq!(v[0].nodes, vec!["A", "B", "storage"]);
+        }
+    }
+
+    mod exactly_once_effects {
+        use super::*;
+        use crate::invariants::writes::exactly_once_effects;
+
+        #[test]
+        fn duplicates_not_applied_are_fine_a_second_effect_is_not() {
+            let r = run()
+                .obs(ms(1_000), 0, write(1, None, Some(7), true))
+                .obs(ms(2_000), 0, write(2, None, Some(7), false))
+                .obs(ms(3_000), 0, write(2, None, Some(8), true))
+                .obs(ms(4_000), 0, write(2, None, None, true))
+                .obs(ms(5_000), 0, write(1, None, None, true))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(exactly_once_effects(&r), Verdict::Holds);
+            let r = run()
+                .obs(ms(1_000), 0, write(1, None, Some(7), true))
+                .obs(ms(2_000), 0, write(2, None, Some(7), true))
+                .end(SimTime(10))
+                .build();
+            let v = violations(exactly_once_effects(&r));
+            assert_eq!((v[0].from, v[0].to), (ms(1_000), ms(2_000)));
+            assert_eq!(v[0].summary, "job 7 was applied 2 times");
+            assert_eq!(v[0].nodes, vec!["A", "B", "storage"]);
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! Metrics of a run: counters and durations over true time.
+
+use crate::run::{Role, RunRecord};
+use crate::timeline::{leader_beliefs, lock_beliefs, steps, uncovered_ns, Step};
+use serde::Serialize;
+use splitbrain_engine::{Fault, SimTime};
+use splitbrain_protocols::Obs;
+use std::collections::BTreeMap;
+
+/// Counters of one message kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MessageCounts {
+    /// Sent by an actor.
+    pub sent: u64,
+    /// Handled by a receiver (duplicates count twice).
+    pub delivered: u64,
+    /// Dropped (loss, partition, node down, crash).
+    pub dropped: u64,
+}
+
+/// How long the run took to elect a new leader after a leader crashed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ElectionAfterCrash {
+    /// The leader that crashed.
+    pub leader: String,
+    /// When it crashed, true ns.
+    pub crashed_at_ns: u64,
+    /// The next node to claim leadership after the crash, if any did.
+    pub new_leader: Option<String>,
+    /// When it claimed, true ns.
+    pub elected_at_ns: Option<u64>,
+    /// `elected_at_ns - crashed_at_ns`, true ns.
+    pub took_ns: Option<u64>,
+}
+
+/// Counters and durations of one run. Durations are true nanoseconds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Metrics {
+    /// Per message kind.
+    pub messages: BTreeMap<String, MessageCounts>,
+    /// `ElectionStarted` observations.
+    pub elections_started: u64,
+    /// `LeaderClaim`s by a different node than the previous claim (the first claim is not a
+    /// change).
+    pub leader_changes: u64,
+    /// True time of the first `LeaderClaim`, ns (none if nobody claimed).
+    pub first_leader_ns: Option<u64>,
+    /// For each crash of a node that believed it was leader: the time to the next claim.
+    pub elections_after_leader_crash: Vec<ElectionAfterCrash>,
+    /// `LockAcquired` observations.
+    pub acquisitions: u64,
+    /// `LockFailed` observations (failed attempts).
+    pub failed_attempts: u64,
+    /// `WriteAccepted` observations (applied or not).
+    pub writes_accepted: u64,
+    /// `WriteRejected` observations.
+    pub writes_rejected: u64,
+    /// True time in `[0, end)` during which no node believed it was leader, ns; none if the
+    /// run has no leader-election participants and no claims.
+    pub no_leader_ns: Option<u64>,
+    /// True time in `[0, end)` during which no client believed it held any lock, ns; none if
+    /// the run has no lock servers and no acquisitions.
+    pub no_holder_ns: Option<u64>,
+}
+
+/// Computes the run's [`Metrics`].
+pub fn metrics(record: &RunRecord) -> Metrics {
+    let count = |pred: &dyn Fn(&Obs) -> bool| {
+        record.observations.iter().filter(|o| pred(&o.obs)).count() as u64
+    };
+    let claims: Vec<(SimTime, usize)> = record
+        .observations
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| matches!(o.obs, Obs::LeaderClaim { .. }))
+        .map(|(i, o)| (o.t, i))
+        .collect();
+    let leader_changes = claims
+        .windows(2)
+        .filter(|w| record.observations[w[0].1].node != record.observations[w[1].1].node)
+        .count() as u64;
+
+    let leaders = leader_beliefs(record);
+    let mut after_crash = Vec::new();
+    let all = steps(record);
+    for (k, step) in all.iter().enumerate() {
+        let Step::Fault {
+            index,
+            t,
+            fault: Fault::Crash { node },
+        } = *step
+        else {
+            continue;
+        };
+        let was_leader = leaders
+            .iter()
+            .any(|b| b.node == *node && b.end == crate::timeline::End::Crash(index));
+        if !was_leader {
+            continue;
+        }
+        let next = all[k + 1..].iter().find_map(|s| match *s {
+            Step::Obs {
+                t: at,
+                node: n,
+                obs: Obs::LeaderClaim { .. },
+                ..
+            } => Some((at, n)),
+            _ => None,
+        });
+        after_crash.push(ElectionAfterCrash {
+            leader: record.name(*node),
+            crashed_at_ns: t.0,
+            new_leader: next.map(|(_, n)| record.name(n)),
+            elected_at_ns: next.map(|(at, _)| at.0),
+            took_ns: next.map(|(at, _)| at.saturating_since(t).0),
+        });
+    }
+
+    let end = record.end;
+    let has_election = !record.nodes_where(Role::elects_leader).is_empty() || !claims.is_empty();
+    let no_leader_ns = has_election.then(|| {
+        let spans: Vec<(SimTime, SimTime)> = leaders.iter().map(|b| (b.from, b.to)).collect();
+        uncovered_ns(&spans, SimTime::ZERO, end)
+    });
+    let acquisitions = count(&|o| matches!(o, Obs::LockAcquired { .. }));
+    let has_locks = !record.nodes_where(Role::is_lock_server).is_empty() || acquisitions > 0;
+    let no_holder_ns = has_locks.then(|| {
+        let spans: Vec<(SimTime, SimTime)> = lock_beliefs(record)
+            .iter()
+            .map(|b| (b.from, b.to))
+            .collect();
+        uncovered_ns(&spans, SimTime::ZERO, end)
+    });
+
+    Metrics {
+        messages: record
+            .messages
+            .iter()
+            .map(|(k, c)| {
+                (
+                    k.clone(),
+                    MessageCounts {
+                        sent: c.sent,
+                        delivered: c.delivered,
+                        dropped: c.dropped,
+                    },
+                )
+            })
+            .collect(),
+        elections_started: count(&|o| matches!(o, Obs::ElectionStarted)),
+        leader_changes,
+        first_leader_ns: claims.first().map(|(t, _)| t.0),
+        elections_after_leader_crash: after_crash,
+        acquisitions,
+        failed_attempts: count(&|o| matches!(o, Obs::LockFailed { .. })),
+        writes_accepted: count(&|o| matches!(o, Obs::WriteAccepted { .. })),
+        writes_rejected: count(&|o| matches!(o, Obs::WriteRejected { .. })),
+        no_leader_ns,
+        no_holder_ns,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::*;
+    use splitbrain_engine::{KindCounts, LocalTime};
+
+    #[test]
+    fn election_metrics_are_pinned() {
+        let mut r = Builder::new(&[("n1", Bully), ("n2", Bully), ("n3", Bully)])
+            .obs(ms(100), 0, Obs::ElectionStarted)
+            .obs(ms(150), 2, Obs::LeaderClaim { term: 1 })
+            .fault(ms(2_000), crash(2))
+            .obs(ms(3_000), 0, Obs::ElectionStarted)
+            .obs(ms(3_000), 1, Obs::ElectionStarted)
+            .obs(ms(3_200), 1, Obs::LeaderClaim { term: 2 })
+            .obs(ms(3_300), 1, Obs::LeaderClaim { term: 3 })
+            .fault(ms(6_000), restart(2))
+            .obs(ms(6_100), 2, Obs::LeaderClaim { term: 4 })
+            .obs(ms(6_200), 1, Obs::LeaderStepDown { term: 3 })
+            .end(ms(10_000))
+            .build();
+        r.messages.insert(
+            "ELECTION".to_string(),
+            KindCounts {
+                sent: 4,
+                delivered: 3,
+                dropped: 1,
+            },
+        );
+        let m = metrics(&r);
+        assert_eq!(m.elections_started, 3);
+        assert_eq!(m.leader_changes, 2);
+        assert_eq!(m.first_leader_ns, Some(150_000_000));
+        assert_eq!(
+            m.elections_after_leader_crash,
+            vec![ElectionAfterCrash {
+                leader: "n3".to_string(),
+                crashed_at_ns: 2_000_000_000,
+                new_leader: Some("n2".to_string()),
+                elected_at_ns: Some(3_200_000_000),
+                took_ns: Some(1_200_000_000),
+            }]
+        );
+        // No leader: 0..0.15 s and 2 s..3.2 s.
+        assert_eq!(m.no_leader_ns, Some(1_350_000_000));
+        assert_eq!(m.no_holder_ns, None);
+        assert_eq!(
+            m.messages["ELECTION"],
+            MessageCounts {
+                sent: 4,
+                delivered: 3,
+                dropped: 1
+            }
+        );
+    }
+
+    #[test]
+    fn lock_metrics_are_pinned() {
+        let acq = |lock: &str| Obs::LockAcquired {
+            lock: lock.to_string(),
+            token: Some(1),
+            value: String::new(),
+            valid_until_local: LocalTime(0),
+        };
+        let r = Builder::new(&[
+            ("locks", LeaseService),
+            ("storage", Storage),
+            ("c1", Worker),
+            ("c2", Worker),
+        ])
+        .obs(ms(1_000), 2, acq("lease"))
+        .obs(
+            ms(1_500),
+            3,
+            Obs::LockFailed {
+                lock: "lease".to_string(),
+                reason: "denied".to_string(),
+            },
+        )
+        .obs(
+            ms(2_000),
+            1,
+            Obs::WriteAccepted {
+                writer: id(2),
+                token: Some(1),
+                job: None,
+                applied: true,
+            },
+        )
+        .obs(
+            ms(3_000),
+            2,
+            Obs::LockReleased {
+                lock: "lease".to_string(),
+            },
+        )
+        .obs(ms(4_000), 3, acq("lease"))
+        .obs(
+            ms(4_500),
+            1,
+            Obs::WriteRejected {
+                writer: id(2),
+                token: Some(1),
+                highest: Some(2),
+                reason: "stale token".to_string(),
+            },
+        )
+        .end(ms(10_000))
+        .build();
+        let m = metrics(&r);
+        assert_eq!((m.acquisitions, m.failed_attempts), (2, 1));
+        assert_eq!((m.writes_accepted, m.writes_rejected), (1, 1));
+        // No holder: 0..1 s and 3 s..4 s; c2 holds to the end.
+        assert_eq!(m.no_holder_ns, Some(2_000_000_000));
+        assert_eq!(m.no_leader_ns, None);
+        assert_eq!(m.first_leader_ns, None);
+    }
+}

@@ -1,0 +1,148 @@
+//! [`RunRecord`]: everything the checkers judge, taken from a finished run.
+//!
+//! The record is plain data (names, roles, initial clocks, observations, applied faults,
+//! message counters), so checkers can be tested with hand-built observation lists and the
+//! scenario crate can build it from a [`Sim`] with [`RunRecord::from_sim`].
+
+use serde::{Deserialize, Serialize};
+use splitbrain_engine::{
+    ClockConfig, Fault, KindCounts, NodeId, Observed, Sim, SimDuration, SimTime,
+};
+use splitbrain_protocols::{Node, Obs};
+use std::collections::BTreeMap;
+
+/// The role a node plays; decides which observations are truth (servers) and which are
+/// beliefs (clients and leaders).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A bully election participant.
+    Bully,
+    /// The lease service: its grants are the truth of who holds a lease.
+    LeaseService,
+    /// A lease-based leader (a leader-election participant that holds the lease "leader").
+    LeaseLeader,
+    /// A Redis instance: its keys are the truth of who holds a Redis lock.
+    RedisInstance,
+    /// Fenced (or unfenced) storage: its accepted writes are judged.
+    Storage,
+    /// A worker driving a lock client.
+    Worker,
+}
+
+impl Role {
+    /// Whether the role takes part in leader election (`eventual_leader` asks these to agree).
+    pub fn elects_leader(self) -> bool {
+        matches!(self, Role::Bully | Role::LeaseLeader)
+    }
+    /// Whether the role is a lock server (`lock_progress` counts these).
+    pub fn is_lock_server(self) -> bool {
+        matches!(self, Role::LeaseService | Role::RedisInstance)
+    }
+}
+
+impl From<&Node> for Role {
+    fn from(node: &Node) -> Role {
+        match node {
+            Node::Bully(_) => Role::Bully,
+            Node::LeaseService(_) => Role::LeaseService,
+            Node::LeaseLeader(_) => Role::LeaseLeader,
+            Node::RedisInstance(_) => Role::RedisInstance,
+            Node::Storage(_) => Role::Storage,
+            Node::Worker(_) => Role::Worker,
+        }
+    }
+}
+
+/// One finished run, as the checkers see it. Times are true time (ns).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRecord {
+    /// Node names by `NodeId` index.
+    pub names: Vec<String>,
+    /// Node roles by `NodeId` index.
+    pub roles: Vec<Role>,
+    /// Initial clock of each node (drift ppm, wall offset ns), by `NodeId` index. Missing
+    /// entries mean a perfect clock.
+    pub clocks: Vec<ClockConfig>,
+    /// Every observation, in true-time order (the engine's order).
+    pub observations: Vec<Observed<Obs>>,
+    /// Every applied fault with its true time, in order.
+    pub faults: Vec<(SimTime, Fault)>,
+    /// End of the run (the scenario's duration).
+    pub end: SimTime,
+    /// Message counters per message kind (from the engine's `Stats`).
+    pub messages: BTreeMap<String, KindCounts>,
+}
+
+impl RunRecord {
+    /// Builds the record of a finished simulation. `clocks` are the initial clock configs by
+    /// node (the simulation only keeps the current clocks); `end` is the scenario duration.
+    pub fn from_sim(sim: &Sim<Node>, clocks: Vec<ClockConfig>, end: SimTime) -> RunRecord {
+        let names = sim.names().to_vec();
+        let roles = (0..names.len())
+            .map(|i| Role::from(sim.actor(NodeId(i as u32))))
+            .collect();
+        RunRecord {
+            names,
+            roles,
+            clocks,
+            observations: sim.observations().to_vec(),
+            faults: sim.applied_faults().to_vec(),
+            end,
+            messages: sim
+                .stats()
+                .messages
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
+        }
+    }
+
+    /// The name of node `id` (`"#7"` if the record does not name it).
+    pub fn name(&self, id: NodeId) -> String {
+        self.names
+            .get(id.index())
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    /// The role of node `id`, if known.
+    pub fn role(&self, id: NodeId) -> Option<Role> {
+        self.roles.get(id.index()).copied()
+    }
+
+    /// The node called `name`.
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| NodeId(i as u32))
+    }
+
+    /// Nodes with a role satisfying `pred`, in id order.
+    pub fn nodes_where(&self, pred: impl Fn(Role) -> bool) -> Vec<NodeId> {
+        self.roles
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| pred(**r))
+            .map(|(i, _)| NodeId(i as u32))
+            .collect()
+    }
+
+    /// The initial clock config of node `id` (a perfect clock if none was recorded).
+    pub fn clock(&self, id: NodeId) -> ClockConfig {
+        self.clocks.get(id.index()).copied().unwrap_or_default()
+    }
+
+    /// The instant open intervals are closed at: the end of the run, or just after the last
+    /// recorded event if that is later (so nothing recorded falls outside every interval).
+    pub fn horizon(&self) -> SimTime {
+        let after = |t: SimTime| t.saturating_add(SimDuration(1));
+        let last_obs = self
+            .observations
+            .last()
+            .map_or(SimTime::ZERO, |o| after(o.t));
+        let last_fault = self.faults.last().map_or(SimTime::ZERO, |f| after(f.0));
+        self.end.max(last_obs).max(last_fault)
+    }
+}

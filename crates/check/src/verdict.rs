@@ -1,0 +1,162 @@
+//! Verdicts and violations: the checkers' output, plain data (STYLE: violations are data).
+
+use crate::metrics::Metrics;
+use crate::spec::Invariant;
+use serde::{Deserialize, Serialize};
+use splitbrain_engine::SimTime;
+use std::fmt;
+
+/// The verdict on one invariant for one run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The invariant holds over the whole run.
+    Holds,
+    /// The invariant is violated; each violation is a window with its evidence.
+    Violated(Vec<Violation>),
+    /// The run cannot decide it (e.g. it ends before the last fault plus `settle`).
+    Inconclusive {
+        /// Why, in words.
+        reason: String,
+    },
+}
+
+/// A verdict without its details, as scenario files write expectations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// See [`Verdict::Holds`].
+    Holds,
+    /// See [`Verdict::Violated`].
+    Violated,
+    /// See [`Verdict::Inconclusive`].
+    Inconclusive,
+}
+
+impl Verdict {
+    /// The outcome without details.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Verdict::Holds => Outcome::Holds,
+            Verdict::Violated(_) => Outcome::Violated,
+            Verdict::Inconclusive { .. } => Outcome::Inconclusive,
+        }
+    }
+    /// The violations (empty unless violated).
+    pub fn violations(&self) -> &[Violation] {
+        match self {
+            Verdict::Violated(v) => v,
+            _ => &[],
+        }
+    }
+    /// `Holds` for no violations, `Violated` otherwise.
+    pub(crate) fn from_violations(v: Vec<Violation>) -> Verdict {
+        if v.is_empty() {
+            Verdict::Holds
+        } else {
+            Verdict::Violated(v)
+        }
+    }
+}
+
+/// Where a piece of evidence comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// Index into `RunRecord::observations`.
+    Observation(usize),
+    /// Index into `RunRecord::faults`.
+    Fault(usize),
+    /// Derived by the checker (e.g. a Redis key expiring by a reconstructed wall clock).
+    Derived,
+}
+
+/// One fact that proves (part of) a violation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// True time of the fact.
+    pub t: SimTime,
+    /// The node it concerns.
+    pub node: String,
+    /// The fact in a few words.
+    pub text: String,
+    /// Where it comes from.
+    pub source: Source,
+}
+
+/// One violation of one invariant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// The invariant's name (e.g. `"single_leader"`).
+    pub invariant: &'static str,
+    /// Start of the violating window, true time (equal to `to` for a single instant).
+    pub from: SimTime,
+    /// End of the violating window, true time (exclusive for windows, equal to `from` for an
+    /// instant).
+    pub to: SimTime,
+    /// Names of the nodes involved, sorted.
+    pub nodes: Vec<String>,
+    /// One sentence saying what went wrong.
+    pub summary: String,
+    /// The observations (and derived facts) that prove it, in true-time order.
+    pub evidence: Vec<Evidence>,
+    /// Faults that touched the involved nodes or the network and started before the window
+    /// ended, in words, in the order they were applied.
+    pub faults: Vec<String>,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.from == self.to {
+            writeln!(
+                f,
+                "{} violated at {}: {}",
+                self.invariant, self.from, self.summary
+            )?;
+        } else {
+            writeln!(
+                f,
+                "{} violated from {} to {}: {}",
+                self.invariant, self.from, self.to, self.summary
+            )?;
+        }
+        for e in &self.evidence {
+            writeln!(f, "  {:>12}  {}: {}", e.t.to_string(), e.node, e.text)?;
+        }
+        for x in &self.faults {
+            writeln!(f, "  fault: {x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The verdict on one invariant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InvariantResult {
+    /// The invariant's name.
+    pub name: &'static str,
+    /// The invariant with its parameters.
+    pub invariant: Invariant,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+/// Everything `check` found: one result per requested invariant (canonical order) and the
+/// run's metrics.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckReport {
+    /// Per invariant, in canonical order.
+    pub results: Vec<InvariantResult>,
+    /// Counters and durations of the run.
+    pub metrics: Metrics,
+}
+
+impl CheckReport {
+    /// The verdict on the invariant called `name`, if it was checked.
+    pub fn verdict(&self, name: &str) -> Option<&Verdict> {
+        self.results
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| &r.verdict)
+    }
+}
