@@ -23,12 +23,17 @@ impl AtomicFile {
             .suffix(".tmp")
             .tempfile_in(&dir)
             .with_context(|| format!("cannot create a file in {}", dir.display()))?;
-        Ok(AtomicFile { tmp, path: path.to_path_buf() })
+        Ok(AtomicFile {
+            tmp,
+            path: path.to_path_buf(),
+        })
     }
 
     /// A second handle to the temporary file, for streaming writers.
     pub fn writer(&self) -> Result<std::fs::File> {
-        self.tmp.reopen().context("cannot reopen the temporary output file")
+        self.tmp
+            .reopen()
+            .context("cannot reopen the temporary output file")
     }
 
     /// Moves the finished file into place.
@@ -46,7 +51,8 @@ impl AtomicFile {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let f = AtomicFile::create(path)?;
     let mut w = f.writer()?;
-    w.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    w.write_all(bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     w.sync_all().ok();
     drop(w);
     f.commit()

@@ -1,3 +1,48 @@
-//! The `splitbrain` binary.
+//! The `splitbrain` binary: thin glue over the library crates. Parses flags, runs, prints,
+//! writes files atomically. Exit codes: 0 as expected, 1 not as expected, 2 bad input or
+//! usage, 3 a run hit its event/time bound.
 
-fn main() {}
+mod atomic;
+mod cmd_check;
+mod cmd_run;
+mod exit;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// A deterministic simulator for leader election and distributed locks.
+#[derive(Parser)]
+#[command(name = "splitbrain", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run one scenario and report its invariants, metrics and how to reproduce it.
+    Run(cmd_run::RunArgs),
+    /// Run every scenario under the given paths and compare with their expectations.
+    Check(cmd_check::CheckArgs),
+    /// Print the JSON Schema of scenario files.
+    Schema,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Run(a) => cmd_run::run(a),
+        Cmd::Check(a) => cmd_check::run(a),
+        Cmd::Schema => {
+            println!("{}", splitbrain_scenario::json_schema());
+            Ok(exit::OK)
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(exit::exit_code_of(&e))
+        }
+    }
+}

@@ -4,7 +4,9 @@ use crate::plan::{Plan, PlannedNode};
 use crate::schema::{LockKind, NodeSpec, WorkerSpec};
 use splitbrain_engine::{NodeId, SimDuration};
 use splitbrain_protocols::bully::{BullyConfig, BullyNode};
-use splitbrain_protocols::lease::{LeaseClientConfig, LeaseLeader, LeaseLeaderConfig, LeaseService, ServiceConfig};
+use splitbrain_protocols::lease::{
+    LeaseClientConfig, LeaseLeader, LeaseLeaderConfig, LeaseService, ServiceConfig,
+};
 use splitbrain_protocols::lock::LockConfig;
 use splitbrain_protocols::storage::{FencedStorage, StorageConfig};
 use splitbrain_protocols::worker::{Worker, WorkerConfig};
@@ -31,7 +33,11 @@ pub fn make_node(plan: &Plan, node: &PlannedNode) -> Node {
             let peers = bully_peers(plan);
             let start_election = s.start_election.unwrap_or(true);
             Node::Bully(BullyNode::new(BullyConfig {
-                initial_leader: if start_election { None } else { peers.iter().max().copied() },
+                initial_leader: if start_election {
+                    None
+                } else {
+                    peers.iter().max().copied()
+                },
                 peers,
                 answer_timeout: or(s.answer_timeout, d.answer_timeout),
                 coordinator_timeout: or(s.coordinator_timeout, d.coordinator_timeout),
@@ -40,9 +46,9 @@ pub fn make_node(plan: &Plan, node: &PlannedNode) -> Node {
                 start_election_on_start: start_election,
             }))
         }
-        NodeSpec::LeaseService(s) => {
-            Node::LeaseService(LeaseService::new(ServiceConfig { first_token: s.first_token.unwrap_or(1) }))
-        }
+        NodeSpec::LeaseService(s) => Node::LeaseService(LeaseService::new(ServiceConfig {
+            first_token: s.first_token.unwrap_or(1),
+        })),
         NodeSpec::LeaseLeader(s) => {
             let mut cfg = LeaseLeaderConfig::new(plan.id(&s.service));
             if let Some(l) = &s.lease {
@@ -60,7 +66,9 @@ pub fn make_node(plan: &Plan, node: &PlannedNode) -> Node {
             Node::LeaseLeader(LeaseLeader::new(cfg))
         }
         NodeSpec::Redis(s) => crate::redis_actors::redis_instance(s),
-        NodeSpec::Storage(s) => Node::Storage(FencedStorage::new(StorageConfig { fencing: s.fencing.unwrap_or(true) })),
+        NodeSpec::Storage(s) => Node::Storage(FencedStorage::new(StorageConfig {
+            fencing: s.fencing.unwrap_or(true),
+        })),
         NodeSpec::Worker(w) => Node::Worker(Worker::new(worker_config(plan, w))),
     }
 }
@@ -69,7 +77,10 @@ fn worker_config(plan: &Plan, w: &WorkerSpec) -> WorkerConfig {
     let name = w.name.clone().unwrap_or_else(|| "lock".to_string());
     let lock = match w.lock {
         LockKind::Lease => {
-            let service = plan.id(w.service.as_deref().expect("validated: lease workers name a service"));
+            let service = plan.id(w
+                .service
+                .as_deref()
+                .expect("validated: lease workers name a service"));
             let mut c = LeaseClientConfig::new(service, name);
             c.ttl = or(w.ttl, c.ttl);
             c.renew_every = w.renew_every.map(|r| r.0);
@@ -78,7 +89,9 @@ fn worker_config(plan: &Plan, w: &WorkerSpec) -> WorkerConfig {
             LockConfig::Lease(c)
         }
         LockKind::Redis => LockConfig::Redis(crate::redis_actors::redis_lock_config(plan, w, name)),
-        LockKind::Redlock => LockConfig::Redlock(crate::redis_actors::redlock_config(plan, w, name)),
+        LockKind::Redlock => {
+            LockConfig::Redlock(crate::redis_actors::redlock_config(plan, w, name))
+        }
     };
     let mut c = WorkerConfig::new(lock, plan.id(&w.storage));
     c.work_time = or(w.work_time, c.work_time);

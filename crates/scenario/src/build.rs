@@ -5,8 +5,8 @@ use crate::actors::make_node;
 use crate::plan::Plan;
 use crate::schema::{ClockSpec, DelaySpec, FaultSpec, NemesisSpec, NodeSpec};
 use splitbrain_engine::{
-    ClockConfig, DelayDist, Fault, LinkModel, Limits, NemesisKind, NetRule, Nemesis, NodeId, RngStream, Sim,
-    SimDuration, SimTime, Spike, Trigger,
+    ClockConfig, DelayDist, Fault, Limits, LinkModel, Nemesis, NemesisKind, NetRule, NodeId,
+    RngStream, Sim, SimDuration, SimTime, Spike, Trigger,
 };
 use splitbrain_protocols::Node;
 
@@ -22,9 +22,15 @@ fn delay(d: &DelaySpec) -> DelayDist {
     match d {
         DelaySpec::Fixed(x) => DelayDist::Fixed(x.0),
         DelaySpec::Uniform([lo, hi]) => DelayDist::Uniform { lo: lo.0, hi: hi.0 },
-        DelaySpec::Normal { mean, sd } => DelayDist::Normal { mean: mean.0, sd: sd.0 },
+        DelaySpec::Normal { mean, sd } => DelayDist::Normal {
+            mean: mean.0,
+            sd: sd.0,
+        },
         DelaySpec::Exponential(m) => DelayDist::Exponential { mean: m.0 },
-        DelaySpec::Lognormal { median, sigma } => DelayDist::LogNormal { median: median.0, sigma: *sigma },
+        DelaySpec::Lognormal { median, sigma } => DelayDist::LogNormal {
+            median: median.0,
+            sigma: *sigma,
+        },
     }
 }
 
@@ -38,7 +44,10 @@ pub fn clock_of(spec: &NodeSpec) -> ClockConfig {
         NodeSpec::Storage(s) => &s.clock,
         NodeSpec::Worker(s) => &s.clock,
     };
-    ClockConfig { drift_ppm: c.drift_ppm, wall_offset_ns: c.offset.map_or(0, |o| o.0) }
+    ClockConfig {
+        drift_ppm: c.drift_ppm,
+        wall_offset_ns: c.offset.map_or(0, |o| o.0),
+    }
 }
 
 /// The engine fault of a fault spec (validated: exactly one action).
@@ -49,25 +58,45 @@ pub fn fault_of(plan: &Plan, f: &FaultSpec) -> Fault {
     } else if let Some(n) = &f.restart {
         Fault::Restart { node: id(n) }
     } else if let Some(n) = &f.pause {
-        Fault::Pause { node: id(n), duration: f.for_.map_or(SimDuration::ZERO, |d| d.0) }
+        Fault::Pause {
+            node: id(n),
+            duration: f.for_.map_or(SimDuration::ZERO, |d| d.0),
+        }
     } else if let Some(groups) = &f.partition {
         Fault::Network {
-            rule: NetRule::Partition { groups: groups.iter().map(|g| g.iter().map(id).collect()).collect() },
+            rule: NetRule::Partition {
+                groups: groups.iter().map(|g| g.iter().map(id).collect()).collect(),
+            },
         }
     } else if let Some(b) = &f.block {
-        Fault::Network { rule: NetRule::Block { from: id(&b.from), to: id(&b.to) } }
+        Fault::Network {
+            rule: NetRule::Block {
+                from: id(&b.from),
+                to: id(&b.to),
+            },
+        }
     } else if let Some(links) = &f.cut {
         // Several cut links are applied as one fault each by `schedule_faults`; here the first.
         let [a, b] = &links[0];
-        Fault::Network { rule: NetRule::Cut { a: id(a), b: id(b) } }
+        Fault::Network {
+            rule: NetRule::Cut { a: id(a), b: id(b) },
+        }
     } else if f.heal.is_some() {
         Fault::Heal
     } else if let Some(n) = &f.clock_step {
-        Fault::ClockStep { node: id(n), delta_ns: f.by.map_or(0, |b| b.0) }
+        Fault::ClockStep {
+            node: id(n),
+            delta_ns: f.by.map_or(0, |b| b.0),
+        }
     } else if let Some(n) = &f.drift {
-        Fault::SetDrift { node: id(n), drift_ppm: f.ppm.unwrap_or(0) }
+        Fault::SetDrift {
+            node: id(n),
+            drift_ppm: f.ppm.unwrap_or(0),
+        }
     } else {
-        Fault::SetLoss { loss_ppm: f.loss.map(ppm) }
+        Fault::SetLoss {
+            loss_ppm: f.loss.map(ppm),
+        }
     }
 }
 
@@ -76,7 +105,12 @@ pub fn faults_of(plan: &Plan, f: &FaultSpec) -> Vec<Fault> {
     match &f.cut {
         Some(links) => links
             .iter()
-            .map(|[a, b]| Fault::Network { rule: NetRule::Cut { a: plan.id(a), b: plan.id(b) } })
+            .map(|[a, b]| Fault::Network {
+                rule: NetRule::Cut {
+                    a: plan.id(a),
+                    b: plan.id(b),
+                },
+            })
             .collect(),
         None => vec![fault_of(plan, f)],
     }
@@ -86,13 +120,22 @@ pub fn faults_of(plan: &Plan, f: &FaultSpec) -> Vec<Fault> {
 pub fn nemesis_of(plan: &Plan, n: &NemesisSpec) -> Nemesis {
     let mut kinds = Vec::new();
     if let Some(r) = &n.pause {
-        kinds.push(NemesisKind::Pause { min: r.min.0, max: r.max.0 });
+        kinds.push(NemesisKind::Pause {
+            min: r.min.0,
+            max: r.max.0,
+        });
     }
     if let Some(r) = &n.crash {
-        kinds.push(NemesisKind::Crash { min: r.min.0, max: r.max.0 });
+        kinds.push(NemesisKind::Crash {
+            min: r.min.0,
+            max: r.max.0,
+        });
     }
     if let Some(r) = &n.partition {
-        kinds.push(NemesisKind::Partition { min: r.min.0, max: r.max.0 });
+        kinds.push(NemesisKind::Partition {
+            min: r.min.0,
+            max: r.max.0,
+        });
     }
     if let Some(m) = n.clock_step {
         kinds.push(NemesisKind::ClockStep { max: m.0 });
@@ -133,8 +176,14 @@ pub fn build(plan: &Plan, seed: u64) -> Sim<Node> {
     }
     let net = &s.network;
     let default = LinkModel {
-        delay: net.delay.as_ref().map_or(DelayDist::Fixed(SimDuration::from_millis(1)), delay),
-        spike: net.spike.as_ref().map(|sp| Spike { ppm: ppm(sp.probability), extra: delay(&sp.delay) }),
+        delay: net
+            .delay
+            .as_ref()
+            .map_or(DelayDist::Fixed(SimDuration::from_millis(1)), delay),
+        spike: net.spike.as_ref().map(|sp| Spike {
+            ppm: ppm(sp.probability),
+            extra: delay(&sp.delay),
+        }),
         loss_ppm: net.loss.map_or(0, ppm),
         duplicate_ppm: net.duplicate.map_or(0, ppm),
         fifo: net.fifo.unwrap_or(true),

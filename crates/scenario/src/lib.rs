@@ -8,6 +8,7 @@ pub mod actors;
 pub mod build;
 pub mod duration;
 pub mod error;
+pub mod execute;
 pub mod load;
 pub mod locate;
 pub mod plan;
@@ -20,20 +21,11 @@ pub use load::{load_file, load_str};
 pub use plan::Plan;
 pub use schema::Scenario;
 
-/// Invariant names accepted in `check` and `expect` (DESIGN.md, Invariants).
-pub const INVARIANT_NAMES: &[&str] = &[
-    "single_leader",
-    "eventual_leader",
-    "exclusive_holders",
-    "holder_writes_only",
-    "no_two_accepted_writers",
-    "fencing_monotonic",
-    "lock_progress",
-    "exactly_once_effects",
-];
-
 /// The JSON Schema of scenario files, pretty-printed.
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(Scenario);
     serde_json::to_string_pretty(&schema).expect("schema serialises")
 }
+
+pub use build::build;
+pub use execute::{check_spec, execute, Event, ExpectationResult, RunResult, TraceHeader};

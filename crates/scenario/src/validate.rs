@@ -423,7 +423,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     }
 
     // Invariants and expectations.
-    let known: Vec<&str> = crate::INVARIANT_NAMES.to_vec();
+    let known: Vec<&str> = splitbrain_check::Invariant::NAMES.to_vec();
     let check_inv = |c: &mut Checker, path: Vec<Seg>, name: &str| {
         if !known.contains(&name) {
             let hint = did_you_mean(name, known.iter().copied())

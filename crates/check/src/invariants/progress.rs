@@ -13,8 +13,9 @@ use std::collections::BTreeSet;
 /// run's `LeaseService` and `RedisInstance` nodes (one lease service is 1 of 1); up/down comes
 /// from `Crash` / `Restart` faults only (pauses and partitions are not counted). Within every
 /// true-time interval in which a majority is up, the gaps between its start, each
-/// `LockAcquired` (any client, any lock) and its end (at most the end of the run) must not be
-/// longer than `window` (true ns). Reports the first longer gap. A run without lock servers
+/// `LockAcquired` or `LockRenewed` (any client, any lock: a renewal re-acquires the lease, so
+/// a leader that keeps its lease is progress) and its end (at most the end of the run) must
+/// not be longer than `window` (true ns). Reports the first longer gap. A run without lock servers
 /// is `Inconclusive`.
 pub fn lock_progress(record: &RunRecord, window: SimDuration) -> Verdict {
     let servers = record.nodes_where(Role::is_lock_server);
@@ -39,7 +40,7 @@ pub fn lock_progress(record: &RunRecord, window: SimDuration) -> Verdict {
         .observations
         .iter()
         .enumerate()
-        .filter(|(_, o)| matches!(o.obs, Obs::LockAcquired { .. }))
+        .filter(|(_, o)| matches!(o.obs, Obs::LockAcquired { .. } | Obs::LockRenewed { .. }))
         .map(|(i, o)| (o.t, i))
         .collect();
     for span in overlaps(&up, majority) {

@@ -1,0 +1,90 @@
+//! `splitbrain run FILE`: one run, its invariants, metrics, and the line that reproduces it.
+
+use crate::atomic::AtomicFile;
+use crate::exit;
+use anyhow::{Context, Result};
+use clap::Args;
+use splitbrain_engine::Recorder;
+use splitbrain_report::{narrate, summary_json, summary_text, NarrationOptions};
+use splitbrain_scenario::{execute, load_file, TraceHeader};
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+/// Arguments of `run`.
+#[derive(Args)]
+pub struct RunArgs {
+    /// The scenario file.
+    pub file: PathBuf,
+    /// Seed (default: the file's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Write the trace as JSON Lines to this file.
+    #[arg(long, value_name = "OUT.jsonl")]
+    pub trace: Option<PathBuf>,
+    /// Print one machine-readable JSON summary instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Tell the run as a story, step by step.
+    #[arg(long)]
+    pub narrate: bool,
+    /// With --narrate: message kinds to leave out (e.g. HEARTBEAT), comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "KINDS")]
+    pub hide: Vec<String>,
+}
+
+/// Runs `run`.
+pub fn run(a: RunArgs) -> Result<u8> {
+    let plan = load_file(&a.file)?;
+    let seed = a.seed.unwrap_or(plan.scenario.seed);
+    let file = a.file.display().to_string();
+
+    let out_file = match &a.trace {
+        Some(p) => Some(AtomicFile::create(p)?),
+        None => None,
+    };
+    let mut recorder = Recorder::hash_only();
+    if let Some(f) = &out_file {
+        let mut w = BufWriter::new(f.writer()?);
+        serde_json::to_writer(&mut w, &TraceHeader::new(&plan, seed))?;
+        w.write_all(b"\n")?;
+        recorder = recorder.with_writer(Box::new(w));
+    }
+    if a.narrate {
+        recorder = recorder.keep_events();
+    }
+    let result = execute(&plan, seed, Some(recorder)).context("writing the trace failed")?;
+    if let Some(f) = out_file {
+        f.commit()?;
+    }
+
+    if a.json {
+        println!("{}", summary_json(&result, &file));
+    } else {
+        if a.narrate {
+            let events = result
+                .trace
+                .as_ref()
+                .and_then(|t| t.kept.as_deref())
+                .unwrap_or(&[]);
+            let opts = NarrationOptions {
+                hide_kinds: a.hide.clone(),
+                ..Default::default()
+            };
+            println!("{}", narrate(&result.record.names, events, &opts));
+        }
+        print!(
+            "{}",
+            summary_text(&result, &file, plan.scenario.lesson.as_deref())
+        );
+        if let Some(t) = &result.trace {
+            println!("trace     {} events, hash {:016x}", t.events, t.hash);
+        }
+    }
+    Ok(if result.bound.is_some() {
+        exit::BOUND
+    } else if result.matches() {
+        exit::OK
+    } else {
+        exit::MISMATCH
+    })
+}

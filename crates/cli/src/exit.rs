@@ -1,0 +1,28 @@
+//! Exit statuses, and the error type that carries "bad input" (status 2).
+
+/// Everything as expected.
+pub const OK: u8 = 0;
+/// An outcome differed from its expectation.
+pub const MISMATCH: u8 = 1;
+/// Bad input or usage.
+pub const BAD_INPUT: u8 = 2;
+/// A run hit its event or simulated-time bound.
+pub const BOUND: u8 = 3;
+
+/// Marks an error as the user's input being wrong (exit 2) rather than a failure.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);
+
+/// The exit status for an error: 2 for bad input (scenario errors, unreadable files), 1
+/// otherwise.
+pub fn exit_code_of(e: &anyhow::Error) -> u8 {
+    if e.downcast_ref::<BadInput>().is_some()
+        || e.downcast_ref::<splitbrain_scenario::ScenarioError>()
+            .is_some()
+    {
+        BAD_INPUT
+    } else {
+        MISMATCH
+    }
+}

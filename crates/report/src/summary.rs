@@ -1,0 +1,212 @@
+//! The text and JSON summaries of one run: scenario, seed, the invariant table with windows,
+//! nodes and contributing faults, metrics, and the command that reproduces the run.
+
+use serde::Serialize;
+use splitbrain_check::{Metrics, Outcome, Violation};
+use splitbrain_engine::{SimDuration, SimTime};
+use splitbrain_scenario::schema::Expectation;
+use splitbrain_scenario::RunResult;
+use std::fmt::Write;
+
+fn expected_text(e: Option<Expectation>) -> &'static str {
+    match e {
+        Some(Expectation::Holds) => "holds",
+        Some(Expectation::Violated) => "violated",
+        None => "-",
+    }
+}
+
+fn got_text(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Holds => "holds",
+        Outcome::Violated => "VIOLATED",
+        Outcome::Inconclusive => "inconclusive",
+    }
+}
+
+/// The command that reproduces a run.
+pub fn reproduce_command(file: &str, seed: u64) -> String {
+    format!("splitbrain run {file} --seed {seed}")
+}
+
+fn violation_text(out: &mut String, v: &Violation) {
+    let window = if v.from == v.to {
+        format!("at {}", v.from)
+    } else {
+        format!("{} .. {}", v.from, v.to)
+    };
+    let _ = writeln!(out, "    {window}  [{}]  {}", v.nodes.join(", "), v.summary);
+    for f in &v.faults {
+        let _ = writeln!(out, "      because: {f}");
+    }
+    for e in v.evidence.iter().take(8) {
+        let _ = writeln!(out, "      {:>12}  {}: {}", e.t.to_string(), e.node, e.text);
+    }
+    if v.evidence.len() > 8 {
+        let _ = writeln!(out, "      ... {} more", v.evidence.len() - 8);
+    }
+}
+
+/// Metrics as indented lines.
+pub fn metrics_text(m: &Metrics) -> String {
+    let mut out = String::new();
+    if !m.messages.is_empty() {
+        let _ = writeln!(out, "  messages          sent  delivered  dropped");
+        for (k, c) in &m.messages {
+            let _ = writeln!(
+                out,
+                "    {k:<14}{:>6}  {:>9}  {:>7}",
+                c.sent, c.delivered, c.dropped
+            );
+        }
+    }
+    if m.elections_started > 0 || m.first_leader_ns.is_some() {
+        let _ = writeln!(
+            out,
+            "  elections started {}, leader changes {}",
+            m.elections_started, m.leader_changes
+        );
+        if let Some(t) = m.first_leader_ns {
+            let _ = writeln!(out, "  first leader at {}", SimTime(t));
+        }
+        for e in &m.elections_after_leader_crash {
+            match (&e.new_leader, e.took_ns) {
+                (Some(l), Some(d)) => {
+                    let _ = writeln!(
+                        out,
+                        "  leader {} crashed at {}: {l} took over after {}",
+                        e.leader,
+                        SimTime(e.crashed_at_ns),
+                        SimDuration(d)
+                    );
+                }
+                _ => {
+                    let _ = writeln!(
+                        out,
+                        "  leader {} crashed at {}: no new leader",
+                        e.leader,
+                        SimTime(e.crashed_at_ns)
+                    );
+                }
+            }
+        }
+    }
+    if m.acquisitions > 0 || m.failed_attempts > 0 || m.writes_accepted > 0 || m.writes_rejected > 0
+    {
+        let _ = writeln!(
+            out,
+            "  acquisitions {}, failed attempts {}, writes accepted {}, rejected {}",
+            m.acquisitions, m.failed_attempts, m.writes_accepted, m.writes_rejected
+        );
+    }
+    if let Some(ns) = m.no_leader_ns {
+        let _ = writeln!(out, "  time with no leader {}", SimDuration(ns));
+    }
+    if let Some(ns) = m.no_holder_ns {
+        let _ = writeln!(out, "  time with no lock holder {}", SimDuration(ns));
+    }
+    out
+}
+
+/// The human summary of a run of `file`.
+pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "scenario  {} ({file})", r.name);
+    if let Some(l) = lesson {
+        let _ = writeln!(out, "lesson    {l}");
+    }
+    let _ = writeln!(out, "seed      {}", r.seed);
+    let _ = writeln!(
+        out,
+        "run       {} simulated, {} nodes, {} faults applied, {} events",
+        r.record.end,
+        r.record.names.len(),
+        r.record.faults.len(),
+        r.stats.events
+    );
+    if let Some(b) = &r.bound {
+        let _ = writeln!(out, "STOPPED   {b}");
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "  {:<26}{:<10}{:<14}", "invariant", "expected", "got");
+    for (res, e) in r.report.results.iter().zip(&r.expectations) {
+        let mark = if e.matches { "ok" } else { "MISMATCH" };
+        let _ = writeln!(
+            out,
+            "  {:<26}{:<10}{:<14}{mark}",
+            res.name,
+            expected_text(e.expected),
+            got_text(e.got)
+        );
+        if let splitbrain_check::Verdict::Inconclusive { reason } = &res.verdict {
+            let _ = writeln!(out, "    {reason}");
+        }
+        for v in res.verdict.violations().iter().take(3) {
+            violation_text(&mut out, v);
+        }
+        let n = res.verdict.violations().len();
+        if n > 3 {
+            let _ = writeln!(out, "    ... {} more violation windows", n - 3);
+        }
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "metrics");
+    out.push_str(&metrics_text(&r.report.metrics));
+    let _ = writeln!(out);
+    let verdict = if r.matches() {
+        "as expected"
+    } else {
+        "NOT as expected"
+    };
+    let _ = writeln!(out, "outcome   {verdict}");
+    let _ = writeln!(out, "reproduce {}", reproduce_command(file, r.seed));
+    out
+}
+
+/// The machine-readable summary (`run --json`).
+#[derive(Serialize)]
+pub struct JsonSummary<'a> {
+    /// Scenario name.
+    pub scenario: &'a str,
+    /// Scenario file.
+    pub file: &'a str,
+    /// Run seed.
+    pub seed: u64,
+    /// Simulated end, ns.
+    pub end_ns: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Trace content hash, if recorded (hex).
+    pub trace_hash: Option<String>,
+    /// Whether every expectation held and no bound was hit.
+    pub as_expected: bool,
+    /// The bound that stopped the run, if any.
+    pub stopped: Option<String>,
+    /// Expected vs got per invariant.
+    pub expectations: &'a [splitbrain_scenario::ExpectationResult],
+    /// Full verdicts.
+    pub results: &'a [splitbrain_check::InvariantResult],
+    /// Metrics.
+    pub metrics: &'a Metrics,
+    /// The command that reproduces the run.
+    pub reproduce: String,
+}
+
+/// The JSON summary of a run.
+pub fn summary_json(r: &RunResult, file: &str) -> String {
+    let s = JsonSummary {
+        scenario: &r.name,
+        file,
+        seed: r.seed,
+        end_ns: r.record.end.as_nanos(),
+        events: r.stats.events,
+        trace_hash: r.trace.as_ref().map(|t| format!("{:016x}", t.hash)),
+        as_expected: r.matches(),
+        stopped: r.bound.as_ref().map(|b| b.to_string()),
+        expectations: &r.expectations,
+        results: &r.report.results,
+        metrics: &r.report.metrics,
+        reproduce: reproduce_command(file, r.seed),
+    };
+    serde_json::to_string_pretty(&s).expect("summary serialises")
+}
