@@ -1,1 +1,1 @@
-//! End-to-end tests live in `tests/tests/`.
+//! End-to-end tests live in `tests/tests/`: the lesson library, determinism, snapshots.

@@ -2,7 +2,6 @@
 //! an interrupted run never leaves a half-written file.
 
 use anyhow::{Context, Result};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// A file being written; it appears at its path only on [`AtomicFile::commit`].
@@ -45,15 +44,4 @@ impl AtomicFile {
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(())
     }
-}
-
-/// Writes `bytes` to `path` atomically.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let f = AtomicFile::create(path)?;
-    let mut w = f.writer()?;
-    w.write_all(bytes)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    w.sync_all().ok();
-    drop(w);
-    f.commit()
 }

@@ -234,19 +234,36 @@ fn drop_reason(r: DropReason) -> &'static str {
     }
 }
 
+/// A true time for the story: seconds with millisecond precision, rounded down ("2.202 s").
+/// Exact nanoseconds are in the trace and in violation windows.
+fn clock(t: SimTime) -> String {
+    SimTime(t.as_nanos() / 1_000_000 * 1_000_000).to_string()
+}
+
 /// Tells `events` as text, one line per step: time, then what happened.
 pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> String {
     let mut out = String::new();
     let mut kinds: BTreeMap<u64, String> = BTreeMap::new();
     let mut paused_at: BTreeMap<NodeId, SimTime> = BTreeMap::new();
     let mut lines = 0usize;
-    let mut starts = Vec::new();
+    let starts: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Start { node, .. } => Some(name(names, *node)),
+            _ => None,
+        })
+        .collect();
+    if !starts.is_empty() {
+        let _ = writeln!(
+            out,
+            "{:>10}  start: {}",
+            clock(SimTime::ZERO),
+            starts.join(", ")
+        );
+    }
     for ev in events {
         let line = match ev {
-            TraceEvent::Start { node, .. } => {
-                starts.push(name(names, *node).to_string());
-                None
-            }
+            TraceEvent::Start { .. } => None,
             TraceEvent::Send {
                 from, to, id, kind, ..
             } => {
@@ -308,21 +325,12 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                 Some(describe_obs(names, name(names, *node), obs))
             }
         };
-        if !starts.is_empty() && !matches!(ev, TraceEvent::Start { .. }) {
-            let _ = writeln!(
-                out,
-                "{:>12}  start: {}",
-                SimTime::ZERO.to_string(),
-                starts.join(", ")
-            );
-            starts.clear();
-        }
         if let Some(line) = line {
             if opts.max_lines.is_some_and(|m| lines >= m) {
-                let _ = writeln!(out, "{:>12}  ...", "");
+                let _ = writeln!(out, "{:>10}  ...", "");
                 break;
             }
-            let _ = writeln!(out, "{:>12}  {line}", ev.time().to_string());
+            let _ = writeln!(out, "{:>10}  {line}", clock(ev.time()));
             lines += 1;
         }
     }

@@ -24,6 +24,14 @@ fn got_text(o: Outcome) -> &'static str {
     }
 }
 
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
 /// The command that reproduces a run.
 pub fn reproduce_command(file: &str, seed: u64) -> String {
     format!("splitbrain run {file} --seed {seed}")
@@ -118,10 +126,10 @@ pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
     let _ = writeln!(out, "seed      {}", r.seed);
     let _ = writeln!(
         out,
-        "run       {} simulated, {} nodes, {} faults applied, {} events",
+        "run       {} simulated, {} nodes, {} applied, {} events",
         r.record.end,
         r.record.names.len(),
-        r.record.faults.len(),
+        plural(r.record.faults.len(), "fault"),
         r.stats.events
     );
     if let Some(b) = &r.bound {

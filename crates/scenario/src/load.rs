@@ -43,8 +43,17 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
                 })
                 .collect();
             let inner = err.inner();
-            let (line, column) = if inner.line() > 0 {
-                (inner.line(), inner.column())
+            let raw_msg = inner.to_string();
+            // An unknown field inside a buffered (tagged) object is reported by serde_json at
+            // the object's end: point at the offending key instead.
+            let unknown_key = raw_msg
+                .strip_prefix("unknown field `")
+                .and_then(|rest| rest.split('`').next())
+                .map(|k| Seg::Key(k.to_string()));
+            let (line, column) = if let Some(key) = unknown_key {
+                locate(src, &[path.clone(), vec![key]].concat())
+            } else if inner.line() > 0 {
+                (inner.line(), inner.column().max(1))
             } else {
                 locate(src, &path)
             };

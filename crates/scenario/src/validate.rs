@@ -82,7 +82,10 @@ impl Checker<'_> {
             } else if d.0 > MAX_DURATION {
                 self.err(
                     path,
-                    format!("{what} of {} is longer than the 24 h limit", d.0),
+                    format!(
+                        "{what} of {} is longer than the 24 h limit",
+                        crate::duration::format_ns(d.0.as_nanos())
+                    ),
                 );
             }
         }
@@ -427,7 +430,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     let check_inv = |c: &mut Checker, path: Vec<Seg>, name: &str| {
         if !known.contains(&name) {
             let hint = did_you_mean(name, known.iter().copied())
-                .map(|s| format!("; did you mean `{s}`?"))
+                .map(|s| format!(" (did you mean `{s}`?)"))
                 .unwrap_or_default();
             c.err(
                 path,

@@ -1,0 +1,164 @@
+//! The CLI contract: exit codes, located errors for broken scenario files, atomic outputs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn splitbrain(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_splitbrain"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("the binary runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+#[test]
+fn every_broken_file_gets_its_located_error_and_exit_2() {
+    let dir = repo().join("tests/broken");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 15, "the broken-file folder went missing");
+    for f in files {
+        let rel = f
+            .strip_prefix(repo())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let expected = std::fs::read_to_string(f.with_extension("err")).unwrap();
+        let o = splitbrain(&["run", &rel]);
+        assert_eq!(code(&o), 2, "{rel}");
+        let stderr = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(stderr, format!("error: {expected}"), "{rel}");
+        assert!(o.stdout.is_empty(), "{rel}: nothing half-run");
+    }
+}
+
+#[test]
+fn a_lesson_that_matches_its_expectation_exits_0_and_prints_how_to_reproduce() {
+    let o = splitbrain(&["run", "scenarios/06-lease-gc-pause-fenced.json"]);
+    assert_eq!(code(&o), 0);
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.contains("reproduce splitbrain run scenarios/06-lease-gc-pause-fenced.json --seed 7"),
+        "{out}"
+    );
+    assert!(out.contains("exclusive_holders"));
+}
+
+#[test]
+fn a_wrong_expectation_exits_1_and_a_bound_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src =
+        std::fs::read_to_string(repo().join("scenarios/06-lease-gc-pause-fenced.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    v["expect"]["exclusive_holders"] = "holds".into();
+    let wrong = tmp.path().join("wrong.json");
+    std::fs::write(&wrong, serde_json::to_string(&v).unwrap()).unwrap();
+    let o = splitbrain(&["run", wrong.to_str().unwrap()]);
+    assert_eq!(code(&o), 1);
+    assert!(String::from_utf8(o.stdout).unwrap().contains("MISMATCH"));
+    let o = splitbrain(&["check", wrong.to_str().unwrap()]);
+    assert_eq!(code(&o), 1);
+
+    v["limits"] = serde_json::json!({ "max_events": 20 });
+    let bounded = tmp.path().join("bounded.json");
+    std::fs::write(&bounded, serde_json::to_string(&v).unwrap()).unwrap();
+    let o = splitbrain(&["run", bounded.to_str().unwrap()]);
+    assert_eq!(code(&o), 3);
+    assert!(String::from_utf8(o.stdout)
+        .unwrap()
+        .contains("event limit reached: 20 events"));
+}
+
+#[test]
+fn usage_errors_and_missing_files_exit_2() {
+    assert_eq!(code(&splitbrain(&["run"])), 2);
+    assert_eq!(code(&splitbrain(&["frobnicate"])), 2);
+    let o = splitbrain(&["run", "no/such/file.json"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8(o.stderr)
+        .unwrap()
+        .contains("no/such/file.json: cannot read the scenario"));
+    assert_eq!(code(&splitbrain(&["check", "no/such/folder"])), 2);
+}
+
+#[test]
+fn the_trace_is_written_whole_or_not_at_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("run.jsonl");
+    let o = splitbrain(&[
+        "run",
+        "scenarios/02-bully-worst-case.json",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines = text.lines();
+    let header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(header["name"], "bully-worst-case");
+    assert_eq!(header["seed"], 1);
+    assert!(lines.all(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["t"].is_u64()));
+    // Only the finished file is left in the folder: no temporary files.
+    let names: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("run.jsonl")]);
+    // A bad scenario writes no trace at all.
+    let bad = tmp.path().join("bad.jsonl");
+    let o = splitbrain(&[
+        "run",
+        "tests/broken/zero-ttl.json",
+        "--trace",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(!bad.exists());
+}
+
+#[test]
+fn json_summary_is_machine_readable() {
+    let o = splitbrain(&["run", "scenarios/05-lease-gc-pause-unfenced.json", "--json"]);
+    assert_eq!(code(&o), 0);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["scenario"], "lease-gc-pause-unfenced");
+    assert_eq!(v["as_expected"], true);
+    assert!(v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["name"] == "no_two_accepted_writers"));
+}
+
+#[test]
+fn schema_is_json_with_the_scenario_fields() {
+    let o = splitbrain(&["schema"]);
+    assert_eq!(code(&o), 0);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for field in [
+        "splitbrain",
+        "name",
+        "duration",
+        "nodes",
+        "faults",
+        "expect",
+    ] {
+        assert!(v["properties"][field].is_object(), "{field}");
+    }
+}
