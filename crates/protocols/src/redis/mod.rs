@@ -21,6 +21,8 @@
 //! the active expire cycle (it changes no reply), memory limits and eviction, `WRONGTYPE`
 //! (every value is a string), binary-unsafe values (keys and values are UTF-8 `String`s).
 
+pub mod command;
 pub mod store;
 
+pub use command::{execute, CommandError, Reply, EXTEND_SCRIPT, RELEASE_SCRIPT};
 pub use store::{wall_ns_to_ms, Entry, Keyspace, NS_PER_MS};
