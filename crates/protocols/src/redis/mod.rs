@@ -22,7 +22,9 @@
 //! (every value is a string), binary-unsafe values (keys and values are UTF-8 `String`s).
 
 pub mod command;
+pub mod persistence;
 pub mod store;
 
 pub use command::{execute, CommandError, Reply, EXTEND_SCRIPT, RELEASE_SCRIPT};
+pub use persistence::{Instance, InstanceError, Persistence, StopKind};
 pub use store::{wall_ns_to_ms, Entry, Keyspace, NS_PER_MS};
