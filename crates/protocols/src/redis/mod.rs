@@ -22,6 +22,7 @@
 //! (every value is a string), binary-unsafe values (keys and values are UTF-8 `String`s).
 
 pub mod command;
+pub mod conformance;
 pub mod persistence;
 pub mod store;
 
