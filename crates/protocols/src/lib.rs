@@ -4,6 +4,10 @@
 //! timers, observations and durable state are enums over the protocols ([`Msg`], [`Timer`],
 //! [`Obs`], [`Durable`]). Actors know nothing about files: the scenario crate builds them from
 //! the typed configs here.
+//!
+//! [`redis`] is a pure model of one Redis 7.0 instance (keyspace with lazy wall-clock expiry,
+//! the commands the lock clients send, AOF persistence) that the Redis instance actor wraps,
+//! with a replayer for the conformance vectors recorded from a real redis-server.
 
 pub mod bully;
 pub mod durable;
@@ -12,6 +16,7 @@ pub mod lock;
 pub mod msg;
 pub mod node;
 pub mod observation;
+pub mod redis;
 pub mod redis_instance;
 pub mod redis_lock;
 pub mod redlock;

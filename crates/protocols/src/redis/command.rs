@@ -1,0 +1,1311 @@
+//! Redis commands over a [`Keyspace`]: argument parsing, rules and exact reply texts of
+//! Redis 7.0 for the commands the lock protocols use.
+//!
+//! One entry point, [`execute`], takes the argument list a client would send (the command
+//! name first, matched case-insensitively) and the instance's wall clock in **ns**, and returns
+//! the [`Reply`] Redis would give. Supported: `GET`, `SET` (all Redis 7.0 options), `DEL`,
+//! `PTTL`, `PEXPIRE` (with `NX|XX|GT|LT`) and `EVAL` of exactly the two lock scripts
+//! ([`RELEASE_SCRIPT`], [`EXTEND_SCRIPT`]). Every other command gets Redis's
+//! "unknown command" error.
+//!
+//! One command sees one clock reading: the wall clock is converted to ms once
+//! ([`wall_ns_to_ms`]) and used for every expiry check and deadline of that command, including
+//! the `redis.call`s inside a script (Redis likewise freezes time for a script's duration).
+//!
+//! The typed helpers for lock clients ([`Keyspace::set_nx_px`], [`Keyspace::get`],
+//! [`Keyspace::release_if_value`], [`Keyspace::extend_if_value`]) build the argument list
+//! with the `*_args` functions, run it through [`execute`] and decode the reply with the
+//! `decode_*` functions, so each rule has exactly one implementation. A lock client actor
+//! that talks to a remote instance uses the same builders and decoders around its messages.
+//!
+//! Sources, all in the Redis repository (`src/`): `server.c` (command lookup, arity and
+//! unknown-command errors), `t_string.c` (`SET`/`GET`), `db.c` (`DEL`, lazy expiry),
+//! `expire.c` (`PEXPIRE`, `PTTL`), `eval.c` and `script_lua.c` (`EVAL`), `util.c`
+//! (`string2ll`, the integer syntax), and the command pages of the Redis documentation
+//! (redis.io/commands/set, /pexpire, /pttl, /eval). Exact texts are pinned by the recorded
+//! vectors in `shared/conformance/redis-vectors.json` where they cover them.
+
+use serde::{Serialize, Serializer};
+use serde_json::{json, Value};
+
+use super::store::{wall_ns_to_ms, Entry, Keyspace};
+
+/// The compare-and-delete lock release script, byte for byte as the lock clients send it
+/// (and as recorded in the conformance vectors). `KEYS[1]` = lock key, `ARGV[1]` = the
+/// holder's unique value. Replies 1 if it deleted the key, else 0.
+pub const RELEASE_SCRIPT: &str = "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('del',KEYS[1]) else return 0 end";
+
+/// The compare-and-pexpire lock extend script, byte for byte. `KEYS[1]` = lock key,
+/// `ARGV[1]` = the holder's value, `ARGV[2]` = new TTL in **ms** counted from now (it replaces
+/// the remaining TTL, it is not added to it). Replies `PEXPIRE`'s reply (1) if the value
+/// matched, else 0.
+pub const EXTEND_SCRIPT: &str = "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('pexpire',KEYS[1],ARGV[2]) else return 0 end";
+
+/// Error reply for an `EVAL` whose script is neither [`RELEASE_SCRIPT`] nor
+/// [`EXTEND_SCRIPT`]. This model has no Lua interpreter: it recognises the two lock scripts
+/// by their exact text. This text is the model's own (real Redis would run the script); it
+/// starts with `ERR` like every Redis error.
+pub const UNSUPPORTED_SCRIPT_ERROR: &str =
+    "ERR splitbrain model: unsupported script (only the lock release and extend scripts are modelled)";
+
+/// `ERR syntax error` (`shared.syntaxerr`, Redis `src/server.c`), e.g. `SET k v NX XX`.
+pub const ERR_SYNTAX: &str = "ERR syntax error";
+
+/// `ERR value is not an integer or out of range` (`getLongLongFromObjectOrReply`, Redis
+/// `src/object.c`): the argument is not a canonical signed 64-bit decimal
+/// (see [`parse_redis_integer`]).
+pub const ERR_NOT_INTEGER: &str = "ERR value is not an integer or out of range";
+
+/// The error `redis.call` raises when an argument is neither a string nor a number (here:
+/// `KEYS[1]` or `ARGV[2]` missing, i.e. Lua `nil`). Source: `luaRedisGenericCommand` in Redis
+/// `src/script_lua.c`. Not covered by the recorded vectors; real Redis appends a
+/// ` script: <sha1>, on @user_script:1.` suffix that this model omits.
+pub const ERR_LUA_ARGS: &str = "ERR Lua redis lib command arguments must be strings or integers";
+
+/// `EVAL` with `numkeys` larger than the number of arguments after it (`evalGenericCommand`,
+/// Redis `src/eval.c`).
+pub const ERR_NUMKEYS_TOO_BIG: &str = "ERR Number of keys can't be greater than number of args";
+
+/// `EVAL` with a negative `numkeys` (`evalGenericCommand`, Redis `src/eval.c`).
+pub const ERR_NUMKEYS_NEGATIVE: &str = "ERR Number of keys can't be negative";
+
+/// A Redis reply (RESP2 types used by these commands).
+///
+/// Its normalised JSON form ([`Reply::to_json`], also its `Serialize` form) is the one the
+/// conformance vectors use: status and bulk -> JSON string, nil -> `null`, integer -> JSON
+/// number, error -> `{"error": "<full text>"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reply {
+    /// Simple string reply, e.g. `OK`.
+    Status(String),
+    /// Bulk string reply (a value).
+    Bulk(String),
+    /// Null bulk reply (absent key, or a `SET NX`/`XX` that did not set).
+    Nil,
+    /// Integer reply.
+    Integer(i64),
+    /// Error reply, full text including the code prefix, e.g. `ERR syntax error`.
+    Error(String),
+}
+
+impl Reply {
+    /// The `OK` status reply.
+    pub fn ok() -> Self {
+        Reply::Status("OK".to_string())
+    }
+
+    /// The normalised JSON form used by the conformance vectors (see the type docs).
+    pub fn to_json(&self) -> Value {
+        match self {
+            Reply::Status(s) | Reply::Bulk(s) => Value::String(s.clone()),
+            Reply::Nil => Value::Null,
+            Reply::Integer(n) => json!(n),
+            Reply::Error(e) => json!({ "error": e }),
+        }
+    }
+
+    /// The vectors' `reply_type` name of this reply: `status`, `bulk`, `nil`, `integer` or
+    /// `error`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Reply::Status(_) => "status",
+            Reply::Bulk(_) => "bulk",
+            Reply::Nil => "nil",
+            Reply::Integer(_) => "integer",
+            Reply::Error(_) => "error",
+        }
+    }
+
+    /// Whether this is an error reply.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Reply::Error(_))
+    }
+}
+
+impl Serialize for Reply {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
+
+/// Errors of the typed lock helpers: the reply was a Redis error, or not of the shape the
+/// command can produce.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// Redis replied with an error (full text, e.g. `ERR invalid expire time in 'set'
+    /// command` for a non-positive TTL).
+    #[error("redis error reply: {0}")]
+    Redis(String),
+    /// The reply has a type or value the command cannot produce.
+    #[error("unexpected reply to {command}: {reply:?}")]
+    Unexpected {
+        /// The command whose reply was being decoded.
+        command: &'static str,
+        /// The reply received.
+        reply: Reply,
+    },
+}
+
+/// Parses a Redis integer argument with the rules of `string2ll` (Redis `src/util.c`):
+/// optional `-`, then either exactly `0` or a non-zero digit followed by digits, at most 20
+/// bytes in total, within `i64`. Rejected (returns `None`): empty, `+5`, ` 5`, `05`, `-0`,
+/// `1.5`, `1e3`, `5abc`, `9223372036854775808`.
+pub fn parse_redis_integer(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    // string2ll: zero length or length >= LONG_STR_SIZE (21) is not a number.
+    if b.is_empty() || b.len() >= 21 {
+        return None;
+    }
+    if b == b"0" {
+        return Some(0);
+    }
+    let (negative, digits) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
+    };
+    match digits.first() {
+        Some(d) if (b'1'..=b'9').contains(d) => {}
+        _ => return None,
+    }
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    // At most 20 digits: fits an i128 without overflow.
+    let magnitude = digits
+        .iter()
+        .fold(0i128, |acc, d| acc * 10 + i128::from(d - b'0'));
+    i64::try_from(if negative { -magnitude } else { magnitude }).ok()
+}
+
+/// Executes one Redis command on `keyspace` at wall-clock `now_wall_ns` (**ns**) and returns
+/// Redis 7.0's reply. Never panics: bad input gives the error reply Redis gives.
+///
+/// `args[0]` is the command name (case-insensitive); an empty `args` is answered like an
+/// unknown command with an empty name (real Redis ignores an empty request; a reply is needed
+/// here).
+pub fn execute(keyspace: &mut Keyspace, args: &[String], now_wall_ns: i64) -> Reply {
+    execute_at_ms(keyspace, args, wall_ns_to_ms(now_wall_ns))
+}
+
+impl Keyspace {
+    /// Method form of [`execute`]: runs `args` at wall-clock `now_wall_ns` (ns).
+    pub fn execute(&mut self, args: &[String], now_wall_ns: i64) -> Reply {
+        execute(self, args, now_wall_ns)
+    }
+
+    /// Lock acquire: `SET key value NX PX ttl_ms` at wall-clock `now_wall_ns` (ns).
+    /// `Ok(true)` = the key was absent (or expired) and is now set with deadline
+    /// `now_ms + ttl_ms`; `Ok(false)` = someone holds it. A `ttl_ms <= 0` gives
+    /// `Err(CommandError::Redis("ERR invalid expire time in 'set' command"))`, as Redis does.
+    pub fn set_nx_px(
+        &mut self,
+        key: &str,
+        value: &str,
+        ttl_ms: i64,
+        now_wall_ns: i64,
+    ) -> Result<bool, CommandError> {
+        decode_set_nx_px(&execute(
+            self,
+            &set_nx_px_args(key, value, ttl_ms),
+            now_wall_ns,
+        ))
+    }
+
+    /// `GET key` at wall-clock `now_wall_ns` (ns): the live value, or `None` if absent or
+    /// expired (an expired key is deleted, like Redis's lazy expiry).
+    pub fn get(&mut self, key: &str, now_wall_ns: i64) -> Result<Option<String>, CommandError> {
+        decode_get(&execute(self, &get_args(key), now_wall_ns))
+    }
+
+    /// Lock release by compare-and-delete: `EVAL` of [`RELEASE_SCRIPT`] at wall-clock
+    /// `now_wall_ns` (ns). `Ok(true)` iff the key held `value` and was deleted.
+    pub fn release_if_value(
+        &mut self,
+        key: &str,
+        value: &str,
+        now_wall_ns: i64,
+    ) -> Result<bool, CommandError> {
+        decode_flag(
+            "release",
+            &execute(self, &release_args(key, value), now_wall_ns),
+        )
+    }
+
+    /// Lock extend by compare-and-pexpire: `EVAL` of [`EXTEND_SCRIPT`] at wall-clock
+    /// `now_wall_ns` (ns). `Ok(true)` iff the key held `value`; its deadline is then
+    /// `now_ms + ttl_ms` (a `ttl_ms <= 0` deletes the key and still gives `Ok(true)`, per
+    /// `PEXPIRE`).
+    pub fn extend_if_value(
+        &mut self,
+        key: &str,
+        value: &str,
+        ttl_ms: i64,
+        now_wall_ns: i64,
+    ) -> Result<bool, CommandError> {
+        decode_flag(
+            "extend",
+            &execute(self, &extend_args(key, value, ttl_ms), now_wall_ns),
+        )
+    }
+}
+
+/// Arguments of the lock acquire command: `SET key value NX PX ttl_ms` (`ttl_ms` in **ms**).
+pub fn set_nx_px_args(key: &str, value: &str, ttl_ms: i64) -> Vec<String> {
+    vec![
+        "SET".into(),
+        key.into(),
+        value.into(),
+        "NX".into(),
+        "PX".into(),
+        ttl_ms.to_string(),
+    ]
+}
+
+/// Arguments of `GET key`.
+pub fn get_args(key: &str) -> Vec<String> {
+    vec!["GET".into(), key.into()]
+}
+
+/// Arguments of a plain `DEL key` (the unsafe release variant `release: "delete"`).
+pub fn del_args(key: &str) -> Vec<String> {
+    vec!["DEL".into(), key.into()]
+}
+
+/// Arguments of the compare-and-delete release: `EVAL <RELEASE_SCRIPT> 1 key value`.
+pub fn release_args(key: &str, value: &str) -> Vec<String> {
+    vec![
+        "EVAL".into(),
+        RELEASE_SCRIPT.into(),
+        "1".into(),
+        key.into(),
+        value.into(),
+    ]
+}
+
+/// Arguments of the compare-and-pexpire extend: `EVAL <EXTEND_SCRIPT> 1 key value ttl_ms`
+/// (`ttl_ms` in **ms**).
+pub fn extend_args(key: &str, value: &str, ttl_ms: i64) -> Vec<String> {
+    vec![
+        "EVAL".into(),
+        EXTEND_SCRIPT.into(),
+        "1".into(),
+        key.into(),
+        value.into(),
+        ttl_ms.to_string(),
+    ]
+}
+
+fn redis_error(reply: &Reply) -> Option<CommandError> {
+    match reply {
+        Reply::Error(e) => Some(CommandError::Redis(e.clone())),
+        _ => None,
+    }
+}
+
+/// Decodes the reply to [`set_nx_px_args`]: `OK` -> `true` (acquired), nil -> `false`.
+pub fn decode_set_nx_px(reply: &Reply) -> Result<bool, CommandError> {
+    match reply {
+        Reply::Status(s) if s == "OK" => Ok(true),
+        Reply::Nil => Ok(false),
+        other => Err(
+            redis_error(other).unwrap_or_else(|| CommandError::Unexpected {
+                command: "set_nx_px",
+                reply: other.clone(),
+            }),
+        ),
+    }
+}
+
+/// Decodes the reply to [`get_args`]: bulk -> `Some(value)`, nil -> `None`.
+pub fn decode_get(reply: &Reply) -> Result<Option<String>, CommandError> {
+    match reply {
+        Reply::Bulk(v) => Ok(Some(v.clone())),
+        Reply::Nil => Ok(None),
+        other => Err(
+            redis_error(other).unwrap_or_else(|| CommandError::Unexpected {
+                command: "get",
+                reply: other.clone(),
+            }),
+        ),
+    }
+}
+
+/// Decodes an integer reply (e.g. `DEL`'s count of deleted keys).
+pub fn decode_integer(command: &'static str, reply: &Reply) -> Result<i64, CommandError> {
+    match reply {
+        Reply::Integer(n) => Ok(*n),
+        other => Err(
+            redis_error(other).unwrap_or_else(|| CommandError::Unexpected {
+                command,
+                reply: other.clone(),
+            }),
+        ),
+    }
+}
+
+/// Decodes a 0/1 integer reply (release and extend scripts): 1 -> `true`, 0 -> `false`.
+pub fn decode_flag(command: &'static str, reply: &Reply) -> Result<bool, CommandError> {
+    match decode_integer(command, reply)? {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(CommandError::Unexpected {
+            command,
+            reply: reply.clone(),
+        }),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Dispatch
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy)]
+enum Cmd {
+    Get,
+    Set,
+    Del,
+    Pttl,
+    Pexpire,
+    Eval,
+}
+
+/// (lower-case name, Redis arity, command). Arity as in Redis's command table: positive =
+/// exact argument count including the name, negative = at least `-arity`.
+const COMMANDS: [(&str, i32, Cmd); 6] = [
+    ("get", 2, Cmd::Get),
+    ("set", -3, Cmd::Set),
+    ("del", -2, Cmd::Del),
+    ("pttl", 2, Cmd::Pttl),
+    ("pexpire", -3, Cmd::Pexpire),
+    ("eval", -3, Cmd::Eval),
+];
+
+/// Replaces CR and LF by spaces, as Redis does before emitting an error text that contains
+/// user input (`rejectCommandFormat` / `addReplyErrorFormat`, `src/networking.c`).
+fn sanitize(s: String) -> String {
+    s.replace(['\r', '\n'], " ")
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a char boundary (C's
+/// `%.*s` counts bytes; a char is never split here).
+fn truncate_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// `ERR unknown command '<name>', with args beginning with: '<a1>' '<a2>' ` with Redis's
+/// truncation: the name to 128 bytes, the quoted arguments while their text is shorter than
+/// 128 bytes (`processCommand`, `src/server.c`).
+fn unknown_command(name: &str, rest: &[String]) -> Reply {
+    let mut listed = String::new();
+    for arg in rest {
+        if listed.len() >= 128 {
+            break;
+        }
+        let room = 128 - listed.len();
+        listed.push('\'');
+        listed.push_str(truncate_bytes(arg, room));
+        listed.push_str("' ");
+    }
+    Reply::Error(sanitize(format!(
+        "ERR unknown command '{}', with args beginning with: {}",
+        truncate_bytes(name, 128),
+        listed
+    )))
+}
+
+fn err_invalid_expire(command: &str) -> Reply {
+    Reply::Error(format!("ERR invalid expire time in '{command}' command"))
+}
+
+fn err_not_integer() -> Reply {
+    Reply::Error(ERR_NOT_INTEGER.to_string())
+}
+
+/// Parses an integer argument or gives Redis's "not an integer" error reply.
+fn integer_arg(s: &str) -> Result<i64, Reply> {
+    parse_redis_integer(s).ok_or_else(err_not_integer)
+}
+
+/// [`execute`] with the wall clock already in ms (one reading per command).
+fn execute_at_ms(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Reply {
+    let Some(name) = args.first() else {
+        return unknown_command("", &[]);
+    };
+    let Some(&(canonical, arity, cmd)) = COMMANDS
+        .iter()
+        .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+    else {
+        return unknown_command(name, &args[1..]);
+    };
+    let argc = i64::try_from(args.len()).unwrap_or(i64::MAX);
+    let arity = i64::from(arity);
+    if (arity > 0 && argc != arity) || (arity < 0 && argc < -arity) {
+        return Reply::Error(format!(
+            "ERR wrong number of arguments for '{canonical}' command"
+        ));
+    }
+    let result = match cmd {
+        Cmd::Get => Ok(cmd_get(ks, &args[1], now_ms)),
+        Cmd::Set => cmd_set(ks, args, now_ms),
+        Cmd::Del => Ok(cmd_del(ks, &args[1..], now_ms)),
+        Cmd::Pttl => Ok(cmd_pttl(ks, &args[1], now_ms)),
+        Cmd::Pexpire => cmd_pexpire(ks, args, now_ms),
+        Cmd::Eval => cmd_eval(ks, args, now_ms),
+    };
+    result.unwrap_or_else(|error_reply| error_reply)
+}
+
+// ---------------------------------------------------------------------------------------
+// GET, DEL, PTTL
+// ---------------------------------------------------------------------------------------
+
+/// `GET key`: bulk value or nil (`getGenericCommand`, `src/t_string.c`).
+fn cmd_get(ks: &mut Keyspace, key: &str, now_ms: i64) -> Reply {
+    match ks.lookup_at_ms(key, now_ms) {
+        Some(e) => Reply::Bulk(e.value.clone()),
+        None => Reply::Nil,
+    }
+}
+
+/// `DEL key [key ...]`: number of keys removed; an expired key is expired first and so does
+/// not count; a key named twice counts once (`delGenericCommand`, `src/db.c`).
+fn cmd_del(ks: &mut Keyspace, keys: &[String], now_ms: i64) -> Reply {
+    let mut deleted = 0i64;
+    for key in keys {
+        ks.expire_if_needed_at_ms(key, now_ms);
+        if ks.remove(key).is_some() {
+            deleted += 1;
+        }
+    }
+    Reply::Integer(deleted)
+}
+
+/// `PTTL key`: -2 if absent or expired, -1 if no TTL, else `deadline - now` in ms, never
+/// below 0 (at `now == deadline` the key is alive and the reply is 0) (`ttlGenericCommand`,
+/// `src/expire.c`; redis.io/commands/pttl).
+fn cmd_pttl(ks: &mut Keyspace, key: &str, now_ms: i64) -> Reply {
+    match ks.lookup_at_ms(key, now_ms) {
+        None => Reply::Integer(-2),
+        Some(Entry {
+            expires_at_ms: None,
+            ..
+        }) => Reply::Integer(-1),
+        Some(Entry {
+            expires_at_ms: Some(when),
+            ..
+        }) => Reply::Integer(when.saturating_sub(now_ms).max(0)),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// SET
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ExpireOpt {
+    Ex,
+    Px,
+    ExAt,
+    PxAt,
+}
+
+#[derive(Default)]
+struct SetOptions<'a> {
+    nx: bool,
+    xx: bool,
+    get: bool,
+    keep_ttl: bool,
+    expire: Option<(ExpireOpt, &'a str)>,
+}
+
+/// Parses `SET`'s options (`args[3..]`) with the rules of `parseExtendedStringArgumentsOrReply`
+/// (`src/t_string.c`, Redis 7.0), scanning left to right:
+/// - `NX` unless `XX` was seen; `XX` unless `NX` was seen; `GET` always;
+/// - `KEEPTTL` unless an `EX`/`PX`/`EXAT`/`PXAT` was seen;
+/// - each of `EX`/`PX`/`EXAT`/`PXAT` unless `KEEPTTL` or a *different* one of the four was
+///   seen, and only if an argument follows (it is taken as the time, whatever it is);
+///   repeating the same one is allowed and the last wins;
+/// - anything else is `ERR syntax error`.
+///
+/// Option names are ASCII case-insensitive. The time argument is validated later, so a
+/// syntax error anywhere wins over a bad time.
+fn parse_set_options(args: &[String]) -> Result<SetOptions<'_>, Reply> {
+    let mut o = SetOptions::default();
+    let mut j = 3;
+    while j < args.len() {
+        let opt = args[j].as_str();
+        let next = args.get(j + 1);
+        let is = |name: &str| opt.eq_ignore_ascii_case(name);
+        let expire_kind = if is("EX") {
+            Some(ExpireOpt::Ex)
+        } else if is("PX") {
+            Some(ExpireOpt::Px)
+        } else if is("EXAT") {
+            Some(ExpireOpt::ExAt)
+        } else if is("PXAT") {
+            Some(ExpireOpt::PxAt)
+        } else {
+            None
+        };
+        if is("NX") && !o.xx {
+            o.nx = true;
+        } else if is("XX") && !o.nx {
+            o.xx = true;
+        } else if is("GET") {
+            o.get = true;
+        } else if is("KEEPTTL") && o.expire.is_none() {
+            o.keep_ttl = true;
+        } else if let (Some(kind), Some(time)) = (expire_kind, next) {
+            let compatible = !o.keep_ttl && o.expire.map_or(true, |(k, _)| k == kind);
+            if !compatible {
+                return Err(Reply::Error(ERR_SYNTAX.to_string()));
+            }
+            o.expire = Some((kind, time.as_str()));
+            j += 1;
+        } else {
+            return Err(Reply::Error(ERR_SYNTAX.to_string()));
+        }
+        j += 1;
+    }
+    Ok(o)
+}
+
+/// The absolute deadline (wall **ms**) of a `SET` expire option, or the error reply
+/// (`getExpireMillisecondsOrReply`, `src/t_string.c`): the time must be an integer
+/// ([`ERR_NOT_INTEGER`]) and > 0, seconds must not overflow when multiplied by 1000, and
+/// `now_ms + time` (for `EX`/`PX`) must neither overflow nor be <= 0 — otherwise
+/// `ERR invalid expire time in 'set' command`. With `EXAT`/`PXAT` the time is already
+/// absolute (it may lie in the past: the key is then expired at its next access).
+///
+/// Consequence of Redis's `<= 0` check: while the wall clock reads at or before its epoch
+/// (`now_ms <= -ttl`), every `SET .. PX ttl` fails with `invalid expire time`, as it would on a
+/// real server whose clock is set before 1970. Scenarios should give Redis nodes a wall
+/// clock well after its epoch (the conformance replayer starts at wall 0 but only moves
+/// forward in the recorded cases).
+fn set_deadline_ms(kind: ExpireOpt, time: &str, now_ms: i64) -> Result<i64, Reply> {
+    let value = integer_arg(time)?;
+    let seconds = matches!(kind, ExpireOpt::Ex | ExpireOpt::ExAt);
+    if value <= 0 || (seconds && value > i64::MAX / 1000) {
+        return Err(err_invalid_expire("set"));
+    }
+    let ms = if seconds { value * 1000 } else { value };
+    let when = match kind {
+        ExpireOpt::Ex | ExpireOpt::Px => ms.checked_add(now_ms),
+        ExpireOpt::ExAt | ExpireOpt::PxAt => Some(ms),
+    };
+    match when {
+        Some(w) if w > 0 => Ok(w),
+        _ => Err(err_invalid_expire("set")),
+    }
+}
+
+/// `SET key value [NX|XX] [GET] [EX s|PX ms|EXAT unix-s|PXAT unix-ms|KEEPTTL]`
+/// (`setCommand` / `setGenericCommand`, `src/t_string.c`; redis.io/commands/set), in Redis's
+/// order: parse options (syntax error), validate the expire time (error even if `NX` would
+/// fail), `GET`'s read of the old value, then the `NX`/`XX` condition on the live key (an
+/// expired key is absent), then store. Storing replaces the value and, without `KEEPTTL`,
+/// the TTL (a plain `SET` makes the key persistent). Reply: `OK`, or nil if `NX`/`XX`
+/// prevented the set; with `GET`, the old value (bulk or nil) in both cases.
+fn cmd_set(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply, Reply> {
+    let opts = parse_set_options(args)?;
+    let deadline = match opts.expire {
+        Some((kind, time)) => Some(set_deadline_ms(kind, time, now_ms)?),
+        None => None,
+    };
+    let key = &args[1];
+    let current = ks.lookup_at_ms(key, now_ms).cloned();
+    let old_value_reply = match &current {
+        Some(e) => Reply::Bulk(e.value.clone()),
+        None => Reply::Nil,
+    };
+    let found = current.is_some();
+    if (opts.nx && found) || (opts.xx && !found) {
+        return Ok(if opts.get {
+            old_value_reply
+        } else {
+            Reply::Nil
+        });
+    }
+    let expires_at_ms = if opts.keep_ttl {
+        current.and_then(|e| e.expires_at_ms)
+    } else {
+        deadline
+    };
+    ks.insert(
+        key.clone(),
+        Entry {
+            value: args[2].clone(),
+            expires_at_ms,
+        },
+    );
+    Ok(if opts.get {
+        old_value_reply
+    } else {
+        Reply::ok()
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// PEXPIRE
+// ---------------------------------------------------------------------------------------
+
+/// `PEXPIRE key ms [NX|XX|GT|LT]` (`expireGenericCommand`, `src/expire.c`;
+/// redis.io/commands/pexpire), in Redis's order:
+/// 1. options (`args[3..]`, case-insensitive): unknown -> `ERR Unsupported option <opt>`;
+///    `NX` with any of `XX`/`GT`/`LT` -> `ERR NX and XX, GT or LT options at the same time
+///    are not compatible`; `GT` with `LT` -> `ERR GT and LT options at the same time are not
+///    compatible`;
+/// 2. `ms` must be an integer ([`ERR_NOT_INTEGER`]); negative values are allowed;
+///    `now_ms + ms` overflowing `i64` -> `ERR invalid expire time in 'pexpire' command`;
+/// 3. absent (or expired) key -> 0;
+/// 4. `NX`: only if the key has no TTL; `XX`: only if it has one; `GT`: only if the new
+///    deadline is later than the current one (no TTL counts as infinite, so `GT` fails);
+///    `LT`: only if earlier (no TTL counts as infinite, so `LT` succeeds) -> else 0;
+/// 5. deadline `<= now_ms` (a non-positive `ms`): the key is **deleted** and the reply is 1
+///    (Redis documentation `commands/expire.md`, redis.io/commands/expire: "calling
+///    `EXPIRE`/`PEXPIRE` with a non-positive timeout ... will result in the key being deleted
+///    rather than expired"; `checkAlreadyExpired` in `src/expire.c`). Note the asymmetry with
+///    lazy expiry: a deadline equal to now keeps a key alive ([`super::store`]), but
+///    `PEXPIRE key 0` deletes it at once;
+/// 6. else the deadline becomes `now_ms + ms` (replacing any previous one) -> 1.
+fn cmd_pexpire(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply, Reply> {
+    let (mut nx, mut xx, mut gt, mut lt) = (false, false, false, false);
+    for opt in &args[3..] {
+        let is = |name: &str| opt.eq_ignore_ascii_case(name);
+        if is("NX") {
+            nx = true;
+        } else if is("XX") {
+            xx = true;
+        } else if is("GT") {
+            gt = true;
+        } else if is("LT") {
+            lt = true;
+        } else {
+            return Err(Reply::Error(sanitize(format!(
+                "ERR Unsupported option {opt}"
+            ))));
+        }
+    }
+    if nx && (xx || gt || lt) {
+        return Err(Reply::Error(
+            "ERR NX and XX, GT or LT options at the same time are not compatible".to_string(),
+        ));
+    }
+    if gt && lt {
+        return Err(Reply::Error(
+            "ERR GT and LT options at the same time are not compatible".to_string(),
+        ));
+    }
+    let ms = integer_arg(&args[2])?;
+    let when = match ms.checked_add(now_ms) {
+        Some(w) => w,
+        // Redis rejects `ms > LLONG_MAX - basetime`.
+        None if ms > 0 => return Err(err_invalid_expire("pexpire")),
+        // Underflow: a deadline far in the past, which deletes the key below.
+        None => i64::MIN,
+    };
+    let key = &args[1];
+    let Some(entry) = ks.lookup_at_ms(key, now_ms) else {
+        return Ok(Reply::Integer(0));
+    };
+    let current = entry.expires_at_ms;
+    let refused = (nx && current.is_some())
+        || (xx && current.is_none())
+        || (gt && current.map_or(true, |c| when <= c))
+        || (lt && current.is_some_and(|c| when >= c));
+    if refused {
+        return Ok(Reply::Integer(0));
+    }
+    if when <= now_ms {
+        ks.remove(key);
+    } else {
+        ks.set_expire_at_ms(key, Some(when));
+    }
+    Ok(Reply::Integer(1))
+}
+
+// ---------------------------------------------------------------------------------------
+// EVAL (the two lock scripts)
+// ---------------------------------------------------------------------------------------
+
+/// `EVAL script numkeys key... arg...` (`evalGenericCommand`, `src/eval.c`;
+/// redis.io/commands/eval). `numkeys` must be an integer ([`ERR_NOT_INTEGER`]), not larger
+/// than the number of remaining arguments ([`ERR_NUMKEYS_TOO_BIG`]) and not negative
+/// ([`ERR_NUMKEYS_NEGATIVE`]). Then the script is recognised by its exact text:
+/// [`RELEASE_SCRIPT`] and [`EXTEND_SCRIPT`] are interpreted; anything else gets
+/// [`UNSUPPORTED_SCRIPT_ERROR`].
+fn cmd_eval(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply, Reply> {
+    let numkeys = integer_arg(&args[2])?;
+    let rest = &args[3..];
+    let available = i64::try_from(rest.len()).unwrap_or(i64::MAX);
+    if numkeys > available {
+        return Err(Reply::Error(ERR_NUMKEYS_TOO_BIG.to_string()));
+    }
+    let Ok(numkeys) = usize::try_from(numkeys) else {
+        return Err(Reply::Error(ERR_NUMKEYS_NEGATIVE.to_string()));
+    };
+    let (keys, argv) = rest.split_at(numkeys);
+    let script = args[1].as_str();
+    if script == RELEASE_SCRIPT {
+        Ok(run_lock_script(ks, keys, argv, now_ms, ScriptTail::Del))
+    } else if script == EXTEND_SCRIPT {
+        Ok(run_lock_script(ks, keys, argv, now_ms, ScriptTail::Pexpire))
+    } else {
+        Err(Reply::Error(UNSUPPORTED_SCRIPT_ERROR.to_string()))
+    }
+}
+
+/// What the lock script does when the value matches.
+#[derive(Clone, Copy)]
+enum ScriptTail {
+    /// `return redis.call('del',KEYS[1])`
+    Del,
+    /// `return redis.call('pexpire',KEYS[1],ARGV[2])`
+    Pexpire,
+}
+
+/// `redis.call(...)`: every argument must be a Lua string or number (a missing `KEYS[i]` or
+/// `ARGV[i]` is `nil` -> [`ERR_LUA_ARGS`]); the command runs through the same dispatcher as a
+/// client's command, at the script's frozen time; an error reply is raised as the script's
+/// error (`luaRedisGenericCommand`, `src/script_lua.c`). Real Redis appends
+/// ` script: <sha1>, on @user_script:1.` to such errors; this model gives the command's own
+/// error text (the conformance README allows comparing up to that suffix).
+fn redis_call(ks: &mut Keyspace, call: &[Option<&String>], now_ms: i64) -> Result<Reply, Reply> {
+    let mut args = Vec::with_capacity(call.len());
+    for a in call {
+        match a {
+            Some(s) => args.push((*s).clone()),
+            None => return Err(Reply::Error(ERR_LUA_ARGS.to_string())),
+        }
+    }
+    match execute_at_ms(ks, &args, now_ms) {
+        e @ Reply::Error(_) => Err(e),
+        ok => Ok(ok),
+    }
+}
+
+/// Interprets `if redis.call('get',KEYS[1]) == ARGV[1] then return <tail> else return 0 end`.
+///
+/// Lua semantics used: `GET` of an absent key returns `false`, which never equals a string nor
+/// `nil`, so an absent key (or a missing `ARGV[1]`) gives 0, also for an empty value; a
+/// present value equals `ARGV[1]` iff the bytes are equal. The tail's integer reply is
+/// returned unchanged (integer -> Lua number -> integer).
+fn run_lock_script(
+    ks: &mut Keyspace,
+    keys: &[String],
+    argv: &[String],
+    now_ms: i64,
+    tail: ScriptTail,
+) -> Reply {
+    let get: String = "get".into();
+    let current = match redis_call(ks, &[Some(&get), keys.first()], now_ms) {
+        Ok(r) => r,
+        Err(e) => return e,
+    };
+    let matches = matches!((&current, argv.first()), (Reply::Bulk(v), Some(a)) if v == a);
+    if !matches {
+        return Reply::Integer(0);
+    }
+    let result = match tail {
+        ScriptTail::Del => {
+            let del: String = "del".into();
+            redis_call(ks, &[Some(&del), keys.first()], now_ms)
+        }
+        ScriptTail::Pexpire => {
+            let pexpire: String = "pexpire".into();
+            redis_call(ks, &[Some(&pexpire), keys.first(), argv.get(1)], now_ms)
+        }
+    };
+    result.unwrap_or_else(|e| e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redis::store::NS_PER_MS;
+
+    const MS: i64 = NS_PER_MS;
+
+    fn a(parts: &[&str]) -> Vec<String> {
+        parts.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn run(ks: &mut Keyspace, parts: &[&str], now_ms: i64) -> Reply {
+        execute(ks, &a(parts), now_ms * MS)
+    }
+
+    fn err(s: &str) -> Reply {
+        Reply::Error(s.to_string())
+    }
+
+    #[test]
+    fn integer_syntax_is_string2ll() {
+        for ok in [
+            ("0", 0),
+            ("1", 1),
+            ("-1", -1),
+            ("500", 500),
+            ("9223372036854775807", i64::MAX),
+            ("-9223372036854775808", i64::MIN),
+        ] {
+            assert_eq!(parse_redis_integer(ok.0), Some(ok.1), "{}", ok.0);
+        }
+        for bad in [
+            "",
+            "-",
+            "-0",
+            "+1",
+            " 1",
+            "1 ",
+            "01",
+            "1.5",
+            "1e3",
+            "abc",
+            "100abc",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "000000000000000000001",
+        ] {
+            assert_eq!(parse_redis_integer(bad), None, "{bad:?}");
+        }
+    }
+
+    /// Pins the ms-granularity expiry boundary of a key set with PX 30000 at wall 0.
+    #[test]
+    fn px_30000_boundary() {
+        let mut ks = Keyspace::new();
+        assert_eq!(ks.set_nx_px("k", "a", 30_000, 0), Ok(true));
+        // Deadline is 30_000 ms. One ns before it: ms 29_999, alive, PTTL 1.
+        let deadline_ns = 30_000 * MS;
+        assert_eq!(ks.set_nx_px("k", "b", 10, deadline_ns - 1), Ok(false));
+        assert_eq!(
+            execute(&mut ks, &a(&["PTTL", "k"]), deadline_ns - 1),
+            Reply::Integer(1)
+        );
+        // At the deadline: now == when, NOT expired (Redis: now > when), PTTL 0.
+        assert_eq!(ks.set_nx_px("k", "b", 10, deadline_ns), Ok(false));
+        assert_eq!(
+            execute(&mut ks, &a(&["PTTL", "k"]), deadline_ns),
+            Reply::Integer(0)
+        );
+        // Still ms 30_000 at deadline + 999_999 ns: alive.
+        assert_eq!(ks.get("k", deadline_ns + MS - 1), Ok(Some("a".into())));
+        // deadline + 1 ms: expired; SET NX succeeds.
+        assert_eq!(ks.set_nx_px("k", "b", 10, deadline_ns + MS), Ok(true));
+        assert_eq!(ks.get("k", deadline_ns + MS), Ok(Some("b".into())));
+    }
+
+    #[test]
+    fn set_nx_xx_and_syntax() {
+        let mut ks = Keyspace::new();
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "NX", "XX"], 0),
+            err(ERR_SYNTAX)
+        );
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "XX", "NX"], 0),
+            err(ERR_SYNTAX)
+        );
+        assert_eq!(run(&mut ks, &["SET", "k", "v", "PX"], 0), err(ERR_SYNTAX));
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "PX", "5", "EX", "5"], 0),
+            err(ERR_SYNTAX)
+        );
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "KEEPTTL", "PX", "5"], 0),
+            err(ERR_SYNTAX)
+        );
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "PX", "5", "KEEPTTL"], 0),
+            err(ERR_SYNTAX)
+        );
+        assert_eq!(run(&mut ks, &["SET", "k", "v", "FOO"], 0), err(ERR_SYNTAX));
+        // Syntax is checked before the time value.
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "PX", "abc", "BAR"], 0),
+            err(ERR_SYNTAX)
+        );
+        // "PX PX 5": the second PX is PX's time argument, then "5" is a syntax error.
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "PX", "PX", "5"], 0),
+            err(ERR_SYNTAX)
+        );
+        // Repeated NX, repeated PX (last wins) are accepted; options are case-insensitive.
+        assert_eq!(
+            run(
+                &mut ks,
+                &["set", "k", "v", "nx", "Nx", "px", "5", "pX", "100"],
+                0
+            ),
+            Reply::ok()
+        );
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 0), Reply::Integer(100));
+        // XX on a present key overwrites and (without TTL option) clears the TTL.
+        assert_eq!(run(&mut ks, &["SET", "k", "w", "XX"], 1), Reply::ok());
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 1), Reply::Integer(-1));
+        // XX on an absent key: nil.
+        assert_eq!(run(&mut ks, &["SET", "z", "w", "XX"], 1), Reply::Nil);
+        assert_eq!(run(&mut ks, &["GET", "z"], 1), Reply::Nil);
+        assert_eq!(
+            run(&mut ks, &["SET", "k"], 1),
+            err("ERR wrong number of arguments for 'set' command")
+        );
+    }
+
+    #[test]
+    fn set_expire_validation_order_and_texts() {
+        let mut ks = Keyspace::new();
+        let invalid = err("ERR invalid expire time in 'set' command");
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "NX", "PX", "0"], 5),
+            invalid
+        );
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "NX", "PX", "-1"], 5),
+            invalid
+        );
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "EX", "9223372036854776"], 5),
+            invalid
+        );
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "PX", "9223372036854775807"], 5),
+            invalid
+        );
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "PX", "1.5"], 5),
+            err(ERR_NOT_INTEGER)
+        );
+        // Present key: the invalid time still wins over NX.
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "v", "NX", "PX", "500"], 5),
+            Reply::ok()
+        );
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "x", "NX", "PX", "0"], 6),
+            invalid
+        );
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "x", "NX", "PX", "500"], 6),
+            Reply::Nil
+        );
+        assert_eq!(run(&mut ks, &["GET", "k"], 6), Reply::Bulk("v".into()));
+        // EX is seconds.
+        assert_eq!(run(&mut ks, &["SET", "s", "v", "EX", "2"], 10), Reply::ok());
+        assert_eq!(run(&mut ks, &["PTTL", "s"], 10), Reply::Integer(2000));
+    }
+
+    #[test]
+    fn set_get_keepttl_and_absolute_times() {
+        let mut ks = Keyspace::new();
+        assert_eq!(run(&mut ks, &["SET", "k", "a", "GET"], 0), Reply::Nil);
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "b", "GET", "PX", "100"], 0),
+            Reply::Bulk("a".into())
+        );
+        assert_eq!(run(&mut ks, &["SET", "k", "c", "KEEPTTL"], 10), Reply::ok());
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 10), Reply::Integer(90));
+        // NX + GET on a present key: the old value, nothing set.
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "d", "NX", "GET"], 10),
+            Reply::Bulk("c".into())
+        );
+        assert_eq!(run(&mut ks, &["GET", "k"], 10), Reply::Bulk("c".into()));
+        // PXAT is absolute; a past PXAT gives OK and a key expired at the next access.
+        assert_eq!(
+            run(&mut ks, &["SET", "p", "v", "PXAT", "500"], 10),
+            Reply::ok()
+        );
+        assert_eq!(run(&mut ks, &["PTTL", "p"], 10), Reply::Integer(490));
+        assert_eq!(
+            run(&mut ks, &["SET", "q", "v", "PXAT", "5"], 10),
+            Reply::ok()
+        );
+        assert_eq!(run(&mut ks, &["GET", "q"], 10), Reply::Nil);
+        assert_eq!(
+            run(&mut ks, &["SET", "e", "v", "EXAT", "3"], 10),
+            Reply::ok()
+        );
+        assert_eq!(run(&mut ks, &["PTTL", "e"], 10), Reply::Integer(2990));
+    }
+
+    #[test]
+    fn pexpire_non_positive_deletes() {
+        let mut ks = Keyspace::new();
+        for ms in ["0", "-1", "-9223372036854775808"] {
+            assert_eq!(run(&mut ks, &["SET", "k", "v"], 100), Reply::ok());
+            assert_eq!(run(&mut ks, &["PEXPIRE", "k", ms], 100), Reply::Integer(1));
+            assert_eq!(run(&mut ks, &["PTTL", "k"], 100), Reply::Integer(-2));
+            assert_eq!(
+                ks.stored_len(),
+                0,
+                "PEXPIRE {ms} must delete, not just expire"
+            );
+        }
+        // Absent key: 0.
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "100"], 100),
+            Reply::Integer(0)
+        );
+        // Overflow and syntax.
+        assert_eq!(run(&mut ks, &["SET", "k", "v"], 100), Reply::ok());
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "9223372036854775807"], 100),
+            err("ERR invalid expire time in 'pexpire' command")
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "x"], 100),
+            err(ERR_NOT_INTEGER)
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "x", "FOO"], 100),
+            err("ERR Unsupported option FOO")
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "5", "NX", "GT"], 100),
+            err("ERR NX and XX, GT or LT options at the same time are not compatible")
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "5", "gt", "lt"], 100),
+            err("ERR GT and LT options at the same time are not compatible")
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k"], 100),
+            err("ERR wrong number of arguments for 'pexpire' command")
+        );
+    }
+
+    #[test]
+    fn pexpire_conditions() {
+        let mut ks = Keyspace::new();
+        assert_eq!(run(&mut ks, &["SET", "k", "v"], 0), Reply::ok());
+        // No TTL: XX and GT refuse, LT and NX accept.
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "100", "XX"], 0),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "100", "GT"], 0),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "100", "LT"], 0),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "100", "NX"], 0),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "200", "GT"], 0),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "150", "GT"], 0),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "50", "LT", "XX"], 0),
+            Reply::Integer(1)
+        );
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 0), Reply::Integer(50));
+    }
+
+    #[test]
+    fn del_variadic_and_expired() {
+        let mut ks = Keyspace::new();
+        run(&mut ks, &["SET", "a", "1"], 0);
+        run(&mut ks, &["SET", "b", "2", "PX", "10"], 0);
+        run(&mut ks, &["SET", "c", "3"], 0);
+        assert_eq!(
+            run(&mut ks, &["DEL", "a", "a", "b", "c", "zz"], 11),
+            Reply::Integer(2)
+        );
+        assert!(ks.is_empty());
+        assert_eq!(
+            run(&mut ks, &["DEL"], 0),
+            err("ERR wrong number of arguments for 'del' command")
+        );
+    }
+
+    #[test]
+    fn get_pttl_arity() {
+        let mut ks = Keyspace::new();
+        assert_eq!(
+            run(&mut ks, &["GET", "a", "b"], 0),
+            err("ERR wrong number of arguments for 'get' command")
+        );
+        assert_eq!(
+            run(&mut ks, &["pttl"], 0),
+            err("ERR wrong number of arguments for 'pttl' command")
+        );
+    }
+
+    #[test]
+    fn unknown_command_text() {
+        let mut ks = Keyspace::new();
+        assert_eq!(
+            run(&mut ks, &["FOO", "a", "b c"], 0),
+            err("ERR unknown command 'FOO', with args beginning with: 'a' 'b c' ")
+        );
+        assert_eq!(
+            run(&mut ks, &["evalsha"], 0),
+            err("ERR unknown command 'evalsha', with args beginning with: ")
+        );
+        assert_eq!(
+            execute(&mut ks, &[], 0),
+            err("ERR unknown command '', with args beginning with: ")
+        );
+        assert_eq!(
+            run(&mut ks, &["X\r\nY", "a\nb"], 0),
+            err("ERR unknown command 'X  Y', with args beginning with: 'a b' ")
+        );
+        // Arguments are listed while the list is shorter than 128 bytes.
+        let long = "x".repeat(200);
+        let Reply::Error(text) = run(&mut ks, &["FOO", &long, "next"], 0) else {
+            panic!("error expected");
+        };
+        assert_eq!(
+            text,
+            format!(
+                "ERR unknown command 'FOO', with args beginning with: '{}' ",
+                "x".repeat(128)
+            )
+        );
+    }
+
+    #[test]
+    fn release_script() {
+        let mut ks = Keyspace::new();
+        assert_eq!(ks.release_if_value("k", "a", 0), Ok(false));
+        assert_eq!(ks.set_nx_px("k", "a", 1000, 0), Ok(true));
+        assert_eq!(ks.release_if_value("k", "b", 0), Ok(false));
+        assert_eq!(ks.get("k", 0), Ok(Some("a".into())));
+        assert_eq!(ks.release_if_value("k", "a", 0), Ok(true));
+        assert_eq!(ks.get("k", 0), Ok(None));
+        // Empty token on an absent key: Lua false != "".
+        assert_eq!(ks.release_if_value("k", "", 0), Ok(false));
+        // Empty value stored, empty token: equal strings.
+        assert_eq!(run(&mut ks, &["SET", "e", ""], 0), Reply::ok());
+        assert_eq!(ks.release_if_value("e", "", 0), Ok(true));
+        // Expired key with the right token: 0.
+        assert_eq!(ks.set_nx_px("k", "a", 10, 0), Ok(true));
+        assert_eq!(ks.release_if_value("k", "a", 11 * MS), Ok(false));
+    }
+
+    #[test]
+    fn extend_script() {
+        let mut ks = Keyspace::new();
+        assert_eq!(ks.set_nx_px("k", "a", 300, 0), Ok(true));
+        assert_eq!(ks.extend_if_value("k", "b", 5000, 10 * MS), Ok(false));
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 10), Reply::Integer(290));
+        assert_eq!(ks.extend_if_value("k", "a", 500, 100 * MS), Ok(true));
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 100), Reply::Integer(500));
+        // Non-positive TTL through the script: pexpire deletes, reply 1.
+        assert_eq!(ks.extend_if_value("k", "a", 0, 100 * MS), Ok(true));
+        assert_eq!(ks.get("k", 100 * MS), Ok(None));
+        // Expired: 0, and no resurrection.
+        assert_eq!(ks.set_nx_px("k", "a", 10, 0), Ok(true));
+        assert_eq!(ks.extend_if_value("k", "a", 500, 11 * MS), Ok(false));
+        assert_eq!(ks.get("k", 11 * MS), Ok(None));
+    }
+
+    #[test]
+    fn script_errors() {
+        let mut ks = Keyspace::new();
+        assert_eq!(run(&mut ks, &["SET", "k", "a"], 0), Reply::ok());
+        // Error raised by redis.call inside the extend script.
+        assert_eq!(
+            run(&mut ks, &["EVAL", EXTEND_SCRIPT, "1", "k", "a", "abc"], 0),
+            err(ERR_NOT_INTEGER)
+        );
+        assert_eq!(
+            run(
+                &mut ks,
+                &["EVAL", EXTEND_SCRIPT, "1", "k", "a", "9223372036854775807"],
+                5
+            ),
+            err("ERR invalid expire time in 'pexpire' command")
+        );
+        // Missing ARGV[2] with a matching value: nil argument.
+        assert_eq!(
+            run(&mut ks, &["EVAL", EXTEND_SCRIPT, "1", "k", "a"], 0),
+            err(ERR_LUA_ARGS)
+        );
+        // Missing ARGV[1]: never equal, 0.
+        assert_eq!(
+            run(&mut ks, &["EVAL", RELEASE_SCRIPT, "1", "k"], 0),
+            Reply::Integer(0)
+        );
+        // numkeys 0: KEYS[1] is nil.
+        assert_eq!(
+            run(&mut ks, &["EVAL", RELEASE_SCRIPT, "0", "k"], 0),
+            err(ERR_LUA_ARGS)
+        );
+        assert_eq!(
+            run(&mut ks, &["EVAL", RELEASE_SCRIPT, "x", "k"], 0),
+            err(ERR_NOT_INTEGER)
+        );
+        assert_eq!(
+            run(&mut ks, &["EVAL", RELEASE_SCRIPT, "3", "k", "a"], 0),
+            err(ERR_NUMKEYS_TOO_BIG)
+        );
+        assert_eq!(
+            run(&mut ks, &["EVAL", RELEASE_SCRIPT, "-1", "k", "a"], 0),
+            err(ERR_NUMKEYS_NEGATIVE)
+        );
+        assert_eq!(
+            run(&mut ks, &["EVAL", "return 1", "0"], 0),
+            err(UNSUPPORTED_SCRIPT_ERROR)
+        );
+        assert_eq!(
+            run(&mut ks, &["EVAL", RELEASE_SCRIPT], 0),
+            err("ERR wrong number of arguments for 'eval' command")
+        );
+        // Nothing was changed by the failing calls.
+        assert_eq!(ks.get("k", 0), Ok(Some("a".into())));
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 0), Reply::Integer(-1));
+    }
+
+    #[test]
+    fn typed_helpers_surface_errors() {
+        let mut ks = Keyspace::new();
+        assert_eq!(
+            ks.set_nx_px("k", "a", 0, 0),
+            Err(CommandError::Redis(
+                "ERR invalid expire time in 'set' command".into()
+            ))
+        );
+        assert!(matches!(
+            decode_get(&Reply::Integer(3)),
+            Err(CommandError::Unexpected { command: "get", .. })
+        ));
+        assert!(decode_flag("release", &Reply::Integer(2)).is_err());
+        assert_eq!(decode_integer("del", &Reply::Integer(2)), Ok(2));
+        assert_eq!(ks.execute(&del_args("k"), 0), Reply::Integer(0));
+    }
+
+    #[test]
+    fn reply_json_form() {
+        assert_eq!(Reply::ok().to_json(), json!("OK"));
+        assert_eq!(Reply::Bulk("x".into()).to_json(), json!("x"));
+        assert_eq!(Reply::Nil.to_json(), Value::Null);
+        assert_eq!(Reply::Integer(-2).to_json(), json!(-2));
+        assert_eq!(
+            err("ERR syntax error").to_json(),
+            json!({"error": "ERR syntax error"})
+        );
+        assert_eq!(
+            serde_json::to_string(&Reply::Integer(5)).ok(),
+            Some("5".to_string())
+        );
+        assert_eq!(Reply::Nil.type_name(), "nil");
+    }
+}
