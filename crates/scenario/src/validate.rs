@@ -461,6 +461,9 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     }
 }
 
+/// Lock-specific worker fields: (name, whether the file sets it).
+type FieldsSet = [(&'static str, bool)];
+
 fn validate_worker(
     c: &mut Checker,
     names: &BTreeMap<String, (NodeId, &'static str)>,
@@ -497,7 +500,7 @@ fn validate_worker(
         ("start_time", w.start_time.is_some()),
         ("quorum", w.quorum.is_some()),
     ];
-    let (own, others): (&str, Vec<(&str, &[(&str, bool)])>) = match w.lock {
+    let (own, others): (&str, Vec<(&str, &FieldsSet)>) = match w.lock {
         LockKind::Lease => (
             "lease",
             vec![("redis", &redis_only), ("redlock", &redlock_only)],
