@@ -1588,6 +1588,12 @@ fn draw_clocks<DB: DrawingBackend>(
             if pts.len() >= 2 {
                 line(root, pts.clone(), c.stroke_width(2))?;
             }
+            // A step: a thin vertical joining the piece before it to this one.
+            if let (Some(prev), Some(first)) = (last, pts.first()) {
+                if prev != *first {
+                    line(root, vec![prev, *first], c.mix(0.6).stroke_width(1))?;
+                }
+            }
             if let Some(p) = pts.last() {
                 last = Some(*p);
             }
