@@ -27,9 +27,12 @@ pub struct RunArgs {
     /// Tell the run as a story, step by step.
     #[arg(long)]
     pub narrate: bool,
-    /// With --narrate: message kinds to leave out (e.g. HEARTBEAT), comma-separated.
-    #[arg(long, value_delimiter = ',', value_name = "KINDS")]
-    pub hide: Vec<String>,
+    /// Draw the run as a timeline chart (.svg or .png); --hide also applies to it.
+    #[arg(long, value_name = "OUT.svg|png")]
+    pub chart: Option<PathBuf>,
+    /// Chart drawing flags (with --chart).
+    #[command(flatten)]
+    pub draw: crate::cmd_chart::DrawArgs,
 }
 
 /// Runs `run`.
@@ -49,12 +52,19 @@ pub fn run(a: RunArgs) -> Result<u8> {
         w.write_all(b"\n")?;
         recorder = recorder.with_writer(Box::new(w));
     }
-    if a.narrate {
+    if let Some(c) = &a.chart {
+        crate::cmd_chart::format_of(c)?;
+    }
+    if a.narrate || a.chart.is_some() {
         recorder = recorder.keep_events();
     }
     let result = execute(&plan, seed, Some(recorder)).context("writing the trace failed")?;
     if let Some(f) = out_file {
         f.commit()?;
+    }
+    if let Some(c) = &a.chart {
+        let model = splitbrain_report::model_of_run(&result);
+        crate::cmd_chart::write_chart(&model, &a.draw, c)?;
     }
 
     if a.json {
@@ -67,7 +77,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
                 .and_then(|t| t.kept.as_deref())
                 .unwrap_or(&[]);
             let opts = NarrationOptions {
-                hide_kinds: a.hide.clone(),
+                hide_kinds: a.draw.hide_kinds.clone(),
                 ..Default::default()
             };
             println!("{}", narrate(&result.record.names, events, &opts));

@@ -3,7 +3,9 @@
 //! usage, 3 a run hit its event/time bound.
 
 mod atomic;
+mod cmd_chart;
 mod cmd_check;
+mod cmd_report;
 mod cmd_run;
 mod exit;
 
@@ -24,6 +26,10 @@ enum Cmd {
     Run(cmd_run::RunArgs),
     /// Run every scenario under the given paths and compare with their expectations.
     Check(cmd_check::CheckArgs),
+    /// Draw a saved trace as a timeline chart (SVG or PNG) without re-running it.
+    Chart(cmd_chart::ChartArgs),
+    /// Write a chart and a markdown page per scenario, and an index, to a folder.
+    Report(cmd_report::ReportArgs),
     /// Print the JSON Schema of scenario files.
     Schema,
 }
@@ -33,6 +39,8 @@ fn main() -> ExitCode {
     let result = match cli.cmd {
         Cmd::Run(a) => cmd_run::run(a),
         Cmd::Check(a) => cmd_check::run(a),
+        Cmd::Chart(a) => cmd_chart::run(a),
+        Cmd::Report(a) => cmd_report::run(a),
         Cmd::Schema => {
             println!("{}", splitbrain_scenario::json_schema());
             Ok(exit::OK)

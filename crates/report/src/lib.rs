@@ -1,7 +1,14 @@
 //! splitbrain reports: narration of a run, timeline charts, and report pages.
 
+pub mod chart;
+pub mod chart_model;
+pub mod chart_trace;
 pub mod narrate;
+pub mod page;
 pub mod summary;
 
+pub use chart::{render, render_png, render_svg, ChartError, ChartFormat, ChartOptions};
+pub use chart_model::{ModelInput, TimelineModel};
+pub use chart_trace::{model_of_run, read_trace, SavedTrace, TraceError};
 pub use narrate::{describe_fault, describe_obs, narrate, Event, NarrationOptions};
 pub use summary::{reproduce_command, summary_json, summary_text};

@@ -1,0 +1,107 @@
+//! `splitbrain chart TRACE.jsonl -o OUT.svg|png`: draws a saved trace without re-running it
+//! (the header carries the scenario; the checkers re-run on the rebuilt record).
+
+use crate::atomic::write_atomic;
+use crate::exit::BadInput;
+use anyhow::{Context, Result};
+use clap::Args;
+use splitbrain_engine::SimTime;
+use splitbrain_report::{read_trace, render, ChartFormat, ChartOptions, TimelineModel};
+use splitbrain_scenario::duration::parse_duration_ns;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+/// Chart drawing flags shared by `chart`, `run --chart` and `report`.
+#[derive(Args, Clone, Debug, Default)]
+pub struct DrawArgs {
+    /// Draw from this true time on (e.g. 4s).
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub from: Option<u64>,
+    /// Draw up to this true time (e.g. 12s).
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub to: Option<u64>,
+    /// Message kinds not to draw (e.g. HEARTBEAT), comma-separated or repeated.
+    #[arg(long = "hide", value_delimiter = ',', value_name = "KINDS")]
+    pub hide_kinds: Vec<String>,
+    /// Draw no message arrows.
+    #[arg(long)]
+    pub no_messages: bool,
+    /// Add a panel with each node's wall clock minus true time.
+    #[arg(long)]
+    pub clocks: bool,
+}
+
+fn parse_time(s: &str) -> Result<u64, String> {
+    parse_duration_ns(s)
+}
+
+impl DrawArgs {
+    /// The chart options for a run ending at `end`.
+    pub fn options(&self, end: SimTime) -> Result<ChartOptions> {
+        let from = SimTime(self.from.unwrap_or(0));
+        let to = SimTime(self.to.unwrap_or(end.0)).min(end);
+        if from >= to {
+            return Err(BadInput(format!(
+                "--from {from} must be before --to {to} (the run lasts {end})"
+            ))
+            .into());
+        }
+        Ok(ChartOptions {
+            window: Some((from, to)),
+            hide_kinds: self.hide_kinds.clone(),
+            no_messages: self.no_messages,
+            clocks: self.clocks,
+            ..ChartOptions::default()
+        })
+    }
+}
+
+/// The format of an output path, or a usage error.
+pub fn format_of(path: &Path) -> Result<ChartFormat> {
+    ChartFormat::from_path(path).ok_or_else(|| {
+        BadInput(format!(
+            "{}: the chart file must end in .svg or .png",
+            path.display()
+        ))
+        .into()
+    })
+}
+
+/// Renders `model` to `out` atomically.
+pub fn write_chart(model: &TimelineModel, draw: &DrawArgs, out: &Path) -> Result<()> {
+    let format = format_of(out)?;
+    let opts = draw.options(model.end)?;
+    let bytes = render(model, &opts, format)?;
+    write_atomic(out, &bytes)
+}
+
+/// Arguments of `chart`.
+#[derive(Args)]
+pub struct ChartArgs {
+    /// A JSON Lines trace written by `splitbrain run --trace`.
+    pub trace: PathBuf,
+    /// Output file (.svg or .png).
+    #[arg(short, long, value_name = "OUT.svg|png")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub draw: DrawArgs,
+}
+
+/// Runs `chart`.
+pub fn run(a: ChartArgs) -> Result<u8> {
+    format_of(&a.out)?;
+    let file = std::fs::File::open(&a.trace)
+        .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
+    let saved = read_trace(BufReader::new(file))
+        .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
+    let model = saved.model();
+    write_chart(&model, &a.draw, &a.out).with_context(|| format!("drawing {}", a.out.display()))?;
+    println!(
+        "chart     {} ({} seed {}, {} events)",
+        a.out.display(),
+        saved.header.name,
+        saved.header.seed,
+        saved.events.len()
+    );
+    Ok(crate::exit::OK)
+}

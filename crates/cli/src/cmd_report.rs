@@ -1,0 +1,185 @@
+//! `splitbrain report PATH... -o DIR`: per scenario a chart (`<name>.svg`, optionally
+//! `<name>.png`) and a page (`<name>.md`), plus the index `README.md`. Every file is written
+//! atomically and depends only on the scenarios and on paths relative to the output folder,
+//! so regenerating gives identical bytes.
+
+use crate::atomic::write_atomic;
+use crate::cmd_chart::DrawArgs;
+use crate::cmd_check::scenario_files;
+use crate::exit::BadInput;
+use anyhow::{Context, Result};
+use clap::Args;
+use splitbrain_engine::Recorder;
+use splitbrain_report::page::{index_page, lesson_page, IndexRow, PageLinks};
+use splitbrain_report::{model_of_run, render, ChartFormat};
+use splitbrain_scenario::{execute, load_file};
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+/// Arguments of `report`.
+#[derive(Args)]
+pub struct ReportArgs {
+    /// Scenario files or folders (searched recursively for *.json).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Output folder (created if missing).
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Also write a PNG chart per scenario.
+    #[arg(long)]
+    pub png: bool,
+    #[command(flatten)]
+    pub draw: DrawArgs,
+}
+
+/// `path` with `/` separators and without `.` components (lexical).
+fn slash(path: &Path) -> String {
+    let parts: Vec<String> = path
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir | Component::RootDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let s = parts.join("/");
+    if path.has_root() && !s.starts_with('/') {
+        format!("/{s}")
+    } else {
+        s
+    }
+}
+
+/// Lexically normalised absolute path.
+fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `target` relative to the folder `base` (both absolute, normalised).
+fn relative(base: &Path, target: &Path) -> PathBuf {
+    let b: Vec<Component> = base.components().collect();
+    let t: Vec<Component> = target.components().collect();
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c.as_os_str());
+    }
+    out
+}
+
+/// How a path given on the command line is shown in pages: as given if relative, relative
+/// to the current folder if below it, else as is.
+fn shown(path: &Path, cwd: &Path) -> String {
+    if path.is_relative() {
+        return slash(path);
+    }
+    match path.strip_prefix(cwd) {
+        Ok(p) => slash(p),
+        Err(_) => slash(path),
+    }
+}
+
+/// Runs `report`.
+pub fn run(a: ReportArgs) -> Result<u8> {
+    let files = scenario_files(&a.paths)?;
+    if files.is_empty() {
+        return Err(BadInput("no scenario files (*.json) under the given paths".into()).into());
+    }
+    std::fs::create_dir_all(&a.out)
+        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    let out_abs = absolute(&a.out, &cwd);
+    let mut rows = Vec::new();
+    let mut names = BTreeSet::new();
+    let mut all_ok = true;
+    for f in &files {
+        let plan = load_file(f)?;
+        let name = plan.scenario.name.clone();
+        if !names.insert(name.clone()) {
+            return Err(BadInput(format!(
+                "{}: a second scenario named {name:?}; report file names come from scenario names",
+                f.display()
+            ))
+            .into());
+        }
+        let seed = plan.scenario.seed;
+        let result = execute(&plan, seed, Some(Recorder::hash_only().keep_events()))?;
+        let model = model_of_run(&result);
+        let opts = a.draw.options(model.end)?;
+        let svg_name = format!("{name}.svg");
+        let png_name = format!("{name}.png");
+        let md_name = format!("{name}.md");
+        write_atomic(
+            &a.out.join(&svg_name),
+            &render(&model, &opts, ChartFormat::Svg)?,
+        )?;
+        if a.png {
+            write_atomic(
+                &a.out.join(&png_name),
+                &render(&model, &opts, ChartFormat::Png)?,
+            )?;
+        }
+        let scenario_arg = shown(f, &cwd);
+        let scenario_link = slash(&relative(&out_abs, &absolute(f, &cwd)));
+        let links = PageLinks {
+            scenario_arg: &scenario_arg,
+            scenario_link: &scenario_link,
+            chart: &svg_name,
+            png: a.png.then_some(png_name.as_str()),
+        };
+        let lesson = plan.scenario.lesson.as_deref();
+        let page = lesson_page(
+            &result,
+            lesson,
+            plan.scenario.description.as_deref(),
+            &links,
+        );
+        write_atomic(&a.out.join(&md_name), page.as_bytes())?;
+        all_ok &= result.matches();
+        println!(
+            "{}  {}  ->  {}",
+            if result.matches() {
+                "ok      "
+            } else {
+                "MISMATCH"
+            },
+            scenario_arg,
+            slash(&a.out.join(&md_name))
+        );
+        rows.push(IndexRow::of(&result, lesson, md_name, svg_name));
+    }
+    let paths: Vec<String> = a.paths.iter().map(|p| shown(p, &cwd)).collect();
+    let mut command = format!(
+        "splitbrain report {} -o {}",
+        paths.join(" "),
+        shown(&a.out, &cwd)
+    );
+    if a.png {
+        command.push_str(" --png");
+    }
+    write_atomic(
+        &a.out.join("README.md"),
+        index_page(&rows, &command).as_bytes(),
+    )?;
+    println!("index     {}", slash(&a.out.join("README.md")));
+    Ok(if all_ok {
+        crate::exit::OK
+    } else {
+        crate::exit::MISMATCH
+    })
+}

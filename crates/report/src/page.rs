@@ -1,0 +1,226 @@
+//! Report pages: one markdown page per lesson (what it teaches, invariants with expected and
+//! actual outcome, metrics, the command that reproduces it, the chart) and the index table.
+//!
+//! Pages are pure functions of the run and of paths the caller gives relative to the output
+//! folder, so regenerating them gives identical bytes (no dates, no absolute paths).
+
+use crate::summary::{metrics_text, reproduce_command};
+use splitbrain_check::Outcome;
+use splitbrain_scenario::schema::Expectation;
+use splitbrain_scenario::RunResult;
+use std::fmt::Write;
+
+/// Where a lesson's files are, as the page should mention them.
+pub struct PageLinks<'a> {
+    /// The scenario file as a command-line argument (e.g. `scenarios/03-....json`).
+    pub scenario_arg: &'a str,
+    /// The scenario file relative to the output folder (for a link).
+    pub scenario_link: &'a str,
+    /// The chart file name in the output folder (e.g. `bully-partition-split-brain.svg`).
+    pub chart: &'a str,
+    /// The PNG chart, if one was written.
+    pub png: Option<&'a str>,
+}
+
+fn expected_word(e: Option<Expectation>) -> &'static str {
+    match e {
+        Some(Expectation::Holds) => "holds",
+        Some(Expectation::Violated) => "violated",
+        None => "\u{2013}",
+    }
+}
+
+fn outcome_word(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Holds => "holds",
+        Outcome::Violated => "**violated**",
+        Outcome::Inconclusive => "inconclusive",
+    }
+}
+
+/// Escapes `|` for a table cell and keeps it on one line.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The markdown page of one lesson.
+pub fn lesson_page(
+    r: &RunResult,
+    lesson: Option<&str>,
+    description: Option<&str>,
+    links: &PageLinks<'_>,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", r.name);
+    if let Some(l) = lesson {
+        let _ = writeln!(out, "**Lesson.** {l}\n");
+    }
+    if let Some(d) = description {
+        let _ = writeln!(out, "{d}\n");
+    }
+    let _ = writeln!(
+        out,
+        "Scenario: [`{}`]({}) \u{00b7} seed {} \u{00b7} {} simulated \u{00b7} {} nodes \u{00b7} {} faults applied\n",
+        links.scenario_arg,
+        links.scenario_link,
+        r.seed,
+        r.record.end,
+        r.record.names.len(),
+        r.record.faults.len()
+    );
+    let _ = writeln!(out, "![timeline of {}]({})\n", r.name, links.chart);
+    if let Some(p) = links.png {
+        let _ = writeln!(out, "([PNG]({p}))\n");
+    }
+    let _ = writeln!(out, "## Invariants\n");
+    let _ = writeln!(out, "| invariant | expected | outcome | as expected |");
+    let _ = writeln!(out, "|---|---|---|---|");
+    for (res, e) in r.report.results.iter().zip(&r.expectations) {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            res.name,
+            expected_word(e.expected),
+            outcome_word(e.got),
+            if e.matches { "yes" } else { "**NO**" }
+        );
+    }
+    let _ = writeln!(out);
+    for res in &r.report.results {
+        let vs = res.verdict.violations();
+        if let splitbrain_check::Verdict::Inconclusive { reason } = &res.verdict {
+            let _ = writeln!(out, "- `{}` inconclusive: {}", res.name, cell(reason));
+        }
+        for v in vs.iter().take(3) {
+            let window = if v.from == v.to {
+                format!("at {}", v.from)
+            } else {
+                format!("{} \u{2013} {}", v.from, v.to)
+            };
+            let _ = writeln!(
+                out,
+                "- `{}` violated {window} ({}): {}",
+                v.invariant,
+                v.nodes.join(", "),
+                cell(&v.summary)
+            );
+        }
+        if vs.len() > 3 {
+            let _ = writeln!(
+                out,
+                "- `{}`: {} more violation windows",
+                res.name,
+                vs.len() - 3
+            );
+        }
+    }
+    if r.report
+        .results
+        .iter()
+        .any(|x| !x.verdict.violations().is_empty())
+    {
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "## Metrics\n");
+    let _ = writeln!(out, "```text\n{}```\n", metrics_text(&r.report.metrics));
+    let _ = writeln!(out, "## Reproduce\n");
+    let _ = writeln!(out, "```sh");
+    let _ = writeln!(out, "{}", reproduce_command(links.scenario_arg, r.seed));
+    let _ = writeln!(
+        out,
+        "splitbrain run {} --narrate --hide HEARTBEAT",
+        links.scenario_arg
+    );
+    let _ = writeln!(
+        out,
+        "splitbrain run {} --chart {}",
+        links.scenario_arg, links.chart
+    );
+    let _ = writeln!(out, "```");
+    out
+}
+
+/// One row of the index.
+pub struct IndexRow {
+    /// Scenario name.
+    pub name: String,
+    /// The page, relative to the output folder.
+    pub page: String,
+    /// The chart, relative to the output folder.
+    pub chart: String,
+    /// The lesson in one sentence.
+    pub lesson: String,
+    /// `invariant: outcome` per checked invariant.
+    pub outcomes: Vec<(String, Outcome)>,
+    /// Whether every outcome matched its expectation.
+    pub as_expected: bool,
+}
+
+impl IndexRow {
+    /// The row of a run.
+    pub fn of(r: &RunResult, lesson: Option<&str>, page: String, chart: String) -> IndexRow {
+        IndexRow {
+            name: r.name.clone(),
+            page,
+            chart,
+            lesson: lesson.unwrap_or("").to_string(),
+            outcomes: r
+                .expectations
+                .iter()
+                .map(|e| (e.invariant.to_string(), e.got))
+                .collect(),
+            as_expected: r.matches(),
+        }
+    }
+}
+
+/// The index page (`README.md` of the reports folder). `command` is the line that
+/// regenerates the folder.
+pub fn index_page(rows: &[IndexRow], command: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# splitbrain lessons\n");
+    let _ = writeln!(
+        out,
+        "Each lesson is a scenario file run with its own seed: a timeline chart, the invariants \
+         with their expected and actual outcome, metrics, and the command that reproduces it.\n"
+    );
+    let _ = writeln!(
+        out,
+        "Regenerate this folder with `{command}` (the output is byte-for-byte reproducible).\n"
+    );
+    let _ = writeln!(
+        out,
+        "| lesson | what it teaches | outcomes | as expected | chart |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for r in rows {
+        let outcomes: Vec<String> = r
+            .outcomes
+            .iter()
+            .map(|(n, o)| match o {
+                Outcome::Holds => format!("`{n}` holds"),
+                Outcome::Violated => format!("`{n}` **violated**"),
+                Outcome::Inconclusive => format!("`{n}` inconclusive"),
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "| [{}]({}) | {} | {} | {} | [chart]({}) |",
+            r.name,
+            r.page,
+            cell(&r.lesson),
+            outcomes.join("<br>"),
+            if r.as_expected { "yes" } else { "**NO**" },
+            r.chart
+        );
+    }
+    if let Some(first) = rows
+        .iter()
+        .find(|r| r.outcomes.iter().any(|(_, o)| *o == Outcome::Violated))
+        .or(rows.first())
+    {
+        let _ = writeln!(out, "\n## {}\n", first.name);
+        let _ = writeln!(out, "![timeline of {}]({})", first.name, first.chart);
+    }
+    out
+}

@@ -1,0 +1,231 @@
+//! Timeline charts: structure, not pixels. The lessons' charts show what they teach, a chart
+//! drawn from a saved trace is the live run's chart byte for byte, and rendering is
+//! deterministic.
+
+use splitbrain_engine::{Recorder, SimTime};
+use splitbrain_report::chart_model::{BandKind, MarkKind};
+use splitbrain_report::{
+    model_of_run, read_trace, render_png, render_svg, ChartOptions, TimelineModel,
+};
+use splitbrain_scenario::{execute, load_file, RunResult, TraceHeader};
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+fn lesson(file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios")
+        .join(file)
+}
+
+fn lessons() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(lesson(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// A writer the recorder can own while the test keeps a handle on the bytes.
+#[derive(Clone, Default)]
+struct Shared(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs a lesson keeping its events, and also writes its JSON Lines trace (header first).
+fn run_with_trace(path: &std::path::Path) -> (RunResult, String) {
+    let plan = load_file(path).unwrap();
+    let seed = plan.scenario.seed;
+    let buf = Shared::default();
+    let mut header = serde_json::to_vec(&TraceHeader::new(&plan, seed)).unwrap();
+    header.push(b'\n');
+    buf.0.borrow_mut().extend_from_slice(&header);
+    let rec = Recorder::hash_only()
+        .keep_events()
+        .with_writer(Box::new(buf.clone()));
+    let result = execute(&plan, seed, Some(rec)).unwrap();
+    let text = String::from_utf8(buf.0.borrow().clone()).unwrap();
+    (result, text)
+}
+
+/// Whether the SVG has a text element reading exactly `s`.
+fn has_text(svg: &str, s: &str) -> bool {
+    svg.contains(&format!(">\n{s}\n</text>"))
+}
+
+fn model(file: &str) -> TimelineModel {
+    let (r, _) = run_with_trace(&lesson(file));
+    model_of_run(&r)
+}
+
+#[test]
+fn fenced_lesson_shows_the_rejected_write_with_token_33() {
+    let m = model("06-lease-gc-pause-fenced.json");
+    let rejected: Vec<_> = m
+        .marks
+        .iter()
+        .filter_map(|x| match &x.kind {
+            MarkKind::WriteRejected { writer, token } => Some((writer.as_str(), *token)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rejected, vec![("client-1", Some(33))]);
+    let svg = render_svg(&m, &ChartOptions::default()).unwrap();
+    assert!(
+        has_text(&svg, "33 rejected"),
+        "rejected write label missing"
+    );
+    assert!(svg.contains("lease-gc-pause-fenced"));
+    assert!(svg.contains("seed 7"));
+    // The paused holder: a pause band on client-1, and its belief goes stale at the server.
+    let c1 = m.lanes.iter().position(|l| l.name == "client-1").unwrap();
+    assert!(m
+        .bands
+        .iter()
+        .any(|b| b.lane == c1 && b.kind == BandKind::Paused));
+    assert!(m
+        .bands
+        .iter()
+        .any(|b| b.lane == c1 && b.kind == BandKind::Stale));
+    assert!(has_text(&svg, "paused 15.000 s"));
+    // No correctness violation: only exclusive_holders is drawn.
+    let names: Vec<&str> = m.violations.iter().map(|v| v.invariant.as_str()).collect();
+    assert_eq!(names, vec!["exclusive_holders"]);
+}
+
+#[test]
+fn unfenced_lesson_shows_the_no_two_accepted_writers_violation_band() {
+    let m = model("05-lease-gc-pause-unfenced.json");
+    let v = m
+        .violations
+        .iter()
+        .find(|v| v.invariant == "no_two_accepted_writers")
+        .expect("a no_two_accepted_writers band");
+    assert!(v.from < v.to);
+    let svg = render_svg(&m, &ChartOptions::default()).unwrap();
+    assert!(has_text(&svg, "no_two_accepted_writers"));
+    // The stale write with token 33 is accepted (a dot labelled 33) after 34.
+    let accepted: Vec<Option<u64>> = m
+        .marks
+        .iter()
+        .filter_map(|x| match &x.kind {
+            MarkKind::WriteAccepted { token, .. } => Some(*token),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(accepted, vec![Some(34), Some(33)]);
+}
+
+#[test]
+fn split_brain_lesson_shows_two_leaders_and_the_partition() {
+    let m = model("03-bully-partition-split-brain.json");
+    let leaders: Vec<&str> = m
+        .bands
+        .iter()
+        .filter(|b| matches!(b.kind, BandKind::Leader { .. }))
+        .map(|b| m.lanes[b.lane].name.as_str())
+        .collect();
+    assert!(
+        leaders.contains(&"n2") && leaders.contains(&"n5"),
+        "{leaders:?}"
+    );
+    assert_eq!(m.net.len(), 1);
+    assert_eq!(m.net[0].from, SimTime(2_000_000_000));
+    assert_eq!(m.net[0].to, SimTime(6_000_000_000));
+    let svg = render_svg(&m, &ChartOptions::default()).unwrap();
+    assert!(has_text(&svg, "single_leader"));
+    // Heartbeats outnumber the limit: hidden with a note.
+    assert!(svg.contains("hid HEARTBEAT"), "thinning note missing");
+}
+
+#[test]
+fn chart_from_saved_trace_equals_chart_from_the_live_run() {
+    for path in lessons() {
+        let (live, text) = run_with_trace(&path);
+        let saved = read_trace(text.as_bytes()).unwrap();
+        assert_eq!(saved.record(), live.record, "{}", path.display());
+        let (a, b) = (model_of_run(&live), saved.model());
+        assert_eq!(a, b, "{}", path.display());
+        let opts = ChartOptions {
+            clocks: true,
+            ..ChartOptions::default()
+        };
+        assert_eq!(
+            render_svg(&a, &opts).unwrap(),
+            render_svg(&b, &opts).unwrap(),
+            "{}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    let m = model("07a-lease-renewal-ignored.json");
+    let opts = ChartOptions::default();
+    assert_eq!(
+        render_svg(&m, &opts).unwrap(),
+        render_svg(&m, &opts).unwrap()
+    );
+    let png = render_png(&m, &opts).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(png, render_png(&m, &opts).unwrap());
+}
+
+#[test]
+fn hidden_kinds_window_and_no_messages() {
+    let m = model("02-bully-worst-case.json");
+    let all = render_svg(&m, &ChartOptions::default()).unwrap();
+    assert!(has_text(&all, "ELECTION"));
+    let hidden = render_svg(
+        &m,
+        &ChartOptions {
+            hide_kinds: vec!["election".into()],
+            ..ChartOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(!has_text(&hidden, "ELECTION"));
+    assert!(hidden.contains("hidden message kinds: ELECTION"));
+    let none = render_svg(
+        &m,
+        &ChartOptions {
+            no_messages: true,
+            ..ChartOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(!none.contains("HEARTBEAT"));
+    assert!(none.contains("messages not drawn"));
+    let empty = ChartOptions {
+        window: Some((SimTime(3_000_000_000), SimTime(2_000_000_000))),
+        ..ChartOptions::default()
+    };
+    assert!(render_svg(&m, &empty).is_err());
+}
+
+#[test]
+fn a_broken_trace_is_an_error_with_its_line() {
+    let (_, text) = run_with_trace(&lesson("01-bully-leader-crash.json"));
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[3] = "{\"ev\": \"nonsense\"}";
+    let err = read_trace(lines.join("\n").as_bytes()).err().unwrap();
+    assert!(err.to_string().starts_with("line 4:"), "{err}");
+    assert!(read_trace("".as_bytes()).is_err());
+    assert!(read_trace("{}\n".as_bytes())
+        .err()
+        .unwrap()
+        .to_string()
+        .starts_with("line 1:"));
+}
