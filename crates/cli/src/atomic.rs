@@ -17,9 +17,15 @@ impl AtomicFile {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".splitbrain-")
-            .suffix(".tmp")
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".splitbrain-").suffix(".tmp");
+        // Temporary files are private (0600) by default; outputs are ordinary files.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o644));
+        }
+        let tmp = builder
             .tempfile_in(&dir)
             .with_context(|| format!("cannot create a file in {}", dir.display()))?;
         Ok(AtomicFile {
@@ -44,4 +50,15 @@ impl AtomicFile {
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(())
     }
+}
+
+/// Writes `bytes` to `path` atomically.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let f = AtomicFile::create(path)?;
+    let mut w = f.writer()?;
+    w.write_all(bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    drop(w);
+    f.commit()
 }
