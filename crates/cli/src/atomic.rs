@@ -45,3 +45,15 @@ impl AtomicFile {
         Ok(())
     }
 }
+
+/// Writes `bytes` to `path` atomically.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let f = AtomicFile::create(path)?;
+    let mut w = f.writer()?;
+    w.write_all(bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    w.sync_all().ok();
+    drop(w);
+    f.commit()
+}
