@@ -5,8 +5,12 @@
 mod atomic;
 mod cmd_chart;
 mod cmd_check;
+mod cmd_merge;
+mod cmd_replay;
 mod cmd_report;
 mod cmd_run;
+mod cmd_shrink;
+mod cmd_sweep;
 mod exit;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +36,15 @@ enum Cmd {
     Report(cmd_report::ReportArgs),
     /// Print the JSON Schema of scenario files.
     Schema,
+    /// Run a scenario once per seed in parallel: violation rates, failing seeds, throughput.
+    /// Exit 0 if every run matched the file's expectation, 1 if not, 3 if a run hit a bound.
+    Sweep(cmd_sweep::SweepArgs),
+    /// Combine the results files of a sharded sweep into what one unsharded sweep writes.
+    Merge(cmd_merge::MergeArgs),
+    /// Re-run a recorded trace and check the run is identical, event for event.
+    Replay(cmd_replay::ReplayArgs),
+    /// Cut a failing run down to a smaller scenario that still violates the same invariant.
+    Shrink(cmd_shrink::ShrinkArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +58,10 @@ fn main() -> ExitCode {
             println!("{}", splitbrain_scenario::json_schema());
             Ok(exit::OK)
         }
+        Cmd::Sweep(a) => cmd_sweep::run(a),
+        Cmd::Merge(a) => cmd_merge::run(a),
+        Cmd::Replay(a) => cmd_replay::run(a),
+        Cmd::Shrink(a) => cmd_shrink::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -6,6 +6,7 @@ pub mod chart_trace;
 pub mod narrate;
 pub mod page;
 pub mod summary;
+pub mod sweep_chart;
 
 pub use chart::{render, render_png, render_svg, ChartError, ChartFormat, ChartOptions};
 pub use chart_model::{ModelInput, TimelineModel};

@@ -13,8 +13,12 @@ pub mod load;
 pub mod locate;
 pub mod plan;
 pub mod redis_actors;
+pub mod replay;
 pub mod schema;
+pub mod shrink;
+pub mod sweep;
 pub mod validate;
+pub mod vary;
 
 pub use error::{Problem, ScenarioError};
 pub use load::{load_file, load_str};

@@ -1,0 +1,63 @@
+//! `splitbrain merge RESULTS... -o OUT`: combines the `--out` files of the shards of one sweep
+//! into exactly the file one unsharded sweep writes.
+
+use crate::atomic::write_atomic;
+use crate::exit;
+use anyhow::Result;
+use clap::Args;
+use splitbrain_scenario::sweep::{invariant_stats, merge_results, parse_results};
+use std::path::PathBuf;
+
+/// Arguments of `merge`.
+#[derive(Args)]
+pub struct MergeArgs {
+    /// The shards' results files (one per shard K/N, any order).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The merged results file.
+    #[arg(short = 'o', long, value_name = "merged.jsonl")]
+    pub out: PathBuf,
+}
+
+/// Runs `merge`.
+pub fn run(a: MergeArgs) -> Result<u8> {
+    let mut inputs = Vec::new();
+    for f in &a.files {
+        let name = f.display().to_string();
+        let text =
+            std::fs::read_to_string(f).map_err(|e| exit::BadInput(format!("{name}: {e}")))?;
+        inputs.push((name, text));
+    }
+    let merged = merge_results(&inputs).map_err(|e| exit::BadInput(e.to_string()))?;
+    let out = a.out.display().to_string();
+    let parsed = parse_results(&out, &merged).map_err(|e| exit::BadInput(e.to_string()))?;
+    write_atomic(&a.out, merged.as_bytes())?;
+    println!(
+        "merged    {} files: {} runs of {} (seeds {}) -> {out}",
+        inputs.len(),
+        parsed.lines.len(),
+        parsed.header.name,
+        parsed.header.seeds
+    );
+    let values: Vec<Option<String>> = match &parsed.header.vary {
+        Some(v) => v.values.iter().cloned().map(Some).collect(),
+        None => vec![None],
+    };
+    for v in &values {
+        let mine: Vec<_> = parsed.lines.iter().filter(|l| &l.value == v).collect();
+        if let (Some(val), Some(vary)) = (v, &parsed.header.vary) {
+            println!("{} = {val}", vary.path);
+        }
+        for s in invariant_stats(&mine, 0) {
+            println!(
+                "  {:<26}{:>16}  {:>7.2}%  [{:.2}%, {:.2}%]",
+                s.name,
+                format!("{}/{}", s.violated, s.runs),
+                s.rate * 100.0,
+                s.ci.0 * 100.0,
+                s.ci.1 * 100.0
+            );
+        }
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,70 @@
+//! `splitbrain replay TRACE.jsonl`: re-runs the scenario embedded in a recorded trace with its
+//! seed and proves the new run identical, event for event; else names the first diverging
+//! event and shows both versions (exit 1).
+
+use crate::exit;
+use anyhow::Result;
+use clap::Args;
+use splitbrain_engine::Divergence;
+use splitbrain_scenario::replay::{replay, ReplayError};
+use std::path::PathBuf;
+
+/// Arguments of `replay`.
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// A trace written by `splitbrain run FILE --trace TRACE.jsonl`.
+    pub trace: PathBuf,
+}
+
+/// Runs `replay`.
+pub fn run(a: ReplayArgs) -> Result<u8> {
+    let file = a.trace.display().to_string();
+    let text =
+        std::fs::read_to_string(&a.trace).map_err(|e| exit::BadInput(format!("{file}: {e}")))?;
+    let r = match replay(&file, &text) {
+        Ok(r) => r,
+        Err(ReplayError::Io(e)) => return Err(e.into()),
+        Err(e) => return Err(exit::BadInput(e.to_string()).into()),
+    };
+    println!("replay    {file}: {} seed {}", r.header.name, r.header.seed);
+    if let Some(v) = &r.other_version {
+        println!(
+            "note      written by splitbrain {v}, replayed by {} (same trace format)",
+            env!("CARGO_PKG_VERSION")
+        );
+    }
+    match &r.divergence {
+        None => {
+            println!(
+                "identical {} events, hash {:016x}",
+                r.replayed_events, r.hash
+            );
+            Ok(exit::OK)
+        }
+        Some(Divergence::Event {
+            index,
+            first,
+            second,
+        }) => {
+            println!(
+                "DIVERGES  at event {index} (line {} of the file); the file has {} events, the replay {}",
+                index + 2,
+                r.recorded_events,
+                r.replayed_events
+            );
+            println!(
+                "  trace:   {}",
+                first.as_deref().unwrap_or("<end of trace>")
+            );
+            println!(
+                "  replay:  {}",
+                second.as_deref().unwrap_or("<end of trace>")
+            );
+            Ok(exit::MISMATCH)
+        }
+        Some(other) => {
+            println!("DIVERGES  {other}");
+            Ok(exit::MISMATCH)
+        }
+    }
+}

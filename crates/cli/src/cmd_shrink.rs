@@ -1,0 +1,109 @@
+//! `splitbrain shrink FILE --seed N`: cuts a failing run down to a smaller scenario that still
+//! violates the same invariant, with the seed's nemesis turned into explicit faults.
+
+use crate::atomic::write_atomic;
+use crate::exit;
+use anyhow::Result;
+use clap::Args;
+use splitbrain_scenario::load_file;
+use splitbrain_scenario::schema::FaultSpec;
+use splitbrain_scenario::shrink::{explicit, shrink, ShrinkError, ShrinkOptions, Size};
+use std::path::PathBuf;
+
+/// Arguments of `shrink`.
+#[derive(Args)]
+pub struct ShrinkArgs {
+    /// The scenario file.
+    pub file: PathBuf,
+    /// Seed of the failing run (default: the file's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Write the smallest scenario found here (default: print it).
+    #[arg(short = 'o', long, value_name = "minimal.json")]
+    pub out: Option<PathBuf>,
+    /// Most runs to spend on candidates.
+    #[arg(long, default_value_t = 500, value_name = "N")]
+    pub max_runs: u32,
+    /// The invariant to keep violated (default: the first violated one).
+    #[arg(long, value_name = "NAME")]
+    pub invariant: Option<String>,
+}
+
+fn size_row(label: &str, s: &Size, nemesis_faults: Option<usize>) -> String {
+    let faults = match (s.nemesis, nemesis_faults) {
+        (true, Some(n)) => format!("{} + nemesis ({n} drawn)", s.faults),
+        _ => s.faults.to_string(),
+    };
+    format!(
+        "{label:<10}{faults:<24}{:>6}  {:>12}  {:>8}",
+        s.nodes,
+        s.duration.to_string(),
+        s.events
+    )
+}
+
+fn fault_lines(faults: &[FaultSpec]) -> String {
+    faults
+        .iter()
+        .map(|f| {
+            format!(
+                "  {}\n",
+                serde_json::to_string(f).expect("a fault serialises")
+            )
+        })
+        .collect()
+}
+
+/// Runs `shrink`.
+pub fn run(a: ShrinkArgs) -> Result<u8> {
+    let plan = load_file(&a.file)?;
+    let seed = a.seed.unwrap_or(plan.scenario.seed);
+    let file = a.file.display().to_string();
+    let opts = ShrinkOptions {
+        seed,
+        invariant: a.invariant.clone(),
+        max_runs: a.max_runs,
+    };
+    let s = match shrink(&plan, &opts) {
+        Ok(s) => s,
+        Err(e @ (ShrinkError::Internal(_) | ShrinkError::Io(_))) => return Err(e.into()),
+        Err(e) => return Err(exit::BadInput(e.to_string()).into()),
+    };
+    println!(
+        "shrink    {file} seed {seed}: keeping {} violated",
+        s.invariant
+    );
+    println!(
+        "{:<10}{:<24}{:>6}  {:>12}  {:>8}",
+        "", "faults", "nodes", "duration", "events"
+    );
+    println!("{}", size_row("before", &s.before, Some(s.nemesis_faults)));
+    println!("{}", size_row("after", &s.after, None));
+    println!(
+        "runs      {} of {}{}",
+        s.runs,
+        a.max_runs,
+        if s.exhausted {
+            " (budget spent: a larger --max-runs may shrink further)"
+        } else {
+            " (no candidate left to try)"
+        }
+    );
+    println!("faults before (the nemesis draws made explicit):");
+    print!("{}", fault_lines(&explicit(&plan, seed).faults));
+    println!("faults after:");
+    print!("{}", fault_lines(&s.scenario.faults));
+    println!("verified  the result violates {}", s.invariant);
+    match &a.out {
+        Some(out) => {
+            write_atomic(out, s.text.as_bytes())?;
+            println!("wrote     {}", out.display());
+            println!("reproduce splitbrain run {}", out.display());
+        }
+        None => {
+            println!();
+            print!("{}", s.text);
+        }
+    }
+    Ok(exit::OK)
+}

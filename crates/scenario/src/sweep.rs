@@ -1,0 +1,581 @@
+//! Seed sweeps: one run per seed (the file's faults plus the nemesis drawn from each seed), in
+//! parallel, collected in seed order; the results file (JSON Lines) and its merge across
+//! shards; violation rates with Wilson score intervals.
+//!
+//! The results of a sweep do not depend on how many threads ran it: every run is a pure
+//! function of (scenario, seed), and results are collected by position, never by completion.
+
+use crate::execute::execute;
+use crate::plan::Plan;
+use crate::schema::Scenario;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use splitbrain_check::{Outcome, Verdict};
+use splitbrain_engine::Recorder;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Version of the sweep results format.
+pub const SWEEP_FORMAT: u32 = 1;
+
+/// A half-open seed range `start..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeedRange {
+    /// First seed.
+    pub start: u64,
+    /// One past the last seed.
+    pub end: u64,
+}
+
+impl std::str::FromStr for SeedRange {
+    type Err = String;
+    /// `A..B` (B excluded), `A..=B`, or one seed `A`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("expected a seed range like 0..10000 (end excluded), found `{s}`");
+        let num = |x: &str| x.trim().parse::<u64>().map_err(|_| bad());
+        let (start, end) = if let Some((a, b)) = s.split_once("..=") {
+            (num(a)?, num(b)?.checked_add(1).ok_or_else(bad)?)
+        } else if let Some((a, b)) = s.split_once("..") {
+            (num(a)?, num(b)?)
+        } else {
+            let a = num(s)?;
+            (a, a.checked_add(1).ok_or_else(bad)?)
+        };
+        if start >= end {
+            return Err(format!("the seed range `{s}` is empty"));
+        }
+        Ok(SeedRange { start, end })
+    }
+}
+
+impl fmt::Display for SeedRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// The `k`-th of `n` interleaved slices of a seed range: seeds with `(seed - start) % n == k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Which slice, `0..n`.
+    pub k: u64,
+    /// How many slices.
+    pub n: u64,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("expected a shard like 0/4 (K/N with 0 <= K < N), found `{s}`");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let k: u64 = k.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if n == 0 || k >= n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+/// The seeds of `range` in `shard` (all of them without one), ascending.
+pub fn seeds_of(range: SeedRange, shard: Option<Shard>) -> Vec<u64> {
+    let Shard { k, n } = shard.unwrap_or(Shard { k: 0, n: 1 });
+    (range.start..range.end)
+        .filter(|s| (s - range.start) % n == k)
+        .collect()
+}
+
+/// Key metrics of one run, for the results file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineMetrics {
+    /// Faults applied (file, triggers and nemesis).
+    pub faults: u64,
+    /// Messages sent.
+    pub sent: u64,
+    /// Messages dropped.
+    pub dropped: u64,
+    /// `LeaderClaim`s by a new node.
+    pub leader_changes: u64,
+    /// Locks acquired.
+    pub acquisitions: u64,
+    /// Writes the storage accepted.
+    pub writes_accepted: u64,
+    /// Writes the storage rejected.
+    pub writes_rejected: u64,
+}
+
+/// One line of the results file: one seed (of one `--vary` value).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedLine {
+    /// The `--vary` value this run used, if varying.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The seed.
+    pub seed: u64,
+    /// Outcome per checked invariant.
+    pub outcomes: BTreeMap<String, Outcome>,
+    /// True time of the first violation per violated invariant, ns.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub first_violation_ns: BTreeMap<String, u64>,
+    /// Whether every outcome matched the file's expectation and no bound was hit.
+    pub matches: bool,
+    /// The bound the run hit, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<String>,
+    /// Trace events (the lines `run --trace` would write after its header).
+    pub events: u64,
+    /// Events the engine processed (stale timers included).
+    pub sim_events: u64,
+    /// The trace hash (FNV-1a 64 of the event lines), 16 hex digits.
+    pub hash: String,
+    /// Key metrics.
+    pub metrics: LineMetrics,
+}
+
+/// Runs `plan` with `seed`, hashing the trace.
+pub fn run_seed(plan: &Plan, seed: u64, value: Option<&str>) -> std::io::Result<SeedLine> {
+    let r = execute(plan, seed, Some(Recorder::hash_only()))?;
+    let trace = r.trace.as_ref().expect("a recorder was given");
+    let m = &r.report.metrics;
+    let outcomes = r
+        .report
+        .results
+        .iter()
+        .map(|x| (x.name.to_string(), x.verdict.outcome()))
+        .collect();
+    let first_violation_ns = r
+        .report
+        .results
+        .iter()
+        .filter_map(|x| match &x.verdict {
+            Verdict::Violated(v) => v.iter().map(|v| v.from.0).min().map(|t| (x.name.into(), t)),
+            _ => None,
+        })
+        .collect();
+    let counts = m.messages.values();
+    Ok(SeedLine {
+        value: value.map(str::to_string),
+        seed,
+        outcomes,
+        first_violation_ns,
+        matches: r.matches(),
+        bound: r.bound.as_ref().map(|b| b.to_string()),
+        events: trace.events,
+        sim_events: r.stats.events,
+        hash: format!("{:016x}", trace.hash),
+        metrics: LineMetrics {
+            faults: r.record.faults.len() as u64,
+            sent: counts.clone().map(|c| c.sent).sum(),
+            dropped: counts.map(|c| c.dropped).sum(),
+            leader_changes: m.leader_changes,
+            acquisitions: m.acquisitions,
+            writes_accepted: m.writes_accepted,
+            writes_rejected: m.writes_rejected,
+        },
+    })
+}
+
+/// One run to do: which plan (index into the plans) and which seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Job {
+    /// Index of the plan (the `--vary` value; 0 without `--vary`).
+    pub plan: usize,
+    /// The seed.
+    pub seed: u64,
+}
+
+/// Runs every job on a pool of `threads` threads and returns the lines in job order, whatever
+/// the thread count. `values[i]` labels plan `i` (empty without `--vary`). `on_done` is called
+/// from the worker threads after each run (for a progress bar).
+pub fn run_jobs(
+    plans: &[Plan],
+    values: &[String],
+    jobs: &[Job],
+    threads: usize,
+    on_done: &(dyn Fn(&SeedLine) + Sync),
+) -> std::io::Result<Vec<SeedLine>> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("sweep-{i}"))
+        .build()
+        .map_err(std::io::Error::other)?;
+    pool.install(|| {
+        jobs.par_iter()
+            .map(|j| {
+                let line = run_seed(
+                    &plans[j.plan],
+                    j.seed,
+                    values.get(j.plan).map(String::as_str),
+                )?;
+                on_done(&line);
+                Ok(line)
+            })
+            .collect()
+    })
+}
+
+/// The `--vary` part of a results header.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VaryHeader {
+    /// Dotted path.
+    pub path: String,
+    /// Values, in the order swept.
+    pub values: Vec<String>,
+}
+
+/// The first line of a results file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepHeader {
+    /// Results format version ([`SWEEP_FORMAT`]).
+    pub splitbrain_sweep: u32,
+    /// Version of splitbrain that wrote it.
+    pub version: String,
+    /// Scenario name.
+    pub name: String,
+    /// FNV-1a 64 of the scenario as splitbrain reads it (compact JSON), 16 hex digits: shards
+    /// of one sweep must agree on it.
+    pub scenario_hash: String,
+    /// The whole seed range (`A..B`), not just this shard's part.
+    pub seeds: String,
+    /// The parameter swept, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vary: Option<VaryHeader>,
+    /// This file's shard (`K/N`); absent for a whole sweep or a merge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+}
+
+/// FNV-1a 64 of `bytes`.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The content hash of a scenario (its compact JSON).
+pub fn scenario_hash(s: &Scenario) -> String {
+    let json = serde_json::to_string(s).expect("a scenario serialises");
+    format!("{:016x}", fnv1a(json.as_bytes()))
+}
+
+impl SweepHeader {
+    /// The header of a sweep of `base` over `range`.
+    pub fn new(
+        base: &Scenario,
+        range: SeedRange,
+        vary: Option<VaryHeader>,
+        shard: Option<Shard>,
+    ) -> Self {
+        SweepHeader {
+            splitbrain_sweep: SWEEP_FORMAT,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            name: base.name.clone(),
+            scenario_hash: scenario_hash(base),
+            seeds: range.to_string(),
+            vary,
+            shard: shard.map(|s| s.to_string()),
+        }
+    }
+}
+
+/// The results file: header line, then one line per run in job order.
+pub fn results_jsonl(header: &SweepHeader, lines: &[SeedLine]) -> String {
+    let mut out = serde_json::to_string(header).expect("header serialises");
+    out.push('\n');
+    for l in lines {
+        out.push_str(&serde_json::to_string(l).expect("line serialises"));
+        out.push('\n');
+    }
+    out
+}
+
+/// Why results files cannot be read or merged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResultsError {
+    /// A file is not a results file or is damaged.
+    #[error("{file}: line {line}: {reason}")]
+    Malformed {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The files do not belong to one sweep, or do not cover it exactly.
+    #[error("{0}")]
+    Mismatch(String),
+}
+
+/// A parsed results file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Results {
+    /// Its header.
+    pub header: SweepHeader,
+    /// Its lines.
+    pub lines: Vec<SeedLine>,
+}
+
+/// Parses a results file.
+pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
+    let bad = |line: usize, reason: String| ResultsError::Malformed {
+        file: file.to_string(),
+        line,
+        reason,
+    };
+    let mut it = text.lines().enumerate();
+    let (_, first) = it
+        .next()
+        .ok_or_else(|| bad(1, "empty file: not a sweep results file".into()))?;
+    let raw: serde_json::Value = serde_json::from_str(first)
+        .map_err(|e| bad(1, format!("not a sweep results file: {e}")))?;
+    match raw.get("splitbrain_sweep").and_then(|v| v.as_u64()) {
+        Some(v) if v == u64::from(SWEEP_FORMAT) => {}
+        Some(v) => {
+            return Err(bad(
+                1,
+                format!("results format {v}, this splitbrain reads format {SWEEP_FORMAT}"),
+            ))
+        }
+        None => {
+            return Err(bad(
+                1,
+                "not a sweep results file (no `splitbrain_sweep`)".into(),
+            ))
+        }
+    }
+    let header: SweepHeader =
+        serde_json::from_value(raw).map_err(|e| bad(1, format!("bad header: {e}")))?;
+    let mut lines = Vec::new();
+    for (i, l) in it {
+        if l.is_empty() {
+            continue;
+        }
+        lines.push(serde_json::from_str(l).map_err(|e| bad(i + 1, e.to_string()))?);
+    }
+    Ok(Results { header, lines })
+}
+
+/// Merges the shards of one sweep into exactly the file one unsharded sweep writes. Every
+/// shard `K/N` must be present once, all with the same N, scenario, seed range, `--vary`
+/// and version; every seed must be present once.
+pub fn merge_results(files: &[(String, String)]) -> Result<String, ResultsError> {
+    if files.is_empty() {
+        return Err(ResultsError::Mismatch("nothing to merge".into()));
+    }
+    let parsed: Vec<(String, Results)> = files
+        .iter()
+        .map(|(f, t)| parse_results(f, t).map(|r| (f.clone(), r)))
+        .collect::<Result<_, _>>()?;
+    let (first_file, first) = &parsed[0];
+    let base = SweepHeader {
+        shard: None,
+        ..first.header.clone()
+    };
+    let mut shards: BTreeMap<u64, String> = BTreeMap::new();
+    let mut n_total = None;
+    for (f, r) in &parsed {
+        let h = SweepHeader {
+            shard: None,
+            ..r.header.clone()
+        };
+        if h != base {
+            return Err(ResultsError::Mismatch(format!(
+                "{f} and {first_file} are not from the same sweep (scenario, seeds, --vary or version differ)"
+            )));
+        }
+        let shard: Shard = match &r.header.shard {
+            Some(s) => s
+                .parse()
+                .map_err(|e| ResultsError::Mismatch(format!("{f}: {e}")))?,
+            None => Shard { k: 0, n: 1 },
+        };
+        match n_total {
+            None => n_total = Some(shard.n),
+            Some(n) if n != shard.n => {
+                return Err(ResultsError::Mismatch(format!(
+                    "{f} is shard {shard} but others are out of {n}"
+                )))
+            }
+            _ => {}
+        }
+        if let Some(other) = shards.insert(shard.k, f.clone()) {
+            return Err(ResultsError::Mismatch(format!(
+                "shard {shard} appears twice: {other} and {f}"
+            )));
+        }
+    }
+    let n = n_total.expect("at least one file");
+    let missing: Vec<String> = (0..n)
+        .filter(|k| !shards.contains_key(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(ResultsError::Mismatch(format!(
+            "missing shard(s): {}",
+            missing.join(", ")
+        )));
+    }
+    let range: SeedRange = base
+        .seeds
+        .parse()
+        .map_err(|e: String| ResultsError::Mismatch(format!("{first_file}: {e}")))?;
+    let values: Vec<Option<String>> = match &base.vary {
+        Some(v) => v.values.iter().cloned().map(Some).collect(),
+        None => vec![None],
+    };
+    // Index every line by (value index, seed); the unsharded order is exactly that.
+    let mut by_key: BTreeMap<(usize, u64), SeedLine> = BTreeMap::new();
+    for (f, r) in &parsed {
+        for l in &r.lines {
+            let vi = values.iter().position(|v| *v == l.value).ok_or_else(|| {
+                ResultsError::Mismatch(format!("{f}: seed {} has an unknown --vary value", l.seed))
+            })?;
+            if l.seed < range.start || l.seed >= range.end {
+                return Err(ResultsError::Mismatch(format!(
+                    "{f}: seed {} is outside {range}",
+                    l.seed
+                )));
+            }
+            if by_key.insert((vi, l.seed), l.clone()).is_some() {
+                return Err(ResultsError::Mismatch(format!(
+                    "{f}: seed {} appears twice",
+                    l.seed
+                )));
+            }
+        }
+    }
+    let expected = (range.end - range.start) as u128 * values.len() as u128;
+    if by_key.len() as u128 != expected {
+        return Err(ResultsError::Mismatch(format!(
+            "the shards hold {} runs, the sweep has {expected}: a shard is incomplete",
+            by_key.len()
+        )));
+    }
+    let lines: Vec<SeedLine> = by_key.into_values().collect();
+    Ok(results_jsonl(&base, &lines))
+}
+
+/// A 95% Wilson score interval for `k` successes in `n` trials (`(0, 1)` for `n = 0`).
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let center = (p + z2 / (2.0 * n)) / denom;
+    let half = z / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((center - half).max(0.0), (center + half).min(1.0))
+}
+
+/// Violation statistics of one invariant over a set of runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InvariantStats {
+    /// Invariant name.
+    pub name: String,
+    /// Runs that checked it.
+    pub runs: u64,
+    /// Runs that violated it.
+    pub violated: u64,
+    /// Runs where it was inconclusive.
+    pub inconclusive: u64,
+    /// `violated / runs`.
+    pub rate: f64,
+    /// 95% Wilson score interval of the rate.
+    pub ci: (f64, f64),
+    /// The first few violating seeds, ascending.
+    pub first_seeds: Vec<u64>,
+}
+
+/// Per-invariant statistics of `lines` (one `--vary` value), invariants in name order;
+/// `first_k` failing seeds each.
+pub fn invariant_stats(lines: &[&SeedLine], first_k: usize) -> Vec<InvariantStats> {
+    let mut by: BTreeMap<&str, InvariantStats> = BTreeMap::new();
+    for l in lines {
+        for (name, o) in &l.outcomes {
+            let s = by.entry(name).or_insert_with(|| InvariantStats {
+                name: name.clone(),
+                runs: 0,
+                violated: 0,
+                inconclusive: 0,
+                rate: 0.0,
+                ci: (0.0, 1.0),
+                first_seeds: Vec::new(),
+            });
+            s.runs += 1;
+            match o {
+                Outcome::Violated => {
+                    s.violated += 1;
+                    if s.first_seeds.len() < first_k {
+                        s.first_seeds.push(l.seed);
+                    }
+                }
+                Outcome::Inconclusive => s.inconclusive += 1,
+                Outcome::Holds => {}
+            }
+        }
+    }
+    by.into_values()
+        .map(|mut s| {
+            s.rate = s.violated as f64 / s.runs.max(1) as f64;
+            s.ci = wilson(s.violated, s.runs);
+            s.first_seeds.sort_unstable();
+            s
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_and_shards_parse_and_slice() {
+        let r: SeedRange = "10..20".parse().unwrap();
+        assert_eq!((r.start, r.end), (10, 20));
+        assert_eq!("0..=9".parse::<SeedRange>().unwrap().end, 10);
+        assert_eq!(
+            "7".parse::<SeedRange>().unwrap(),
+            SeedRange { start: 7, end: 8 }
+        );
+        assert!("5..5".parse::<SeedRange>().is_err());
+        assert!("a..b".parse::<SeedRange>().is_err());
+        assert!("3/3".parse::<Shard>().is_err());
+        assert!("0/0".parse::<Shard>().is_err());
+        let s: Shard = "1/3".parse().unwrap();
+        assert_eq!(seeds_of(r, Some(s)), vec![11, 14, 17]);
+        let all: Vec<u64> = (0..3)
+            .flat_map(|k| seeds_of(r, Some(Shard { k, n: 3 })))
+            .collect();
+        assert_eq!(all.len(), 10);
+    }
+
+    #[test]
+    fn wilson_matches_known_values() {
+        // 0 of 10: (0, 0.2775); 5 of 10: (0.2366, 0.7634) (Wilson 1927; standard tables).
+        let (lo, hi) = wilson(0, 10);
+        assert!(lo.abs() < 1e-12 && (hi - 0.2775).abs() < 1e-4, "{lo} {hi}");
+        let (lo, hi) = wilson(5, 10);
+        assert!((lo - 0.2366).abs() < 1e-4 && (hi - 0.7634).abs() < 1e-4);
+        let (lo, hi) = wilson(10, 10);
+        assert!(
+            (lo - 0.7225).abs() < 1e-4 && (hi - 1.0).abs() < 1e-12,
+            "{lo} {hi}"
+        );
+    }
+}
