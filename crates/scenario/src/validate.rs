@@ -497,7 +497,9 @@ fn validate_worker(
         ("start_time", w.start_time.is_some()),
         ("quorum", w.quorum.is_some()),
     ];
-    let (own, others): (&str, Vec<(&str, &[(&str, bool)])>) = match w.lock {
+    // (lock kind, its fields with whether each is set)
+    type Fields<'a> = (&'a str, &'a [(&'a str, bool)]);
+    let (own, others): (&str, Vec<Fields>) = match w.lock {
         LockKind::Lease => (
             "lease",
             vec![("redis", &redis_only), ("redlock", &redlock_only)],
