@@ -17,6 +17,11 @@
 //! [`Release::Delete`] sends a plain `DEL key` (the unsafe variant: after the key expired and
 //! another client took it, this deletes the other client's lock). Either way `LockReleased`
 //! is observed when the request is sent, and [`LockEvent::Released`] is returned on its reply.
+//! A hold that ended by `LockLost` (the TTL passed by the local clock) is still released when
+//! the worker calls `release` at the end of its round, as real code's `finally { unlock }`
+//! does: the release goes out with that hold's value (no second `LockReleased`: the belief
+//! already ended). With compare-and-delete that is harmless; with plain `DEL` it deletes
+//! whoever holds the key now.
 //!
 //! **Replies** are matched by request id. A late `OK` to an acquisition the client gave up on
 //! (timed out or abandoned) is released at once with the configured release. Request ids keep
@@ -121,6 +126,8 @@ pub struct RedisLockClient {
     releasing: Option<u64>,
     /// The acquisition given up last (request id, value): a late `OK` to it is released.
     abandoned: Option<(u64, String)>,
+    /// The value of a hold lost by its deadline and not yet released.
+    lost: Option<String>,
 }
 
 impl RedisLockClient {
@@ -132,6 +139,7 @@ impl RedisLockClient {
             next_req: 1,
             releasing: None,
             abandoned: None,
+            lost: None,
         }
     }
 
@@ -167,6 +175,7 @@ impl RedisLockClient {
         if self.state != State::Idle {
             return;
         }
+        self.lost = None;
         let value = format!("{:016x}", ctx.rng().next_u64());
         let start = ctx.mono_now();
         let ttl_ms = self.cfg.ttl_ms() as i64;
@@ -190,7 +199,12 @@ impl RedisLockClient {
     /// acquisition in progress is abandoned (`LockFailed`, "abandoned").
     pub fn release(&mut self, ctx: &mut Ctx<'_>) {
         match std::mem::replace(&mut self.state, State::Idle) {
-            State::Idle => {}
+            State::Idle => {
+                if let Some(value) = self.lost.take() {
+                    let args = self.release_args(&value);
+                    self.releasing = Some(self.send(ctx, args));
+                }
+            }
             State::Acquiring {
                 req,
                 value,
@@ -332,7 +346,11 @@ impl RedisLockClient {
             },
             RedisClientTimer::Deadline => match &self.state {
                 State::Held { valid_until, .. } if ctx.mono_now() >= *valid_until => {
-                    self.state = State::Idle;
+                    if let State::Held { value, .. } =
+                        std::mem::replace(&mut self.state, State::Idle)
+                    {
+                        self.lost = Some(value);
+                    }
                     ctx.observe(Obs::LockLost {
                         lock: self.cfg.key.clone(),
                         reason: "TTL passed by the local clock".to_string(),
@@ -371,5 +389,6 @@ impl RedisLockClient {
         self.state = State::Idle;
         self.releasing = None;
         self.abandoned = None;
+        self.lost = None;
     }
 }

@@ -37,7 +37,9 @@
 //!
 //! **Release**: the release script on every instance (distlock page, "Releasing the lock":
 //! "simply release the lock in all instances, whether or not the client believes it was able
-//! to successfully lock a given instance"); `LockReleased` when sent.
+//! to successfully lock a given instance"); `LockReleased` when sent. A hold that ended by
+//! `LockLost` is still unlocked when the worker calls `release` at the end of its round (as
+//! node-redlock's `release()` after expiry does), without a second `LockReleased`.
 //!
 //! Replies are matched by request id; a reply to an attempt that is over is ignored (the
 //! unlock sent at the end of a failed attempt follows the SET on the same link). Redlock
@@ -209,6 +211,8 @@ pub struct RedlockClient {
     value: String,
     /// Attempts made in the current acquisition.
     attempts: u32,
+    /// A hold lost by its deadline and not yet unlocked.
+    lost: bool,
     next_req: u64,
 }
 
@@ -241,6 +245,7 @@ impl RedlockClient {
             state: State::Idle,
             value: String::new(),
             attempts: 0,
+            lost: false,
             next_req: 1,
         }
     }
@@ -293,6 +298,7 @@ impl RedlockClient {
         }
         self.value = format!("{:016x}", ctx.rng().next_u64());
         self.attempts = 0;
+        self.lost = false;
         self.start_attempt(ctx);
     }
 
@@ -425,7 +431,11 @@ impl RedlockClient {
     /// in progress (unlock all, `LockFailed` "abandoned") or a pending retry.
     pub fn release(&mut self, ctx: &mut Ctx<'_>) {
         match std::mem::replace(&mut self.state, State::Idle) {
-            State::Idle => {}
+            State::Idle => {
+                if std::mem::take(&mut self.lost) {
+                    self.unlock_all(ctx);
+                }
+            }
             State::Backoff { retry } => ctx.cancel_timer(retry),
             State::Acquiring(att) => {
                 for o in att.outcomes {
@@ -477,6 +487,7 @@ impl RedlockClient {
             RedlockTimer::Deadline => match self.state {
                 State::Held { valid_until, .. } if ctx.mono_now() >= valid_until => {
                     self.state = State::Idle;
+                    self.lost = true;
                     ctx.observe(Obs::LockLost {
                         lock: self.cfg.key.clone(),
                         reason: "validity passed by the local clock".to_string(),
@@ -506,6 +517,7 @@ impl RedlockClient {
     pub fn reset(&mut self) {
         self.state = State::Idle;
         self.attempts = 0;
+        self.lost = false;
     }
 }
 
