@@ -78,3 +78,21 @@ fn canary_the_unfenced_gc_pause_is_caught() {
         );
     }
 }
+
+#[test]
+fn canary_the_redlock_gc_pause_is_caught() {
+    // Redlock has no fencing token: the paused holder's late write must always be caught.
+    let plan = load_file(&repo().join("scenarios/12-redlock-gc-pause.json")).unwrap();
+    let r = execute(&plan, plan.scenario.seed, None).unwrap();
+    for inv in [
+        "no_two_accepted_writers",
+        "holder_writes_only",
+        "exclusive_holders",
+    ] {
+        assert_eq!(
+            r.report.verdict(inv).map(|v| v.outcome()),
+            Some(Outcome::Violated),
+            "{inv}"
+        );
+    }
+}

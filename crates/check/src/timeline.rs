@@ -332,8 +332,9 @@ impl Liveness {
 }
 
 /// The Redis model's expiry rule: a key with wall-clock deadline `deadline` is expired at a
-/// wall reading `wall` iff `wall >= deadline`. The Redis instance actor defines this boundary;
-/// it lives in this one function so it can be adjusted when the two are integrated.
+/// wall reading `wall` iff `wall >= deadline`. The Redis instance actor reports `deadline` as
+/// the first wall instant at which Redis counts the key expired (`(deadline_ms + 1) * 1e6` ns,
+/// Redis expiring at `now_ms > deadline_ms`), so this agrees with Redis to the nanosecond.
 pub fn key_expired(wall: WallTime, deadline: WallTime) -> bool {
     wall >= deadline
 }

@@ -129,14 +129,19 @@ pub enum Obs {
         key: String,
         /// Value.
         value: String,
-        /// Wall-clock deadline of the key, ns of this instance's wall clock.
+        /// The key's deadline on this instance's wall clock (ns): the FIRST wall instant at
+        /// which the key is expired, `(deadline_ms + 1) * 1_000_000`, because Redis keeps a
+        /// key alive through its whole deadline millisecond (`now_ms > deadline_ms` expires
+        /// it). So `wall >= deadline_wall` (the checker's `key_expired`) is exactly Redis's
+        /// rule. `None`: no TTL.
         deadline_wall: Option<WallTime>,
     },
     /// Redis instance: `key`'s deadline changed (PEXPIRE by the extend script).
     RedisKeyExpiry {
         /// Key.
         key: String,
-        /// New wall-clock deadline.
+        /// New deadline: the first wall instant (ns) at which the key is expired, as in
+        /// `RedisKeySet`.
         deadline_wall: Option<WallTime>,
     },
     /// Redis instance: `key` was deleted (DEL, release script, PEXPIRE <= 0).
@@ -146,7 +151,8 @@ pub enum Obs {
     },
     /// Redis instance: restarted; these keys survived (per its persistence mode).
     RedisRestarted {
-        /// Surviving keys: (key, value, wall deadline).
+        /// Surviving keys live when it became available: (key, value, deadline as the first
+        /// expired wall instant, as in `RedisKeySet`).
         keys: Vec<(String, String, Option<WallTime>)>,
     },
     /// Storage accepted a write.

@@ -1,57 +1,544 @@
-//! Redlock client (stub).
+//! The Redlock client: a [`crate::lock::LockClient`] over N independent Redis instances, as
+//! the Redis distlock page specifies it
+//! (https://redis.io/docs/latest/develop/use/patterns/distributed-locks/, "The Redlock
+//! Algorithm") and the reference clients implement it: node-redlock (requests to all
+//! instances in parallel) and redlock-rb (one instance after another).
+//!
+//! **One attempt** (distlock page, steps 1-5):
+//! 1. take `start = mono_now()` **before** the first request (variant
+//!    [`StartTime::AfterReplies`]: after the last reply, which drops the time spent acquiring
+//!    from `elapsed` and overstates the validity: a bug);
+//! 2. send `SET key value NX PX ttl_ms` to every instance: all at once
+//!    ([`RedlockMode::Parallel`], node-redlock) or one after another, each after the previous
+//!    answered or timed out ([`RedlockMode::Sequential`], redlock-rb); each request has its
+//!    own `request_timeout`, much shorter than the TTL, so a dead instance costs little;
+//! 3. when every instance has answered or timed out: `elapsed = now - start`,
+//!    `drift = ttl * clock_drift_factor + 2 ms` (the 2 ms is the page's and both clients'
+//!    allowance for Redis's own expiry granularity; node-redlock
+//!    `Math.round(driftFactor * duration) + 2`, redlock-rb `(ttl * drift_factor).to_i + 2`),
+//!    computed in integer ns as `ttl_ns * ppm / 1_000_000 + 2_000_000`, and
+//!    `validity = ttl - elapsed - drift`;
+//! 4. the lock is acquired iff at least `quorum` instances replied `OK` (default a majority,
+//!    `N/2 + 1`; fewer is a bug variant) and `validity > 0` (variant `validity_check: false`
+//!    skips the second test). Then the client believes it holds the lock until
+//!    `now + validity` on its monotonic clock (`LockAcquired { token: None, value,
+//!    valid_until_local }`; a timer there ends the belief with `LockLost`);
+//! 5. otherwise it unlocks every instance (the release script, fire-and-forget, also the ones
+//!    that did not answer), observes `LockFailed { reason }` with the numbers ("2 of 5 OK,
+//!    quorum 3", "5 of 5 OK, but validity -12 ms ..."), and retries after a delay drawn
+//!    uniformly from `0..=retry_delay_max` from the node's RNG stream ("retry after a random
+//!    delay", distlock page, "Retry on Failure"). After `retry_count` attempts in all it gives
+//!    up: [`LockEvent::Failed`].
+//!
+//! `retry_count` counts attempts, as node-redlock documents its `retryCount` ("the max number
+//! of times Redlock will attempt to lock a resource before erroring"). The value is drawn once
+//! per [`RedlockClient::acquire`] (16 hex digits from the node's RNG stream) and kept across
+//! the retries of that acquisition, as both reference clients do.
+//!
+//! **Release**: the release script on every instance (distlock page, "Releasing the lock":
+//! "simply release the lock in all instances, whether or not the client believes it was able
+//! to successfully lock a given instance"); `LockReleased` when sent. A hold that ended by
+//! `LockLost` is still unlocked when the worker calls `release` at the end of its round (as
+//! node-redlock's `release()` after expiry does), without a second `LockReleased`.
+//!
+//! Replies are matched by request id; a reply to an attempt that is over is ignored (the
+//! unlock sent at the end of a failed attempt follows the SET on the same link). Redlock
+//! issues no fencing token: [`RedlockClient::token`] is always `None` (Kleppmann's point: a
+//! paused holder's write cannot be told from the new holder's). Request ids keep counting
+//! across [`RedlockClient::reset`].
 
 use crate::lock::{ClientTimer, LockEvent};
 use crate::msg::Msg;
 use crate::node::Ctx;
+use crate::observation::Obs;
+use crate::redis::command::{decode_set_nx_px, release_args, set_nx_px_args};
+use crate::redis_instance::RedisMsg;
+use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
-use splitbrain_engine::{LocalTime, NodeId};
+use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
 
-/// Timers (stub).
+/// How the requests of one attempt go out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RedlockMode {
+    /// To every instance at once (node-redlock; default).
+    #[default]
+    Parallel,
+    /// One instance after another, each after the previous answered or timed out (redlock-rb).
+    Sequential,
+}
+
+/// When an attempt's start time is taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StartTime {
+    /// Before the first request (the algorithm; default).
+    #[default]
+    BeforeRequests,
+    /// After the last reply (a bug: the time spent acquiring is not subtracted).
+    AfterReplies,
+}
+
+/// Redlock configuration. Durations are local monotonic ns of the client's clock; the TTL is
+/// sent to the instances in whole milliseconds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RedlockConfig {
+    /// The Redis instances (N).
+    pub instances: Vec<NodeId>,
+    /// The key (the lock's name in observations).
+    pub key: String,
+    /// Lock TTL (default 10 s); sent as `PX floor(ttl / 1 ms)`, at least 1 ms.
+    pub ttl: SimDuration,
+    /// Per-instance reply timeout (default 50 ms).
+    pub request_timeout: SimDuration,
+    /// Attempts per acquisition before giving up (default 3).
+    pub retry_count: u32,
+    /// Retry after a uniform random delay in `0..=retry_delay_max` (default 200 ms).
+    pub retry_delay_max: SimDuration,
+    /// Clock drift factor in parts per million (default 10,000 = 0.01, the reference clients'
+    /// `driftFactor`).
+    pub clock_drift_factor_ppm: u64,
+    /// Parallel (default) or sequential requests.
+    pub mode: RedlockMode,
+    /// Require `validity > 0` to claim the lock (default true; false is a bug variant).
+    pub validity_check: bool,
+    /// When the start time is taken (default before the requests).
+    pub start_time: StartTime,
+    /// OK replies needed (default `None`: a majority, `N/2 + 1`; fewer is a bug variant).
+    pub quorum: Option<usize>,
+}
+
+impl RedlockConfig {
+    /// A config for `key` on `instances` with every other field at its default: ttl 10 s,
+    /// request timeout 50 ms, 3 attempts, retry delay up to 200 ms, drift factor 0.01,
+    /// parallel, validity check on, start before the requests, majority quorum.
+    pub fn new(instances: Vec<NodeId>, key: impl Into<String>) -> Self {
+        RedlockConfig {
+            instances,
+            key: key.into(),
+            ttl: SimDuration::from_secs(10),
+            request_timeout: SimDuration::from_millis(50),
+            retry_count: 3,
+            retry_delay_max: SimDuration::from_millis(200),
+            clock_drift_factor_ppm: 10_000,
+            mode: RedlockMode::Parallel,
+            validity_check: true,
+            start_time: StartTime::BeforeRequests,
+            quorum: None,
+        }
+    }
+
+    /// OK replies needed: `quorum`, or a majority of the instances.
+    pub fn quorum(&self) -> usize {
+        self.quorum.unwrap_or(self.instances.len() / 2 + 1)
+    }
+
+    /// The TTL as sent in `PX` (whole ms, floor, at least 1), as a duration.
+    pub fn ttl_sent(&self) -> SimDuration {
+        SimDuration::from_millis(self.ttl.as_millis().max(1))
+    }
+
+    /// `ttl * factor + 2 ms`, integer ns: `ttl_ns * ppm / 1_000_000 + 2_000_000`.
+    pub fn drift(&self) -> SimDuration {
+        let ttl = self.ttl_sent().as_nanos() as u128;
+        let d = ttl * self.clock_drift_factor_ppm as u128 / 1_000_000;
+        SimDuration(d.min(u64::MAX as u128) as u64).saturating_add(SimDuration::from_millis(2))
+    }
+
+    /// `ttl - elapsed - drift` in signed ns.
+    pub fn validity_ns(&self, elapsed: SimDuration) -> i128 {
+        self.ttl_sent().as_nanos() as i128
+            - elapsed.as_nanos() as i128
+            - self.drift().as_nanos() as i128
+    }
+}
+
+/// Redlock client timers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RedlockTimer {}
+#[serde(rename_all = "snake_case")]
+pub enum RedlockTimer {
+    /// No reply to request `req` within `request_timeout`.
+    Timeout {
+        /// The request.
+        req: u64,
+    },
+    /// The random delay before the next attempt is over.
+    Retry,
+    /// The belief deadline (`now + validity`) is reached.
+    Deadline,
+}
 
-/// Configuration (placeholder stub, to be replaced by the client's implementer).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RedlockConfig {}
+fn timer(t: RedlockTimer) -> Timer {
+    Timer::Client(ClientTimer::Redlock(t))
+}
 
-/// Lock client (stub).
+/// One instance's part in an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// Not asked yet (sequential mode).
+    Unsent,
+    /// Asked; waiting for the reply or the timeout.
+    Pending { req: u64, timeout: TimerId },
+    /// Replied OK.
+    Ok,
+    /// Replied nil or an error, or timed out.
+    NotOk,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Attempt {
+    start: LocalTime,
+    outcomes: Vec<Outcome>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    Acquiring(Attempt),
+    Backoff {
+        retry: TimerId,
+    },
+    Held {
+        valid_until: LocalTime,
+        deadline: TimerId,
+    },
+}
+
+/// A Redlock client (see the module doc).
 #[derive(Clone, Debug)]
-pub struct RedlockClient {}
+pub struct RedlockClient {
+    cfg: RedlockConfig,
+    state: State,
+    /// The value of the current acquisition (kept across its retries).
+    value: String,
+    /// Attempts made in the current acquisition.
+    attempts: u32,
+    /// A hold lost by its deadline and not yet unlocked.
+    lost: bool,
+    next_req: u64,
+}
+
+/// Signed ns as milliseconds, with as few decimals as show the value exactly ("-12 ms",
+/// "9895.5 ms").
+fn fmt_ms(ns: i128) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let (whole, frac) = (ns.abs() / 1_000_000, ns.abs() % 1_000_000);
+    if frac == 0 {
+        format!("{sign}{whole} ms")
+    } else {
+        let f = format!("{frac:06}");
+        format!("{sign}{whole}.{} ms", f.trim_end_matches('0'))
+    }
+}
 
 impl RedlockClient {
-    /// An idle client (stub).
-    pub fn new(_cfg: RedlockConfig) -> Self {
-        RedlockClient {}
+    /// An idle client.
+    ///
+    /// # Panics
+    /// If `instances` is empty or the quorum is 0 or above N (validated by the scenario layer).
+    pub fn new(cfg: RedlockConfig) -> Self {
+        assert!(!cfg.instances.is_empty(), "redlock needs instances");
+        assert!(
+            (1..=cfg.instances.len()).contains(&cfg.quorum()),
+            "quorum must be in 1..=N"
+        );
+        RedlockClient {
+            cfg,
+            state: State::Idle,
+            value: String::new(),
+            attempts: 0,
+            lost: false,
+            next_req: 1,
+        }
     }
-    /// The lock's name (stub).
+
+    /// The configuration.
+    pub fn config(&self) -> &RedlockConfig {
+        &self.cfg
+    }
+
+    /// The key.
     pub fn lock_name(&self) -> &str {
-        ""
+        &self.cfg.key
     }
-    /// Starts an acquisition.
-    pub fn acquire(&mut self, _ctx: &mut Ctx<'_>) {}
-    /// Releases the lock.
-    pub fn release(&mut self, _ctx: &mut Ctx<'_>) {}
-    /// Handles a reply.
-    pub fn on_message(
-        &mut self,
-        _ctx: &mut Ctx<'_>,
-        _from: NodeId,
-        _msg: &Msg,
-    ) -> Option<LockEvent> {
-        None
+
+    /// The value of the current (or last) acquisition.
+    pub fn value(&self) -> &str {
+        &self.value
     }
-    /// Handles a timer.
-    pub fn on_timer(&mut self, _ctx: &mut Ctx<'_>, _timer: ClientTimer) -> Option<LockEvent> {
-        None
+
+    fn send(&mut self, ctx: &mut Ctx<'_>, to: NodeId, args: Vec<String>) -> u64 {
+        let req = self.next_req;
+        self.next_req += 1;
+        ctx.send(to, Msg::Redis(RedisMsg::Command { req, args }));
+        req
     }
-    /// Local deadline of the hold.
+
+    /// Sends the SET to instance `i` of the attempt and starts its timeout.
+    fn ask(&mut self, ctx: &mut Ctx<'_>, i: usize) -> Outcome {
+        let ttl_ms = self.cfg.ttl_sent().as_millis() as i64;
+        let args = set_nx_px_args(&self.cfg.key, &self.value, ttl_ms);
+        let req = self.send(ctx, self.cfg.instances[i], args);
+        let timeout = ctx.set_timer(
+            self.cfg.request_timeout,
+            timer(RedlockTimer::Timeout { req }),
+        );
+        Outcome::Pending { req, timeout }
+    }
+
+    fn unlock_all(&mut self, ctx: &mut Ctx<'_>) {
+        for i in 0..self.cfg.instances.len() {
+            let args = release_args(&self.cfg.key, &self.value);
+            self.send(ctx, self.cfg.instances[i], args);
+        }
+    }
+
+    /// Starts an acquisition (no effect unless idle).
+    pub fn acquire(&mut self, ctx: &mut Ctx<'_>) {
+        if self.state != State::Idle {
+            return;
+        }
+        self.value = format!("{:016x}", ctx.rng().next_u64());
+        self.attempts = 0;
+        self.lost = false;
+        self.start_attempt(ctx);
+    }
+
+    /// One attempt: observes `LockRequested`, takes the start time, sends the first (or
+    /// every) request.
+    fn start_attempt(&mut self, ctx: &mut Ctx<'_>) {
+        self.attempts += 1;
+        ctx.observe(Obs::LockRequested {
+            lock: self.cfg.key.clone(),
+        });
+        let start = ctx.mono_now();
+        let n = self.cfg.instances.len();
+        let mut outcomes = vec![Outcome::Unsent; n];
+        match self.cfg.mode {
+            RedlockMode::Parallel => {
+                for (i, o) in outcomes.iter_mut().enumerate() {
+                    *o = self.ask(ctx, i);
+                }
+            }
+            RedlockMode::Sequential => outcomes[0] = self.ask(ctx, 0),
+        }
+        self.state = State::Acquiring(Attempt { start, outcomes });
+    }
+
+    /// Records the outcome of request `req`; sends the next request in sequential mode;
+    /// concludes the attempt when every instance is done.
+    fn settle(&mut self, ctx: &mut Ctx<'_>, req: u64, ok: bool, cancel: bool) -> Option<LockEvent> {
+        let State::Acquiring(att) = &mut self.state else {
+            return None;
+        };
+        let i = att
+            .outcomes
+            .iter()
+            .position(|o| matches!(o, Outcome::Pending { req: r, .. } if *r == req))?;
+        if let Outcome::Pending { timeout, .. } = att.outcomes[i] {
+            if cancel {
+                ctx.cancel_timer(timeout);
+            }
+        }
+        att.outcomes[i] = if ok { Outcome::Ok } else { Outcome::NotOk };
+        if self.cfg.mode == RedlockMode::Sequential && i + 1 < self.cfg.instances.len() {
+            let next = self.ask(ctx, i + 1);
+            if let State::Acquiring(att) = &mut self.state {
+                att.outcomes[i + 1] = next;
+            }
+            return None;
+        }
+        let State::Acquiring(att) = &self.state else {
+            return None;
+        };
+        if att
+            .outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Pending { .. } | Outcome::Unsent))
+        {
+            return None;
+        }
+        let (start, oks) = (
+            att.start,
+            att.outcomes.iter().filter(|o| **o == Outcome::Ok).count(),
+        );
+        self.conclude(ctx, start, oks)
+    }
+
+    fn conclude(&mut self, ctx: &mut Ctx<'_>, start: LocalTime, oks: usize) -> Option<LockEvent> {
+        let now = ctx.mono_now();
+        let start = match self.cfg.start_time {
+            StartTime::BeforeRequests => start,
+            StartTime::AfterReplies => now,
+        };
+        let elapsed = now.saturating_since(start);
+        let validity = self.cfg.validity_ns(elapsed);
+        let (n, quorum) = (self.cfg.instances.len(), self.cfg.quorum());
+        let failure = if oks < quorum {
+            Some(format!("{oks} of {n} OK, quorum {quorum}"))
+        } else if validity <= 0 && self.cfg.validity_check {
+            Some(format!(
+                "{oks} of {n} OK, but validity {} <= 0 (ttl {} - elapsed {} - drift {})",
+                fmt_ms(validity),
+                fmt_ms(self.cfg.ttl_sent().as_nanos() as i128),
+                fmt_ms(elapsed.as_nanos() as i128),
+                fmt_ms(self.cfg.drift().as_nanos() as i128),
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = failure {
+            self.unlock_all(ctx);
+            ctx.observe(Obs::LockFailed {
+                lock: self.cfg.key.clone(),
+                reason,
+            });
+            if self.attempts < self.cfg.retry_count {
+                let delay = ctx
+                    .rng()
+                    .uniform_inclusive(0, self.cfg.retry_delay_max.as_nanos());
+                let retry = ctx.set_timer(SimDuration(delay), timer(RedlockTimer::Retry));
+                self.state = State::Backoff { retry };
+                return None;
+            }
+            self.state = State::Idle;
+            return Some(LockEvent::Failed);
+        }
+        let valid_until = if validity >= 0 {
+            now.saturating_add(SimDuration(validity as u64))
+        } else {
+            LocalTime(now.0.saturating_sub(validity.unsigned_abs() as u64))
+        };
+        let deadline = ctx.set_timer(
+            valid_until.saturating_since(now),
+            timer(RedlockTimer::Deadline),
+        );
+        self.state = State::Held {
+            valid_until,
+            deadline,
+        };
+        ctx.observe(Obs::LockAcquired {
+            lock: self.cfg.key.clone(),
+            token: None,
+            value: self.value.clone(),
+            valid_until_local: valid_until,
+        });
+        Some(LockEvent::Acquired {
+            token: None,
+            valid_until_local: valid_until,
+        })
+    }
+
+    /// Releases the lock on every instance if held (`LockReleased`); abandons an acquisition
+    /// in progress (unlock all, `LockFailed` "abandoned") or a pending retry.
+    pub fn release(&mut self, ctx: &mut Ctx<'_>) {
+        match std::mem::replace(&mut self.state, State::Idle) {
+            State::Idle => {
+                if std::mem::take(&mut self.lost) {
+                    self.unlock_all(ctx);
+                }
+            }
+            State::Backoff { retry } => ctx.cancel_timer(retry),
+            State::Acquiring(att) => {
+                for o in att.outcomes {
+                    if let Outcome::Pending { timeout, .. } = o {
+                        ctx.cancel_timer(timeout);
+                    }
+                }
+                self.unlock_all(ctx);
+                ctx.observe(Obs::LockFailed {
+                    lock: self.cfg.key.clone(),
+                    reason: "abandoned".to_string(),
+                });
+            }
+            State::Held { deadline, .. } => {
+                ctx.cancel_timer(deadline);
+                self.unlock_all(ctx);
+                ctx.observe(Obs::LockReleased {
+                    lock: self.cfg.key.clone(),
+                });
+            }
+        }
+    }
+
+    /// Handles a reply from an instance; `None` if nothing changed for the caller.
+    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: &Msg) -> Option<LockEvent> {
+        let Msg::Redis(RedisMsg::Reply { req, reply }) = msg else {
+            return None;
+        };
+        if !self.cfg.instances.contains(&from) {
+            return None;
+        }
+        let ok = decode_set_nx_px(reply) == Ok(true);
+        self.settle(ctx, *req, ok, true)
+    }
+
+    /// Handles one of this client's timers; `None` if nothing changed for the caller.
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, t: ClientTimer) -> Option<LockEvent> {
+        let ClientTimer::Redlock(t) = t else {
+            return None;
+        };
+        match t {
+            RedlockTimer::Timeout { req } => self.settle(ctx, req, false, false),
+            RedlockTimer::Retry => {
+                if matches!(self.state, State::Backoff { .. }) {
+                    self.start_attempt(ctx);
+                }
+                None
+            }
+            RedlockTimer::Deadline => match self.state {
+                State::Held { valid_until, .. } if ctx.mono_now() >= valid_until => {
+                    self.state = State::Idle;
+                    self.lost = true;
+                    ctx.observe(Obs::LockLost {
+                        lock: self.cfg.key.clone(),
+                        reason: "validity passed by the local clock".to_string(),
+                    });
+                    Some(LockEvent::Lost)
+                }
+                _ => None,
+            },
+        }
+    }
+
+    /// The local monotonic deadline of the current hold, if the client believes it holds.
     pub fn valid_until(&self) -> Option<LocalTime> {
-        None
+        match self.state {
+            State::Held { valid_until, .. } => Some(valid_until),
+            _ => None,
+        }
     }
-    /// Fencing token of the hold.
+
+    /// Always `None`: Redlock issues no fencing token.
     pub fn token(&self) -> Option<u64> {
         None
     }
-    /// Forgets volatile state.
-    pub fn reset(&mut self) {}
+
+    /// Forgets all volatile state (after a crash of the owning node). Request ids keep
+    /// counting.
+    pub fn reset(&mut self) {
+        self.state = State::Idle;
+        self.attempts = 0;
+        self.lost = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drift_and_validity_of_the_distlock_example() {
+        let cfg = RedlockConfig::new(vec![NodeId(0)], "k");
+        assert_eq!(cfg.drift(), SimDuration::from_millis(102));
+        assert_eq!(cfg.validity_ns(SimDuration::from_millis(2)), 9_896_000_000);
+        assert_eq!(cfg.quorum(), 1);
+        let five = RedlockConfig::new((0..5).map(NodeId).collect(), "k");
+        assert_eq!(five.quorum(), 3);
+    }
+
+    #[test]
+    fn ms_formatting() {
+        assert_eq!(fmt_ms(-12_000_000), "-12 ms");
+        assert_eq!(fmt_ms(9_895_500_000), "9895.5 ms");
+        assert_eq!(fmt_ms(1), "0.000001 ms");
+    }
 }

@@ -422,10 +422,7 @@ impl LeaseClient {
 
     /// Handles one of this client's timers; `None` if nothing changed for the caller.
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, t: ClientTimer) -> Option<LockEvent> {
-        // Irrefutable while the other clients' timer enums are empty stubs.
-        #[allow(irrefutable_let_patterns)]
-        let ClientTimer::Lease(t) = t
-        else {
+        let ClientTimer::Lease(t) = t else {
             return None;
         };
         match t {

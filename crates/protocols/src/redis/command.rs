@@ -25,7 +25,7 @@
 //! (redis.io/commands/set, /pexpire, /pttl, /eval). Exact texts are pinned by the recorded
 //! vectors in `shared/conformance/redis-vectors.json` where they cover them.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::store::{wall_ns_to_ms, Entry, Keyspace};
@@ -71,10 +71,13 @@ pub const ERR_NUMKEYS_NEGATIVE: &str = "ERR Number of keys can't be negative";
 
 /// A Redis reply (RESP2 types used by these commands).
 ///
-/// Its normalised JSON form ([`Reply::to_json`], also its `Serialize` form) is the one the
-/// conformance vectors use: status and bulk -> JSON string, nil -> `null`, integer -> JSON
-/// number, error -> `{"error": "<full text>"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Two JSON forms: the normalised one the conformance vectors use ([`Reply::to_json`]:
+/// status and bulk -> JSON string, nil -> `null`, integer -> JSON number, error ->
+/// `{"error": "<full text>"}`), which cannot tell a status from a bulk string; and the
+/// lossless serde form that traces carry in Redis reply messages (`{"status": "OK"}`,
+/// `{"bulk": "v"}`, `"nil"`, `{"integer": 1}`, `{"error": "..."}`), which round-trips.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Reply {
     /// Simple string reply, e.g. `OK`.
     Status(String),
@@ -119,12 +122,6 @@ impl Reply {
     /// Whether this is an error reply.
     pub fn is_error(&self) -> bool {
         matches!(self, Reply::Error(_))
-    }
-}
-
-impl Serialize for Reply {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_json().serialize(serializer)
     }
 }
 
@@ -1304,8 +1301,17 @@ mod tests {
         );
         assert_eq!(
             serde_json::to_string(&Reply::Integer(5)).ok(),
-            Some("5".to_string())
+            Some(r#"{"integer":5}"#.to_string())
         );
+        for r in [
+            Reply::ok(),
+            Reply::Bulk("OK".into()),
+            Reply::Nil,
+            err("ERR x"),
+        ] {
+            let back: Reply = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+            assert_eq!(back, r);
+        }
         assert_eq!(Reply::Nil.type_name(), "nil");
     }
 }

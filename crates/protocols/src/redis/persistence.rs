@@ -106,6 +106,24 @@ impl Instance {
         }
     }
 
+    /// A running instance started on an existing data directory whose AOF holds `aof` (what
+    /// [`Instance::durable`] returned when it was last made durable): the live keyspace is
+    /// loaded from it, and it stays the durable copy. With [`Persistence::None`] there is no
+    /// AOF, so `aof` is ignored and the instance starts empty. This is [`Instance::start`] for
+    /// a process that kept nothing but its files (the simulator's crash + restart).
+    pub fn load(persistence: Persistence, aof: Keyspace) -> Self {
+        let aof = match persistence {
+            Persistence::None => Keyspace::new(),
+            Persistence::AofEverysec | Persistence::AofAlways => aof,
+        };
+        Self {
+            persistence,
+            running: true,
+            live: aof.clone(),
+            durable: aof,
+        }
+    }
+
     /// The persistence mode.
     pub fn persistence(&self) -> Persistence {
         self.persistence
