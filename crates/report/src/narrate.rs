@@ -245,6 +245,9 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
     let mut out = String::new();
     let mut kinds: BTreeMap<u64, String> = BTreeMap::new();
     let mut paused_at: BTreeMap<NodeId, SimTime> = BTreeMap::new();
+    // What each node believes now, to say it when the node wakes from a pause.
+    let mut holds: BTreeMap<NodeId, String> = BTreeMap::new();
+    let mut leads: BTreeMap<NodeId, u64> = BTreeMap::new();
     let mut lines = 0usize;
     let starts: Vec<&str> = events
         .iter()
@@ -306,22 +309,75 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
             }
             TraceEvent::Deliver { .. } | TraceEvent::Timer { .. } => None,
             TraceEvent::Fault { t, fault } => {
-                if let Fault::Pause { node, .. } = fault {
-                    paused_at.insert(*node, *t);
+                match fault {
+                    Fault::Pause { node, .. } => {
+                        paused_at.insert(*node, *t);
+                    }
+                    Fault::Crash { node } => {
+                        holds.remove(node);
+                        leads.remove(node);
+                    }
+                    _ => {}
                 }
                 Some(describe_fault(names, fault))
             }
             TraceEvent::Resume { t, node } => {
                 let since = paused_at.remove(node).map(|p| t.saturating_since(p));
+                let belief = match (holds.get(node), leads.get(node)) {
+                    (Some(h), _) => format!("; it still believes it holds {h}"),
+                    (None, Some(term)) => format!("; it still believes it is leader (term {term})"),
+                    (None, None) => String::new(),
+                };
                 Some(match since {
                     Some(d) => format!(
-                        "{} resumes after a {d} pause, unaware of it",
+                        "{} resumes after a {d} pause, unaware of it{belief}",
                         name(names, *node)
                     ),
                     None => format!("{} resumes", name(names, *node)),
                 })
             }
             TraceEvent::Observe { node, obs, .. } => {
+                match obs {
+                    Obs::LockAcquired {
+                        lock,
+                        token: t,
+                        valid_until_local,
+                        ..
+                    } => {
+                        holds.insert(
+                            *node,
+                            format!(
+                                "\"{lock}\" ({}), valid until local {}",
+                                token(t),
+                                secs(valid_until_local.0)
+                            ),
+                        );
+                    }
+                    Obs::LockRenewed {
+                        lock,
+                        token: t,
+                        valid_until_local,
+                    } => {
+                        holds.insert(
+                            *node,
+                            format!(
+                                "\"{lock}\" ({}), valid until local {}",
+                                token(t),
+                                secs(valid_until_local.0)
+                            ),
+                        );
+                    }
+                    Obs::LockReleased { .. } | Obs::LockLost { .. } => {
+                        holds.remove(node);
+                    }
+                    Obs::LeaderClaim { term } => {
+                        leads.insert(*node, *term);
+                    }
+                    Obs::LeaderStepDown { .. } => {
+                        leads.remove(node);
+                    }
+                    _ => {}
+                }
                 Some(describe_obs(names, name(names, *node), obs))
             }
         };
