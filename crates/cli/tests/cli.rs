@@ -162,3 +162,14 @@ fn schema_is_json_with_the_scenario_fields() {
         assert!(v["properties"][field].is_object(), "{field}");
     }
 }
+
+#[test]
+fn the_committed_schema_file_is_current() {
+    let o = splitbrain(&["schema"]);
+    let committed = std::fs::read_to_string(repo().join("splitbrain.schema.json")).unwrap();
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        committed,
+        "splitbrain.schema.json is stale: run `splitbrain schema > splitbrain.schema.json`"
+    );
+}

@@ -97,6 +97,15 @@ impl LockClient {
     pub fn acquire(&mut self, ctx: &mut Ctx<'_>) {
         each!(self, c => c.acquire(ctx))
     }
+    /// Asks the client to extend its current hold; `true` if an extension was started. Only
+    /// the Redlock client extends ([`RedlockClient::extend`]); the lease client renews on its
+    /// own schedule and the single-instance Redis client does not extend.
+    pub fn extend(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        match self {
+            LockClient::Redlock(c) => c.extend(ctx),
+            LockClient::Lease(_) | LockClient::Redis(_) => false,
+        }
+    }
     /// Releases the lock (if held).
     pub fn release(&mut self, ctx: &mut Ctx<'_>) {
         each!(self, c => c.release(ctx))

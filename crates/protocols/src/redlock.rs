@@ -51,7 +51,9 @@ use crate::lock::{ClientTimer, LockEvent};
 use crate::msg::Msg;
 use crate::node::Ctx;
 use crate::observation::Obs;
-use crate::redis::command::{decode_set_nx_px, release_args, set_nx_px_args};
+use crate::redis::command::{
+    decode_flag, decode_set_nx_px, extend_args, release_args, set_nx_px_args,
+};
 use crate::redis_instance::RedisMsg;
 use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
@@ -200,6 +202,12 @@ enum State {
         valid_until: LocalTime,
         deadline: TimerId,
     },
+    /// Held, with an extension in flight (the hold stands until it concludes).
+    Extending {
+        attempt: Attempt,
+        valid_until: LocalTime,
+        deadline: TimerId,
+    },
 }
 
 /// A Redlock client (see the module doc).
@@ -326,6 +334,9 @@ impl RedlockClient {
     /// Records the outcome of request `req`; sends the next request in sequential mode;
     /// concludes the attempt when every instance is done.
     fn settle(&mut self, ctx: &mut Ctx<'_>, req: u64, ok: bool, cancel: bool) -> Option<LockEvent> {
+        if let State::Extending { .. } = self.state {
+            return self.settle_extend(ctx, req, ok, cancel);
+        }
         let State::Acquiring(att) = &mut self.state else {
             return None;
         };
@@ -427,6 +438,122 @@ impl RedlockClient {
         })
     }
 
+    /// Starts extending a held lock (the distlock page's "extending the lock"): the extend
+    /// script (`PEXPIRE` if the value is ours) goes to every instance at once, each with its
+    /// `request_timeout`. The extension counts only if a quorum replies 1 and the new validity
+    /// `ttl - elapsed - drift` is positive while the current hold is still valid; then the
+    /// hold runs to `now + validity` (`LockRenewed`, [`LockEvent::Extended`]). Otherwise the
+    /// current hold stands unchanged (`LockFailed` "extend: ..."). Returns `false` (and does
+    /// nothing) unless the lock is held.
+    pub fn extend(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        let State::Held {
+            valid_until,
+            deadline,
+        } = self.state
+        else {
+            return false;
+        };
+        let start = ctx.mono_now();
+        let ttl_ms = self.cfg.ttl_sent().as_millis() as i64;
+        let mut outcomes = Vec::with_capacity(self.cfg.instances.len());
+        for i in 0..self.cfg.instances.len() {
+            let args = extend_args(&self.cfg.key, &self.value, ttl_ms);
+            let req = self.send(ctx, self.cfg.instances[i], args);
+            let timeout = ctx.set_timer(
+                self.cfg.request_timeout,
+                timer(RedlockTimer::Timeout { req }),
+            );
+            outcomes.push(Outcome::Pending { req, timeout });
+        }
+        self.state = State::Extending {
+            attempt: Attempt { start, outcomes },
+            valid_until,
+            deadline,
+        };
+        true
+    }
+
+    fn settle_extend(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        req: u64,
+        ok: bool,
+        cancel: bool,
+    ) -> Option<LockEvent> {
+        let State::Extending {
+            attempt,
+            valid_until,
+            deadline,
+        } = &mut self.state
+        else {
+            return None;
+        };
+        let i = attempt
+            .outcomes
+            .iter()
+            .position(|o| matches!(o, Outcome::Pending { req: r, .. } if *r == req))?;
+        if let Outcome::Pending { timeout, .. } = attempt.outcomes[i] {
+            if cancel {
+                ctx.cancel_timer(timeout);
+            }
+        }
+        attempt.outcomes[i] = if ok { Outcome::Ok } else { Outcome::NotOk };
+        if attempt
+            .outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Pending { .. }))
+        {
+            return None;
+        }
+        let (start, old_until, old_deadline) = (attempt.start, *valid_until, *deadline);
+        let oks = attempt
+            .outcomes
+            .iter()
+            .filter(|o| **o == Outcome::Ok)
+            .count();
+        let now = ctx.mono_now();
+        let validity = self.cfg.validity_ns(now.saturating_since(start));
+        let (n, quorum) = (self.cfg.instances.len(), self.cfg.quorum());
+        let failure = if oks < quorum {
+            Some(format!("extend: {oks} of {n} OK, quorum {quorum}"))
+        } else if validity <= 0 {
+            Some(format!("extend: validity {} <= 0", fmt_ms(validity)))
+        } else if now >= old_until {
+            Some("extend: the hold expired before the extension completed".to_string())
+        } else {
+            None
+        };
+        if let Some(reason) = failure {
+            self.state = State::Held {
+                valid_until: old_until,
+                deadline: old_deadline,
+            };
+            ctx.observe(Obs::LockFailed {
+                lock: self.cfg.key.clone(),
+                reason,
+            });
+            return None;
+        }
+        ctx.cancel_timer(old_deadline);
+        let valid_until = now.saturating_add(SimDuration(validity as u64));
+        let deadline = ctx.set_timer(
+            valid_until.saturating_since(now),
+            timer(RedlockTimer::Deadline),
+        );
+        self.state = State::Held {
+            valid_until,
+            deadline,
+        };
+        ctx.observe(Obs::LockRenewed {
+            lock: self.cfg.key.clone(),
+            token: None,
+            valid_until_local: valid_until,
+        });
+        Some(LockEvent::Extended {
+            valid_until_local: valid_until,
+        })
+    }
+
     /// Releases the lock on every instance if held (`LockReleased`); abandons an acquisition
     /// in progress (unlock all, `LockFailed` "abandoned") or a pending retry.
     pub fn release(&mut self, ctx: &mut Ctx<'_>) {
@@ -449,7 +576,7 @@ impl RedlockClient {
                     reason: "abandoned".to_string(),
                 });
             }
-            State::Held { deadline, .. } => {
+            State::Held { deadline, .. } | State::Extending { deadline, .. } => {
                 ctx.cancel_timer(deadline);
                 self.unlock_all(ctx);
                 ctx.observe(Obs::LockReleased {
@@ -467,7 +594,10 @@ impl RedlockClient {
         if !self.cfg.instances.contains(&from) {
             return None;
         }
-        let ok = decode_set_nx_px(reply) == Ok(true);
+        let ok = match self.state {
+            State::Extending { .. } => decode_flag("extend", reply) == Ok(true),
+            _ => decode_set_nx_px(reply) == Ok(true),
+        };
         self.settle(ctx, *req, ok, true)
     }
 
@@ -485,7 +615,9 @@ impl RedlockClient {
                 None
             }
             RedlockTimer::Deadline => match self.state {
-                State::Held { valid_until, .. } if ctx.mono_now() >= valid_until => {
+                State::Held { valid_until, .. } | State::Extending { valid_until, .. }
+                    if ctx.mono_now() >= valid_until =>
+                {
                     self.state = State::Idle;
                     self.lost = true;
                     ctx.observe(Obs::LockLost {
@@ -502,7 +634,9 @@ impl RedlockClient {
     /// The local monotonic deadline of the current hold, if the client believes it holds.
     pub fn valid_until(&self) -> Option<LocalTime> {
         match self.state {
-            State::Held { valid_until, .. } => Some(valid_until),
+            State::Held { valid_until, .. } | State::Extending { valid_until, .. } => {
+                Some(valid_until)
+            }
             _ => None,
         }
     }

@@ -57,6 +57,12 @@ pub struct WorkerConfig {
     pub idempotent: bool,
     /// Release anyway if no ack arrives within this (default 1 s).
     pub ack_timeout: SimDuration,
+    /// While working, ask the lock client to extend the hold this often (default `None`:
+    /// never). Only Redlock clients extend (the distlock page's extension: the extend script
+    /// on every instance, counted only with a quorum and within the validity time); lease
+    /// clients renew on their own `renew_every`, and the single-instance client does not
+    /// extend.
+    pub extend_every: Option<SimDuration>,
 }
 
 impl WorkerConfig {
@@ -73,6 +79,7 @@ impl WorkerConfig {
             rounds: None,
             idempotent: false,
             ack_timeout: SimDuration::from_secs(1),
+            extend_every: None,
         }
     }
 }
@@ -89,6 +96,8 @@ pub enum WorkerTimer {
     Write,
     /// No ack came.
     AckTimeout,
+    /// Time to extend the lock while working (`extend_every`).
+    Extend,
 }
 
 /// Where the worker is in its loop.
@@ -127,6 +136,8 @@ pub struct Worker {
     job: u64,
     deadline: Option<LocalTime>,
     timer: Option<TimerId>,
+    /// The pending `Extend` timer while working (see `WorkerConfig::extend_every`).
+    extend_timer: Option<TimerId>,
     next_req: u64,
 }
 
@@ -141,6 +152,7 @@ impl Worker {
             job: 1,
             deadline: None,
             timer: None,
+            extend_timer: None,
             next_req: 1,
         }
     }
@@ -226,6 +238,10 @@ impl Worker {
                 self.deadline = Some(valid_until_local);
                 self.phase = Phase::Working { token };
                 self.set(ctx, self.cfg.work_time, WorkerTimer::Check);
+                if let Some(every) = self.cfg.extend_every {
+                    self.extend_timer =
+                        Some(ctx.set_timer(every, Timer::Worker(WorkerTimer::Extend)));
+                }
             }
             LockEvent::Extended { valid_until_local } if self.deadline.is_some() => {
                 self.deadline = Some(valid_until_local);
@@ -249,6 +265,15 @@ impl Worker {
                 }
                 return;
             }
+            Timer::Worker(WorkerTimer::Extend) => {
+                self.extend_timer = None;
+                if let (Phase::Working { .. }, Some(every)) = (self.phase, self.cfg.extend_every) {
+                    self.client.extend(ctx);
+                    self.extend_timer =
+                        Some(ctx.set_timer(every, Timer::Worker(WorkerTimer::Extend)));
+                }
+                return;
+            }
             Timer::Worker(t) => t,
             _ => return,
         };
@@ -263,6 +288,9 @@ impl Worker {
     }
 
     fn check(&mut self, ctx: &mut Ctx<'_>, token: Option<u64>) {
+        if let Some(t) = self.extend_timer.take() {
+            ctx.cancel_timer(t);
+        }
         let now = ctx.mono_now();
         let deadline = self.deadline.unwrap_or(now);
         let remaining = deadline.0 as i128 - now.0 as i128;
@@ -312,6 +340,7 @@ impl Worker {
         self.job = 1;
         self.deadline = None;
         self.timer = None;
+        self.extend_timer = None;
         self.begin_round(ctx);
     }
 }

@@ -303,3 +303,69 @@ fn a_quorum_below_a_majority_lets_two_clients_hold_at_once() {
     assert_eq!(s.acquired(c1), vec![(ms(50), ms(9_898))]);
     assert_eq!(s.acquired(c2), vec![(ms(50), ms(9_898))]);
 }
+
+/// Extension (distlock page, "making the algorithm more reliable: extending the lock"): work
+/// of 20 s under a 10 s TTL, extending every 5 s. Each extension goes to all five instances at
+/// 5.002 s, 10.002 s, 15.002 s and is in at +2 ms, so each new belief ends at
+/// `start + ttl - drift` = 5.002 + 9.898 = 14.900 s, then 19.900 s, then 24.900 s; the check at
+/// 20.002 s finds the lock valid and the write goes out. Without extension the hold ends at
+/// 9.898 s and the check fails.
+#[test]
+fn extending_a_redlock_keeps_a_long_job_valid() {
+    let run = |extend: Option<SimDuration>| {
+        let mut s = setup();
+        let lock = RedlockConfig::new(s.instances.clone(), "lock");
+        let mut cfg = WorkerConfig::new(LockConfig::Redlock(lock), s.storage);
+        cfg.rounds = Some(1);
+        cfg.work_time = SimDuration::from_secs(20);
+        cfg.extend_every = extend;
+        let c = s.sim.add_node(
+            "client-1",
+            Node::Worker(Worker::new(cfg)),
+            ClockConfig::default(),
+        );
+        s.run(ms(30_000));
+        let renewed: Vec<(SimTime, SimTime)> = s
+            .of(c, &["lock_renewed"])
+            .into_iter()
+            .map(|(t, o)| match o {
+                Obs::LockRenewed {
+                    valid_until_local, ..
+                } => (t, SimTime(valid_until_local.0)),
+                _ => unreachable!(),
+            })
+            .collect();
+        let checked: Vec<bool> = s
+            .of(c, &["validity_checked"])
+            .into_iter()
+            .map(|(_, o)| matches!(o, Obs::ValidityChecked { valid: true, .. }))
+            .collect();
+        (
+            s.acquired(c),
+            renewed,
+            checked,
+            s.sent("EVAL"),
+            s.times(c, "write_sent"),
+        )
+    };
+    let (acquired, renewed, checked, evals, writes) = run(Some(SimDuration::from_secs(5)));
+    assert_eq!(acquired, vec![(ms(2), ms(9_898))]);
+    assert_eq!(
+        renewed,
+        vec![
+            (ms(5_004), ms(14_900)),
+            (ms(10_004), ms(19_900)),
+            (ms(15_004), ms(24_900))
+        ]
+    );
+    assert_eq!(checked, vec![true]);
+    assert_eq!(writes, vec![ms(20_003)]);
+    // 3 extensions + the release, each on 5 instances.
+    assert_eq!(evals, 4 * 5);
+
+    let (acquired, renewed, checked, _, writes) = run(None);
+    assert_eq!(acquired, vec![(ms(2), ms(9_898))]);
+    assert!(renewed.is_empty());
+    assert_eq!(checked, vec![false]);
+    assert!(writes.is_empty());
+}

@@ -100,5 +100,6 @@ fn worker_config(plan: &Plan, w: &WorkerSpec) -> WorkerConfig {
     c.start_after = or(w.start_after, c.start_after);
     c.rounds = w.rounds;
     c.idempotent = w.idempotent.unwrap_or(false);
+    c.extend_every = w.extend_every.map(|d| d.0);
     c
 }

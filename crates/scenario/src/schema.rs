@@ -443,6 +443,9 @@ pub struct WorkerSpec {
     /// redlock: when the start time is taken (default before_requests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<StartTimeSpec>,
+    /// redlock: extend the hold this often while working (default: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extend_every: Option<Dur>,
     /// redlock: OK replies needed (default: a majority of `instances`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quorum: Option<u32>,

@@ -477,6 +477,7 @@ fn validate_worker(
         ("work_time", w.work_time),
         ("renew_every", w.renew_every),
         ("request_timeout", w.request_timeout),
+        ("extend_every", w.extend_every),
     ] {
         c.positive(p(f), d, f);
     }
@@ -499,6 +500,7 @@ fn validate_worker(
         ("validity_check", w.validity_check.is_some()),
         ("start_time", w.start_time.is_some()),
         ("quorum", w.quorum.is_some()),
+        ("extend_every", w.extend_every.is_some()),
     ];
     let (own, others): (&str, Vec<(&str, &FieldsSet)>) = match w.lock {
         LockKind::Lease => (
