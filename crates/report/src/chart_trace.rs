@@ -170,14 +170,12 @@ impl SavedTrace {
 
     /// The timeline model of the saved run.
     pub fn model(&self) -> TimelineModel {
-        let report = self.report();
+        let record = self.record();
+        let report = check(&record, &check_spec(&self.header.scenario));
         TimelineModel::build(&ModelInput {
             name: &self.header.name,
             seed: self.header.seed,
-            names: &self.header.nodes,
-            roles: &self.roles,
-            clocks: &self.clocks,
-            end: self.end,
+            record: &record,
             events: &self.events,
             report: &report,
         })
@@ -195,10 +193,7 @@ pub fn model_of_run(r: &RunResult) -> TimelineModel {
     TimelineModel::build(&ModelInput {
         name: &r.name,
         seed: r.seed,
-        names: &r.record.names,
-        roles: &r.record.roles,
-        clocks: &r.record.clocks,
-        end: r.record.end,
+        record: &r.record,
         events,
         report: &r.report,
     })
