@@ -3,6 +3,7 @@
 
 use splitbrain_engine::{Divergence, Recorder};
 use splitbrain_scenario::replay::{replay, ReplayError};
+use splitbrain_scenario::TraceFileError;
 use splitbrain_scenario::{execute, load_file, TraceHeader};
 use std::path::{Path, PathBuf};
 
@@ -104,16 +105,34 @@ fn traces_of_another_format_or_not_traces_are_refused() {
     let (text, _, _) = trace_of(&f);
     let future = text.replacen("\"splitbrain_trace\":1", "\"splitbrain_trace\":2", 1);
     let err = replay("future.jsonl", &future).unwrap_err();
-    assert!(matches!(err, ReplayError::Incompatible { found: 2, .. }));
+    assert!(matches!(
+        err,
+        ReplayError::Trace {
+            source: TraceFileError::Incompatible { found: 2, .. },
+            ..
+        }
+    ));
     assert!(
         err.to_string().contains("reads trace format 1 only"),
         "{err}"
     );
     let err = replay("x.jsonl", "{\"hello\": 1}\n").unwrap_err();
-    assert!(matches!(err, ReplayError::NotATrace { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            ReplayError::Trace {
+                source: TraceFileError::NotATrace { line: 1, .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert!(matches!(
         replay("e.jsonl", "").unwrap_err(),
-        ReplayError::Empty { .. }
+        ReplayError::Trace {
+            source: TraceFileError::Empty,
+            ..
+        }
     ));
     // Another splitbrain version of the same format replays, with a note.
     let older = text.replacen("\"version\":\"0.1.0\"", "\"version\":\"0.0.9\"", 1);

@@ -12,6 +12,9 @@
 //! - [`invariants`]: one `pub fn` per invariant.
 //! - [`metrics`](mod@metrics): counters and durations ([`Metrics`]).
 //! - [`verdict`]: [`Verdict`], [`Violation`], [`Evidence`], [`CheckReport`].
+//! - Server truth over true time, shared with the charts: [`WallClocks`] (each node's clocks
+//!   rebuilt from the record), [`Truth`] (who truly holds a lock when: [`Hold`]s and the
+//!   per-instance Redis [`KeyHold`]s they are made of), [`key_expired`] (the expiry rule).
 //!
 //! **Architecture Invariant**: checkers are pure functions of the record; no I/O, no clocks,
 //! no hash-ordered collections.
@@ -33,7 +36,7 @@ pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_acc
 pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use run::{Role, RunRecord};
 pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
-pub use timeline::key_expired;
+pub use timeline::{key_expired, Hold, HoldSource, KeyHold, Truth, WallClocks};
 pub use verdict::{CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation};
 
 /// Judges one invariant.

@@ -339,18 +339,25 @@ pub fn key_expired(wall: WallTime, deadline: WallTime) -> bool {
     wall >= deadline
 }
 
-/// Every node's wall clock over true time, rebuilt from its initial [`ClockConfig`] and the
-/// `ClockStep` / `SetDrift` faults applied to it (replayed in order with [`LocalClock`], as the
-/// engine does). A fault at true time `t` is in effect at `t`.
+/// Every node's clocks over true time (ns), rebuilt from its initial [`ClockConfig`] (the
+/// record's `clocks`) and the `ClockStep` / `SetDrift` faults applied to it, replayed in order
+/// with [`LocalClock`] as the engine applies them (DESIGN.md, "Clocks": `wall(t) = offset +
+/// mono(t) + sum of steps so far`; a step moves the wall clock only). A fault at true time `t`
+/// is in effect at `t`. A node the record does not know reads true time.
+///
+/// Used by the checkers for Redis key expiry ([`key_expired`], [`Truth`]) and by the charts
+/// (belief deadlines, the clock-offset panel).
 ///
 /// [`ClockConfig`]: splitbrain_engine::ClockConfig
-pub(crate) struct WallClocks {
+pub struct WallClocks {
     /// Per node: `(from, clock)` snapshots, `from` increasing; the first is at 0.
     snaps: Vec<Vec<(SimTime, LocalClock)>>,
 }
 
 impl WallClocks {
-    pub(crate) fn new(record: &RunRecord) -> WallClocks {
+    /// Rebuilds the clocks of every node of `record` from its initial clocks and applied
+    /// faults.
+    pub fn new(record: &RunRecord) -> WallClocks {
         let mut snaps: Vec<Vec<(SimTime, LocalClock)>> = (0..record.names.len())
             .map(|i| {
                 vec![(
@@ -384,8 +391,8 @@ impl WallClocks {
         WallClocks { snaps }
     }
 
-    /// `node`'s wall clock reading at true time `t`.
-    pub(crate) fn wall(&self, node: NodeId, t: SimTime) -> WallTime {
+    /// `node`'s wall clock reading (ns, signed) at true time `t`.
+    pub fn wall(&self, node: NodeId, t: SimTime) -> WallTime {
         match self.snaps.get(node.index()) {
             Some(list) => {
                 let i = list.partition_point(|(from, _)| *from <= t);
@@ -393,6 +400,60 @@ impl WallClocks {
             }
             None => WallTime(t.0 as i64),
         }
+    }
+
+    /// The first true instant at or after `t` at which `node`'s monotonic clock reads at least
+    /// `local` ns (a belief's deadline, which actors keep as a monotonic reading); `t` itself
+    /// if it already does. Follows drift changes after `t`, rounding as
+    /// [`LocalClock::true_time_after`] does.
+    pub fn true_time_of_mono(&self, node: NodeId, t: SimTime, local: u64) -> SimTime {
+        let Some(list) = self.snaps.get(node.index()) else {
+            return t;
+        };
+        let k = list
+            .partition_point(|(from, _)| *from <= t)
+            .saturating_sub(1);
+        let mut start = t;
+        for (i, (_, c)) in list.iter().enumerate().skip(k) {
+            let now = c.mono(start).0;
+            if now >= local {
+                return start;
+            }
+            let at = c.true_time_after(start, SimDuration(local - now));
+            match list.get(i + 1) {
+                Some((next, _)) if *next <= at => start = *next,
+                _ => return at,
+            }
+        }
+        start
+    }
+
+    /// `node`'s wall clock minus true time (ns) over `[0, end]`, as continuous pieces of
+    /// `(t, offset)` points: one point where each piece starts, at every drift change and at
+    /// its end; a clock step starts a new piece. Empty for a node the record does not know.
+    pub fn offsets(&self, node: NodeId, end: SimTime) -> Vec<Vec<(SimTime, i64)>> {
+        let Some(list) = self.snaps.get(node.index()) else {
+            return Vec::new();
+        };
+        let off = |c: &LocalClock, t: SimTime| c.wall(t).0.saturating_sub(t.0 as i64);
+        let mut pieces: Vec<Vec<(SimTime, i64)>> = Vec::new();
+        for (i, (from, c)) in list.iter().enumerate() {
+            if *from > end {
+                break;
+            }
+            let to = list.get(i + 1).map_or(end, |(f, _)| (*f).min(end));
+            let first = (*from, off(c, *from));
+            let stepped = i > 0 && c.steps_ns() != list[i - 1].1.steps_ns();
+            match pieces.last_mut() {
+                Some(p) if !stepped => p.push(first),
+                _ => pieces.push(vec![first]),
+            }
+            let p = pieces.last_mut().expect("pushed above");
+            if to > *from {
+                p.push((to, off(c, to)));
+            }
+        }
+        pieces
     }
 
     /// True times in `(from, to)` at which `node`'s clock changes (steps or drift changes).
@@ -459,19 +520,23 @@ impl WallClocks {
     }
 }
 
-/// Who truly held a lock over `[from, to)`: a lease grant, or a majority of Redis instances
-/// holding one value.
+/// Who truly held a lock over `[from, to)` (true time, ns): a lease grant, or a majority of
+/// Redis instances holding one value (DESIGN.md, `holder_writes_only`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Hold {
+pub struct Hold {
     /// Lock (lease or key) name.
     pub lock: String,
     /// The client holding it, if known (a Redis value no client reported acquiring is held
     /// by nobody we can name).
     pub holder: Option<NodeId>,
-    /// What the hold is, in words ("lease grant with token 17", "value v1 on 2 of 3 Redis
-    /// instances").
+    /// Which server state makes it a hold.
+    pub source: HoldSource,
+    /// What the hold is, in words ("lease grant with token 17", "value v1 on a majority (2 of
+    /// 3) of Redis instances").
     pub what: String,
+    /// Start, true time.
     pub from: SimTime,
+    /// End, true time (exclusive).
     pub to: SimTime,
     /// Facts that started it.
     pub started_by: Vec<Evidence>,
@@ -479,20 +544,64 @@ pub(crate) struct Hold {
     pub ended_by: Vec<Evidence>,
 }
 
-/// The truth about locks over the run (DESIGN.md, `holder_writes_only`): the lease service's
-/// grants, and Redis keys held by a majority of the run's Redis instances.
-pub(crate) struct Truth {
-    pub holds: Vec<Hold>,
+/// The server state behind a [`Hold`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HoldSource {
+    /// A grant of the lease service `service`, with its fencing token. The grant lasts from
+    /// the service's `LeaseGranted` until its `LeaseFreed`, its next grant of the lease, or
+    /// its crash.
+    Lease {
+        /// The lease service.
+        service: NodeId,
+        /// The grant's fencing token.
+        token: u64,
+    },
+    /// A majority (`n / 2 + 1` of the run's `n` Redis instances) holding `value` at the key.
+    RedisMajority {
+        /// The value (the client's random lock value).
+        value: String,
+    },
 }
 
-/// One Redis instance holding `value` at `key` over `[from, to)`.
-struct InstanceHold {
-    key: String,
-    value: String,
-    from: SimTime,
-    to: SimTime,
-    start: Evidence,
-    end: Option<Evidence>,
+/// The truth about locks over the run (DESIGN.md, `holder_writes_only`: "truth = the lock
+/// servers' state: the lease service's grant, or a majority of Redis instances holding the
+/// client's value"), rebuilt from a [`RunRecord`]: the lease services' grant observations and
+/// the Redis instances' key observations, keys expiring by the instance's wall clock
+/// ([`WallClocks`], [`key_expired`]). Intervals are half-open in true ns; one still open at
+/// the end is closed at [`RunRecord::horizon`]; empty ones are dropped.
+pub struct Truth {
+    /// Every hold, sorted by start (then lock, holder).
+    pub holds: Vec<Hold>,
+    /// Every Redis key held on an instance (the pieces majorities are made of), in the order
+    /// they ended.
+    pub keys: Vec<KeyHold>,
+}
+
+/// One Redis instance holding `value` at `key` over `[from, to)` (true time, ns): from the
+/// instance's `SET` (or its restart with the key) until `DEL`, a new `SET`, its crash, or the
+/// key's expiry by the instance's wall clock ([`key_expired`]; a backward clock step can make
+/// an expired key live again, which starts a new piece). A change of the key's expiry
+/// (`PEXPIRE`) ends the piece with no evidence and the next piece of the same key and value
+/// starts at that instant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyHold {
+    /// The Redis instance.
+    pub instance: NodeId,
+    /// The key.
+    pub key: String,
+    /// The value it holds.
+    pub value: String,
+    /// The client that reported acquiring lock `key` with `value` (the first to), if any.
+    pub holder: Option<NodeId>,
+    /// Start, true time.
+    pub from: SimTime,
+    /// End, true time (exclusive).
+    pub to: SimTime,
+    /// The fact that started it.
+    pub start: Evidence,
+    /// The fact that ended it: the event, or the expiry (derived); `None` if it lasted to the
+    /// horizon or the key's expiry changed at `to` (the next piece continues it).
+    pub end: Option<Evidence>,
 }
 
 /// An open Redis key on one instance.
@@ -504,15 +613,18 @@ struct KeySeg {
 }
 
 impl Truth {
-    pub(crate) fn new(record: &RunRecord, clocks: &WallClocks) -> Truth {
+    /// Rebuilds the truth of `record`, judging Redis key expiry with `clocks` (built from the
+    /// same record).
+    pub fn new(record: &RunRecord, clocks: &WallClocks) -> Truth {
         let mut holds = lease_holds(record);
-        holds.extend(redis_holds(record, clocks));
+        let keys = redis_key_holds(record, clocks);
+        holds.extend(redis_majorities(record, &keys));
         holds.sort_by(|a, b| (a.from, &a.lock, a.holder).cmp(&(b.from, &b.lock, b.holder)));
-        Truth { holds }
+        Truth { holds, keys }
     }
 
     /// Holds of `lock` (any lock if `None`) that contain instant `t`.
-    pub(crate) fn at<'a>(
+    pub fn at<'a>(
         &'a self,
         lock: Option<&'a str>,
         t: SimTime,
@@ -523,7 +635,7 @@ impl Truth {
     }
 
     /// The latest hold of `lock` (any if `None`) by `who` that started at or before `t`.
-    pub(crate) fn last_by(&self, lock: Option<&str>, who: NodeId, t: SimTime) -> Option<&Hold> {
+    pub fn last_by(&self, lock: Option<&str>, who: NodeId, t: SimTime) -> Option<&Hold> {
         self.holds
             .iter()
             .filter(|h| lock.map_or(true, |l| h.lock == l) && h.holder == Some(who) && h.from <= t)
@@ -540,18 +652,26 @@ fn lease_holds(record: &RunRecord) -> Vec<Hold> {
     }
     let mut open: BTreeMap<(NodeId, String), Grant> = BTreeMap::new();
     let mut out = Vec::new();
-    let close =
-        |out: &mut Vec<Hold>, lease: String, g: Grant, t: SimTime, end: Option<Evidence>| {
-            out.push(Hold {
-                lock: lease,
-                holder: Some(g.holder),
-                what: format!("lease grant with token {}", g.token),
-                from: g.since,
-                to: t,
-                started_by: vec![g.start],
-                ended_by: end.into_iter().collect(),
-            });
-        };
+    let close = |out: &mut Vec<Hold>,
+                 service: NodeId,
+                 lease: String,
+                 g: Grant,
+                 t: SimTime,
+                 end: Option<Evidence>| {
+        out.push(Hold {
+            lock: lease,
+            holder: Some(g.holder),
+            source: HoldSource::Lease {
+                service,
+                token: g.token,
+            },
+            what: format!("lease grant with token {}", g.token),
+            from: g.since,
+            to: t,
+            started_by: vec![g.start],
+            ended_by: end.into_iter().collect(),
+        });
+    };
     for step in steps(record) {
         match step {
             Step::Obs {
@@ -568,7 +688,7 @@ fn lease_holds(record: &RunRecord) -> Vec<Hold> {
                 } => {
                     let ev = obs_evidence(record, index);
                     if let Some(g) = open.remove(&(node, lease.clone())) {
-                        close(&mut out, lease.clone(), g, t, Some(ev.clone()));
+                        close(&mut out, node, lease.clone(), g, t, Some(ev.clone()));
                     }
                     open.insert(
                         (node, lease.clone()),
@@ -584,6 +704,7 @@ fn lease_holds(record: &RunRecord) -> Vec<Hold> {
                     if let Some(g) = open.remove(&(node, lease.clone())) {
                         close(
                             &mut out,
+                            node,
                             lease.clone(),
                             g,
                             t,
@@ -602,30 +723,50 @@ fn lease_holds(record: &RunRecord) -> Vec<Hold> {
                     open.keys().filter(|(n, _)| n == node).cloned().collect();
                 for k in keys {
                     let g = open.remove(&k).expect("key listed above");
-                    close(&mut out, k.1, g, t, Some(fault_evidence(record, index)));
+                    close(
+                        &mut out,
+                        k.0,
+                        k.1,
+                        g,
+                        t,
+                        Some(fault_evidence(record, index)),
+                    );
                 }
             }
             Step::Fault { .. } => {}
         }
     }
     let horizon = record.horizon();
-    for ((_, lease), g) in open {
-        close(&mut out, lease, g, horizon, None);
+    for ((service, lease), g) in open {
+        close(&mut out, service, lease, g, horizon, None);
     }
     out.retain(|h| h.from < h.to);
     out
 }
 
-fn redis_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<Hold> {
+/// The client behind each `(lock, value)`: the first that reported acquiring the lock with it.
+fn value_owners(record: &RunRecord) -> BTreeMap<(&str, &str), NodeId> {
+    let mut owner: BTreeMap<(&str, &str), NodeId> = BTreeMap::new();
+    for o in &record.observations {
+        if let Obs::LockAcquired { lock, value, .. } = &o.obs {
+            owner
+                .entry((lock.as_str(), value.as_str()))
+                .or_insert(o.node);
+        }
+    }
+    owner
+}
+
+fn redis_key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold> {
     let instances = record.nodes_where(|r| r == Role::RedisInstance);
     if instances.is_empty() {
         return Vec::new();
     }
-    let majority = instances.len() / 2 + 1;
+    let owner = value_owners(record);
     let is_instance = |n: NodeId| instances.contains(&n);
     let mut open: BTreeMap<(NodeId, String), KeySeg> = BTreeMap::new();
-    let mut held: Vec<InstanceHold> = Vec::new();
-    let close = |held: &mut Vec<InstanceHold>,
+    let mut held: Vec<KeyHold> = Vec::new();
+    let close = |held: &mut Vec<KeyHold>,
                  node: NodeId,
                  key: String,
                  seg: KeySeg,
@@ -652,9 +793,11 @@ fn redis_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<Hold> {
                 None if i + 1 == n => end.clone(),
                 None => None,
             };
-            held.push(InstanceHold {
+            held.push(KeyHold {
+                instance: node,
                 key: key.clone(),
                 value: seg.value.clone(),
+                holder: owner.get(&(key.as_str(), seg.value.as_str())).copied(),
                 from,
                 to,
                 start: seg.start.clone(),
@@ -757,17 +900,16 @@ fn redis_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<Hold> {
         close(&mut held, node, key, seg, horizon, None);
     }
     held.retain(|h| h.from < h.to);
+    held
+}
 
-    // The client behind each value: the one that reported acquiring the lock with it.
-    let mut owner: BTreeMap<(&str, &str), NodeId> = BTreeMap::new();
-    for o in &record.observations {
-        if let Obs::LockAcquired { lock, value, .. } = &o.obs {
-            owner
-                .entry((lock.as_str(), value.as_str()))
-                .or_insert(o.node);
-        }
+/// Windows during which a majority of the run's Redis instances hold one `(key, value)`.
+fn redis_majorities(record: &RunRecord, held: &[KeyHold]) -> Vec<Hold> {
+    let instances = record.nodes_where(|r| r == Role::RedisInstance).len();
+    if instances == 0 {
+        return Vec::new();
     }
-
+    let majority = instances / 2 + 1;
     // Majority windows per (key, value).
     let mut by_value: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
     for (i, h) in held.iter().enumerate() {
@@ -781,7 +923,7 @@ fn redis_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<Hold> {
         let spans: Vec<(SimTime, SimTime)> =
             idx.iter().map(|&i| (held[i].from, held[i].to)).collect();
         for o in overlaps(&spans, majority) {
-            let members: Vec<&InstanceHold> = o.members.iter().map(|&m| &held[idx[m]]).collect();
+            let members: Vec<&KeyHold> = o.members.iter().map(|&m| &held[idx[m]]).collect();
             let mut started_by: Vec<Evidence> = members
                 .iter()
                 .filter(|h| h.from <= o.from)
@@ -795,10 +937,12 @@ fn redis_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<Hold> {
                 .collect();
             out.push(Hold {
                 lock: key.to_string(),
-                holder: owner.get(&(key, value)).copied(),
+                holder: members[0].holder,
+                source: HoldSource::RedisMajority {
+                    value: value.to_string(),
+                },
                 what: format!(
-                    "value {value} on a majority ({majority} of {}) of Redis instances",
-                    instances.len()
+                    "value {value} on a majority ({majority} of {instances}) of Redis instances"
                 ),
                 from: o.from,
                 to: o.to,

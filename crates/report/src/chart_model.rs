@@ -3,11 +3,12 @@
 //! (`chart TRACE.jsonl`) both build this one model, so they draw the same picture.
 //!
 //! Everything is in true time (ns). Beliefs come from the actors' observations (leader claims,
-//! lock holds); truth from the servers' observations (lease grants, Redis keys) and faults
-//! (pauses, crashes, partitions); violations from the checkers.
+//! lock holds); truth (lease grants, Redis keys and majorities) from the checkers'
+//! [`Truth`], clocks from their [`WallClocks`], both over the run's [`RunRecord`]; faults
+//! (pauses, crashes, partitions) from the trace; violations from the checkers' report.
 
-use splitbrain_check::{CheckReport, Role};
-use splitbrain_engine::{ClockConfig, Fault, LocalClock, NetRule, NodeId, SimTime, WallTime};
+use splitbrain_check::{CheckReport, HoldSource, KeyHold, Role, RunRecord, Truth, WallClocks};
+use splitbrain_engine::{Fault, NetRule, NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeMap;
 
@@ -251,161 +252,24 @@ pub struct ModelInput<'a> {
     pub name: &'a str,
     /// Seed.
     pub seed: u64,
-    /// Node names by id.
-    pub names: &'a [String],
-    /// Node roles by id.
-    pub roles: &'a [Role],
-    /// Initial clocks by id.
-    pub clocks: &'a [ClockConfig],
-    /// End of the run.
-    pub end: SimTime,
+    /// The run: node names, roles and initial clocks, observations and faults, its end.
+    pub record: &'a RunRecord,
     /// The trace events, in order.
     pub events: &'a [Event],
     /// The checkers' report.
     pub report: &'a CheckReport,
 }
 
-/// Every node's clocks over true time, rebuilt from the initial configs and the
-/// `ClockStep` / `SetDrift` faults in the trace (as the engine applies them).
-pub struct Clocks {
-    /// Per node: `(from, clock)` snapshots, `from` increasing; the first at 0.
-    snaps: Vec<Vec<(SimTime, LocalClock)>>,
-}
-
-impl Clocks {
-    /// Rebuilds the clocks of `n` nodes.
-    pub fn new(configs: &[ClockConfig], n: usize, events: &[Event]) -> Clocks {
-        let mut snaps: Vec<Vec<(SimTime, LocalClock)>> = (0..n)
-            .map(|i| {
-                let cfg = configs.get(i).copied().unwrap_or_default();
-                vec![(SimTime::ZERO, LocalClock::new(cfg))]
-            })
-            .collect();
-        for ev in events {
-            let Event::Fault { t, fault } = ev else {
-                continue;
-            };
-            let (node, f) = match fault {
-                Fault::ClockStep { node, .. } | Fault::SetDrift { node, .. } => (*node, fault),
-                _ => continue,
-            };
-            let Some(list) = snaps.get_mut(node.index()) else {
-                continue;
-            };
-            let mut c = list.last().expect("one snapshot at least").1.clone();
-            match f {
-                Fault::ClockStep { delta_ns, .. } => c.step(*delta_ns),
-                Fault::SetDrift { drift_ppm, .. } => c.set_drift(*t, *drift_ppm),
-                _ => unreachable!(),
-            }
-            list.push((*t, c));
-        }
-        Clocks { snaps }
-    }
-
-    fn clock(&self, node: NodeId, t: SimTime) -> Option<&LocalClock> {
-        let list = self.snaps.get(node.index())?;
-        let k = list.partition_point(|(from, _)| *from <= t);
-        list.get(k.saturating_sub(1)).map(|(_, c)| c)
-    }
-
-    /// Wall clock of `node` at `t`.
-    pub fn wall(&self, node: NodeId, t: SimTime) -> WallTime {
-        self.clock(node, t)
-            .map_or(WallTime(t.0 as i64), |c| c.wall(t))
-    }
-
-    /// The true instant at or after `t` when `node`'s monotonic clock reads `local` (its
-    /// belief deadlines are monotonic readings); `t` itself if it already has.
-    pub fn true_time_of_mono(&self, node: NodeId, t: SimTime, local: u64) -> SimTime {
-        let Some(list) = self.snaps.get(node.index()) else {
-            return t;
-        };
-        let k = list
-            .partition_point(|(from, _)| *from <= t)
-            .saturating_sub(1);
-        let mut start = t;
-        for (i, (_, c)) in list.iter().enumerate().skip(k) {
-            let now = c.mono(start).0;
-            if now >= local {
-                return start;
-            }
-            let at = c.true_time_after(start, splitbrain_engine::SimDuration(local - now));
-            match list.get(i + 1) {
-                Some((next, _)) if *next <= at => start = *next,
-                _ => return at,
-            }
-        }
-        start
-    }
-
-    /// The first true instant in `[from, to)` at which `node`'s wall clock reads at least
-    /// `deadline` (a Redis key's expiry), if any.
-    pub fn wall_reaches(
-        &self,
-        node: NodeId,
-        from: SimTime,
-        to: SimTime,
-        deadline: WallTime,
-    ) -> Option<SimTime> {
-        let list = self.snaps.get(node.index())?;
-        let k = list.partition_point(|(f, _)| *f <= from).saturating_sub(1);
-        let mut start = from;
-        for (i, (_, c)) in list.iter().enumerate().skip(k) {
-            let seg_end = list.get(i + 1).map_or(to, |(f, _)| (*f).min(to));
-            if start >= to {
-                return None;
-            }
-            let w = c.wall(start).0;
-            if w >= deadline.0 {
-                return Some(start);
-            }
-            let need = (deadline.0 - w) as u64;
-            let at = c.true_time_after(start, splitbrain_engine::SimDuration(need));
-            if at < seg_end {
-                return Some(at);
-            }
-            start = seg_end.max(start);
-        }
-        None
-    }
-
-    /// Wall clock minus true time of `node`, as continuous pieces over `[0, end]`.
-    pub fn offsets(&self, node: NodeId, end: SimTime) -> Vec<Vec<(SimTime, i64)>> {
-        let Some(list) = self.snaps.get(node.index()) else {
-            return Vec::new();
-        };
-        let off = |c: &LocalClock, t: SimTime| c.wall(t).0.saturating_sub(t.0 as i64);
-        let mut pieces: Vec<Vec<(SimTime, i64)>> = Vec::new();
-        for (i, (from, c)) in list.iter().enumerate() {
-            if *from > end {
-                break;
-            }
-            let to = list.get(i + 1).map_or(end, |(f, _)| (*f).min(end));
-            let first = (*from, off(c, *from));
-            let stepped = i > 0 && c.steps_ns() != list[i - 1].1.steps_ns();
-            match pieces.last_mut() {
-                Some(p) if !stepped => p.push(first),
-                _ => pieces.push(vec![first]),
-            }
-            let p = pieces.last_mut().expect("pushed above");
-            if to > *from {
-                p.push((to, off(c, to)));
-            }
-        }
-        pieces
-    }
-}
-
 impl TimelineModel {
     /// Builds the model.
     pub fn build(input: &ModelInput<'_>) -> TimelineModel {
-        let n = input.names.len();
-        let end = input.end;
+        let record = input.record;
+        let (names, roles) = (&record.names, &record.roles);
+        let n = names.len();
+        let end = record.end;
         // Lanes: grouped by role, in id order within a group.
         let mut order: Vec<usize> = (0..n).collect();
-        let group_of =
-            |i: usize| LaneGroup::of(input.roles.get(i).copied().unwrap_or(Role::Worker));
+        let group_of = |i: usize| LaneGroup::of(roles.get(i).copied().unwrap_or(Role::Worker));
         order.sort_by_key(|&i| (group_of(i), i));
         let mut lane_of = vec![0usize; n];
         let lanes: Vec<Lane> = order
@@ -415,22 +279,17 @@ impl TimelineModel {
                 lane_of[i] = lane;
                 Lane {
                     node: NodeId(i as u32),
-                    name: input.names[i].clone(),
-                    role: input.roles.get(i).copied().unwrap_or(Role::Worker),
+                    name: names[i].clone(),
+                    role: roles.get(i).copied().unwrap_or(Role::Worker),
                     group: group_of(i),
                 }
             })
             .collect();
         let lane = |id: NodeId| lane_of.get(id.index()).copied();
-        let name = |id: NodeId| {
-            input
-                .names
-                .get(id.index())
-                .cloned()
-                .unwrap_or_else(|| id.to_string())
-        };
-        let clocks = Clocks::new(input.clocks, n, input.events);
-        let is_ll = |id: NodeId| input.roles.get(id.index()) == Some(&Role::LeaseLeader);
+        let name = |id: NodeId| record.name(id);
+        let clocks = WallClocks::new(record);
+        let truth = Truth::new(record, &clocks);
+        let is_ll = |id: NodeId| roles.get(id.index()) == Some(&Role::LeaseLeader);
 
         let mut bands: Vec<Band> = Vec::new();
         let mut marks: Vec<Mark> = Vec::new();
@@ -442,31 +301,13 @@ impl TimelineModel {
         // (node, lock) -> (since, token, believed validity end in true time)
         let mut holds: BTreeMap<(NodeId, String), OpenHold> = BTreeMap::new();
         let mut lease_tokens: BTreeMap<NodeId, u64> = BTreeMap::new();
-        // lease service grants: (service, lease) -> (since, holder, token)
-        let mut grants: BTreeMap<(NodeId, String), (SimTime, NodeId, u64)> = BTreeMap::new();
-        let mut true_holds: Vec<(NodeId, SimTime, SimTime, Option<u64>)> = Vec::new();
-        // Redis keys: (instance, key) -> (since, value, deadline)
-        let mut keys: BTreeMap<(NodeId, String), (SimTime, String, Option<WallTime>)> =
-            BTreeMap::new();
-        let mut key_spans: Vec<(NodeId, String, String, SimTime, SimTime)> = Vec::new();
-        let mut value_owner: BTreeMap<String, NodeId> = BTreeMap::new();
         let mut down: BTreeMap<NodeId, SimTime> = BTreeMap::new();
         let mut pending: BTreeMap<u64, (NodeId, NodeId, SimTime, String)> = BTreeMap::new();
         let mut rules: Vec<(SimTime, NetRule)> = Vec::new();
 
-        let close_key = |spans: &mut Vec<(NodeId, String, String, SimTime, SimTime)>,
-                         node: NodeId,
-                         key: String,
-                         (since, value, deadline): (SimTime, String, Option<WallTime>),
-                         t: SimTime| {
-            let to = deadline
-                .and_then(|d| clocks.wall_reaches(node, since, t, d))
-                .unwrap_or(t);
-            spans.push((node, key, value, since, to));
-        };
         let close_rules = |net: &mut Vec<NetPeriod>, rules: &mut Vec<(SimTime, NetRule)>, t| {
             for (from, rule) in rules.drain(..) {
-                net.push(net_period(&rule, from, t, n, &lane_of, input.names));
+                net.push(net_period(&rule, from, t, n, &lane_of, names));
             }
         };
 
@@ -529,15 +370,6 @@ impl TimelineModel {
                                     is_ll(*node),
                                 );
                             }
-                            let mine: Vec<(NodeId, String)> = keys
-                                .keys()
-                                .filter(|(who, _)| who == node)
-                                .cloned()
-                                .collect();
-                            for k in mine {
-                                let v = keys.remove(&k).expect("listed");
-                                close_key(&mut key_spans, k.0, k.1, v, *t);
-                            }
                         }
                     }
                     Fault::Restart { node } => {
@@ -591,10 +423,9 @@ impl TimelineModel {
                         Obs::LockAcquired {
                             lock,
                             token,
-                            value,
                             valid_until_local,
+                            ..
                         } => {
-                            value_owner.insert(value.clone(), *node);
                             if let Some(tok) = token {
                                 lease_tokens.insert(*node, *tok);
                             }
@@ -629,55 +460,6 @@ impl TimelineModel {
                                     valid,
                                     is_ll(*node),
                                 );
-                            }
-                        }
-                        Obs::LeaseGranted {
-                            lease,
-                            holder,
-                            token,
-                            ..
-                        } => {
-                            let k = (*node, lease.clone());
-                            if let Some((since, h, tok)) = grants.remove(&k) {
-                                push_grant(&mut bands, &mut true_holds, l, since, t, h, tok, &name);
-                            }
-                            grants.insert(k, (t, *holder, *token));
-                        }
-                        Obs::LeaseFreed { lease, .. } => {
-                            if let Some((since, h, tok)) = grants.remove(&(*node, lease.clone())) {
-                                push_grant(&mut bands, &mut true_holds, l, since, t, h, tok, &name);
-                            }
-                        }
-                        Obs::RedisKeySet {
-                            key,
-                            value,
-                            deadline_wall,
-                        } => {
-                            let k = (*node, key.clone());
-                            if let Some(v) = keys.remove(&k) {
-                                close_key(&mut key_spans, *node, key.clone(), v, t);
-                            }
-                            keys.insert(k, (t, value.clone(), *deadline_wall));
-                        }
-                        Obs::RedisKeyExpiry { key, deadline_wall } => {
-                            let k = (*node, key.clone());
-                            if let Some(v) = keys.remove(&k) {
-                                let gone = v.2.and_then(|d| clocks.wall_reaches(*node, v.0, t, d));
-                                if gone.is_some() {
-                                    close_key(&mut key_spans, *node, key.clone(), v, t);
-                                } else {
-                                    keys.insert(k, (v.0, v.1, *deadline_wall));
-                                }
-                            }
-                        }
-                        Obs::RedisKeyDeleted { key } => {
-                            if let Some(v) = keys.remove(&(*node, key.clone())) {
-                                close_key(&mut key_spans, *node, key.clone(), v, t);
-                            }
-                        }
-                        Obs::RedisRestarted { keys: survived } => {
-                            for (key, value, deadline) in survived {
-                                keys.insert((*node, key.clone()), (t, value.clone(), *deadline));
                             }
                         }
                         Obs::WriteAccepted { writer, token, .. } => marks.push(Mark {
@@ -723,14 +505,6 @@ impl TimelineModel {
                 );
             }
         }
-        for ((service, _), (since, h, tok)) in std::mem::take(&mut grants) {
-            if let Some(l) = lane(service) {
-                push_grant(&mut bands, &mut true_holds, l, since, end, h, tok, &name);
-            }
-        }
-        for ((node, key), v) in std::mem::take(&mut keys) {
-            close_key(&mut key_spans, node, key, v, end);
-        }
         for (node, since) in down {
             if let Some(l) = lane(node) {
                 bands.push(Band {
@@ -743,26 +517,45 @@ impl TimelineModel {
         }
         close_rules(&mut net, &mut rules, end);
 
-        // Redis keys on instance lanes, and majority truth for their owners.
-        let instances = input
-            .roles
-            .iter()
-            .filter(|r| **r == Role::RedisInstance)
-            .count();
-        for (node, key, value, from, to) in &key_spans {
-            if let Some(l) = lane(*node) {
+        // The truth: grants on lease service lanes, keys on Redis instance lanes, and who
+        // truly held a lock (by grant or Redis majority), drawn at the end of the run.
+        let mut true_holds: Vec<(NodeId, SimTime, SimTime, Option<u64>)> = Vec::new();
+        for h in &truth.holds {
+            let (Some(holder), to) = (h.holder, h.to.min(end)) else {
+                continue;
+            };
+            let token = match h.source {
+                HoldSource::Lease { service, token } => {
+                    if let Some(l) = lane(service) {
+                        bands.push(Band {
+                            lane: l,
+                            from: h.from,
+                            to,
+                            kind: BandKind::Grant {
+                                holder: name(holder),
+                                token,
+                            },
+                        });
+                    }
+                    Some(token)
+                }
+                HoldSource::RedisMajority { .. } => None,
+            };
+            true_holds.push((holder, h.from, to, token));
+        }
+        for k in key_bands(&truth.keys) {
+            if let Some(l) = lane(k.instance) {
                 bands.push(Band {
                     lane: l,
-                    from: *from,
-                    to: *to,
+                    from: k.from,
+                    to: k.to.min(end),
                     kind: BandKind::Key {
-                        key: key.clone(),
-                        holder: value_owner.get(value).map(|o| name(*o)),
+                        key: k.key.clone(),
+                        holder: k.holder.map(name),
                     },
                 });
             }
         }
-        true_holds.extend(redis_majorities(&key_spans, &value_owner, instances));
 
         // Truth strips under beliefs, and the stale part of each belief.
         let has_truth = !true_holds.is_empty();
@@ -827,7 +620,7 @@ impl TimelineModel {
                 lanes: v
                     .nodes
                     .iter()
-                    .filter_map(|nm| input.names.iter().position(|x| x == nm))
+                    .filter_map(|nm| names.iter().position(|x| x == nm))
                     .map(|i| lane_of[i])
                     .collect(),
             })
@@ -904,68 +697,25 @@ fn push_hold(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn push_grant(
-    bands: &mut Vec<Band>,
-    true_holds: &mut Vec<(NodeId, SimTime, SimTime, Option<u64>)>,
-    lane: usize,
-    from: SimTime,
-    to: SimTime,
-    holder: NodeId,
-    token: u64,
-    name: &dyn Fn(NodeId) -> String,
-) {
-    bands.push(Band {
-        lane,
-        from,
-        to,
-        kind: BandKind::Grant {
-            holder: name(holder),
-            token,
-        },
-    });
-    true_holds.push((holder, from, to, Some(token)));
-}
-
-/// Intervals during which a majority of the Redis instances hold one client's value.
-fn redis_majorities(
-    spans: &[(NodeId, String, String, SimTime, SimTime)],
-    owner: &BTreeMap<String, NodeId>,
-    instances: usize,
-) -> Vec<(NodeId, SimTime, SimTime, Option<u64>)> {
-    if instances == 0 {
-        return Vec::new();
-    }
-    let need = instances / 2 + 1;
-    let mut by_value: BTreeMap<&str, Vec<(SimTime, i32)>> = BTreeMap::new();
-    for (_, _, value, from, to) in spans {
-        if from < to {
-            let e = by_value.entry(value.as_str()).or_default();
-            e.push((*from, 1));
-            e.push((*to, -1));
-        }
-    }
-    let mut out = Vec::new();
-    for (value, mut edges) in by_value {
-        let Some(who) = owner.get(value) else {
-            continue;
-        };
-        edges.sort();
-        let mut count = 0i32;
-        let mut open: Option<SimTime> = None;
-        for (t, d) in edges {
-            count += d;
-            let held = count as usize >= need && count > 0;
-            match (held, open) {
-                (true, None) => open = Some(t),
-                (false, Some(s)) => {
-                    if s < t {
-                        out.push((*who, s, t, None));
-                    }
-                    open = None;
-                }
-                _ => {}
+/// The keys to draw: a piece ended by a change of the key's expiry is continued by the next
+/// piece of the same key and value on the instance, and drawn as one band with it.
+fn key_bands(keys: &[KeyHold]) -> Vec<KeyHold> {
+    let mut sorted: Vec<&KeyHold> = keys.iter().collect();
+    sorted.sort_by(|a, b| (a.instance, &a.key, a.from).cmp(&(b.instance, &b.key, b.from)));
+    let mut out: Vec<KeyHold> = Vec::new();
+    for k in sorted {
+        match out.last_mut() {
+            Some(prev)
+                if prev.instance == k.instance
+                    && prev.key == k.key
+                    && prev.value == k.value
+                    && prev.to == k.from
+                    && prev.end.is_none() =>
+            {
+                prev.to = k.to;
+                prev.end.clone_from(&k.end);
             }
+            _ => out.push(k.clone()),
         }
     }
     out

@@ -8,42 +8,9 @@ use splitbrain_check::{check, CheckReport, Role, RunRecord};
 use splitbrain_engine::{ClockConfig, KindCounts, Observed, SimTime};
 use splitbrain_scenario::build::clock_of;
 use splitbrain_scenario::schema::NodeSpec;
-use splitbrain_scenario::{check_spec, load_str, RunResult, TraceHeader};
+use splitbrain_scenario::{check_spec, RunResult, TraceFile, TraceFileError, TraceHeader};
 use std::collections::BTreeMap;
-use std::io::BufRead;
-
-/// Why a trace could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum TraceError {
-    /// Reading failed.
-    #[error("cannot read the trace: {0}")]
-    Io(#[from] std::io::Error),
-    /// The file is empty.
-    #[error("the trace is empty (expected a header line)")]
-    Empty,
-    /// The header line is not a splitbrain trace header.
-    #[error("line 1: not a splitbrain trace header: {0}")]
-    Header(serde_json::Error),
-    /// An event line does not parse.
-    #[error("line {line}: not a trace event: {source}")]
-    Event {
-        /// 1-based line number.
-        line: usize,
-        /// The parse error.
-        source: serde_json::Error,
-    },
-    /// The embedded scenario does not validate.
-    #[error("the scenario in the trace header does not validate: {0}")]
-    Scenario(String),
-    /// The header's node list disagrees with the scenario.
-    #[error("the header names {header} nodes but its scenario has {scenario}")]
-    Nodes {
-        /// Nodes in the header.
-        header: usize,
-        /// Nodes in the scenario.
-        scenario: usize,
-    },
-}
+use std::io::Read;
 
 /// A trace read back: its header, the roles and clocks of its nodes, and its events.
 pub struct SavedTrace {
@@ -71,50 +38,18 @@ pub fn role_of_spec(spec: &NodeSpec) -> Role {
     }
 }
 
-/// Reads a JSON Lines trace (header line, then one event a line; blank lines are skipped).
-pub fn read_trace(input: impl BufRead) -> Result<SavedTrace, TraceError> {
-    let mut lines = input.lines();
-    let first = loop {
-        match lines.next() {
-            None => return Err(TraceError::Empty),
-            Some(l) => {
-                let l = l?;
-                if !l.trim().is_empty() {
-                    break l;
-                }
-            }
-        }
-    };
-    let header: TraceHeader = serde_json::from_str(&first).map_err(TraceError::Header)?;
-    let src = serde_json::to_string_pretty(&header.scenario).map_err(TraceError::Header)?;
-    let plan = load_str("<trace header>", &src).map_err(|e| TraceError::Scenario(e.to_string()))?;
-    if plan.nodes.len() != header.nodes.len() {
-        return Err(TraceError::Nodes {
-            header: header.nodes.len(),
-            scenario: plan.nodes.len(),
-        });
-    }
-    let roles = plan.nodes.iter().map(|n| role_of_spec(&n.spec)).collect();
-    let clocks = plan.nodes.iter().map(|n| clock_of(&n.spec)).collect();
-    let end = SimTime(plan.scenario.duration.0.as_nanos());
-    let mut events = Vec::new();
-    for (i, line) in lines.enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let ev: Event = serde_json::from_str(&line).map_err(|source| TraceError::Event {
-            line: i + 2,
-            source,
-        })?;
-        events.push(ev);
-    }
+/// Reads a JSON Lines trace ([`TraceFile`]: header line, then one event a line; blank lines
+/// are skipped) and the roles, clocks and end of its embedded scenario.
+pub fn read_trace(input: impl Read) -> Result<SavedTrace, TraceFileError> {
+    let trace = TraceFile::read(input)?;
+    let plan = trace.plan()?;
+    let events = trace.events().collect::<Result<Vec<Event>, _>>()?;
     Ok(SavedTrace {
-        header,
-        roles,
-        clocks,
-        end,
+        roles: plan.nodes.iter().map(|n| role_of_spec(&n.spec)).collect(),
+        clocks: plan.nodes.iter().map(|n| clock_of(&n.spec)).collect(),
+        end: SimTime(plan.scenario.duration.0.as_nanos()),
         events,
+        header: trace.header,
     })
 }
 
@@ -170,14 +105,12 @@ impl SavedTrace {
 
     /// The timeline model of the saved run.
     pub fn model(&self) -> TimelineModel {
-        let report = self.report();
+        let record = self.record();
+        let report = check(&record, &check_spec(&self.header.scenario));
         TimelineModel::build(&ModelInput {
             name: &self.header.name,
             seed: self.header.seed,
-            names: &self.header.nodes,
-            roles: &self.roles,
-            clocks: &self.clocks,
-            end: self.end,
+            record: &record,
             events: &self.events,
             report: &report,
         })
@@ -195,10 +128,7 @@ pub fn model_of_run(r: &RunResult) -> TimelineModel {
     TimelineModel::build(&ModelInput {
         name: &r.name,
         seed: r.seed,
-        names: &r.record.names,
-        roles: &r.record.roles,
-        clocks: &r.record.clocks,
-        end: r.record.end,
+        record: &r.record,
         events,
         report: &r.report,
     })

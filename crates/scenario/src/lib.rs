@@ -17,6 +17,7 @@ pub mod replay;
 pub mod schema;
 pub mod shrink;
 pub mod sweep;
+pub mod trace_file;
 pub mod validate;
 pub mod vary;
 
@@ -24,6 +25,7 @@ pub use error::{Problem, ScenarioError};
 pub use load::{load_file, load_str};
 pub use plan::Plan;
 pub use schema::Scenario;
+pub use trace_file::{TraceFile, TraceFileError};
 
 /// The JSON Schema of scenario files, pretty-printed.
 pub fn json_schema() -> String {

@@ -1,0 +1,188 @@
+//! Reading a JSON Lines trace file, as `splitbrain run --trace` writes it: a header line (a
+//! [`TraceHeader`]: format version, the writer's version, seed, node names and the scenario
+//! itself), then one [`Event`] a line. Used by `replay` (which compares the event lines as
+//! text) and by the charts (which parse them).
+//!
+//! Lines that are empty or only whitespace are skipped, before the header and between events;
+//! line numbers are 1-based and count every line of the file.
+
+use crate::error::ScenarioError;
+use crate::execute::{Event, TraceHeader};
+use crate::load::load_str;
+use crate::plan::Plan;
+use splitbrain_engine::TRACE_FORMAT;
+use std::io::Read;
+
+/// Why a file is not a trace this splitbrain can read.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceFileError {
+    /// Reading the file failed.
+    #[error("cannot read the trace: {0}")]
+    Io(#[from] std::io::Error),
+    /// The file has no header line.
+    #[error("empty file: not a splitbrain trace (expected a header line)")]
+    Empty,
+    /// The first line is not a trace header.
+    #[error("line {line}: not a splitbrain trace header: {reason}")]
+    NotATrace {
+        /// 1-based line number of the header line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The trace was written in another format version.
+    #[error("trace format {found} (written by splitbrain {writer}); this splitbrain {ours} reads trace format {TRACE_FORMAT} only: re-record the trace with `splitbrain run FILE --seed N --trace OUT.jsonl`")]
+    Incompatible {
+        /// Its format version.
+        found: u64,
+        /// The version that wrote it.
+        writer: String,
+        /// Our version.
+        ours: &'static str,
+    },
+    /// The embedded scenario no longer validates.
+    #[error("the scenario embedded in the trace does not validate: {0}")]
+    Scenario(#[from] ScenarioError),
+    /// The header's node list disagrees with its scenario.
+    #[error("the header lists nodes {header:?} but its scenario expands to {scenario:?}")]
+    Nodes {
+        /// Nodes in the header.
+        header: Vec<String>,
+        /// Nodes of the scenario.
+        scenario: Vec<String>,
+    },
+    /// An event line does not parse.
+    #[error("line {line}: not a trace event: {source}")]
+    Event {
+        /// 1-based line number.
+        line: usize,
+        /// The parse error.
+        source: serde_json::Error,
+    },
+}
+
+/// A trace file whose header has been read and checked: its format version is
+/// [`TRACE_FORMAT`] (the version of splitbrain that wrote it may differ).
+#[derive(Debug)]
+pub struct TraceFile {
+    /// The header line.
+    pub header: TraceHeader,
+    text: String,
+    /// Index (0-based) of the header line.
+    header_index: usize,
+}
+
+impl TraceFile {
+    /// Reads a whole trace from `input` and checks its header ([`TraceFile::parse`]).
+    pub fn read(mut input: impl Read) -> Result<TraceFile, TraceFileError> {
+        let mut text = String::new();
+        input.read_to_string(&mut text)?;
+        TraceFile::parse(text)
+    }
+
+    /// Checks the header of the trace text `text`: the first non-blank line must be JSON with
+    /// a `splitbrain_trace` format version equal to [`TRACE_FORMAT`] (else
+    /// [`TraceFileError::Incompatible`], whatever the rest of the header says), and parse as
+    /// a [`TraceHeader`].
+    pub fn parse(text: String) -> Result<TraceFile, TraceFileError> {
+        let (header_index, first) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| !l.trim().is_empty())
+            .ok_or(TraceFileError::Empty)?;
+        let not_trace = |reason: String| TraceFileError::NotATrace {
+            line: header_index + 1,
+            reason,
+        };
+        let raw: serde_json::Value =
+            serde_json::from_str(first).map_err(|e| not_trace(format!("not JSON: {e}")))?;
+        let format = raw
+            .get("splitbrain_trace")
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| not_trace("no `splitbrain_trace` format version".into()))?;
+        if format != u64::from(TRACE_FORMAT) {
+            let writer = raw
+                .get("version")
+                .and_then(|v| v.as_str())
+                .unwrap_or("unknown")
+                .to_string();
+            return Err(TraceFileError::Incompatible {
+                found: format,
+                writer,
+                ours: env!("CARGO_PKG_VERSION"),
+            });
+        }
+        // Parse the header from the line itself (not from `raw`, whose objects are key-sorted):
+        // node order is part of the scenario.
+        let header: TraceHeader =
+            serde_json::from_str(first).map_err(|e| not_trace(e.to_string()))?;
+        Ok(TraceFile {
+            header,
+            text,
+            header_index,
+        })
+    }
+
+    /// The embedded scenario, validated again, whose nodes must be the header's (same names,
+    /// same order).
+    pub fn plan(&self) -> Result<Plan, TraceFileError> {
+        let src =
+            serde_json::to_string_pretty(&self.header.scenario).expect("a scenario serialises");
+        let plan = load_str("<embedded scenario>", &src)?;
+        let names: Vec<String> = plan.nodes.iter().map(|n| n.name.clone()).collect();
+        if names != self.header.nodes {
+            return Err(TraceFileError::Nodes {
+                header: self.header.nodes.clone(),
+                scenario: names,
+            });
+        }
+        Ok(plan)
+    }
+
+    /// The event lines after the header, as written, with their 1-based line numbers.
+    pub fn event_lines(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        self.text
+            .lines()
+            .enumerate()
+            .skip(self.header_index + 1)
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| (i + 1, l))
+    }
+
+    /// The events, parsed in order; an unparsable line is [`TraceFileError::Event`].
+    pub fn events(&self) -> impl Iterator<Item = Result<Event, TraceFileError>> + '_ {
+        self.event_lines().map(|(line, l)| {
+            serde_json::from_str(l).map_err(|source| TraceFileError::Event { line, source })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_traces_are_refused_with_the_line() {
+        assert!(matches!(
+            TraceFile::parse(" \n\n".into()).unwrap_err(),
+            TraceFileError::Empty
+        ));
+        let err = TraceFile::parse("\n{\"hello\": 1}\n".into()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "line 2: not a splitbrain trace header: no `splitbrain_trace` format version"
+        );
+        let err = TraceFile::parse("{\"splitbrain_trace\": 9}\n".into()).unwrap_err();
+        assert!(
+            matches!(&err, TraceFileError::Incompatible { found: 9, writer, .. } if writer == "unknown"),
+            "{err}"
+        );
+        let err =
+            TraceFile::parse(format!("{{\"splitbrain_trace\": {TRACE_FORMAT}}}\n")).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("line 1: not a splitbrain trace header: missing field"),
+            "{err}"
+        );
+    }
+}
