@@ -85,17 +85,20 @@ fn an_altered_trace_is_caught_at_the_first_altered_event() {
         other => panic!("expected a divergence at event 100, got {other:?}"),
     }
 
-    // A truncated trace diverges where it ends.
+    // A truncated trace (no closing `end` record) is refused, naming its last line.
     let cut: Vec<&str> = text.lines().take(51).collect();
-    let r = replay("truncated.jsonl", &(cut.join("\n") + "\n")).unwrap();
-    match r.divergence {
-        Some(Divergence::Event { index, first, .. }) => {
-            assert_eq!(index, 50);
-            assert_eq!(first, None, "the file had ended");
-        }
-        other => panic!("{other:?}"),
-    }
-    assert_eq!(r.replayed_events, events);
+    let err = replay("truncated.jsonl", &(cut.join("\n") + "\n")).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ReplayError::Trace {
+                source: TraceFileError::Truncated { line: 51 },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let _ = events;
 }
 
 #[test]

@@ -532,6 +532,18 @@ impl<A: Actor> Sim<A> {
         self.core.recorder = Some(recorder);
     }
 
+    /// Records the trace's closing [`TraceEvent::End`] (time now, events processed so far);
+    /// `complete` says whether the run reached its planned end. Call once, after the last
+    /// `run_until`, before [`Sim::take_recorder`].
+    pub fn record_end(&mut self, complete: bool) {
+        let (t, events) = (self.core.now, self.core.stats.events);
+        self.core.record(|| TraceEvent::End {
+            t,
+            events,
+            complete,
+        });
+    }
+
     /// Stops recording and hands the recorder back.
     pub fn take_recorder(&mut self) -> Option<Recorder<EventOf<A>>> {
         self.core.recorder.take()

@@ -91,6 +91,17 @@ pub enum TraceEvent<M, T, O> {
         /// The node.
         node: NodeId,
     },
+    /// The last record of a finished trace: the run ended at `t` after `events` events.
+    /// `complete` is false when it stopped at a bound before its planned end. A trace without
+    /// it was cut short.
+    End {
+        /// True time the run ended at, ns.
+        t: SimTime,
+        /// Events processed.
+        events: u64,
+        /// Whether the run reached its planned end (false: stopped at a bound).
+        complete: bool,
+    },
     /// An actor reported an observation about itself.
     Observe {
         /// True time, ns.
@@ -113,6 +124,7 @@ impl<M, T, O> TraceEvent<M, T, O> {
             | TraceEvent::Timer { t, .. }
             | TraceEvent::Fault { t, .. }
             | TraceEvent::Resume { t, .. }
+            | TraceEvent::End { t, .. }
             | TraceEvent::Observe { t, .. } => *t,
         }
     }

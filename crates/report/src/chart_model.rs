@@ -313,6 +313,7 @@ impl TimelineModel {
 
         for ev in input.events {
             match ev {
+                Event::End { .. } => {}
                 Event::Send {
                     t,
                     from,

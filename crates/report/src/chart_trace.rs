@@ -47,7 +47,15 @@ pub fn read_trace(input: impl Read) -> Result<SavedTrace, TraceFileError> {
     Ok(SavedTrace {
         roles: plan.nodes.iter().map(|n| role_of_spec(&n.spec)).collect(),
         clocks: plan.nodes.iter().map(|n| clock_of(&n.spec)).collect(),
-        end: SimTime(plan.scenario.duration.0.as_nanos()),
+        // The run's true end: the `end` record (a run stopped at a bound ends early).
+        end: events
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                Event::End { t, .. } => Some(*t),
+                _ => None,
+            })
+            .unwrap_or(SimTime(plan.scenario.duration.0.as_nanos())),
         events,
         header: trace.header,
     })

@@ -267,6 +267,15 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
     for ev in events {
         let line = match ev {
             TraceEvent::Start { .. } => None,
+            TraceEvent::End {
+                events, complete, ..
+            } => {
+                Some(if *complete {
+                    format!("end of the run ({events} events)")
+                } else {
+                    format!("the run STOPPED at its event bound ({events} events): later steps never ran")
+                })
+            }
             TraceEvent::Send {
                 from, to, id, kind, ..
             } => {

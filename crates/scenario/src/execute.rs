@@ -122,6 +122,7 @@ pub fn execute(
     }
     let end = SimTime(plan.scenario.duration.0.as_nanos());
     let bound = sim.run_until(end).err();
+    sim.record_end(bound.is_none());
     let trace = match sim.take_recorder() {
         Some(r) => Some(r.finish()?),
         None => None,

@@ -51,6 +51,12 @@ pub enum TraceFileError {
         /// Nodes of the scenario.
         scenario: Vec<String>,
     },
+    /// The trace does not end with its `end` record: it was cut short.
+    #[error("the trace is cut short: its last record (line {line}) is not the `end` record a finished run writes")]
+    Truncated {
+        /// 1-based line number of the last line.
+        line: usize,
+    },
     /// An event line does not parse.
     #[error("line {line}: not a trace event: {source}")]
     Event {
@@ -116,11 +122,21 @@ impl TraceFile {
         // node order is part of the scenario.
         let header: TraceHeader =
             serde_json::from_str(first).map_err(|e| not_trace(e.to_string()))?;
-        Ok(TraceFile {
+        let file = TraceFile {
             header,
             text,
             header_index,
-        })
+        };
+        // A finished run's last record is `end`; anything else means the file was cut.
+        let last = file.event_lines().last();
+        let ends = last.is_some_and(|(_, l)| {
+            matches!(serde_json::from_str::<Event>(l), Ok(Event::End { .. }))
+        });
+        if !ends {
+            let line = last.map_or(header_index + 1, |(n, _)| n);
+            return Err(TraceFileError::Truncated { line });
+        }
+        Ok(file)
     }
 
     /// The embedded scenario, validated again, whose nodes must be the header's (same names,
