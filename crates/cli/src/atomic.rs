@@ -25,9 +25,13 @@ impl AtomicFile {
             use std::os::unix::fs::PermissionsExt;
             builder.permissions(std::fs::Permissions::from_mode(0o644));
         }
-        let tmp = builder
-            .tempfile_in(&dir)
-            .with_context(|| format!("cannot create a file in {}", dir.display()))?;
+        let tmp = builder.tempfile_in(&dir).map_err(|e| {
+            crate::exit::BadInput(format!(
+                "cannot write {}: cannot create a file in {}: {e}",
+                path.display(),
+                dir.display()
+            ))
+        })?;
         Ok(AtomicFile {
             tmp,
             path: path.to_path_buf(),

@@ -47,7 +47,7 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// Runs `check`.
 pub fn run(a: CheckArgs) -> Result<u8> {
     let files = scenario_files(&a.paths)?;
-    let (mut ok, mut bad, mut invalid) = (0, 0, 0);
+    let (mut ok, mut bad, mut invalid, mut bounded) = (0, 0, 0, 0);
     for f in &files {
         let plan = match load_file(f) {
             Ok(p) => p,
@@ -86,6 +86,9 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         } else {
             bad += 1;
         }
+        if r.bound.is_some() {
+            bounded += 1;
+        }
         println!("{status}  {}  [{}]", f.display(), detail.join(", "));
         if let Some(b) = &r.bound {
             println!("          {b}");
@@ -96,5 +99,11 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         println!("{invalid} invalid scenario file(s)");
         return Ok(exit::BAD_INPUT);
     }
-    Ok(if bad > 0 { exit::MISMATCH } else { exit::OK })
+    Ok(if bounded > 0 {
+        exit::BOUND
+    } else if bad > 0 {
+        exit::MISMATCH
+    } else {
+        exit::OK
+    })
 }

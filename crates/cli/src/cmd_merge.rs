@@ -21,6 +21,17 @@ pub struct MergeArgs {
 
 /// Runs `merge`.
 pub fn run(a: MergeArgs) -> Result<u8> {
+    let same = |f: &PathBuf| match (f.canonicalize(), a.out.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    if let Some(f) = a.files.iter().find(|f| same(f)) {
+        return Err(exit::BadInput(format!(
+            "-o {} is also an input: write the merged file elsewhere",
+            f.display()
+        ))
+        .into());
+    }
     let mut inputs = Vec::new();
     for f in &a.files {
         let name = f.display().to_string();

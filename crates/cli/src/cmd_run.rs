@@ -87,7 +87,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
             summary_text(&result, &file, plan.scenario.lesson.as_deref())
         );
         if let Some(t) = &result.trace {
-            println!("trace     {} events, hash {:016x}", t.events, t.hash);
+            println!("trace     {} records, hash {:016x}", t.events, t.hash);
         }
     }
     Ok(if result.bound.is_some() {

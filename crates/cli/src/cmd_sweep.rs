@@ -98,6 +98,9 @@ fn progress(total: u64) -> (ProgressBar, bool) {
     }
 }
 
+/// Most worker threads `--jobs` accepts.
+const MAX_JOBS: usize = 256;
+
 /// Runs `sweep`.
 pub fn run(a: SweepArgs) -> Result<u8> {
     let file = a.file.display().to_string();
@@ -110,8 +113,23 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         )
         .into());
     }
+    if let Some(chart) = &a.chart {
+        if chart.extension().and_then(|e| e.to_str()) != Some("svg") {
+            return Err(exit::BadInput(format!(
+                "{}: the sweep chart is SVG: name it OUT.svg",
+                chart.display()
+            ))
+            .into());
+        }
+    }
     let threads = match a.jobs {
         Some(0) => return Err(exit::BadInput("--jobs must be at least 1".into()).into()),
+        Some(n) if n > MAX_JOBS => {
+            return Err(exit::BadInput(format!(
+                "--jobs {n} is more threads than makes sense: at most {MAX_JOBS}"
+            ))
+            .into())
+        }
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
@@ -127,6 +145,8 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         .flat_map(|plan| seeds.iter().map(move |&seed| Job { plan, seed }))
         .collect();
     let total = jobs.len() as u64;
+    // No more threads than runs.
+    let threads = threads.min(jobs.len().max(1));
 
     println!("sweep     {} ({file})", base.scenario.name);
     match a.shard {

@@ -60,13 +60,13 @@ pub fn lesson_page(
     }
     let _ = writeln!(
         out,
-        "Scenario: [`{}`]({}) \u{00b7} seed {} \u{00b7} {} simulated \u{00b7} {} nodes \u{00b7} {} faults applied\n",
+        "Scenario: [`{}`]({}) \u{00b7} seed {} \u{00b7} {} simulated \u{00b7} {} nodes \u{00b7} {} applied\n",
         links.scenario_arg,
         links.scenario_link,
         r.seed,
         r.record.end,
         r.record.names.len(),
-        r.record.faults.len()
+        crate::summary::plural(r.record.faults.len(), "fault")
     );
     let _ = writeln!(out, "![timeline of {}]({})\n", r.name, links.chart);
     if let Some(p) = links.png {

@@ -24,7 +24,8 @@ fn got_text(o: Outcome) -> &'static str {
     }
 }
 
-fn plural(n: usize, what: &str) -> String {
+/// `"1 fault"`, `"2 faults"`.
+pub fn plural(n: usize, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
     } else {
@@ -126,7 +127,7 @@ pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
     let _ = writeln!(out, "seed      {}", r.seed);
     let _ = writeln!(
         out,
-        "run       {} simulated, {} nodes, {} applied, {} events",
+        "run       {} simulated, {} nodes, {} applied, {} events processed",
         r.record.end,
         r.record.names.len(),
         plural(r.record.faults.len(), "fault"),

@@ -20,12 +20,12 @@ pub struct Problem {
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
     /// The file could not be read.
-    #[error("{file}: cannot read the scenario: {source}")]
+    #[error("{file}: cannot read the scenario: {error}")]
     Io {
         /// The file.
         file: String,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause (shown in the message, so not chained as a source).
+        error: std::io::Error,
     },
     /// The file is not a valid scenario.
     #[error("{}", render_problems(.file, .problems))]

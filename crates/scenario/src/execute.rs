@@ -5,7 +5,7 @@ use crate::build::{build, clock_of};
 use crate::plan::Plan;
 use crate::schema::{Expectation, Scenario};
 use serde::{Deserialize, Serialize};
-use splitbrain_check::{check, CheckReport, CheckSpec, Invariant, Outcome, RunRecord};
+use splitbrain_check::{check, CheckReport, CheckSpec, Invariant, Outcome, RunRecord, Verdict};
 use splitbrain_engine::{EventOf, Recorder, SimError, SimTime, Stats, TraceSummary, TRACE_FORMAT};
 use splitbrain_protocols::Node;
 
@@ -131,7 +131,17 @@ pub fn execute(
     let record_end = if bound.is_none() { end } else { sim.now() };
     let record = RunRecord::from_sim(&sim, clocks, record_end);
     let spec = check_spec(&plan.scenario);
-    let report = check(&record, &spec);
+    let mut report = check(&record, &spec);
+    if let Some(b) = &bound {
+        // A run cut short proves violations it saw, but not that anything holds.
+        for r in &mut report.results {
+            if r.verdict.outcome() == Outcome::Holds {
+                r.verdict = Verdict::Inconclusive {
+                    reason: format!("the run stopped early ({b}), so it cannot show this holds"),
+                };
+            }
+        }
+    }
     let expectations = report
         .results
         .iter()

@@ -10,9 +10,9 @@ use std::path::Path;
 /// Reads and validates the scenario at `path`.
 pub fn load_file(path: &Path) -> Result<Plan, ScenarioError> {
     let file = path.display().to_string();
-    let src = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+    let src = std::fs::read_to_string(path).map_err(|error| ScenarioError::Io {
         file: file.clone(),
-        source,
+        error,
     })?;
     load_str(&file, &src)
 }
@@ -29,8 +29,19 @@ pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
 /// Parses without semantic validation.
 pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
     let de = &mut serde_json::Deserializer::from_str(src);
-    match serde_path_to_error::deserialize::<_, Scenario>(de) {
-        Ok(s) => Ok(s),
+    match serde_path_to_error::deserialize::<_, Scenario>(&mut *de) {
+        Ok(s) => match de.end() {
+            Ok(()) => Ok(s),
+            Err(e) => Err(ScenarioError::Invalid {
+                file: file.to_string(),
+                problems: vec![Problem {
+                    line: e.line(),
+                    column: e.column().max(1),
+                    path: "(after the scenario)".to_string(),
+                    message: "unexpected text after the scenario's closing brace: a file holds one JSON object".to_string(),
+                }],
+            }),
+        },
         Err(err) => {
             let path: Vec<Seg> = err
                 .path()

@@ -14,6 +14,8 @@ pub const MAX_NODES: usize = 1_000;
 pub const MAX_FAULTS: usize = 10_000;
 /// Longest run: 24 h of simulated time.
 pub const MAX_DURATION: SimDuration = SimDuration::from_secs(24 * 3600);
+/// Largest first fencing token: 2^53, far below overflow whatever a bounded run grants.
+pub const MAX_FIRST_TOKEN: u64 = 1 << 53;
 /// Largest drift accepted, ppm (either way).
 pub const MAX_DRIFT_PPM: i64 = 500_000;
 
@@ -172,9 +174,15 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             });
         }
     }
-    if nodes.is_empty() {
+    if nodes.is_empty() && c.problems.is_empty() {
         c.err(vec![k("nodes")], "a scenario needs at least one node");
     }
+    if !c.problems.is_empty() {
+        // Without a sound node list every reference check would only echo the problem.
+        c.problems.sort_by_key(|p| (p.line, p.column));
+        return Err(c.problems);
+    }
+    let duration_ok = duration > SimDuration::ZERO && duration <= MAX_DURATION;
 
     // Per-node parameters and references.
     for (key, spec) in &scenario.nodes {
@@ -191,7 +199,15 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 }
                 &s.clock
             }
-            NodeSpec::LeaseService(s) => &s.clock,
+            NodeSpec::LeaseService(s) => {
+                if s.first_token.is_some_and(|t| t > MAX_FIRST_TOKEN) {
+                    c.err(
+                        p("first_token"),
+                        format!("first_token must be at most {MAX_FIRST_TOKEN}, so tokens cannot overflow"),
+                    );
+                }
+                &s.clock
+            }
             NodeSpec::LeaseLeader(s) => {
                 c.node_ref(&names, p("service"), &s.service, &["lease_service"]);
                 if let Some(w) = &s.write_to {
@@ -269,10 +285,13 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             ),
             (Some(_), Some(_)) => c.err(p("when"), "give either `at` or `when`, not both"),
             (Some(at), None) => {
-                if at.0 > duration {
+                if duration_ok && at.0 >= duration {
                     c.err(
                         p("at"),
-                        format!("fault at {} is after the end of the run ({duration})", at.0),
+                        format!(
+                            "fault at {} is not before the end of the run ({duration}): it would never apply",
+                            at.0
+                        ),
                     );
                 }
                 if f.after.is_some() {
@@ -367,6 +386,12 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             }
             let mut seen = BTreeMap::new();
             for (g, group) in groups.iter().enumerate() {
+                if group.is_empty() {
+                    c.err(
+                        [p("partition"), vec![Seg::Index(g)]].concat(),
+                        "a partition group cannot be empty",
+                    );
+                }
                 for (j, n) in group.iter().enumerate() {
                     let path = [p("partition"), vec![Seg::Index(g), Seg::Index(j)]].concat();
                     c.node_ref(&names, path.clone(), n, &[]);
@@ -379,9 +404,27 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         if let Some(b) = &f.block {
             c.node_ref(&names, [p("block"), vec![k("from")]].concat(), &b.from, &[]);
             c.node_ref(&names, [p("block"), vec![k("to")]].concat(), &b.to, &[]);
+            if b.from == b.to {
+                c.err(
+                    p("block"),
+                    format!("a node's link to itself (`{}`) cannot be blocked", b.from),
+                );
+            }
         }
         if let Some(links) = &f.cut {
+            if links.is_empty() {
+                c.err(
+                    p("cut"),
+                    "`cut` needs at least one link, e.g. [[\"a\", \"b\"]]",
+                );
+            }
             for (j, [a, b]) in links.iter().enumerate() {
+                if a == b {
+                    c.err(
+                        [p("cut"), vec![Seg::Index(j)]].concat(),
+                        format!("a node's link to itself (`{a}`) cannot be cut"),
+                    );
+                }
                 c.node_ref(
                     &names,
                     [p("cut"), vec![Seg::Index(j), Seg::Index(0)]].concat(),
@@ -401,6 +444,20 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     if let Some(n) = &scenario.nemesis {
         let p = |f: &str| vec![k("nemesis"), k(f)];
         c.positive(p("mean_interval"), Some(n.mean_interval), "mean_interval");
+        if n.max_faults.is_some_and(|m| m as usize > MAX_FAULTS) {
+            c.err(
+                p("max_faults"),
+                format!("max_faults must be at most {MAX_FAULTS} (a bound on the drawn schedule)"),
+            );
+        }
+        let start = n.start.map_or(SimDuration::ZERO, |s| s.0);
+        let end = n.end.map_or(duration, |e| e.0);
+        if start >= end {
+            c.err(
+                p("start"),
+                format!("the nemesis starts at {start}, not before its end ({end}): it would draw nothing"),
+            );
+        }
         for (j, t) in n.targets.iter().flatten().enumerate() {
             c.node_ref(&names, [p("targets"), vec![Seg::Index(j)]].concat(), t, &[]);
         }
@@ -446,6 +503,15 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     }
     for name in scenario.expect.keys() {
         check_inv(&mut c, vec![k("expect"), k(name)], name);
+        if !scenario.check.is_empty()
+            && !scenario.check.contains(name)
+            && known.contains(&name.as_str())
+        {
+            c.err(
+                vec![k("expect"), k(name)],
+                format!("`{name}` has an expectation but is not in `check`: add it to `check` (or drop the expectation)"),
+            );
+        }
     }
 
     if c.problems.is_empty() {
@@ -480,6 +546,12 @@ fn validate_worker(
         ("extend_every", w.extend_every),
     ] {
         c.positive(p(f), d, f);
+    }
+    if w.rounds == Some(0) {
+        c.err(
+            p("rounds"),
+            "rounds must be at least 1 (leave it out to run forever)",
+        );
     }
     let lease_only = [
         ("service", w.service.is_some()),
@@ -546,6 +618,12 @@ fn validate_worker(
         LockKind::Redlock => match &w.instances {
             Some(list) if !list.is_empty() => {
                 for (j, s) in list.iter().enumerate() {
+                    if list[..j].contains(s) {
+                        c.err(
+                            [p("instances"), vec![Seg::Index(j)]].concat(),
+                            format!("instance `{s}` is listed twice"),
+                        );
+                    }
                     c.node_ref(
                         names,
                         [p("instances"), vec![Seg::Index(j)]].concat(),

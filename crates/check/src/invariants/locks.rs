@@ -42,6 +42,10 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
                 join_names(&who),
                 if who.len() == 2 { "both" } else { "all" }
             );
+            // Faults on the lock servers explain double grants (a clock step, a restart),
+            // so they count as contributing too.
+            let mut relevant = nodes.clone();
+            relevant.extend(record.nodes_where(Role::is_lock_server));
             violations.push(Violation {
                 invariant: "exclusive_holders",
                 from: o.from,
@@ -49,7 +53,7 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
                 nodes: who,
                 summary,
                 evidence: tidy(evidence),
-                faults: describe_faults(record, &nodes, o.to),
+                faults: describe_faults(record, &relevant, o.to),
             });
         }
     }
