@@ -141,6 +141,14 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         let path = vec![k("nodes"), k(key)];
         if key.is_empty() {
             c.err(path.clone(), "node names cannot be empty");
+        } else if !key
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.'))
+        {
+            c.err(
+                path.clone(),
+                format!("node name {key:?} may use only letters, digits, '-', '_' and '.' (it appears in narrations and charts)"),
+            );
         }
         let count = count_of(spec);
         if count == Some(0) || count.is_some_and(|n| n as usize > MAX_NODES) {
