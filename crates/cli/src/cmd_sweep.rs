@@ -145,6 +145,13 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         .flat_map(|plan| seeds.iter().map(move |&seed| Job { plan, seed }))
         .collect();
     let total = jobs.len() as u64;
+    if jobs.is_empty() {
+        return Err(exit::BadInput(
+            "this seed range and shard hold no seed to run: widen --seeds or pick another --shard"
+                .into(),
+        )
+        .into());
+    }
     // No more threads than runs.
     let threads = threads.min(jobs.len().max(1));
 
