@@ -27,11 +27,18 @@ fn every_source_file_has_a_module_doc() {
             rust_files(&repo.join("crates").join(krate).join(sub), &mut files);
         }
     }
-    assert!(files.len() > 40, "the source tree went missing: {}", files.len());
+    assert!(
+        files.len() > 40,
+        "the source tree went missing: {}",
+        files.len()
+    );
     let missing: Vec<String> = files
         .iter()
         .filter(|f| !std::fs::read_to_string(f).unwrap().starts_with("//!"))
         .map(|f| f.display().to_string())
         .collect();
-    assert!(missing.is_empty(), "files without a `//!` module doc: {missing:#?}");
+    assert!(
+        missing.is_empty(),
+        "files without a `//!` module doc: {missing:#?}"
+    );
 }

@@ -54,6 +54,20 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
                 })
                 .collect();
             let inner = err.inner();
+            if inner.is_data() {
+                if let Some((path, message)) = refine_node_error(src, &path) {
+                    let (line, column) = locate(src, &path);
+                    return Err(ScenarioError::Invalid {
+                        file: file.to_string(),
+                        problems: vec![Problem {
+                            line,
+                            column,
+                            path: render(&path),
+                            message: with_suggestion(&message),
+                        }],
+                    });
+                }
+            }
             let raw_msg = inner.to_string();
             // An unknown field inside a buffered (tagged) object is reported by serde_json at
             // the object's end: point at the offending key instead.
@@ -100,4 +114,47 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
             })
         }
     }
+}
+
+/// A node object is deserialised through its `role` tag, which buffers it: serde then reports
+/// a bad field (`"count": -1`) at the node, not at the field. Deserialising the node again as
+/// its role's own struct finds the field path, so the error can point at it.
+fn refine_node_error(src: &str, path: &[Seg]) -> Option<(Vec<Seg>, String)> {
+    use crate::schema::{
+        BullySpec, LeaseLeaderSpec, LeaseServiceSpec, RedisSpec, StorageSpec, WorkerSpec,
+    };
+    fn inner_error<T: serde::de::DeserializeOwned>(
+        v: serde_json::Value,
+    ) -> Option<(Vec<Seg>, String)> {
+        let err = serde_path_to_error::deserialize::<_, T>(v).err()?;
+        let segs: Vec<Seg> = err
+            .path()
+            .iter()
+            .filter_map(|s| match s {
+                serde_path_to_error::Segment::Seq { index } => Some(Seg::Index(*index)),
+                serde_path_to_error::Segment::Map { key } => Some(Seg::Key(key.clone())),
+                _ => None,
+            })
+            .collect();
+        (!segs.is_empty()).then(|| (segs, err.inner().to_string()))
+    }
+    let [Seg::Key(nodes), Seg::Key(name)] = path else {
+        return None;
+    };
+    if nodes != "nodes" {
+        return None;
+    }
+    let root: serde_json::Value = serde_json::from_str(src).ok()?;
+    let mut node = root.get("nodes")?.get(name)?.clone();
+    let role = node.as_object_mut()?.remove("role")?;
+    let (inner, message) = match role.as_str()? {
+        "bully" => inner_error::<BullySpec>(node),
+        "lease_service" => inner_error::<LeaseServiceSpec>(node),
+        "lease_leader" => inner_error::<LeaseLeaderSpec>(node),
+        "redis" => inner_error::<RedisSpec>(node),
+        "storage" => inner_error::<StorageSpec>(node),
+        "worker" => inner_error::<WorkerSpec>(node),
+        _ => None,
+    }?;
+    Some(([path.to_vec(), inner].concat(), message))
 }
