@@ -96,3 +96,28 @@ fn canary_the_redlock_gc_pause_is_caught() {
         );
     }
 }
+
+#[test]
+fn the_clock_step_lesson_tells_when_the_key_expires_early() {
+    use splitbrain_report::{derived_facts, narrate, NarrationOptions};
+    let plan = load_file(&repo().join("scenarios/13-redlock-clock-step.json")).unwrap();
+    let r = execute(
+        &plan,
+        plan.scenario.seed,
+        Some(Recorder::hash_only().keep_events()),
+    )
+    .unwrap();
+    let events = r.trace.as_ref().and_then(|t| t.kept.as_deref()).unwrap();
+    let opts = NarrationOptions {
+        facts: derived_facts(&r.record),
+        ..Default::default()
+    };
+    let story = narrate(&r.record.names, events, &opts);
+    let step = story
+        .find("1.000 s  redis-c's wall clock STEPS +20.000 s")
+        .expect("the step is told");
+    let expiry = story
+        .find("1.000 s  redis-c: key lock (client-1's lock) EXPIRES by redis-c's own wall clock")
+        .expect("the early expiry is told");
+    assert!(step < expiry, "the expiry follows the step that caused it");
+}

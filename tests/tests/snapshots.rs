@@ -1,7 +1,7 @@
 //! Reviewed snapshots of each lesson's summary and the start of its narration.
 
 use splitbrain_engine::Recorder;
-use splitbrain_report::{narrate, summary_text, NarrationOptions};
+use splitbrain_report::{derived_facts, narrate, summary_text, NarrationOptions};
 use splitbrain_scenario::{execute, load_file};
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@ use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
 use splitbrain_engine::Recorder;
-use splitbrain_report::{narrate, summary_json, summary_text, NarrationOptions};
+use splitbrain_report::{derived_facts, narrate, summary_json, summary_text, NarrationOptions};
 use splitbrain_scenario::{execute, load_file, TraceHeader};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -78,6 +78,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
                 .unwrap_or(&[]);
             let opts = NarrationOptions {
                 hide_kinds: a.draw.hide_kinds.clone(),
+                facts: derived_facts(&result.record),
                 ..Default::default()
             };
             println!("{}", narrate(&result.record.names, events, &opts));

@@ -9,6 +9,9 @@ pub const BAD_INPUT: u8 = 2;
 /// A run hit its event or simulated-time bound.
 pub const BOUND: u8 = 3;
 
+/// Standard output was closed early (`| head`): as a SIGPIPE would end the process.
+pub const BROKEN_PIPE: u8 = 141;
+
 /// Marks an error as the user's input being wrong (exit 2) rather than a failure.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

@@ -48,6 +48,21 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    // `splitbrain run ... | head` closes stdout early; print! then panics on the broken pipe.
+    // End quietly instead, with the status a SIGPIPE would give (128 + 13).
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if text.contains("Broken pipe") {
+            std::process::exit(exit::BROKEN_PIPE.into());
+        }
+        default_hook(info);
+    }));
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Run(a) => cmd_run::run(a),

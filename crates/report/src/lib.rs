@@ -11,5 +11,5 @@ pub mod sweep_chart;
 pub use chart::{render, render_png, render_svg, ChartError, ChartFormat, ChartOptions};
 pub use chart_model::{ModelInput, TimelineModel};
 pub use chart_trace::{model_of_run, read_trace, SavedTrace};
-pub use narrate::{describe_fault, describe_obs, narrate, Event, NarrationOptions};
+pub use narrate::{derived_facts, describe_fault, describe_obs, narrate, Event, NarrationOptions};
 pub use summary::{reproduce_command, summary_json, summary_text};

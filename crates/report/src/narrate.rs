@@ -18,6 +18,43 @@ pub struct NarrationOptions {
     pub hide_messages: bool,
     /// Stop after this many lines (None: all).
     pub max_lines: Option<usize>,
+    /// Facts derived from the run rather than recorded by an actor (see [`derived_facts`]),
+    /// told at their true time `t`, after the recorded events of that instant (which caused
+    /// them): `(t, sentence)`.
+    pub facts: Vec<(SimTime, String)>,
+}
+
+/// Facts no actor reports but a student needs to see, derived with the checkers' own truth:
+/// a Redis key expiring by its instance's wall clock (Redis expires keys lazily, so no command
+/// marks the moment; a clock step can bring it forward).
+pub fn derived_facts(record: &splitbrain_check::RunRecord) -> Vec<(SimTime, String)> {
+    let clocks = splitbrain_check::WallClocks::new(record);
+    let truth = splitbrain_check::Truth::new(record, &clocks);
+    let mut facts: Vec<(SimTime, String)> = truth
+        .keys
+        .iter()
+        .filter_map(|k| {
+            let end = k.end.as_ref()?;
+            if end.source != splitbrain_check::Source::Derived {
+                return None;
+            }
+            let owner = k
+                .holder
+                .map(|h| format!("{}'s lock", record.name(h)))
+                .unwrap_or_else(|| format!("value {}", k.value));
+            Some((
+                end.t,
+                format!(
+                    "{}: key {} ({owner}) EXPIRES by {}'s own wall clock",
+                    record.name(k.instance),
+                    k.key,
+                    record.name(k.instance)
+                ),
+            ))
+        })
+        .collect();
+    facts.sort();
+    facts
 }
 
 fn name(names: &[String], n: NodeId) -> &str {
@@ -264,7 +301,15 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
             starts.join(", ")
         );
     }
+    let mut facts = opts.facts.iter().peekable();
     for ev in events {
+        while let Some((t, fact)) = facts.next_if(|(t, _)| *t < ev.time()) {
+            if opts.max_lines.is_some_and(|m| lines >= m) {
+                break;
+            }
+            let _ = writeln!(out, "{:>10}  {fact}", clock(*t));
+            lines += 1;
+        }
         let line = match ev {
             TraceEvent::Start { .. } => None,
             TraceEvent::End {
