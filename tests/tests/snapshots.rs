@@ -31,6 +31,7 @@ fn lesson_summaries_and_narrations() {
         let opts = NarrationOptions {
             hide_kinds: vec!["HEARTBEAT".into()],
             max_lines: Some(40),
+            facts: derived_facts(&r.record),
             ..Default::default()
         };
         let story = narrate(&r.record.names, events, &opts);
