@@ -191,6 +191,24 @@ struct Attempt {
     outcomes: Vec<Outcome>,
 }
 
+impl Attempt {
+    /// Records the outcome of pending request `req` (cancelling its timeout when a reply came
+    /// first); the instance's index, or `None` if `req` is not pending in this attempt.
+    fn record(&mut self, ctx: &mut Ctx<'_>, req: u64, ok: bool, cancel: bool) -> Option<usize> {
+        let i = self
+            .outcomes
+            .iter()
+            .position(|o| matches!(o, Outcome::Pending { req: r, .. } if *r == req))?;
+        if let Outcome::Pending { timeout, .. } = self.outcomes[i] {
+            if cancel {
+                ctx.cancel_timer(timeout);
+            }
+        }
+        self.outcomes[i] = if ok { Outcome::Ok } else { Outcome::NotOk };
+        Some(i)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum State {
     Idle,
@@ -340,16 +358,7 @@ impl RedlockClient {
         let State::Acquiring(att) = &mut self.state else {
             return None;
         };
-        let i = att
-            .outcomes
-            .iter()
-            .position(|o| matches!(o, Outcome::Pending { req: r, .. } if *r == req))?;
-        if let Outcome::Pending { timeout, .. } = att.outcomes[i] {
-            if cancel {
-                ctx.cancel_timer(timeout);
-            }
-        }
-        att.outcomes[i] = if ok { Outcome::Ok } else { Outcome::NotOk };
+        let i = att.record(ctx, req, ok, cancel)?;
         if self.cfg.mode == RedlockMode::Sequential && i + 1 < self.cfg.instances.len() {
             let next = self.ask(ctx, i + 1);
             if let State::Acquiring(att) = &mut self.state {
@@ -488,16 +497,7 @@ impl RedlockClient {
         else {
             return None;
         };
-        let i = attempt
-            .outcomes
-            .iter()
-            .position(|o| matches!(o, Outcome::Pending { req: r, .. } if *r == req))?;
-        if let Outcome::Pending { timeout, .. } = attempt.outcomes[i] {
-            if cancel {
-                ctx.cancel_timer(timeout);
-            }
-        }
-        attempt.outcomes[i] = if ok { Outcome::Ok } else { Outcome::NotOk };
+        attempt.record(ctx, req, ok, cancel)?;
         if attempt
             .outcomes
             .iter()
