@@ -33,6 +33,25 @@ pub(crate) enum Step<'a> {
     },
 }
 
+/// Removes and returns every entry of `node` from a map keyed by (node, name): what a node
+/// held when it crashed, in name order.
+fn take_node<V>(
+    open: &mut BTreeMap<(NodeId, String), V>,
+    node: NodeId,
+) -> Vec<((NodeId, String), V)> {
+    let keys: Vec<(NodeId, String)> = open
+        .range((node, String::new())..)
+        .take_while(|((n, _), _)| *n == node)
+        .map(|(k, _)| k.clone())
+        .collect();
+    keys.into_iter()
+        .map(|k| {
+            let v = open.remove(&k).expect("key listed above");
+            (k, v)
+        })
+        .collect()
+}
+
 /// Observations and faults merged in true-time order (observations first at a tie).
 pub(crate) fn steps(record: &RunRecord) -> Vec<Step<'_>> {
     let (obs, faults) = (&record.observations, &record.faults);
@@ -155,13 +174,7 @@ pub(crate) fn beliefs(
                 t,
                 fault: Fault::Crash { node },
             } => {
-                let keys: Vec<(NodeId, String)> = open
-                    .range((*node, String::new())..)
-                    .take_while(|((n, _), _)| n == node)
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                for k in keys {
-                    let (from, start) = open.remove(&k).expect("key listed above");
+                for (k, (from, start)) in take_node(&mut open, *node) {
                     out.push(Belief {
                         node: k.0,
                         key: k.1,
@@ -719,10 +732,7 @@ fn lease_holds(record: &RunRecord) -> Vec<Hold> {
                 t,
                 fault: Fault::Crash { node },
             } => {
-                let keys: Vec<(NodeId, String)> =
-                    open.keys().filter(|(n, _)| n == node).cloned().collect();
-                for k in keys {
-                    let g = open.remove(&k).expect("key listed above");
+                for (k, g) in take_node(&mut open, *node) {
                     close(
                         &mut out,
                         k.0,
@@ -878,10 +888,7 @@ fn redis_key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold> {
                 t,
                 fault: Fault::Crash { node },
             } => {
-                let keys: Vec<(NodeId, String)> =
-                    open.keys().filter(|(n, _)| n == node).cloned().collect();
-                for k in keys {
-                    let seg = open.remove(&k).expect("key listed above");
+                for (k, seg) in take_node(&mut open, *node) {
                     close(
                         &mut held,
                         k.0,
