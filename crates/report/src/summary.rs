@@ -33,6 +33,28 @@ pub fn plural(n: usize, what: &str) -> String {
     }
 }
 
+/// Faults that changed nothing, in words: a crash of a node already down, a restart or pause
+/// of a node that was up or down respectively. Usually a mistake in the scenario's timing.
+pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
+    use splitbrain_engine::Fault;
+    let mut down = std::collections::BTreeSet::new();
+    let mut notes = Vec::new();
+    for (t, f) in &record.faults {
+        // The guards update `down` as they test it: a crash marks its node down, a restart up.
+        let (node, what, state) = match f {
+            Fault::Crash { node } if !down.insert(*node) => (*node, "crash", "already down"),
+            Fault::Restart { node } if !down.remove(node) => (*node, "restart", "up"),
+            Fault::Pause { node, .. } if down.contains(node) => (*node, "pause", "down"),
+            _ => continue,
+        };
+        notes.push(format!(
+            "the {what} of {} at {t} had no effect: it was {state}",
+            record.name(node)
+        ));
+    }
+    notes
+}
+
 /// The command that reproduces a run.
 pub fn reproduce_command(file: &str, seed: u64) -> String {
     format!("splitbrain run {file} --seed {seed}")
@@ -159,6 +181,13 @@ pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
         }
     }
     let _ = writeln!(out);
+    let notes = fault_notes(&r.record);
+    if !notes.is_empty() {
+        for n in &notes {
+            let _ = writeln!(out, "note      {n}");
+        }
+        let _ = writeln!(out);
+    }
     let _ = writeln!(out, "metrics");
     out.push_str(&metrics_text(&r.report.metrics));
     let _ = writeln!(out);
@@ -218,4 +247,53 @@ pub fn summary_json(r: &RunResult, file: &str) -> String {
         reproduce: reproduce_command(file, r.seed),
     };
     serde_json::to_string_pretty(&s).expect("summary serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use splitbrain_check::{Role, RunRecord};
+    use splitbrain_engine::{ClockConfig, Fault, NodeId, SimDuration};
+
+    #[test]
+    fn faults_that_change_nothing_are_noted() {
+        let s = |x: u64| SimTime(x * 1_000_000_000);
+        let (a, b) = (NodeId(0), NodeId(1));
+        let record = RunRecord {
+            names: vec!["a".into(), "b".into()],
+            roles: vec![Role::Bully, Role::Bully],
+            clocks: vec![ClockConfig::default(); 2],
+            observations: Vec::new(),
+            faults: vec![
+                (s(1), Fault::Restart { node: a }),
+                (s(2), Fault::Crash { node: b }),
+                (s(3), Fault::Crash { node: b }),
+                (
+                    s(4),
+                    Fault::Pause {
+                        node: b,
+                        duration: SimDuration::from_secs(1),
+                    },
+                ),
+                (s(5), Fault::Restart { node: b }),
+                (
+                    s(6),
+                    Fault::Pause {
+                        node: b,
+                        duration: SimDuration::from_secs(1),
+                    },
+                ),
+            ],
+            end: s(10),
+            messages: Default::default(),
+        };
+        assert_eq!(
+            fault_notes(&record),
+            vec![
+                "the restart of a at 1.000 s had no effect: it was up",
+                "the crash of b at 3.000 s had no effect: it was already down",
+                "the pause of b at 4.000 s had no effect: it was down",
+            ]
+        );
+    }
 }
