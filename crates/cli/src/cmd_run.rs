@@ -62,6 +62,20 @@ pub fn run(a: RunArgs) -> Result<u8> {
     if let Some(f) = out_file {
         f.commit()?;
     }
+    for kind in &a.draw.hide_kinds {
+        if !result
+            .stats
+            .messages
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case(kind))
+        {
+            let kinds: Vec<&str> = result.stats.messages.keys().copied().collect();
+            eprintln!(
+                "note: --hide {kind} matches no message of this run (its kinds: {})",
+                kinds.join(", ")
+            );
+        }
+    }
     if let Some(c) = &a.chart {
         let model = splitbrain_report::model_of_run(&result);
         crate::cmd_chart::write_chart(&model, &a.draw, c)?;
