@@ -56,10 +56,13 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         );
     }
 
-    // Expand nodes.
+    // Expand nodes. Every name the file declares counts toward the limit, repeated or not, and
+    // the first one past it ends the expansion with one error: the work stays within the limit
+    // whatever the file's length.
     let mut nodes = Vec::new();
     let mut roster = Roster::default();
-    for (key, spec) in &scenario.nodes {
+    let mut declared = 0;
+    'declarations: for (key, spec) in &scenario.nodes {
         let path = vec![k("nodes"), k(key)];
         if key.is_empty() {
             c.err(path.clone(), "node names cannot be empty");
@@ -85,16 +88,14 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             Some(n) => (1..=n).map(|i| format!("{key}{i}")).collect(),
         };
         for name in expanded {
+            if declared == MAX_NODES {
+                c.err(path, format!("too many nodes: the limit is {MAX_NODES}"));
+                break 'declarations;
+            }
+            declared += 1;
             if roster.contains(&name) {
                 c.err(path.clone(), format!("node name `{name}` is used twice"));
                 continue;
-            }
-            if nodes.len() >= MAX_NODES {
-                c.err(
-                    path.clone(),
-                    format!("too many nodes: the limit is {MAX_NODES}"),
-                );
-                break;
             }
             roster.add(name.clone(), spec.role_name());
             nodes.push(PlannedNode {
@@ -423,5 +424,58 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     } else {
         c.problems.sort_by_key(|p| (p.line, p.column));
         Err(c.problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MAX_NODES;
+    use crate::error::{Problem, ScenarioError};
+    use crate::load::load_str;
+
+    /// The problems of a scenario with these node declarations (`"name": {node}`).
+    fn problems(nodes: &[String]) -> Vec<Problem> {
+        let src = format!(
+            "{{\"splitbrain\": 1, \"name\": \"many\", \"duration\": \"1s\", \"nodes\": {{\n{}\n}}}}",
+            nodes.join(",\n")
+        );
+        match load_str("many.json", &src) {
+            Err(ScenarioError::Invalid { problems, .. }) => problems,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    /// Issue 11: 5,000 named nodes used to get one "too many nodes" error per node past the
+    /// limit (4,000 lines, each located by a scan of the file: quadratic); one is enough.
+    #[test]
+    fn nodes_past_the_limit_are_one_error() {
+        let nodes: Vec<String> = (0..5_000)
+            .map(|i| format!("\"s{i}\": {{\"role\": \"storage\"}}"))
+            .collect();
+        let p = problems(&nodes);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].path, format!("nodes.s{MAX_NODES}"));
+        assert_eq!(p[0].line, MAX_NODES + 2);
+        assert_eq!(
+            p[0].message,
+            format!("too many nodes: the limit is {MAX_NODES}")
+        );
+    }
+
+    /// Names that repeat earlier ones still count toward the limit, so a file cannot make
+    /// validation expand (and report) without bound by repeating a group's names.
+    #[test]
+    fn repeated_names_count_toward_the_limit() {
+        let mut nodes = vec![format!(
+            "\"r\": {{\"role\": \"redis\", \"count\": {MAX_NODES}}}"
+        )];
+        nodes.extend((1..=5_000).map(|i| format!("\"r{i}\": {{\"role\": \"storage\"}}")));
+        let p = problems(&nodes);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].path, "nodes.r1");
+        assert_eq!(
+            p[0].message,
+            format!("too many nodes: the limit is {MAX_NODES}")
+        );
     }
 }
