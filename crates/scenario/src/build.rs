@@ -1,9 +1,8 @@
 //! Building a simulation from a validated [`Plan`]: nodes, clocks, network, faults, triggers,
 //! the nemesis.
 
-use crate::actors::make_node;
 use crate::plan::Plan;
-use crate::schema::{ClockSpec, DelaySpec, FaultSpec, NemesisSpec, NodeSpec};
+use crate::schema::{DelaySpec, FaultSpec, NemesisSpec, NodeSpec};
 use splitbrain_engine::{
     ClockConfig, DelayDist, Fault, Limits, LinkModel, Nemesis, NemesisKind, NetRule, NodeId,
     RngStream, Sim, SimDuration, SimTime, Spike, Trigger,
@@ -36,14 +35,7 @@ fn delay(d: &DelaySpec) -> DelayDist {
 
 /// The clock configuration of a node spec.
 pub fn clock_of(spec: &NodeSpec) -> ClockConfig {
-    let c: &ClockSpec = match spec {
-        NodeSpec::Bully(s) => &s.clock,
-        NodeSpec::LeaseService(s) => &s.clock,
-        NodeSpec::LeaseLeader(s) => &s.clock,
-        NodeSpec::Redis(s) => &s.clock,
-        NodeSpec::Storage(s) => &s.clock,
-        NodeSpec::Worker(s) => &s.clock,
-    };
+    let c = spec.role().clock();
     ClockConfig {
         drift_ppm: c.drift_ppm,
         wall_offset_ns: c.offset.map_or(0, |o| o.0),
@@ -172,7 +164,8 @@ pub fn build(plan: &Plan, seed: u64) -> Sim<Node> {
         max_time: SimTime(s.duration.0.as_nanos()),
     });
     for node in &plan.nodes {
-        sim.add_node(&node.name, make_node(plan, node), clock_of(&node.spec));
+        let actor = node.spec.role().node(&plan.roster);
+        sim.add_node(&node.name, actor, clock_of(&node.spec));
     }
     let net = &s.network;
     let default = LinkModel {

@@ -13,6 +13,11 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Dur(pub SimDuration);
 
+/// An optional duration of a spec, or `default` when the file leaves it out.
+pub fn or(d: Option<Dur>, default: SimDuration) -> SimDuration {
+    d.map_or(default, |d| d.0)
+}
+
 /// A signed duration (clock steps, offsets), ns: `"+20s"`, `"-500ms"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct SignedDur(pub i64);

@@ -4,16 +4,18 @@
 //! Errors name the file, line, column and field path, say what was expected, and suggest the
 //! closest name for a typo ("did you mean `client-1`?").
 
-pub mod actors;
 pub mod build;
+pub mod checker;
 pub mod duration;
 pub mod error;
 pub mod execute;
 pub mod load;
 pub mod locate;
 pub mod plan;
-pub mod redis_actors;
 pub mod replay;
+pub mod role;
+pub mod roles;
+pub mod roster;
 pub mod schema;
 pub mod shrink;
 pub mod sweep;

@@ -3,7 +3,7 @@
 use crate::error::{with_suggestion, Problem, ScenarioError};
 use crate::locate::{line_col, locate, render, Seg};
 use crate::plan::Plan;
-use crate::schema::Scenario;
+use crate::schema::{NodeSpec, Scenario};
 use crate::validate::validate;
 use std::path::Path;
 
@@ -120,24 +120,6 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
 /// a bad field (`"count": -1`) at the node, not at the field. Deserialising the node again as
 /// its role's own struct finds the field path, so the error can point at it.
 fn refine_node_error(src: &str, path: &[Seg]) -> Option<(Vec<Seg>, String)> {
-    use crate::schema::{
-        BullySpec, LeaseLeaderSpec, LeaseServiceSpec, RedisSpec, StorageSpec, WorkerSpec,
-    };
-    fn inner_error<T: serde::de::DeserializeOwned>(
-        v: serde_json::Value,
-    ) -> Option<(Vec<Seg>, String)> {
-        let err = serde_path_to_error::deserialize::<_, T>(v).err()?;
-        let segs: Vec<Seg> = err
-            .path()
-            .iter()
-            .filter_map(|s| match s {
-                serde_path_to_error::Segment::Seq { index } => Some(Seg::Index(*index)),
-                serde_path_to_error::Segment::Map { key } => Some(Seg::Key(key.clone())),
-                _ => None,
-            })
-            .collect();
-        (!segs.is_empty()).then(|| (segs, err.inner().to_string()))
-    }
     let [Seg::Key(nodes), Seg::Key(name)] = path else {
         return None;
     };
@@ -147,14 +129,18 @@ fn refine_node_error(src: &str, path: &[Seg]) -> Option<(Vec<Seg>, String)> {
     let root: serde_json::Value = serde_json::from_str(src).ok()?;
     let mut node = root.get("nodes")?.get(name)?.clone();
     let role = node.as_object_mut()?.remove("role")?;
-    let (inner, message) = match role.as_str()? {
-        "bully" => inner_error::<BullySpec>(node),
-        "lease_service" => inner_error::<LeaseServiceSpec>(node),
-        "lease_leader" => inner_error::<LeaseLeaderSpec>(node),
-        "redis" => inner_error::<RedisSpec>(node),
-        "storage" => inner_error::<StorageSpec>(node),
-        "worker" => inner_error::<WorkerSpec>(node),
-        _ => None,
-    }?;
-    Some(([path.to_vec(), inner].concat(), message))
+    let err = NodeSpec::parse_as(role.as_str()?, node)?.err()?;
+    let inner: Vec<Seg> = err
+        .path()
+        .iter()
+        .filter_map(|s| match s {
+            serde_path_to_error::Segment::Seq { index } => Some(Seg::Index(*index)),
+            serde_path_to_error::Segment::Map { key } => Some(Seg::Key(key.clone())),
+            _ => None,
+        })
+        .collect();
+    if inner.is_empty() {
+        return None;
+    }
+    Some(([path.to_vec(), inner].concat(), err.inner().to_string()))
 }

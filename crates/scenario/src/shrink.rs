@@ -16,8 +16,8 @@
 use crate::duration::{Dur, SignedDur};
 use crate::execute::execute;
 use crate::load::load_str;
-use crate::plan::{count_of, Plan};
-use crate::schema::{BlockSpec, Expectation, FaultSpec, NodeSpec, Scenario};
+use crate::plan::Plan;
+use crate::schema::{BlockSpec, Expectation, FaultSpec, Scenario};
 use crate::vary::Json;
 use splitbrain_check::Verdict;
 use splitbrain_engine::{Fault, NetRule, Recorder, SimDuration, SimTime};
@@ -410,11 +410,11 @@ impl Shrinker {
                 changed = true;
                 continue;
             }
-            if let Some(n) = cur.nodes.get(key).and_then(count_of) {
+            if let Some(n) = cur.nodes.get(key).and_then(|spec| spec.role().count()) {
                 let k = key.clone();
                 changed |= self.minimise(cur, 1, u64::from(n), 1, &|s, v| {
                     let mut c = s.clone();
-                    set_count(c.nodes.get_mut(&k)?, v as u32);
+                    c.nodes.get_mut(&k)?.role_mut().set_count(v as u32);
                     Some(c)
                 })?;
             }
@@ -485,17 +485,6 @@ impl Shrinker {
             }
         }
         Ok(changed)
-    }
-}
-
-fn set_count(spec: &mut NodeSpec, n: u32) {
-    let c = Some(n);
-    match spec {
-        NodeSpec::Bully(s) => s.count = c,
-        NodeSpec::LeaseLeader(s) => s.count = c,
-        NodeSpec::Redis(s) => s.count = c,
-        NodeSpec::Worker(s) => s.count = c,
-        NodeSpec::LeaseService(_) | NodeSpec::Storage(_) => {}
     }
 }
 

@@ -1,120 +1,42 @@
 //! Semantic validation: references, ranges, limits. Collects every problem, each located.
 
+use crate::checker::{k, Checker, NodeCheck};
 use crate::error::{did_you_mean, Problem};
-use crate::locate::{locate, render, Seg};
-use crate::plan::{count_of, role_name, Plan, PlannedNode};
-use crate::schema::{DelaySpec, LockKind, NodeSpec, Scenario, WorkerSpec};
-use splitbrain_engine::{NodeId, SimDuration};
+use crate::locate::Seg;
+use crate::plan::{Plan, PlannedNode};
+use crate::roster::Roster;
+use crate::schema::{DelaySpec, Scenario};
+use splitbrain_engine::SimDuration;
 use splitbrain_protocols::OBSERVATION_KINDS;
 use std::collections::BTreeMap;
+
+pub use crate::checker::MAX_DURATION;
 
 /// Most nodes in one scenario.
 pub const MAX_NODES: usize = 1_000;
 /// Most faults listed in one scenario.
 pub const MAX_FAULTS: usize = 10_000;
-/// Longest run: 24 h of simulated time.
-pub const MAX_DURATION: SimDuration = SimDuration::from_secs(24 * 3600);
-/// Largest first fencing token: 2^53, far below overflow whatever a bounded run grants.
-pub const MAX_FIRST_TOKEN: u64 = 1 << 53;
 /// Largest drift accepted, ppm (either way).
 pub const MAX_DRIFT_PPM: i64 = 500_000;
 
-struct Checker<'a> {
-    src: &'a str,
-    problems: Vec<Problem>,
-}
-
-fn k(s: &str) -> Seg {
-    Seg::Key(s.to_string())
-}
-
-impl Checker<'_> {
-    fn err(&mut self, path: Vec<Seg>, message: impl Into<String>) {
-        let (line, column) = locate(self.src, &path);
-        self.problems.push(Problem {
-            line,
-            column,
-            path: render(&path),
-            message: message.into(),
-        });
-    }
-
-    fn node_ref(
-        &mut self,
-        names: &BTreeMap<String, (NodeId, &'static str)>,
-        path: Vec<Seg>,
-        name: &str,
-        roles: &[&str],
-    ) {
-        match names.get(name) {
-            None => {
-                let hint = did_you_mean(name, names.keys().map(String::as_str))
-                    .map(|s| format!("; did you mean `{s}`?"))
-                    .unwrap_or_default();
-                self.err(path, format!("unknown node `{name}`{hint}"));
-            }
-            Some((_, role)) if !roles.is_empty() && !roles.contains(role) => {
-                self.err(
-                    path,
-                    format!(
-                        "node `{name}` is a {role}, expected a {}",
-                        roles.join(" or ")
-                    ),
-                );
-            }
-            _ => {}
-        }
-    }
-
-    fn probability(&mut self, path: Vec<Seg>, p: Option<f64>) {
-        if let Some(p) = p {
-            if !(0.0..=1.0).contains(&p) || p.is_nan() {
-                self.err(
-                    path,
-                    format!("probability must be between 0 and 1, found {p}"),
-                );
-            }
-        }
-    }
-
-    fn positive(&mut self, path: Vec<Seg>, d: Option<crate::duration::Dur>, what: &str) {
-        if let Some(d) = d {
-            if d.0 == SimDuration::ZERO {
-                self.err(path, format!("{what} must be greater than zero"));
-            } else if d.0 > MAX_DURATION {
-                self.err(
-                    path,
-                    format!(
-                        "{what} of {} is longer than the 24 h limit",
-                        crate::duration::format_ns(d.0.as_nanos())
-                    ),
-                );
-            }
-        }
-    }
-
-    fn delay(&mut self, path: Vec<Seg>, d: &DelaySpec) {
-        match d {
-            DelaySpec::Uniform([lo, hi]) if lo > hi => self.err(
-                path,
-                format!("uniform delay bounds are reversed: {} > {}", lo.0, hi.0),
-            ),
-            DelaySpec::Lognormal { sigma, .. } if !(*sigma >= 0.0 && sigma.is_finite()) => self
-                .err(
-                    path,
-                    format!("lognormal sigma must be a finite number >= 0, found {sigma}"),
-                ),
-            _ => {}
-        }
+/// Checks a delay distribution's parameters.
+fn check_delay(c: &mut Checker, path: Vec<Seg>, d: &DelaySpec) {
+    match d {
+        DelaySpec::Uniform([lo, hi]) if lo > hi => c.err(
+            path,
+            format!("uniform delay bounds are reversed: {} > {}", lo.0, hi.0),
+        ),
+        DelaySpec::Lognormal { sigma, .. } if !(*sigma >= 0.0 && sigma.is_finite()) => c.err(
+            path,
+            format!("lognormal sigma must be a finite number >= 0, found {sigma}"),
+        ),
+        _ => {}
     }
 }
 
 /// Validates a parsed scenario against its source text (for locations).
 pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
-    let mut c = Checker {
-        src,
-        problems: Vec::new(),
-    };
+    let mut c = Checker::new(src);
     if scenario.splitbrain != 1 {
         c.err(
             vec![k("splitbrain")],
@@ -134,10 +56,13 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         );
     }
 
-    // Expand nodes.
+    // Expand nodes. Every name the file declares counts toward the limit, repeated or not, and
+    // the first one past it ends the expansion with one error: the work stays within the limit
+    // whatever the file's length.
     let mut nodes = Vec::new();
-    let mut names: BTreeMap<String, (NodeId, &'static str)> = BTreeMap::new();
-    for (key, spec) in &scenario.nodes {
+    let mut roster = Roster::default();
+    let mut declared = 0;
+    'declarations: for (key, spec) in &scenario.nodes {
         let path = vec![k("nodes"), k(key)];
         if key.is_empty() {
             c.err(path.clone(), "node names cannot be empty");
@@ -150,7 +75,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 format!("node name {key:?} may use only letters, digits, '-', '_' and '.' (it appears in narrations and charts)"),
             );
         }
-        let count = count_of(spec);
+        let count = spec.role().count();
         if count == Some(0) || count.is_some_and(|n| n as usize > MAX_NODES) {
             c.err(
                 [path.clone(), vec![k("count")]].concat(),
@@ -163,18 +88,16 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             Some(n) => (1..=n).map(|i| format!("{key}{i}")).collect(),
         };
         for name in expanded {
-            if names.contains_key(&name) {
+            if declared == MAX_NODES {
+                c.err(path, format!("too many nodes: the limit is {MAX_NODES}"));
+                break 'declarations;
+            }
+            declared += 1;
+            if roster.contains(&name) {
                 c.err(path.clone(), format!("node name `{name}` is used twice"));
                 continue;
             }
-            if nodes.len() >= MAX_NODES {
-                c.err(
-                    path.clone(),
-                    format!("too many nodes: the limit is {MAX_NODES}"),
-                );
-                break;
-            }
-            names.insert(name.clone(), (NodeId(nodes.len() as u32), role_name(spec)));
+            roster.add(name.clone(), spec.role_name());
             nodes.push(PlannedNode {
                 name,
                 declared_as: key.clone(),
@@ -195,49 +118,9 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     // Per-node parameters and references.
     for (key, spec) in &scenario.nodes {
         let p = |f: &str| vec![k("nodes"), k(key), k(f)];
-        let clock = match spec {
-            NodeSpec::Bully(s) => {
-                for (f, d) in [
-                    ("answer_timeout", s.answer_timeout),
-                    ("coordinator_timeout", s.coordinator_timeout),
-                    ("heartbeat_every", s.heartbeat_every),
-                    ("failure_timeout", s.failure_timeout),
-                ] {
-                    c.positive(p(f), d, f);
-                }
-                &s.clock
-            }
-            NodeSpec::LeaseService(s) => {
-                if s.first_token.is_some_and(|t| t > MAX_FIRST_TOKEN) {
-                    c.err(
-                        p("first_token"),
-                        format!("first_token must be at most {MAX_FIRST_TOKEN}, so tokens cannot overflow"),
-                    );
-                }
-                &s.clock
-            }
-            NodeSpec::LeaseLeader(s) => {
-                c.node_ref(&names, p("service"), &s.service, &["lease_service"]);
-                if let Some(w) = &s.write_to {
-                    c.node_ref(&names, p("write_to"), w, &["storage"]);
-                }
-                for (f, d) in [
-                    ("ttl", s.ttl),
-                    ("renew_every", s.renew_every),
-                    ("retry_every", s.retry_every),
-                    ("write_every", s.write_every),
-                ] {
-                    c.positive(p(f), d, f);
-                }
-                &s.clock
-            }
-            NodeSpec::Redis(s) => &s.clock,
-            NodeSpec::Storage(s) => &s.clock,
-            NodeSpec::Worker(w) => {
-                validate_worker(&mut c, &names, key, w);
-                &w.clock
-            }
-        };
+        spec.role()
+            .validate(&mut NodeCheck::new(&mut c, &roster, key));
+        let clock = spec.role().clock();
         if clock.drift_ppm.abs() > MAX_DRIFT_PPM {
             c.err(
                 [p("clock"), vec![k("drift_ppm")]].concat(),
@@ -252,7 +135,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     // Network.
     let net = &scenario.network;
     if let Some(d) = &net.delay {
-        c.delay(vec![k("network"), k("delay")], d);
+        check_delay(&mut c, vec![k("network"), k("delay")], d);
     }
     c.probability(vec![k("network"), k("loss")], net.loss);
     c.probability(vec![k("network"), k("duplicate")], net.duplicate);
@@ -261,15 +144,15 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             vec![k("network"), k("spike"), k("probability")],
             Some(s.probability),
         );
-        c.delay(vec![k("network"), k("spike"), k("delay")], &s.delay);
+        check_delay(&mut c, vec![k("network"), k("spike"), k("delay")], &s.delay);
     }
     for (i, l) in net.links.iter().enumerate() {
         let p = |f: &str| vec![k("network"), k("links"), Seg::Index(i), k(f)];
-        c.node_ref(&names, p("from"), &l.from, &[]);
-        c.node_ref(&names, p("to"), &l.to, &[]);
+        c.node_ref(&roster, p("from"), &l.from, &[]);
+        c.node_ref(&roster, p("to"), &l.to, &[]);
         c.probability(p("loss"), l.loss);
         if let Some(d) = &l.delay {
-            c.delay(p("delay"), d);
+            check_delay(&mut c, p("delay"), d);
         }
     }
 
@@ -310,7 +193,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 }
             }
             (None, Some(w)) => {
-                c.node_ref(&names, [p("when"), vec![k("node")]].concat(), &w.node, &[]);
+                c.node_ref(&roster, [p("when"), vec![k("node")]].concat(), &w.node, &[]);
                 if !OBSERVATION_KINDS.contains(&w.observed.as_str()) {
                     let hint = did_you_mean(&w.observed, OBSERVATION_KINDS.iter().copied())
                         .map(|s| format!("; did you mean `{s}`?"))
@@ -359,7 +242,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             ("drift", &f.drift),
         ] {
             if let Some(n) = v {
-                c.node_ref(&names, p(field), n, &[]);
+                c.node_ref(&roster, p(field), n, &[]);
             }
         }
         match (&f.pause, f.for_) {
@@ -402,7 +285,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 }
                 for (j, n) in group.iter().enumerate() {
                     let path = [p("partition"), vec![Seg::Index(g), Seg::Index(j)]].concat();
-                    c.node_ref(&names, path.clone(), n, &[]);
+                    c.node_ref(&roster, path.clone(), n, &[]);
                     if seen.insert(n.clone(), g).is_some() {
                         c.err(path, format!("node `{n}` is in two groups"));
                     }
@@ -410,8 +293,13 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             }
         }
         if let Some(b) = &f.block {
-            c.node_ref(&names, [p("block"), vec![k("from")]].concat(), &b.from, &[]);
-            c.node_ref(&names, [p("block"), vec![k("to")]].concat(), &b.to, &[]);
+            c.node_ref(
+                &roster,
+                [p("block"), vec![k("from")]].concat(),
+                &b.from,
+                &[],
+            );
+            c.node_ref(&roster, [p("block"), vec![k("to")]].concat(), &b.to, &[]);
             if b.from == b.to {
                 c.err(
                     p("block"),
@@ -434,13 +322,13 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                     );
                 }
                 c.node_ref(
-                    &names,
+                    &roster,
                     [p("cut"), vec![Seg::Index(j), Seg::Index(0)]].concat(),
                     a,
                     &[],
                 );
                 c.node_ref(
-                    &names,
+                    &roster,
                     [p("cut"), vec![Seg::Index(j), Seg::Index(1)]].concat(),
                     b,
                     &[],
@@ -467,7 +355,12 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             );
         }
         for (j, t) in n.targets.iter().flatten().enumerate() {
-            c.node_ref(&names, [p("targets"), vec![Seg::Index(j)]].concat(), t, &[]);
+            c.node_ref(
+                &roster,
+                [p("targets"), vec![Seg::Index(j)]].concat(),
+                t,
+                &[],
+            );
         }
         if n.pause.is_none() && n.crash.is_none() && n.partition.is_none() && n.clock_step.is_none()
         {
@@ -523,11 +416,10 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     }
 
     if c.problems.is_empty() {
-        let ids = names.into_iter().map(|(n, (id, _))| (n, id)).collect();
         Ok(Plan {
             scenario,
             nodes,
-            ids,
+            roster,
         })
     } else {
         c.problems.sort_by_key(|p| (p.line, p.column));
@@ -535,134 +427,55 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     }
 }
 
-/// Lock-specific worker fields: (name, whether the file sets it).
-type FieldsSet = [(&'static str, bool)];
+#[cfg(test)]
+mod tests {
+    use super::MAX_NODES;
+    use crate::error::{Problem, ScenarioError};
+    use crate::load::load_str;
 
-fn validate_worker(
-    c: &mut Checker,
-    names: &BTreeMap<String, (NodeId, &'static str)>,
-    key: &str,
-    w: &WorkerSpec,
-) {
-    let p = |f: &str| vec![k("nodes"), k(key), k(f)];
-    c.node_ref(names, p("storage"), &w.storage, &["storage"]);
-    for (f, d) in [
-        ("ttl", w.ttl),
-        ("work_time", w.work_time),
-        ("renew_every", w.renew_every),
-        ("request_timeout", w.request_timeout),
-        ("extend_every", w.extend_every),
-    ] {
-        c.positive(p(f), d, f);
+    /// The problems of a scenario with these node declarations (`"name": {node}`).
+    fn problems(nodes: &[String]) -> Vec<Problem> {
+        let src = format!(
+            "{{\"splitbrain\": 1, \"name\": \"many\", \"duration\": \"1s\", \"nodes\": {{\n{}\n}}}}",
+            nodes.join(",\n")
+        );
+        match load_str("many.json", &src) {
+            Err(ScenarioError::Invalid { problems, .. }) => problems,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
     }
-    if w.rounds == Some(0) {
-        c.err(
-            p("rounds"),
-            "rounds must be at least 1 (leave it out to run forever)",
+
+    /// Issue 11: 5,000 named nodes used to get one "too many nodes" error per node past the
+    /// limit (4,000 lines, each located by a scan of the file: quadratic); one is enough.
+    #[test]
+    fn nodes_past_the_limit_are_one_error() {
+        let nodes: Vec<String> = (0..5_000)
+            .map(|i| format!("\"s{i}\": {{\"role\": \"storage\"}}"))
+            .collect();
+        let p = problems(&nodes);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].path, format!("nodes.s{MAX_NODES}"));
+        assert_eq!(p[0].line, MAX_NODES + 2);
+        assert_eq!(
+            p[0].message,
+            format!("too many nodes: the limit is {MAX_NODES}")
         );
     }
-    let lease_only = [
-        ("service", w.service.is_some()),
-        ("renew_every", w.renew_every.is_some()),
-        ("safety_margin", w.safety_margin.is_some()),
-        ("stop_on_renew_failure", w.stop_on_renew_failure.is_some()),
-    ];
-    let redis_only = [
-        ("instance", w.instance.is_some()),
-        ("release", w.release.is_some()),
-    ];
-    let redlock_only = [
-        ("instances", w.instances.is_some()),
-        ("retry_count", w.retry_count.is_some()),
-        ("retry_delay_max", w.retry_delay_max.is_some()),
-        ("clock_drift_factor", w.clock_drift_factor.is_some()),
-        ("mode", w.mode.is_some()),
-        ("validity_check", w.validity_check.is_some()),
-        ("start_time", w.start_time.is_some()),
-        ("quorum", w.quorum.is_some()),
-        ("extend_every", w.extend_every.is_some()),
-    ];
-    let (own, others): (&str, Vec<(&str, &FieldsSet)>) = match w.lock {
-        LockKind::Lease => (
-            "lease",
-            vec![("redis", &redis_only), ("redlock", &redlock_only)],
-        ),
-        LockKind::Redis => (
-            "redis",
-            vec![("lease", &lease_only), ("redlock", &redlock_only)],
-        ),
-        LockKind::Redlock => (
-            "redlock",
-            vec![("lease", &lease_only), ("redis", &redis_only)],
-        ),
-    };
-    for (kind, fields) in others {
-        for (f, set) in fields {
-            if *set {
-                c.err(
-                    p(f),
-                    format!(
-                        "`{f}` applies to lock \"{kind}\", but this worker uses lock \"{own}\""
-                    ),
-                );
-            }
-        }
-    }
-    match w.lock {
-        LockKind::Lease => match &w.service {
-            Some(s) => c.node_ref(names, p("service"), s, &["lease_service"]),
-            None => c.err(
-                vec![k("nodes"), k(key)],
-                "a lease worker needs `service`, the lease service node",
-            ),
-        },
-        LockKind::Redis => match &w.instance {
-            Some(s) => c.node_ref(names, p("instance"), s, &["redis"]),
-            None => c.err(
-                vec![k("nodes"), k(key)],
-                "a redis worker needs `instance`, the Redis node",
-            ),
-        },
-        LockKind::Redlock => match &w.instances {
-            Some(list) if !list.is_empty() => {
-                for (j, s) in list.iter().enumerate() {
-                    if list[..j].contains(s) {
-                        c.err(
-                            [p("instances"), vec![Seg::Index(j)]].concat(),
-                            format!("instance `{s}` is listed twice"),
-                        );
-                    }
-                    c.node_ref(
-                        names,
-                        [p("instances"), vec![Seg::Index(j)]].concat(),
-                        s,
-                        &["redis"],
-                    );
-                }
-                if let Some(q) = w.quorum {
-                    if q == 0 || q as usize > list.len() {
-                        c.err(
-                            p("quorum"),
-                            format!(
-                                "quorum must be between 1 and the number of instances ({})",
-                                list.len()
-                            ),
-                        );
-                    }
-                }
-            }
-            _ => c.err(
-                vec![k("nodes"), k(key)],
-                "a redlock worker needs `instances`, a non-empty list of Redis nodes",
-            ),
-        },
-    }
-    if let Some(f) = w.clock_drift_factor {
-        if !(0.0..1.0).contains(&f) {
-            c.err(
-                p("clock_drift_factor"),
-                format!("clock_drift_factor must be in [0, 1), found {f}"),
-            );
-        }
+
+    /// Names that repeat earlier ones still count toward the limit, so a file cannot make
+    /// validation expand (and report) without bound by repeating a group's names.
+    #[test]
+    fn repeated_names_count_toward_the_limit() {
+        let mut nodes = vec![format!(
+            "\"r\": {{\"role\": \"redis\", \"count\": {MAX_NODES}}}"
+        )];
+        nodes.extend((1..=5_000).map(|i| format!("\"r{i}\": {{\"role\": \"storage\"}}")));
+        let p = problems(&nodes);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].path, "nodes.r1");
+        assert_eq!(
+            p[0].message,
+            format!("too many nodes: the limit is {MAX_NODES}")
+        );
     }
 }

@@ -1,0 +1,83 @@
+//! The `bully` role: a bully election participant (file spec, validation, actor).
+
+use crate::checker::NodeCheck;
+use crate::duration::{or, Dur};
+use crate::role::{ClockSpec, Role};
+use crate::roster::Roster;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use splitbrain_protocols::bully::{BullyConfig, BullyNode};
+use splitbrain_protocols::Node;
+
+/// Bully node parameters (local monotonic durations).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BullySpec {
+    /// Expand into `count` nodes named `<name>1..<name>count` (default: one node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Clocks.
+    #[serde(default)]
+    pub clock: ClockSpec,
+    /// Wait for an ANSWER before claiming leadership (default 50 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_timeout: Option<Dur>,
+    /// Wait for a COORDINATOR after an ANSWER before restarting the election (default 300 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordinator_timeout: Option<Dur>,
+    /// Leader heartbeat period (default 100 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heartbeat_every: Option<Dur>,
+    /// Silence from the leader after which a follower starts an election (default 300 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_timeout: Option<Dur>,
+    /// Start an election at time 0 (default true). With `false`, the highest bully node
+    /// starts as the agreed leader.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_election: Option<bool>,
+}
+
+impl Role for BullySpec {
+    fn clock(&self) -> &ClockSpec {
+        &self.clock
+    }
+
+    fn count(&self) -> Option<u32> {
+        self.count
+    }
+
+    fn set_count(&mut self, count: u32) {
+        self.count = Some(count);
+    }
+
+    fn validate(&self, v: &mut NodeCheck<'_, '_>) {
+        for (f, d) in [
+            ("answer_timeout", self.answer_timeout),
+            ("coordinator_timeout", self.coordinator_timeout),
+            ("heartbeat_every", self.heartbeat_every),
+            ("failure_timeout", self.failure_timeout),
+        ] {
+            v.positive(f, d);
+        }
+    }
+
+    /// A bully's peers are every bully node of the scenario, itself included.
+    fn node(&self, roster: &Roster) -> Node {
+        let d = BullyConfig::default();
+        let peers = roster.ids_of("bully");
+        let start_election = self.start_election.unwrap_or(true);
+        Node::Bully(BullyNode::new(BullyConfig {
+            initial_leader: if start_election {
+                None
+            } else {
+                peers.iter().max().copied()
+            },
+            peers,
+            answer_timeout: or(self.answer_timeout, d.answer_timeout),
+            coordinator_timeout: or(self.coordinator_timeout, d.coordinator_timeout),
+            heartbeat_every: or(self.heartbeat_every, d.heartbeat_every),
+            failure_timeout: or(self.failure_timeout, d.failure_timeout),
+            start_election_on_start: start_election,
+        }))
+    }
+}

@@ -1,0 +1,101 @@
+//! The `worker` role: acquire a lock, work, check validity, write to storage, release (file
+//! spec in `spec.rs`; each lock kind's fields, checks and client config in its own module).
+//! Defaults as the protocol's `WorkerConfig::new`: `name` "lock", `work_time` 2 s,
+//! `think_time` 1 s, `write_delay` 1 ms, `start_after` 0, no bound on rounds, not idempotent.
+
+mod lease;
+mod redis;
+mod redlock;
+mod spec;
+
+pub use spec::{LockKind, RedlockModeSpec, ReleaseSpec, StartTimeSpec, WorkerSpec};
+
+use crate::checker::NodeCheck;
+use crate::duration::or;
+use crate::role::{ClockSpec, Role};
+use crate::roster::Roster;
+use splitbrain_protocols::lock::LockConfig;
+use splitbrain_protocols::worker::{Worker, WorkerConfig};
+use splitbrain_protocols::Node;
+
+impl LockKind {
+    /// The fields only this lock reads, and whether `w` sets each.
+    fn own_fields(self, w: &WorkerSpec) -> Vec<(&'static str, bool)> {
+        match self {
+            LockKind::Lease => lease::own_fields(w),
+            LockKind::Redis => redis::own_fields(w),
+            LockKind::Redlock => redlock::own_fields(w),
+        }
+    }
+}
+
+impl Role for WorkerSpec {
+    fn clock(&self) -> &ClockSpec {
+        &self.clock
+    }
+
+    fn count(&self) -> Option<u32> {
+        self.count
+    }
+
+    fn set_count(&mut self, count: u32) {
+        self.count = Some(count);
+    }
+
+    fn validate(&self, v: &mut NodeCheck<'_, '_>) {
+        v.node_ref("storage", &self.storage, &["storage"]);
+        for (f, d) in [
+            ("ttl", self.ttl),
+            ("work_time", self.work_time),
+            ("renew_every", self.renew_every),
+            ("request_timeout", self.request_timeout),
+            ("extend_every", self.extend_every),
+        ] {
+            v.positive(f, d);
+        }
+        if self.rounds == Some(0) {
+            v.err(
+                "rounds",
+                "rounds must be at least 1 (leave it out to run forever)",
+            );
+        }
+        let own = self.lock.name();
+        for kind in LockKind::ALL.into_iter().filter(|k| *k != self.lock) {
+            for (f, set) in kind.own_fields(self) {
+                if set {
+                    v.err(
+                        f,
+                        format!(
+                            "`{f}` applies to lock \"{}\", but this worker uses lock \"{own}\"",
+                            kind.name()
+                        ),
+                    );
+                }
+            }
+        }
+        match self.lock {
+            LockKind::Lease => lease::validate(self, v),
+            LockKind::Redis => redis::validate(self, v),
+            LockKind::Redlock => redlock::validate(self, v),
+        }
+        redlock::check_drift_factor(self, v);
+    }
+
+    fn node(&self, roster: &Roster) -> Node {
+        let name = self.name.clone().unwrap_or_else(|| "lock".to_string());
+        let lock: LockConfig = match self.lock {
+            LockKind::Lease => lease::config(self, roster, name),
+            LockKind::Redis => redis::config(self, roster, name),
+            LockKind::Redlock => redlock::config(self, roster, name),
+        };
+        let mut c = WorkerConfig::new(lock, roster.id(&self.storage));
+        c.work_time = or(self.work_time, c.work_time);
+        c.think_time = or(self.think_time, c.think_time);
+        c.write_delay = or(self.write_delay, c.write_delay);
+        c.start_after = or(self.start_after, c.start_after);
+        c.rounds = self.rounds;
+        c.idempotent = self.idempotent.unwrap_or(false);
+        c.extend_every = self.extend_every.map(|d| d.0);
+        Node::Worker(Worker::new(c))
+    }
+}

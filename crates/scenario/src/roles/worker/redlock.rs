@@ -1,0 +1,116 @@
+//! `lock: "redlock"` workers: Redlock over several Redis instances. Defaults as the
+//! protocol's `RedlockConfig::new`: `ttl` 10 s, `request_timeout` 50 ms per instance,
+//! `retry_count` 3 attempts, `retry_delay_max` 200 ms, `clock_drift_factor` 0.01 (kept as
+//! integer ppm: `round(factor * 1e6)`, so 0.01 is exactly 10,000 ppm), `mode` parallel,
+//! `validity_check` true, `start_time` before_requests, `quorum` a majority of `instances`.
+
+use super::spec::{RedlockModeSpec, StartTimeSpec, WorkerSpec};
+use crate::checker::NodeCheck;
+use crate::duration::or;
+use crate::roster::Roster;
+use splitbrain_protocols::lock::LockConfig;
+use splitbrain_protocols::redlock::{RedlockConfig, RedlockMode, StartTime};
+
+/// The fields only this lock reads, and whether `w` sets each.
+pub(super) fn own_fields(w: &WorkerSpec) -> Vec<(&'static str, bool)> {
+    vec![
+        ("instances", w.instances.is_some()),
+        ("retry_count", w.retry_count.is_some()),
+        ("retry_delay_max", w.retry_delay_max.is_some()),
+        ("clock_drift_factor", w.clock_drift_factor.is_some()),
+        ("mode", w.mode.is_some()),
+        ("validity_check", w.validity_check.is_some()),
+        ("start_time", w.start_time.is_some()),
+        ("quorum", w.quorum.is_some()),
+        ("extend_every", w.extend_every.is_some()),
+    ]
+}
+
+/// Checks what a redlock worker needs: `instances`, a non-empty list of distinct Redis
+/// nodes, and a `quorum` (if given) within 1..=N.
+pub(super) fn validate(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
+    match &w.instances {
+        Some(list) if !list.is_empty() => {
+            for (j, s) in list.iter().enumerate() {
+                if list[..j].contains(s) {
+                    v.err_item("instances", j, format!("instance `{s}` is listed twice"));
+                }
+                v.node_ref_item("instances", j, s, &["redis"]);
+            }
+            if let Some(q) = w.quorum {
+                if q == 0 || q as usize > list.len() {
+                    v.err(
+                        "quorum",
+                        format!(
+                            "quorum must be between 1 and the number of instances ({})",
+                            list.len()
+                        ),
+                    );
+                }
+            }
+        }
+        _ => v.err_node("a redlock worker needs `instances`, a non-empty list of Redis nodes"),
+    }
+}
+
+/// Checks that `clock_drift_factor`, if given, is in [0, 1) (whatever the lock: a worker of
+/// another lock that sets it is told both things).
+pub(super) fn check_drift_factor(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
+    if let Some(f) = w.clock_drift_factor {
+        if !(0.0..1.0).contains(&f) {
+            v.err(
+                "clock_drift_factor",
+                format!("clock_drift_factor must be in [0, 1), found {f}"),
+            );
+        }
+    }
+}
+
+/// A drift factor in [0, 1) as integer parts per million (rounded to nearest).
+fn factor_ppm(f: f64) -> u64 {
+    (f * 1e6).round().clamp(0.0, 1e6) as u64
+}
+
+/// The Redlock client config of a worker spec (validated: `instances` is a non-empty list of
+/// Redis nodes, `quorum` within 1..=N, `clock_drift_factor` in [0, 1)).
+pub(super) fn config(w: &WorkerSpec, roster: &Roster, name: String) -> LockConfig {
+    let instances = w
+        .instances
+        .as_deref()
+        .expect("validated: redlock workers name instances")
+        .iter()
+        .map(|n| roster.id(n))
+        .collect();
+    let mut c = RedlockConfig::new(instances, name);
+    c.ttl = or(w.ttl, c.ttl);
+    c.request_timeout = or(w.request_timeout, c.request_timeout);
+    c.retry_count = w.retry_count.unwrap_or(c.retry_count);
+    c.retry_delay_max = or(w.retry_delay_max, c.retry_delay_max);
+    if let Some(f) = w.clock_drift_factor {
+        c.clock_drift_factor_ppm = factor_ppm(f);
+    }
+    c.mode = match w.mode {
+        None | Some(RedlockModeSpec::Parallel) => RedlockMode::Parallel,
+        Some(RedlockModeSpec::Sequential) => RedlockMode::Sequential,
+    };
+    c.validity_check = w.validity_check.unwrap_or(c.validity_check);
+    c.start_time = match w.start_time {
+        None | Some(StartTimeSpec::BeforeRequests) => StartTime::BeforeRequests,
+        Some(StartTimeSpec::AfterReplies) => StartTime::AfterReplies,
+    };
+    c.quorum = w.quorum.map(|q| q as usize);
+    LockConfig::Redlock(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::factor_ppm;
+
+    #[test]
+    fn drift_factor_to_ppm() {
+        assert_eq!(factor_ppm(0.01), 10_000);
+        assert_eq!(factor_ppm(0.0), 0);
+        assert_eq!(factor_ppm(0.001), 1_000);
+        assert_eq!(factor_ppm(0.999_999_9), 1_000_000);
+    }
+}

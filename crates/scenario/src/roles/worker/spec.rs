@@ -1,0 +1,151 @@
+//! The worker's file spec: one flat struct whose lock-specific fields apply to the chosen
+//! `lock` only (the lock modules beside this file check and map them).
+
+use crate::duration::Dur;
+use crate::role::ClockSpec;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Which lock a worker uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LockKind {
+    /// The lease service (`service`).
+    Lease,
+    /// One Redis instance (`instance`).
+    Redis,
+    /// Redlock over several instances (`instances`).
+    Redlock,
+}
+
+impl LockKind {
+    /// Every lock kind, in the order of the schema.
+    pub const ALL: [LockKind; 3] = [LockKind::Lease, LockKind::Redis, LockKind::Redlock];
+
+    /// The kind's name in files (`"lock": "redlock"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            LockKind::Lease => "lease",
+            LockKind::Redis => "redis",
+            LockKind::Redlock => "redlock",
+        }
+    }
+}
+
+/// How a Redis lock client releases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReleaseSpec {
+    /// The release script: delete only if the value is ours (default).
+    CompareAndDelete,
+    /// Plain DEL: can delete another client's lock (unsafe, for teaching).
+    Delete,
+}
+
+/// When the Redlock client takes its start time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StartTimeSpec {
+    /// Before the first request (correct; default).
+    BeforeRequests,
+    /// After the replies (a bug: elapsed time is lost).
+    AfterReplies,
+}
+
+/// How the Redlock client contacts the instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RedlockModeSpec {
+    /// All at once (node-redlock; default).
+    Parallel,
+    /// One after another (redlock-rb).
+    Sequential,
+}
+
+/// Worker parameters. Lock-specific fields apply to the chosen `lock` only.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerSpec {
+    /// Expand into `count` nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Clocks.
+    #[serde(default)]
+    pub clock: ClockSpec,
+    /// The lock it uses.
+    pub lock: LockKind,
+    /// Storage node it writes to.
+    pub storage: String,
+    /// Lock name (lease name or Redis key; default "lock").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Lock TTL (default 10 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<Dur>,
+    /// Local work between acquiring and checking validity (default 2 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_time: Option<Dur>,
+    /// Pause between rounds (default 1 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_time: Option<Dur>,
+    /// From the validity check to sending the write (default 1 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_delay: Option<Dur>,
+    /// Start this late (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_after: Option<Dur>,
+    /// Stop after this many rounds (default: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
+    /// Writes carry job ids so storage applies each job once (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// lease: the lease service node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
+    /// lease: renewal period while working (default: no renewal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renew_every: Option<Dur>,
+    /// lease: stop believing this long before the local deadline (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety_margin: Option<Dur>,
+    /// lease: relinquish when a renewal fails (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_on_renew_failure: Option<bool>,
+    /// redis: the instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    /// redis: release method (default compare_and_delete).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<ReleaseSpec>,
+    /// redlock: the instances (node names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instances: Option<Vec<String>>,
+    /// redlock: per-instance reply timeout (default 50 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_timeout: Option<Dur>,
+    /// redlock: attempts before giving up a round (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_count: Option<u32>,
+    /// redlock: retry after a uniform delay up to this (default 200 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_delay_max: Option<Dur>,
+    /// redlock: clock drift factor (default 0.01, as the reference clients).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_drift_factor: Option<f64>,
+    /// redlock: parallel or sequential requests (default parallel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<RedlockModeSpec>,
+    /// redlock: check `validity > 0` before claiming the lock (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validity_check: Option<bool>,
+    /// redlock: when the start time is taken (default before_requests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<StartTimeSpec>,
+    /// redlock: extend the hold this often while working (default: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extend_every: Option<Dur>,
+    /// redlock: OK replies needed (default: a majority of `instances`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quorum: Option<u32>,
+}
