@@ -267,3 +267,73 @@ wrapper_enum! {
         Storage(StorageDurable),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, to_value};
+
+    #[test]
+    fn wrappers_serialize_as_the_trace_has_them() {
+        assert_eq!(
+            to_value(Msg::from(BullyMsg::Election)).unwrap(),
+            json!({"bully": "election"})
+        );
+        assert_eq!(
+            to_value(Timer::from(BullyTimer::HeartbeatTick { term: 1 })).unwrap(),
+            json!({"bully": {"heartbeat_tick": {"term": 1}}})
+        );
+        assert_eq!(
+            to_value(Timer::from(LeaseClientTimer::Renew)).unwrap(),
+            json!({"client": {"lease": "renew"}})
+        );
+        assert_eq!(
+            to_value(Timer::from(RedlockTimer::Timeout { req: 83 })).unwrap(),
+            json!({"client": {"redlock": {"timeout": {"req": 83}}}})
+        );
+        assert_eq!(
+            to_value(Timer::from(WorkerTimer::Begin)).unwrap(),
+            json!({"worker": "begin"})
+        );
+        assert_eq!(
+            to_value(Timer::from(LeaderTimer::Retry)).unwrap(),
+            json!({"lease_leader": "retry"})
+        );
+    }
+
+    #[test]
+    fn a_wrapper_gives_back_only_its_own_part() {
+        let t = Timer::from(RedisClientTimer::Deadline);
+        assert_eq!(
+            t,
+            Timer::Client(ClientTimer::Redis(RedisClientTimer::Deadline))
+        );
+        assert_eq!(
+            Wraps::<RedisClientTimer>::part(&t),
+            Some(&RedisClientTimer::Deadline)
+        );
+        assert_eq!(Wraps::<RedlockTimer>::part(&t), None);
+        assert_eq!(Wraps::<LeaseClientTimer>::part(&t), None);
+        assert_eq!(Wraps::<WorkerTimer>::part(&t), None);
+        assert_eq!(Wraps::<BullyTimer>::into_part(t), None);
+
+        let m = Msg::from(StorageMsg::Write {
+            req: 1,
+            token: Some(33),
+            job: None,
+            data: "x".into(),
+        });
+        assert_eq!(m.kind(), "WRITE");
+        assert!(Wraps::<StorageMsg>::part(&m).is_some());
+        assert_eq!(Wraps::<BullyMsg>::into_part(m.clone()), None);
+        assert!(Wraps::<StorageMsg>::into_part(m).is_some());
+
+        let d = Durable::from(BullyDurable { term: 4 });
+        assert_eq!(
+            Wraps::<BullyDurable>::part(&d),
+            Some(&BullyDurable { term: 4 })
+        );
+        assert_eq!(Wraps::<BullyDurable>::part(&Durable::Nothing), None);
+        assert_eq!(Wraps::<StorageDurable>::part(&d), None);
+    }
+}

@@ -329,7 +329,7 @@ impl LeaseClient {
         from: NodeId,
         msg: &C::Msg,
     ) -> Option<LockEvent> {
-        let Some(msg) = msg.part() else { return None };
+        let msg = msg.part()?;
         if from != self.cfg.service {
             return None;
         }
@@ -431,9 +431,7 @@ impl LeaseClient {
     /// Handles one of this client's timers (others: `None`); `None` if nothing changed for the
     /// caller.
     pub fn on_timer<C: LeaseClientCtx>(&mut self, ctx: &mut C, t: &C::Timer) -> Option<LockEvent> {
-        let Some(t) = t.part() else {
-            return None;
-        };
+        let t = t.part()?;
         match *t {
             LeaseClientTimer::Timeout { req } => match self.state {
                 State::Acquiring(p) if p.req == req => self.fail(ctx, "timeout".to_string()),

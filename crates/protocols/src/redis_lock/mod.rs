@@ -94,8 +94,8 @@ pub enum RedisClientTimer {
     Deadline,
 }
 
-/// The context a single-instance Redis lock client runs in: any composition whose messages and timers wrap the
-/// client's own ([`RedisMsg`], [`RedisClientTimer`]).
+/// The context a single-instance Redis lock client runs in: any composition whose messages and
+/// timers wrap the client's own ([`RedisMsg`], [`RedisClientTimer`]).
 pub trait RedisLockCtx: Ctx<Msg: Wraps<RedisMsg>, Timer: Wraps<RedisClientTimer>> {}
 
 impl<C: Ctx<Msg: Wraps<RedisMsg>, Timer: Wraps<RedisClientTimer>>> RedisLockCtx for C {}
@@ -327,9 +327,7 @@ impl RedisLockClient {
 
     /// Handles one of this client's timers; `None` if nothing changed for the caller.
     pub fn on_timer<C: RedisLockCtx>(&mut self, ctx: &mut C, t: &C::Timer) -> Option<LockEvent> {
-        let Some(t) = t.part() else {
-            return None;
-        };
+        let t = t.part()?;
         match *t {
             RedisClientTimer::Timeout { req } => match &self.state {
                 State::Acquiring {

@@ -1,5 +1,5 @@
-//! The Redlock client (one of the lock clients a worker drives) over N independent Redis instances, as
-//! the Redis distlock page specifies it
+//! The Redlock client (one of the lock clients a worker drives) over N independent Redis
+//! instances, as the Redis distlock page specifies it
 //! (https://redis.io/docs/latest/develop/use/patterns/distributed-locks/, "The Redlock
 //! Algorithm") and the reference clients implement it: node-redlock (requests to all
 //! instances in parallel) and redlock-rb (one instance after another).
@@ -613,9 +613,7 @@ impl RedlockClient {
 
     /// Handles one of this client's timers; `None` if nothing changed for the caller.
     pub fn on_timer<C: RedlockCtx>(&mut self, ctx: &mut C, t: &C::Timer) -> Option<LockEvent> {
-        let Some(t) = t.part() else {
-            return None;
-        };
+        let t = t.part()?;
         match *t {
             RedlockTimer::Timeout { req } => self.settle(ctx, req, false, false),
             RedlockTimer::Retry => {
