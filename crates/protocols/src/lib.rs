@@ -1,31 +1,39 @@
 //! splitbrain's actors: the algorithms the simulator exists to teach and test.
 //!
-//! Every role is a variant of [`Node`], the one actor type of a simulation; messages,
-//! timers, observations and durable state are enums over the protocols ([`Msg`], [`Timer`],
-//! [`Obs`], [`Durable`]). Actors know nothing about files: the scenario crate builds them from
-//! the typed configs here.
+//! One protocol, one folder ([`bully`], [`lease`], [`redis`], [`redis_lock`], [`redlock`],
+//! [`storage`], [`worker`]): each owns its config, messages, timers, durable state and tests,
+//! and is written against the small context trait [`Ctx`] with its own types, as a [`Role`].
+//! No protocol imports the composition; a protocol imports another only where it genuinely
+//! uses it (a worker drives lock clients; clients send the messages of the server they use).
 //!
-//! [`redis`] is a pure model of one Redis 7.0 instance (keyspace with lazy wall-clock expiry,
-//! the commands the lock clients send, AOF persistence) that the Redis instance actor wraps,
-//! with a replayer for the conformance vectors recorded from a real redis-server.
+//! The composition ([`composition`]) is [`Node`], the one actor type of a simulation (an enum
+//! over every role), and the enums that wrap the protocols' messages, timers and durable state
+//! ([`Msg`], [`Timer`], [`Durable`]). Observations ([`Obs`]) are one shared vocabulary the
+//! checkers consume. Actors know nothing about files: the scenario crate builds them from the
+//! typed configs here.
+//!
+//! [`redis`] also holds a pure model of one Redis 7.0 instance (keyspace with lazy wall-clock
+//! expiry, the commands the lock clients send, AOF persistence) that the Redis instance actor
+//! wraps, with a replayer for the conformance vectors recorded from a real redis-server.
 
 pub mod bully;
-pub mod durable;
+pub mod composition;
+pub mod context;
 pub mod lease;
-pub mod lock;
-pub mod msg;
-pub mod node;
+pub mod lock_event;
 pub mod observation;
 pub mod redis;
-pub mod redis_instance;
 pub mod redis_lock;
 pub mod redlock;
 pub mod storage;
-pub mod timer;
 pub mod worker;
 
-pub use durable::Durable;
-pub use msg::Msg;
-pub use node::{Ctx, Node};
+pub use composition::{ClientTimer, Durable, Msg, Node, Timer};
+pub use context::{Ctx, Role, Wraps};
 pub use observation::{Obs, OBSERVATION_KINDS};
-pub use timer::Timer;
+/// The Redis instance actor ([`redis::instance`]), under the path it had before the protocols
+/// moved into folders.
+pub use redis::instance as redis_instance;
+/// The lock clients a worker drives ([`worker::lock`]), under the path they had before the
+/// protocols moved into folders.
+pub use worker::lock;

@@ -1,4 +1,5 @@
-//! The lease client: a [`crate::lock::LockClient`] over the lease service.
+//! The lease client: the client side of the lease service, driven by a worker (as one of its
+//! lock clients) or by a lease-based leader; it reports to them through [`LockEvent`].
 //!
 //! **Belief rule.** The client considers itself holder until
 //! `local send time of the (re)acquire/renew request + ttl - safety_margin`, on its own
@@ -27,12 +28,10 @@
 //! [`LeaseClient::reset`], standing in for the fresh session id a restarted process draws, so
 //! a reply to a request sent before a crash never matches a request sent after it.
 
-use crate::lease::LeaseMsg;
-use crate::lock::{ClientTimer, LockEvent};
-use crate::msg::Msg;
-use crate::node::Ctx;
+use super::service::LeaseMsg;
+use crate::context::{Ctx, Wraps};
+use crate::lock_event::LockEvent;
 use crate::observation::Obs;
-use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
 
@@ -98,6 +97,12 @@ pub enum LeaseClientTimer {
     Deadline,
 }
 
+/// The context a lease client runs in: any composition whose messages and timers wrap the
+/// client's own ([`LeaseMsg`], [`LeaseClientTimer`]).
+pub trait LeaseClientCtx: Ctx<Msg: Wraps<LeaseMsg>, Timer: Wraps<LeaseClientTimer>> {}
+
+impl<C: Ctx<Msg: Wraps<LeaseMsg>, Timer: Wraps<LeaseClientTimer>>> LeaseClientCtx for C {}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Pending {
     req: u64,
@@ -128,10 +133,6 @@ pub struct LeaseClient {
     releasing: Option<u64>,
 }
 
-fn timer(t: LeaseClientTimer) -> Timer {
-    Timer::Client(ClientTimer::Lease(t))
-}
-
 impl LeaseClient {
     /// An idle client.
     pub fn new(cfg: LeaseClientConfig) -> Self {
@@ -159,18 +160,19 @@ impl LeaseClient {
         r
     }
 
-    fn send(&self, ctx: &mut Ctx<'_>, msg: LeaseMsg) {
-        ctx.send(self.cfg.service, Msg::Lease(msg));
+    fn send(&self, ctx: &mut impl LeaseClientCtx, msg: LeaseMsg) {
+        ctx.send(self.cfg.service, msg);
     }
 
-    fn send_request(&mut self, ctx: &mut Ctx<'_>, make: impl FnOnce(u64) -> LeaseMsg) -> Pending {
+    fn send_request(
+        &mut self,
+        ctx: &mut impl LeaseClientCtx,
+        make: impl FnOnce(u64) -> LeaseMsg,
+    ) -> Pending {
         let req = self.next_req();
         let sent_at = ctx.mono_now();
         self.send(ctx, make(req));
-        let timeout = ctx.set_timer(
-            self.cfg.request_timeout,
-            timer(LeaseClientTimer::Timeout { req }),
-        );
+        let timeout = ctx.set_timer(self.cfg.request_timeout, LeaseClientTimer::Timeout { req });
         Pending {
             req,
             sent_at,
@@ -179,7 +181,7 @@ impl LeaseClient {
     }
 
     /// Starts an acquisition (no effect unless idle). Observes `LockRequested`.
-    pub fn acquire(&mut self, ctx: &mut Ctx<'_>) {
+    pub fn acquire(&mut self, ctx: &mut impl LeaseClientCtx) {
         if self.state != State::Idle {
             return;
         }
@@ -193,7 +195,7 @@ impl LeaseClient {
 
     /// Releases the lease if held (fire-and-forget: observes `LockReleased` when the request is
     /// sent). An acquisition in progress is abandoned (`LockFailed`, "abandoned").
-    pub fn release(&mut self, ctx: &mut Ctx<'_>) {
+    pub fn release(&mut self, ctx: &mut impl LeaseClientCtx) {
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Idle => {}
             State::Acquiring(p) => {
@@ -223,7 +225,7 @@ impl LeaseClient {
     }
 
     fn cancel_hold_timers(
-        ctx: &mut Ctx<'_>,
+        ctx: &mut impl LeaseClientCtx,
         deadline: TimerId,
         renew: Option<TimerId>,
         renewing: Option<Pending>,
@@ -238,7 +240,7 @@ impl LeaseClient {
     }
 
     /// Ends the belief without releasing: observes `LockLost`.
-    fn lose(&mut self, ctx: &mut Ctx<'_>, reason: &str) -> Option<LockEvent> {
+    fn lose(&mut self, ctx: &mut impl LeaseClientCtx, reason: &str) -> Option<LockEvent> {
         if let State::Held {
             deadline,
             renew,
@@ -256,7 +258,7 @@ impl LeaseClient {
         None
     }
 
-    fn fail(&mut self, ctx: &mut Ctx<'_>, reason: String) -> Option<LockEvent> {
+    fn fail(&mut self, ctx: &mut impl LeaseClientCtx, reason: String) -> Option<LockEvent> {
         self.state = State::Idle;
         ctx.observe(Obs::LockFailed {
             lock: self.cfg.lease.clone(),
@@ -267,7 +269,11 @@ impl LeaseClient {
 
     /// Moves the belief deadline of the current hold to `valid_until` (re-arming its timer)
     /// and observes `LockRenewed`; loses the lock instead if that instant has already passed.
-    fn extend_to(&mut self, ctx: &mut Ctx<'_>, new_until: LocalTime) -> Option<LockEvent> {
+    fn extend_to(
+        &mut self,
+        ctx: &mut impl LeaseClientCtx,
+        new_until: LocalTime,
+    ) -> Option<LockEvent> {
         let now = ctx.mono_now();
         if now >= new_until {
             return self.lose(ctx, "renewed too late: local deadline passed");
@@ -284,10 +290,7 @@ impl LeaseClient {
         let token = *token;
         if new_until > *valid_until {
             ctx.cancel_timer(*deadline);
-            *deadline = ctx.set_timer(
-                new_until.saturating_since(now),
-                timer(LeaseClientTimer::Deadline),
-            );
+            *deadline = ctx.set_timer(new_until.saturating_since(now), LeaseClientTimer::Deadline);
             *valid_until = new_until;
         }
         let valid_until = *valid_until;
@@ -304,7 +307,7 @@ impl LeaseClient {
     /// A renewal failed (denied or timed out).
     fn renew_failed(
         &mut self,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut impl LeaseClientCtx,
         sent_at: LocalTime,
         denied: bool,
     ) -> Option<LockEvent> {
@@ -320,8 +323,13 @@ impl LeaseClient {
     }
 
     /// Handles a reply from the lease service; `None` if nothing changed for the caller.
-    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: &Msg) -> Option<LockEvent> {
-        let Msg::Lease(msg) = msg else { return None };
+    pub fn on_message<C: LeaseClientCtx>(
+        &mut self,
+        ctx: &mut C,
+        from: NodeId,
+        msg: &C::Msg,
+    ) -> Option<LockEvent> {
+        let msg = msg.part()?;
         if from != self.cfg.service {
             return None;
         }
@@ -341,12 +349,12 @@ impl LeaseClient {
                         }
                         let deadline = ctx.set_timer(
                             valid_until.saturating_since(now),
-                            timer(LeaseClientTimer::Deadline),
+                            LeaseClientTimer::Deadline,
                         );
                         let renew = self
                             .cfg
                             .renew_every
-                            .map(|p| ctx.set_timer(p, timer(LeaseClientTimer::Renew)));
+                            .map(|p| ctx.set_timer(p, LeaseClientTimer::Renew));
                         self.state = State::Held {
                             token,
                             valid_until,
@@ -420,12 +428,11 @@ impl LeaseClient {
         }
     }
 
-    /// Handles one of this client's timers; `None` if nothing changed for the caller.
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, t: ClientTimer) -> Option<LockEvent> {
-        let ClientTimer::Lease(t) = t else {
-            return None;
-        };
-        match t {
+    /// Handles one of this client's timers (others: `None`); `None` if nothing changed for the
+    /// caller.
+    pub fn on_timer<C: LeaseClientCtx>(&mut self, ctx: &mut C, t: &C::Timer) -> Option<LockEvent> {
+        let t = t.part()?;
+        match *t {
             LeaseClientTimer::Timeout { req } => match self.state {
                 State::Acquiring(p) if p.req == req => self.fail(ctx, "timeout".to_string()),
                 State::Held {
@@ -458,7 +465,7 @@ impl LeaseClient {
                         ttl,
                     }))
                 };
-                let next = ctx.set_timer(every, timer(LeaseClientTimer::Renew));
+                let next = ctx.set_timer(every, LeaseClientTimer::Renew);
                 if let State::Held {
                     renew, renewing, ..
                 } = &mut self.state

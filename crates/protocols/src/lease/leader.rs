@@ -14,14 +14,11 @@
 //!
 //! After a crash it starts from scratch (nothing is durable): a fresh acquisition.
 
-use crate::durable::Durable;
-use crate::lease::{LeaseClient, LeaseClientConfig};
-use crate::lock::LockEvent;
-use crate::msg::Msg;
-use crate::node::Ctx;
+use super::client::{LeaseClient, LeaseClientConfig, LeaseClientCtx};
+use crate::context::{Ctx, Role, Wraps};
+use crate::lock_event::LockEvent;
 use crate::observation::Obs;
 use crate::storage::StorageMsg;
-use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{NodeId, SimDuration, TimerId};
 
@@ -64,6 +61,18 @@ pub enum LeaderTimer {
     Write,
 }
 
+/// The context a lease-based leader runs in: its lease client's ([`LeaseClientCtx`]), plus
+/// messages that wrap [`StorageMsg`] (its writes) and timers that wrap [`LeaderTimer`].
+pub trait LeaderCtx:
+    LeaseClientCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<LeaderTimer>>
+{
+}
+
+impl<C> LeaderCtx for C where
+    C: LeaseClientCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<LeaderTimer>>
+{
+}
+
 /// A lease-based leader.
 #[derive(Clone, Debug)]
 pub struct LeaseLeader {
@@ -94,69 +103,19 @@ impl LeaseLeader {
         self.term
     }
 
-    /// Runs at true time 0: starts acquiring.
-    pub fn on_start(&mut self, ctx: &mut Ctx<'_>) {
-        self.client.acquire(ctx);
-    }
-
-    /// Handles a message (lease replies go to the client; storage acks are ignored).
-    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: Msg) {
-        if let Some(ev) = self.client.on_message(ctx, from, &msg) {
-            self.on_lock_event(ctx, ev);
-        }
-    }
-
-    /// Handles a timer.
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, timer: Timer) {
-        match timer {
-            Timer::Client(t) => {
-                if let Some(ev) = self.client.on_timer(ctx, t) {
-                    self.on_lock_event(ctx, ev);
-                }
-            }
-            Timer::LeaseLeader(LeaderTimer::Retry) => {
-                self.retry = None;
-                self.client.acquire(ctx);
-            }
-            Timer::LeaseLeader(LeaderTimer::Write) => {
-                self.write = None;
-                if let (Some(term), Some(storage)) = (self.term, self.cfg.write_to) {
-                    self.writes_sent += 1;
-                    ctx.send(
-                        storage,
-                        Msg::Storage(StorageMsg::Write {
-                            req: self.writes_sent,
-                            token: Some(term),
-                            job: None,
-                            data: format!("leader term {term} write {}", self.writes_sent),
-                        }),
-                    );
-                    ctx.observe(Obs::WriteSent {
-                        token: Some(term),
-                        job: None,
-                    });
-                    self.arm_write(ctx);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn arm_write(&mut self, ctx: &mut Ctx<'_>) {
+    fn arm_write(&mut self, ctx: &mut impl LeaderCtx) {
         if self.cfg.write_to.is_some() {
-            self.write =
-                Some(ctx.set_timer(self.cfg.write_every, Timer::LeaseLeader(LeaderTimer::Write)));
+            self.write = Some(ctx.set_timer(self.cfg.write_every, LeaderTimer::Write));
         }
     }
 
-    fn arm_retry(&mut self, ctx: &mut Ctx<'_>) {
+    fn arm_retry(&mut self, ctx: &mut impl LeaderCtx) {
         if self.retry.is_none() {
-            self.retry =
-                Some(ctx.set_timer(self.cfg.retry_every, Timer::LeaseLeader(LeaderTimer::Retry)));
+            self.retry = Some(ctx.set_timer(self.cfg.retry_every, LeaderTimer::Retry));
         }
     }
 
-    fn on_lock_event(&mut self, ctx: &mut Ctx<'_>, ev: LockEvent) {
+    fn on_lock_event(&mut self, ctx: &mut impl LeaderCtx, ev: LockEvent) {
         match ev {
             LockEvent::Acquired { token, .. } => {
                 let term = token.expect("lease grants carry a token");
@@ -177,9 +136,58 @@ impl LeaseLeader {
             LockEvent::Extended { .. } | LockEvent::Released => {}
         }
     }
+}
+
+impl<C: LeaderCtx> Role<C> for LeaseLeader {
+    /// Runs at true time 0: starts acquiring.
+    fn on_start(&mut self, ctx: &mut C) {
+        self.client.acquire(ctx);
+    }
+
+    /// Handles a message (lease replies go to the client; storage acks are ignored).
+    fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
+        if let Some(ev) = self.client.on_message(ctx, from, &msg) {
+            self.on_lock_event(ctx, ev);
+        }
+    }
+
+    /// Handles a timer: its own, or its lease client's.
+    fn on_timer(&mut self, ctx: &mut C, timer: C::Timer) {
+        match timer.part() {
+            Some(LeaderTimer::Retry) => {
+                self.retry = None;
+                self.client.acquire(ctx);
+            }
+            Some(LeaderTimer::Write) => {
+                self.write = None;
+                if let (Some(term), Some(storage)) = (self.term, self.cfg.write_to) {
+                    self.writes_sent += 1;
+                    ctx.send(
+                        storage,
+                        StorageMsg::Write {
+                            req: self.writes_sent,
+                            token: Some(term),
+                            job: None,
+                            data: format!("leader term {term} write {}", self.writes_sent),
+                        },
+                    );
+                    ctx.observe(Obs::WriteSent {
+                        token: Some(term),
+                        job: None,
+                    });
+                    self.arm_write(ctx);
+                }
+            }
+            None => {
+                if let Some(ev) = self.client.on_timer(ctx, &timer) {
+                    self.on_lock_event(ctx, ev);
+                }
+            }
+        }
+    }
 
     /// Rebuilds after a crash: nothing survives; it starts acquiring again.
-    pub fn on_restart(&mut self, ctx: &mut Ctx<'_>, _durable: &Durable) {
+    fn on_restart(&mut self, ctx: &mut C, _durable: &C::Durable) {
         self.client.reset();
         self.term = None;
         self.retry = None;

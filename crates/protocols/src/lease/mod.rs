@@ -1,10 +1,13 @@
 //! Leases: the lease service (a single authoritative lock service with fencing tokens), the
-//! lease client (a [`crate::lock::LockClient`] variant), and the lease-based leader.
+//! lease client (one of the lock clients a worker drives), and the lease-based leader (which
+//! drives a lease client and writes to storage).
 
 mod client;
 mod leader;
 mod service;
 
-pub use client::{LeaseClient, LeaseClientConfig, LeaseClientTimer};
-pub use leader::{LeaderTimer, LeaseLeader, LeaseLeaderConfig};
-pub use service::{Grant, LeaseMsg, LeaseService, ServiceConfig, ServiceDurable, ServiceTimer};
+pub use client::{LeaseClient, LeaseClientConfig, LeaseClientCtx, LeaseClientTimer};
+pub use leader::{LeaderCtx, LeaderTimer, LeaseLeader, LeaseLeaderConfig};
+pub use service::{
+    Grant, LeaseMsg, LeaseService, ServiceConfig, ServiceCtx, ServiceDurable, ServiceTimer,
+};

@@ -32,11 +32,8 @@
 //! forgotten every grant and may grant a lease that an old holder still believes it holds:
 //! fencing (the durable counter) still orders the two holders' writes.
 
-use crate::durable::Durable;
-use crate::msg::Msg;
-use crate::node::Ctx;
+use crate::context::{Ctx, Role, Wraps};
 use crate::observation::Obs;
-use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
 use std::collections::BTreeMap;
@@ -170,6 +167,18 @@ pub struct ServiceDurable {
     pub next_token: u64,
 }
 
+/// The context the lease service runs in: any composition whose messages, timers and durable
+/// state wrap the service's own ([`LeaseMsg`], [`ServiceTimer`], [`ServiceDurable`]).
+pub trait ServiceCtx:
+    Ctx<Msg: Wraps<LeaseMsg>, Timer: Wraps<ServiceTimer>, Durable: Wraps<ServiceDurable>>
+{
+}
+
+impl<C> ServiceCtx for C where
+    C: Ctx<Msg: Wraps<LeaseMsg>, Timer: Wraps<ServiceTimer>, Durable: Wraps<ServiceDurable>>
+{
+}
+
 /// Lease service configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServiceConfig {
@@ -225,57 +234,14 @@ impl LeaseService {
         self.grants.get(lease)
     }
 
-    /// Runs at true time 0: persists the counter.
-    pub fn on_start(&mut self, ctx: &mut Ctx<'_>) {
-        self.persist(ctx);
-    }
-
-    /// Handles a request.
-    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: Msg) {
-        let Msg::Lease(msg) = msg else { return };
-        match msg {
-            LeaseMsg::Acquire { req, lease, ttl } => self.acquire(ctx, from, req, lease, ttl),
-            LeaseMsg::Renew {
-                req,
-                lease,
-                token,
-                ttl,
-            } => self.renew(ctx, from, req, lease, token, ttl),
-            LeaseMsg::Release { req, lease, token } => self.release(ctx, from, req, lease, token),
-            // Replies are never addressed to the service.
-            LeaseMsg::Granted { .. } | LeaseMsg::Denied { .. } | LeaseMsg::Renewed { .. } => {}
-            LeaseMsg::Released { .. } => {}
-        }
-    }
-
-    /// Handles an expiry timer.
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, timer: Timer) {
-        let Timer::LeaseService(ServiceTimer::Expire { lease, token }) = timer else {
-            return;
-        };
-        if self.grants.get(&lease).map(|g| g.token) == Some(token) {
-            self.expire_if_due(ctx, &lease);
-        }
-    }
-
-    /// Rebuilds from durable state after a crash: the counter survives, grants do not.
-    pub fn on_restart(&mut self, ctx: &mut Ctx<'_>, durable: &Durable) {
-        self.grants.clear();
-        self.next_token = match durable {
-            Durable::LeaseService(d) => d.next_token.max(self.cfg.first_token),
-            _ => self.cfg.first_token,
-        };
-        self.persist(ctx);
-    }
-
-    fn persist(&self, ctx: &mut Ctx<'_>) {
-        ctx.persist(Durable::LeaseService(ServiceDurable {
+    fn persist(&self, ctx: &mut impl ServiceCtx) {
+        ctx.persist(ServiceDurable {
             next_token: self.next_token,
-        }));
+        });
     }
 
     /// Frees `lease` if its grant has expired by the service's clock.
-    fn expire_if_due(&mut self, ctx: &mut Ctx<'_>, lease: &str) {
+    fn expire_if_due(&mut self, ctx: &mut impl ServiceCtx, lease: &str) {
         let now = ctx.mono_now();
         let Some(g) = self.grants.get(lease) else {
             return;
@@ -294,21 +260,26 @@ impl LeaseService {
     }
 
     /// Sets (or resets) the grant's deadline and expiry timer to now + ttl.
-    fn arm(ctx: &mut Ctx<'_>, lease: &str, token: u64, ttl: SimDuration) -> (LocalTime, TimerId) {
+    fn arm(
+        ctx: &mut impl ServiceCtx,
+        lease: &str,
+        token: u64,
+        ttl: SimDuration,
+    ) -> (LocalTime, TimerId) {
         let expires_at = ctx.mono_now().saturating_add(ttl);
         let timer = ctx.set_timer(
             ttl,
-            Timer::LeaseService(ServiceTimer::Expire {
+            ServiceTimer::Expire {
                 lease: lease.to_string(),
                 token,
-            }),
+            },
         );
         (expires_at, timer)
     }
 
     fn acquire(
         &mut self,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut impl ServiceCtx,
         from: NodeId,
         req: u64,
         lease: String,
@@ -320,12 +291,12 @@ impl LeaseService {
                 let held_token = Some(g.token);
                 ctx.send(
                     from,
-                    Msg::Lease(LeaseMsg::Denied {
+                    LeaseMsg::Denied {
                         req,
                         lease,
                         held_token,
                         reason: "held by another client".to_string(),
-                    }),
+                    },
                 );
                 return;
             }
@@ -379,19 +350,19 @@ impl LeaseService {
         }
         ctx.send(
             from,
-            Msg::Lease(LeaseMsg::Granted {
+            LeaseMsg::Granted {
                 req,
                 lease,
                 token,
                 ttl,
-            }),
+            },
         );
     }
 
     /// Extends the live grant of `lease` (held by `holder` with `token`) to now + ttl.
     fn extend(
         &mut self,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut impl ServiceCtx,
         holder: NodeId,
         lease: &str,
         token: u64,
@@ -422,7 +393,7 @@ impl LeaseService {
 
     fn renew(
         &mut self,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut impl ServiceCtx,
         from: NodeId,
         req: u64,
         lease: String,
@@ -435,27 +406,34 @@ impl LeaseService {
             self.extend(ctx, from, &lease, token, ttl);
             ctx.send(
                 from,
-                Msg::Lease(LeaseMsg::Renewed {
+                LeaseMsg::Renewed {
                     req,
                     lease,
                     token,
                     ttl,
-                }),
+                },
             );
         } else {
             ctx.send(
                 from,
-                Msg::Lease(LeaseMsg::Denied {
+                LeaseMsg::Denied {
                     req,
                     lease,
                     held_token: live.map(|(_, t)| t),
                     reason: "not the holder".to_string(),
-                }),
+                },
             );
         }
     }
 
-    fn release(&mut self, ctx: &mut Ctx<'_>, from: NodeId, req: u64, lease: String, token: u64) {
+    fn release(
+        &mut self,
+        ctx: &mut impl ServiceCtx,
+        from: NodeId,
+        req: u64,
+        lease: String,
+        token: u64,
+    ) {
         self.expire_if_due(ctx, &lease);
         let live = self.grants.get(&lease).map(|g| (g.holder, g.token));
         let freed = live == Some((from, token));
@@ -471,12 +449,58 @@ impl LeaseService {
         }
         ctx.send(
             from,
-            Msg::Lease(LeaseMsg::Released {
+            LeaseMsg::Released {
                 req,
                 lease,
                 token,
                 freed,
-            }),
+            },
         );
+    }
+}
+
+impl<C: ServiceCtx> Role<C> for LeaseService {
+    /// Runs at true time 0: persists the counter.
+    fn on_start(&mut self, ctx: &mut C) {
+        self.persist(ctx);
+    }
+
+    /// Handles a request.
+    fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
+        let Some(msg) = msg.into_part() else { return };
+        match msg {
+            LeaseMsg::Acquire { req, lease, ttl } => self.acquire(ctx, from, req, lease, ttl),
+            LeaseMsg::Renew {
+                req,
+                lease,
+                token,
+                ttl,
+            } => self.renew(ctx, from, req, lease, token, ttl),
+            LeaseMsg::Release { req, lease, token } => self.release(ctx, from, req, lease, token),
+            // Replies are never addressed to the service.
+            LeaseMsg::Granted { .. } | LeaseMsg::Denied { .. } | LeaseMsg::Renewed { .. } => {}
+            LeaseMsg::Released { .. } => {}
+        }
+    }
+
+    /// Handles an expiry timer.
+    fn on_timer(&mut self, ctx: &mut C, timer: C::Timer) {
+        let Some(ServiceTimer::Expire { lease, token }) = timer.into_part() else {
+            return;
+        };
+        if self.grants.get(&lease).map(|g| g.token) == Some(token) {
+            self.expire_if_due(ctx, &lease);
+        }
+    }
+
+    /// Rebuilds from durable state after a crash: the counter survives, grants do not.
+    fn on_restart(&mut self, ctx: &mut C, durable: &C::Durable) {
+        self.grants.clear();
+        self.next_token = durable
+            .part()
+            .map_or(self.cfg.first_token, |d: &ServiceDurable| {
+                d.next_token.max(self.cfg.first_token)
+            });
+        self.persist(ctx);
     }
 }

@@ -1,4 +1,4 @@
-//! The single-instance Redis lock client: a [`crate::lock::LockClient`] over one Redis
+//! The single-instance Redis lock client (one of the lock clients a worker drives) over one Redis
 //! instance, as the Redis distlock page describes the "correct implementation with a single
 //! instance" (https://redis.io/docs/latest/develop/use/patterns/distributed-locks/).
 //!
@@ -28,13 +28,11 @@
 //! counting across [`RedisLockClient::reset`], as the lease client's do. Redis issues no
 //! fencing token: [`RedisLockClient::token`] is always `None`.
 
-use crate::lock::{ClientTimer, LockEvent};
-use crate::msg::Msg;
-use crate::node::Ctx;
+use crate::context::{Ctx, Wraps};
+use crate::lock_event::LockEvent;
 use crate::observation::Obs;
 use crate::redis::command::{decode_set_nx_px, del_args, release_args, set_nx_px_args};
-use crate::redis_instance::RedisMsg;
-use crate::timer::Timer;
+use crate::redis::RedisMsg;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
 
@@ -96,9 +94,11 @@ pub enum RedisClientTimer {
     Deadline,
 }
 
-fn timer(t: RedisClientTimer) -> Timer {
-    Timer::Client(ClientTimer::Redis(t))
-}
+/// The context a single-instance Redis lock client runs in: any composition whose messages and
+/// timers wrap the client's own ([`RedisMsg`], [`RedisClientTimer`]).
+pub trait RedisLockCtx: Ctx<Msg: Wraps<RedisMsg>, Timer: Wraps<RedisClientTimer>> {}
+
+impl<C: Ctx<Msg: Wraps<RedisMsg>, Timer: Wraps<RedisClientTimer>>> RedisLockCtx for C {}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum State {
@@ -153,13 +153,10 @@ impl RedisLockClient {
         &self.cfg.key
     }
 
-    fn send(&mut self, ctx: &mut Ctx<'_>, args: Vec<String>) -> u64 {
+    fn send(&mut self, ctx: &mut impl RedisLockCtx, args: Vec<String>) -> u64 {
         let req = self.next_req;
         self.next_req += 1;
-        ctx.send(
-            self.cfg.instance,
-            Msg::Redis(RedisMsg::Command { req, args }),
-        );
+        ctx.send(self.cfg.instance, RedisMsg::Command { req, args });
         req
     }
 
@@ -171,7 +168,7 @@ impl RedisLockClient {
     }
 
     /// Starts an acquisition (no effect unless idle). Observes `LockRequested`.
-    pub fn acquire(&mut self, ctx: &mut Ctx<'_>) {
+    pub fn acquire(&mut self, ctx: &mut impl RedisLockCtx) {
         if self.state != State::Idle {
             return;
         }
@@ -180,10 +177,7 @@ impl RedisLockClient {
         let start = ctx.mono_now();
         let ttl_ms = self.cfg.ttl_ms() as i64;
         let req = self.send(ctx, set_nx_px_args(&self.cfg.key, &value, ttl_ms));
-        let timeout = ctx.set_timer(
-            self.cfg.request_timeout,
-            timer(RedisClientTimer::Timeout { req }),
-        );
+        let timeout = ctx.set_timer(self.cfg.request_timeout, RedisClientTimer::Timeout { req });
         self.state = State::Acquiring {
             req,
             value,
@@ -197,7 +191,7 @@ impl RedisLockClient {
 
     /// Releases the lock if held (observes `LockReleased` when the request is sent). An
     /// acquisition in progress is abandoned (`LockFailed`, "abandoned").
-    pub fn release(&mut self, ctx: &mut Ctx<'_>) {
+    pub fn release(&mut self, ctx: &mut impl RedisLockCtx) {
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Idle => {
                 if let Some(value) = self.lost.take() {
@@ -231,7 +225,7 @@ impl RedisLockClient {
         }
     }
 
-    fn fail(&mut self, ctx: &mut Ctx<'_>, reason: String) -> Option<LockEvent> {
+    fn fail(&mut self, ctx: &mut impl RedisLockCtx, reason: String) -> Option<LockEvent> {
         self.state = State::Idle;
         ctx.observe(Obs::LockFailed {
             lock: self.cfg.key.clone(),
@@ -241,8 +235,13 @@ impl RedisLockClient {
     }
 
     /// Handles a reply from the instance; `None` if nothing changed for the caller.
-    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: &Msg) -> Option<LockEvent> {
-        let Msg::Redis(RedisMsg::Reply { req, reply }) = msg else {
+    pub fn on_message<C: RedisLockCtx>(
+        &mut self,
+        ctx: &mut C,
+        from: NodeId,
+        msg: &C::Msg,
+    ) -> Option<LockEvent> {
+        let Some(RedisMsg::Reply { req, reply }) = msg.part() else {
             return None;
         };
         if from != self.cfg.instance {
@@ -279,7 +278,7 @@ impl RedisLockClient {
                 }
                 let deadline = ctx.set_timer(
                     valid_until.saturating_since(now),
-                    timer(RedisClientTimer::Deadline),
+                    RedisClientTimer::Deadline,
                 );
                 ctx.observe(Obs::LockAcquired {
                     lock: self.cfg.key.clone(),
@@ -309,7 +308,7 @@ impl RedisLockClient {
     /// handed back at once.
     fn late_reply(
         &mut self,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut impl RedisLockCtx,
         req: u64,
         reply: &crate::redis::Reply,
     ) -> Option<LockEvent> {
@@ -327,11 +326,9 @@ impl RedisLockClient {
     }
 
     /// Handles one of this client's timers; `None` if nothing changed for the caller.
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, t: ClientTimer) -> Option<LockEvent> {
-        let ClientTimer::Redis(t) = t else {
-            return None;
-        };
-        match t {
+    pub fn on_timer<C: RedisLockCtx>(&mut self, ctx: &mut C, t: &C::Timer) -> Option<LockEvent> {
+        let t = t.part()?;
+        match *t {
             RedisClientTimer::Timeout { req } => match &self.state {
                 State::Acquiring {
                     req: pending,

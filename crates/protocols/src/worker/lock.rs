@@ -1,52 +1,21 @@
-//! The lock-client interface workers drive: one enum over the lease, single-Redis and
-//! Redlock clients, with the same methods on each.
+//! The lock clients a worker can drive: one enum over the lease, single-Redis and Redlock
+//! clients, with the same methods on each. (Also reachable as `splitbrain_protocols::lock`.)
 //!
 //! A client emits its own `LockRequested` / `LockAcquired` / `LockFailed` / `LockReleased` /
 //! `LockLost` observations; it tells its worker what happened through [`LockEvent`].
 //! [`LockConfig`] selects and configures a client; [`LockClient::new`] builds it.
 
-use crate::lease::{LeaseClient, LeaseClientConfig, LeaseClientTimer};
-use crate::msg::Msg;
-use crate::node::Ctx;
-use crate::redis_lock::{RedisClientTimer, RedisLockClient, RedisLockConfig};
-use crate::redlock::{RedlockClient, RedlockConfig, RedlockTimer};
-use serde::{Deserialize, Serialize};
+use crate::lease::{LeaseClient, LeaseClientConfig, LeaseClientCtx};
+use crate::redis_lock::{RedisLockClient, RedisLockConfig, RedisLockCtx};
+use crate::redlock::{RedlockClient, RedlockConfig, RedlockCtx};
 use splitbrain_engine::{LocalTime, NodeId};
 
-/// What a lock client reports to the worker driving it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LockEvent {
-    /// The lock is held until local monotonic `valid_until_local`.
-    Acquired {
-        /// Fencing token, if the service issues one.
-        token: Option<u64>,
-        /// Local deadline of the hold.
-        valid_until_local: LocalTime,
-    },
-    /// The hold was extended.
-    Extended {
-        /// New local deadline.
-        valid_until_local: LocalTime,
-    },
-    /// The attempt failed for good (retries exhausted); the worker may try again later.
-    Failed,
-    /// The client stopped believing it holds the lock.
-    Lost,
-    /// The release completed (or was sent: release is fire-and-forget where the protocol is).
-    Released,
-}
+pub use crate::lock_event::LockEvent;
 
-/// Timers of the lock clients.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClientTimer {
-    /// Lease client timers.
-    Lease(LeaseClientTimer),
-    /// Single-instance Redis lock client timers.
-    Redis(RedisClientTimer),
-    /// Redlock client timers.
-    Redlock(RedlockTimer),
-}
+/// The context any lock client runs in: the union of the three clients' contexts.
+pub trait LockClientCtx: LeaseClientCtx + RedisLockCtx + RedlockCtx {}
+
+impl<C: LeaseClientCtx + RedisLockCtx + RedlockCtx> LockClientCtx for C {}
 
 /// Which lock client to build, with its configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,28 +63,37 @@ impl LockClient {
         each!(self, c => c.lock_name())
     }
     /// Starts an acquisition.
-    pub fn acquire(&mut self, ctx: &mut Ctx<'_>) {
+    pub fn acquire(&mut self, ctx: &mut impl LockClientCtx) {
         each!(self, c => c.acquire(ctx))
     }
     /// Asks the client to extend its current hold; `true` if an extension was started. Only
     /// the Redlock client extends ([`RedlockClient::extend`]); the lease client renews on its
     /// own schedule and the single-instance Redis client does not extend.
-    pub fn extend(&mut self, ctx: &mut Ctx<'_>) -> bool {
+    pub fn extend(&mut self, ctx: &mut impl LockClientCtx) -> bool {
         match self {
             LockClient::Redlock(c) => c.extend(ctx),
             LockClient::Lease(_) | LockClient::Redis(_) => false,
         }
     }
     /// Releases the lock (if held).
-    pub fn release(&mut self, ctx: &mut Ctx<'_>) {
+    pub fn release(&mut self, ctx: &mut impl LockClientCtx) {
         each!(self, c => c.release(ctx))
     }
     /// Handles a reply addressed to the client; `None` if it changed nothing the worker needs.
-    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: &Msg) -> Option<LockEvent> {
+    pub fn on_message<C: LockClientCtx>(
+        &mut self,
+        ctx: &mut C,
+        from: NodeId,
+        msg: &C::Msg,
+    ) -> Option<LockEvent> {
         each!(self, c => c.on_message(ctx, from, msg))
     }
-    /// Handles one of the client's timers.
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, timer: ClientTimer) -> Option<LockEvent> {
+    /// Handles one of the client's timers (any other timer: `None`).
+    pub fn on_timer<C: LockClientCtx>(
+        &mut self,
+        ctx: &mut C,
+        timer: &C::Timer,
+    ) -> Option<LockEvent> {
         each!(self, c => c.on_timer(ctx, timer))
     }
     /// The local deadline of the current hold, if the client believes it holds the lock.

@@ -1,7 +1,7 @@
 //! The Redis instance actor: one Redis server on the simulated network.
 //!
-//! It wraps the pure model [`redis::Instance`]: every command a client sends runs through
-//! [`redis::Instance::execute`] at the node's **wall clock** (`ctx.wall_now()`), so each Redis
+//! It wraps the pure model [`Instance`]: every command a client sends runs through
+//! [`Instance::execute`] at the node's **wall clock** (`ctx.wall_now()`), so each Redis
 //! rule (SET NX PX, lazy expiry, the lock scripts, persistence) has one implementation, shared
 //! with the conformance replayer. A wall-clock step on this node therefore moves every key's
 //! expiry, as in real Redis.
@@ -25,13 +25,13 @@
 //! **Persistence** (what `ctx.persist` keeps, [`RedisDurable`]):
 //! - `none`: nothing durable; a restart comes back empty;
 //! - `aof_everysec`: a timer every 1 s of the local monotonic clock calls
-//!   [`redis::Instance::fsync_tick`] and persists the AOF; a crash loses what was written
-//!   since the last tick (a host crash; see [`redis::persistence`]);
+//!   [`Instance::fsync_tick`] and persists the AOF; a crash loses what was written
+//!   since the last tick (a host crash; see [`super::persistence`]);
 //! - `aof_always`: the AOF is persisted after every command that changed the keyspace (lazy
 //!   expiry included: Redis propagates it to the AOF as a `DEL`).
 //!
-//! **Restart.** [`RedisInstance::on_restart`] rebuilds the instance from the durable AOF alone
-//! ([`redis::Instance::load`]). Deadlines are absolute wall times, so keys whose deadline
+//! **Restart.** `on_restart` rebuilds the instance from the durable AOF alone
+//! ([`Instance::load`]). Deadlines are absolute wall times, so keys whose deadline
 //! passed while the node was down are expired. With `restart_delay > 0` the instance stays
 //! unavailable for that long on its monotonic clock: it drops every command unanswered and
 //! observes nothing (the "delayed restarts" of the Redis distlock page: a restarted instance
@@ -39,14 +39,11 @@
 //! has expired before it answers). When it becomes available it observes
 //! `RedisRestarted { keys }` with the keys that are live at that instant (deadlines as above).
 
-use crate::durable::Durable;
-use crate::msg::Msg;
-use crate::node::Ctx;
+use super::command::parse_redis_integer;
+use super::store::{first_expired_wall_ns, Entry};
+use super::{Instance, Keyspace, Persistence, Reply};
+use crate::context::{Ctx, Role, Wraps};
 use crate::observation::Obs;
-use crate::redis::command::parse_redis_integer;
-use crate::redis::store::{first_expired_wall_ns, Entry};
-use crate::redis::{Instance, Keyspace, Persistence, Reply};
-use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{NodeId, SimDuration, TimerId, WallTime};
 use std::collections::BTreeSet;
@@ -107,6 +104,18 @@ pub enum InstanceTimer {
 pub struct RedisDurable {
     /// The durable copy of the keyspace.
     pub aof: Keyspace,
+}
+
+/// The context a Redis instance runs in: any composition whose messages, timers and durable
+/// state wrap the instance's own ([`RedisMsg`], [`InstanceTimer`], [`RedisDurable`]).
+pub trait InstanceCtx:
+    Ctx<Msg: Wraps<RedisMsg>, Timer: Wraps<InstanceTimer>, Durable: Wraps<RedisDurable>>
+{
+}
+
+impl<C> InstanceCtx for C where
+    C: Ctx<Msg: Wraps<RedisMsg>, Timer: Wraps<InstanceTimer>, Durable: Wraps<RedisDurable>>
+{
 }
 
 /// Redis instance configuration.
@@ -196,29 +205,43 @@ impl RedisInstance {
         self.available
     }
 
-    fn arm_fsync(&mut self, ctx: &mut Ctx<'_>) {
+    fn arm_fsync(&mut self, ctx: &mut impl InstanceCtx) {
         if self.cfg.persistence == Persistence::AofEverysec {
-            self.fsync =
-                Some(ctx.set_timer(FSYNC_EVERY, Timer::RedisInstance(InstanceTimer::Fsync)));
+            self.fsync = Some(ctx.set_timer(FSYNC_EVERY, InstanceTimer::Fsync));
         }
     }
 
-    fn persist(&self, ctx: &mut Ctx<'_>) {
+    fn persist(&self, ctx: &mut impl InstanceCtx) {
         if self.cfg.persistence != Persistence::None {
-            ctx.persist(Durable::Redis(RedisDurable {
+            ctx.persist(RedisDurable {
                 aof: self.inst.durable().clone(),
-            }));
+            });
         }
     }
 
+    fn become_available(&mut self, ctx: &mut impl InstanceCtx) {
+        self.available = true;
+        let now = ctx.wall_now().0;
+        let keys = self
+            .inst
+            .keyspace()
+            .iter()
+            .filter(|(_, e)| !e.is_expired(now))
+            .map(|(k, e)| (k.to_string(), e.value.clone(), deadline_wall(e)))
+            .collect();
+        ctx.observe(Obs::RedisRestarted { keys });
+    }
+}
+
+impl<C: InstanceCtx> Role<C> for RedisInstance {
     /// Runs at true time 0: starts the fsync timer under `aof_everysec`.
-    pub fn on_start(&mut self, ctx: &mut Ctx<'_>) {
+    fn on_start(&mut self, ctx: &mut C) {
         self.arm_fsync(ctx);
     }
 
     /// Runs a command and replies; drops it unanswered while unavailable.
-    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: Msg) {
-        let Msg::Redis(RedisMsg::Command { req, args }) = msg else {
+    fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
+        let Some(RedisMsg::Command { req, args }) = msg.into_part() else {
             return;
         };
         if !self.available {
@@ -265,12 +288,12 @@ impl RedisInstance {
         if changed && self.cfg.persistence == Persistence::AofAlways {
             self.persist(ctx);
         }
-        ctx.send(from, Msg::Redis(RedisMsg::Reply { req, reply }));
+        ctx.send(from, RedisMsg::Reply { req, reply });
     }
 
     /// Handles the fsync tick and the end of the restart delay.
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, timer: Timer) {
-        let Timer::RedisInstance(t) = timer else {
+    fn on_timer(&mut self, ctx: &mut C, timer: C::Timer) {
+        let Some(t) = timer.into_part() else {
             return;
         };
         match t {
@@ -283,26 +306,12 @@ impl RedisInstance {
         }
     }
 
-    fn become_available(&mut self, ctx: &mut Ctx<'_>) {
-        self.available = true;
-        let now = ctx.wall_now().0;
-        let keys = self
-            .inst
-            .keyspace()
-            .iter()
-            .filter(|(_, e)| !e.is_expired(now))
-            .map(|(k, e)| (k.to_string(), e.value.clone(), deadline_wall(e)))
-            .collect();
-        ctx.observe(Obs::RedisRestarted { keys });
-    }
-
     /// Rebuilds from the durable AOF alone (empty under `none`); answers again at once or
     /// after `restart_delay`.
-    pub fn on_restart(&mut self, ctx: &mut Ctx<'_>, durable: &Durable) {
-        let aof = match durable {
-            Durable::Redis(d) => d.aof.clone(),
-            _ => Keyspace::new(),
-        };
+    fn on_restart(&mut self, ctx: &mut C, durable: &C::Durable) {
+        let aof = durable
+            .part()
+            .map_or_else(Keyspace::new, |d: &RedisDurable| d.aof.clone());
         self.inst = Instance::load(self.cfg.persistence, aof);
         self.fsync = None;
         self.arm_fsync(ctx);
@@ -310,10 +319,7 @@ impl RedisInstance {
             self.become_available(ctx);
         } else {
             self.available = false;
-            ctx.set_timer(
-                self.cfg.restart_delay,
-                Timer::RedisInstance(InstanceTimer::Available),
-            );
+            ctx.set_timer(self.cfg.restart_delay, InstanceTimer::Available);
         }
     }
 }

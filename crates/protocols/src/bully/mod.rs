@@ -44,11 +44,8 @@
 //! belong to, the heartbeat tick carries the term of the claim it serves. No timer is ever
 //! cancelled (the engine drops every timer of a crashed incarnation).
 
-use crate::durable::Durable;
-use crate::msg::Msg;
-use crate::node::Ctx;
+use crate::context::{Ctx, Role, Wraps};
 use crate::observation::Obs;
-use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration};
 
@@ -161,6 +158,18 @@ pub struct BullyDurable {
     pub term: u64,
 }
 
+/// The context a bully node runs in: any composition whose messages, timers and durable
+/// state wrap the bully's own ([`BullyMsg`], [`BullyTimer`], [`BullyDurable`]).
+pub trait BullyCtx:
+    Ctx<Msg: Wraps<BullyMsg>, Timer: Wraps<BullyTimer>, Durable: Wraps<BullyDurable>>
+{
+}
+
+impl<C> BullyCtx for C where
+    C: Ctx<Msg: Wraps<BullyMsg>, Timer: Wraps<BullyTimer>, Durable: Wraps<BullyDurable>>
+{
+}
+
 /// Where a node is in the election protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -173,8 +182,8 @@ pub enum BullyPhase {
     AwaitCoordinator,
 }
 
-/// A participant of the bully election. Build it with [`BullyNode::new`] and wrap it in
-/// `Node::Bully`.
+/// A participant of the bully election. Build it with [`BullyNode::new`]; it plays its part
+/// through [`Role`] (the composition wraps it in `Node::Bully`).
 #[derive(Clone, Debug)]
 pub struct BullyNode {
     config: BullyConfig,
@@ -234,9 +243,106 @@ impl BullyNode {
         self.election
     }
 
+    fn id(&self) -> NodeId {
+        self.me.expect("bully node used before on_start")
+    }
+
+    fn bind(&mut self, ctx: &mut impl BullyCtx) {
+        let me = ctx.id();
+        let Ok(pos) = self.config.peers.binary_search(&me) else {
+            panic!("bully node {me} is not in its own peers list");
+        };
+        self.me = Some(me);
+        self.first_higher = pos + 1;
+    }
+
+    fn arm_failure_detector(&mut self, ctx: &mut impl BullyCtx) {
+        self.suspect_at = ctx.mono_now().saturating_add(self.config.failure_timeout);
+        ctx.set_timer(self.config.failure_timeout, BullyTimer::FailureCheck);
+    }
+
+    fn persist(&self, ctx: &mut impl BullyCtx) {
+        ctx.persist(BullyDurable { term: self.term });
+    }
+
+    fn raise_term(&mut self, ctx: &mut impl BullyCtx, term: u64) {
+        if term > self.term {
+            self.term = term;
+            self.persist(ctx);
+        }
+    }
+
+    fn step_down_if_leader(&mut self, ctx: &mut impl BullyCtx) {
+        if self.is_leader() {
+            ctx.observe(Obs::LeaderStepDown { term: self.term });
+            self.leader = None;
+        }
+    }
+
+    fn send_to_others(&self, ctx: &mut impl BullyCtx, msg: BullyMsg) {
+        let me = self.id();
+        for &peer in &self.config.peers {
+            if peer != me {
+                ctx.send(peer, msg.clone());
+            }
+        }
+    }
+
+    fn start_election(&mut self, ctx: &mut impl BullyCtx) {
+        self.step_down_if_leader(ctx);
+        self.leader = None;
+        self.phase = BullyPhase::Electing;
+        self.election += 1;
+        ctx.observe(Obs::ElectionStarted);
+        let higher = &self.config.peers[self.first_higher..];
+        if higher.is_empty() {
+            self.become_leader(ctx, true);
+            return;
+        }
+        for &peer in higher {
+            ctx.send(peer, BullyMsg::Election);
+        }
+        ctx.set_timer(
+            self.config.answer_timeout,
+            BullyTimer::AnswerTimeout {
+                election: self.election,
+            },
+        );
+    }
+
+    /// Claims leadership with a new term; `announce`: send COORDINATOR to every other peer
+    /// (not done for the agreed initial leader).
+    fn become_leader(&mut self, ctx: &mut impl BullyCtx, announce: bool) {
+        self.phase = BullyPhase::Idle;
+        self.leader = self.me;
+        self.term += 1;
+        self.persist(ctx);
+        let term = self.term;
+        ctx.observe(Obs::LeaderClaim { term });
+        if announce {
+            self.send_to_others(ctx, BullyMsg::Coordinator { term });
+        }
+        ctx.set_timer(
+            self.config.heartbeat_every,
+            BullyTimer::HeartbeatTick { term },
+        );
+    }
+
+    /// Follows `leader` (higher than this node), abandoning any election or own claim.
+    fn accept_leader(&mut self, ctx: &mut impl BullyCtx, leader: NodeId, term: u64) {
+        self.step_down_if_leader(ctx);
+        self.leader = Some(leader);
+        self.phase = BullyPhase::Idle;
+        self.raise_term(ctx, term);
+        self.suspect_at = ctx.mono_now().saturating_add(self.config.failure_timeout);
+        ctx.observe(Obs::LeaderKnown { leader });
+    }
+}
+
+impl<C: BullyCtx> Role<C> for BullyNode {
     /// Runs at true time 0: arms the failure detector, then either starts an election or
     /// adopts [`BullyConfig::initial_leader`] (which claims term 1 and heartbeats).
-    pub fn on_start(&mut self, ctx: &mut Ctx<'_>) {
+    fn on_start(&mut self, ctx: &mut C) {
         self.bind(ctx);
         self.arm_failure_detector(ctx);
         if self.config.start_election_on_start {
@@ -252,15 +358,13 @@ impl BullyNode {
     }
 
     /// Handles a message; messages of other protocols are ignored.
-    // Irrefutable while the other protocols' message enums are empty stubs.
-    #[allow(irrefutable_let_patterns)]
-    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: Msg) {
-        let Msg::Bully(msg) = msg else { return };
+    fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
+        let Some(msg) = msg.into_part() else { return };
         let me = self.id();
         match msg {
             BullyMsg::Election => {
                 if from < me {
-                    ctx.send(from, Msg::Bully(BullyMsg::Answer));
+                    ctx.send(from, BullyMsg::Answer);
                     if self.phase == BullyPhase::Idle {
                         self.start_election(ctx);
                     }
@@ -271,9 +375,9 @@ impl BullyNode {
                     self.phase = BullyPhase::AwaitCoordinator;
                     ctx.set_timer(
                         self.config.coordinator_timeout,
-                        Timer::Bully(BullyTimer::CoordinatorTimeout {
+                        BullyTimer::CoordinatorTimeout {
                             election: self.election,
-                        }),
+                        },
                     );
                 }
             }
@@ -296,11 +400,12 @@ impl BullyNode {
         }
     }
 
-    /// Handles a timer; stale ones (an old election or term) do nothing.
-    // Irrefutable while the other actors' timer enums are empty stubs.
-    #[allow(irrefutable_let_patterns)]
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, timer: Timer) {
-        let Timer::Bully(timer) = timer else { return };
+    /// Handles a timer; stale ones (an old election or term) do nothing, and so do other
+    /// protocols' timers.
+    fn on_timer(&mut self, ctx: &mut C, timer: C::Timer) {
+        let Some(timer) = timer.into_part() else {
+            return;
+        };
         match timer {
             BullyTimer::AnswerTimeout { election } => {
                 if election == self.election && self.phase == BullyPhase::Electing {
@@ -317,7 +422,7 @@ impl BullyNode {
                     self.send_to_others(ctx, BullyMsg::Heartbeat { term });
                     ctx.set_timer(
                         self.config.heartbeat_every,
-                        Timer::Bully(BullyTimer::HeartbeatTick { term }),
+                        BullyTimer::HeartbeatTick { term },
                     );
                 }
             }
@@ -331,120 +436,19 @@ impl BullyNode {
                 } else {
                     self.config.failure_timeout
                 };
-                ctx.set_timer(next, Timer::Bully(BullyTimer::FailureCheck));
+                ctx.set_timer(next, BullyTimer::FailureCheck);
             }
         }
     }
 
     /// Rebuilds from durable state after a crash (only the term survives), re-arms the
     /// failure detector and starts an election.
-    pub fn on_restart(&mut self, ctx: &mut Ctx<'_>, durable: &Durable) {
-        let term = match durable {
-            Durable::Bully(d) => d.term,
-            _ => 0,
-        };
+    fn on_restart(&mut self, ctx: &mut C, durable: &C::Durable) {
+        let term = durable.part().map_or(0, |d| d.term);
         *self = BullyNode::new(std::mem::take(&mut self.config));
         self.term = term;
         self.bind(ctx);
         self.arm_failure_detector(ctx);
         self.start_election(ctx);
-    }
-
-    fn id(&self) -> NodeId {
-        self.me.expect("bully node used before on_start")
-    }
-
-    fn bind(&mut self, ctx: &mut Ctx<'_>) {
-        let me = ctx.id();
-        let Ok(pos) = self.config.peers.binary_search(&me) else {
-            panic!("bully node {me} is not in its own peers list");
-        };
-        self.me = Some(me);
-        self.first_higher = pos + 1;
-    }
-
-    fn arm_failure_detector(&mut self, ctx: &mut Ctx<'_>) {
-        self.suspect_at = ctx.mono_now().saturating_add(self.config.failure_timeout);
-        ctx.set_timer(
-            self.config.failure_timeout,
-            Timer::Bully(BullyTimer::FailureCheck),
-        );
-    }
-
-    fn persist(&self, ctx: &mut Ctx<'_>) {
-        ctx.persist(Durable::Bully(BullyDurable { term: self.term }));
-    }
-
-    fn raise_term(&mut self, ctx: &mut Ctx<'_>, term: u64) {
-        if term > self.term {
-            self.term = term;
-            self.persist(ctx);
-        }
-    }
-
-    fn step_down_if_leader(&mut self, ctx: &mut Ctx<'_>) {
-        if self.is_leader() {
-            ctx.observe(Obs::LeaderStepDown { term: self.term });
-            self.leader = None;
-        }
-    }
-
-    fn send_to_others(&self, ctx: &mut Ctx<'_>, msg: BullyMsg) {
-        let me = self.id();
-        for &peer in &self.config.peers {
-            if peer != me {
-                ctx.send(peer, Msg::Bully(msg.clone()));
-            }
-        }
-    }
-
-    fn start_election(&mut self, ctx: &mut Ctx<'_>) {
-        self.step_down_if_leader(ctx);
-        self.leader = None;
-        self.phase = BullyPhase::Electing;
-        self.election += 1;
-        ctx.observe(Obs::ElectionStarted);
-        let higher = &self.config.peers[self.first_higher..];
-        if higher.is_empty() {
-            self.become_leader(ctx, true);
-            return;
-        }
-        for &peer in higher {
-            ctx.send(peer, Msg::Bully(BullyMsg::Election));
-        }
-        ctx.set_timer(
-            self.config.answer_timeout,
-            Timer::Bully(BullyTimer::AnswerTimeout {
-                election: self.election,
-            }),
-        );
-    }
-
-    /// Claims leadership with a new term; `announce`: send COORDINATOR to every other peer
-    /// (not done for the agreed initial leader).
-    fn become_leader(&mut self, ctx: &mut Ctx<'_>, announce: bool) {
-        self.phase = BullyPhase::Idle;
-        self.leader = self.me;
-        self.term += 1;
-        self.persist(ctx);
-        let term = self.term;
-        ctx.observe(Obs::LeaderClaim { term });
-        if announce {
-            self.send_to_others(ctx, BullyMsg::Coordinator { term });
-        }
-        ctx.set_timer(
-            self.config.heartbeat_every,
-            Timer::Bully(BullyTimer::HeartbeatTick { term }),
-        );
-    }
-
-    /// Follows `leader` (higher than this node), abandoning any election or own claim.
-    fn accept_leader(&mut self, ctx: &mut Ctx<'_>, leader: NodeId, term: u64) {
-        self.step_down_if_leader(ctx);
-        self.leader = Some(leader);
-        self.phase = BullyPhase::Idle;
-        self.raise_term(ctx, term);
-        self.suspect_at = ctx.mono_now().saturating_add(self.config.failure_timeout);
-        ctx.observe(Obs::LeaderKnown { leader });
     }
 }

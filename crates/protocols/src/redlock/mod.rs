@@ -1,5 +1,5 @@
-//! The Redlock client: a [`crate::lock::LockClient`] over N independent Redis instances, as
-//! the Redis distlock page specifies it
+//! The Redlock client (one of the lock clients a worker drives) over N independent Redis
+//! instances, as the Redis distlock page specifies it
 //! (https://redis.io/docs/latest/develop/use/patterns/distributed-locks/, "The Redlock
 //! Algorithm") and the reference clients implement it: node-redlock (requests to all
 //! instances in parallel) and redlock-rb (one instance after another).
@@ -47,15 +47,13 @@
 //! paused holder's write cannot be told from the new holder's). Request ids keep counting
 //! across [`RedlockClient::reset`].
 
-use crate::lock::{ClientTimer, LockEvent};
-use crate::msg::Msg;
-use crate::node::Ctx;
+use crate::context::{Ctx, Wraps};
+use crate::lock_event::LockEvent;
 use crate::observation::Obs;
 use crate::redis::command::{
     decode_flag, decode_set_nx_px, extend_args, release_args, set_nx_px_args,
 };
-use crate::redis_instance::RedisMsg;
-use crate::timer::Timer;
+use crate::redis::RedisMsg;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
 
@@ -168,9 +166,11 @@ pub enum RedlockTimer {
     Deadline,
 }
 
-fn timer(t: RedlockTimer) -> Timer {
-    Timer::Client(ClientTimer::Redlock(t))
-}
+/// The context a Redlock client runs in: any composition whose messages and timers wrap the
+/// client's own ([`RedisMsg`], [`RedlockTimer`]).
+pub trait RedlockCtx: Ctx<Msg: Wraps<RedisMsg>, Timer: Wraps<RedlockTimer>> {}
+
+impl<C: Ctx<Msg: Wraps<RedisMsg>, Timer: Wraps<RedlockTimer>>> RedlockCtx for C {}
 
 /// One instance's part in an attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,7 +194,13 @@ struct Attempt {
 impl Attempt {
     /// Records the outcome of pending request `req` (cancelling its timeout when a reply came
     /// first); the instance's index, or `None` if `req` is not pending in this attempt.
-    fn record(&mut self, ctx: &mut Ctx<'_>, req: u64, ok: bool, cancel: bool) -> Option<usize> {
+    fn record(
+        &mut self,
+        ctx: &mut impl RedlockCtx,
+        req: u64,
+        ok: bool,
+        cancel: bool,
+    ) -> Option<usize> {
         let i = self
             .outcomes
             .iter()
@@ -291,26 +297,23 @@ impl RedlockClient {
         &self.value
     }
 
-    fn send(&mut self, ctx: &mut Ctx<'_>, to: NodeId, args: Vec<String>) -> u64 {
+    fn send(&mut self, ctx: &mut impl RedlockCtx, to: NodeId, args: Vec<String>) -> u64 {
         let req = self.next_req;
         self.next_req += 1;
-        ctx.send(to, Msg::Redis(RedisMsg::Command { req, args }));
+        ctx.send(to, RedisMsg::Command { req, args });
         req
     }
 
     /// Sends the SET to instance `i` of the attempt and starts its timeout.
-    fn ask(&mut self, ctx: &mut Ctx<'_>, i: usize) -> Outcome {
+    fn ask(&mut self, ctx: &mut impl RedlockCtx, i: usize) -> Outcome {
         let ttl_ms = self.cfg.ttl_sent().as_millis() as i64;
         let args = set_nx_px_args(&self.cfg.key, &self.value, ttl_ms);
         let req = self.send(ctx, self.cfg.instances[i], args);
-        let timeout = ctx.set_timer(
-            self.cfg.request_timeout,
-            timer(RedlockTimer::Timeout { req }),
-        );
+        let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
         Outcome::Pending { req, timeout }
     }
 
-    fn unlock_all(&mut self, ctx: &mut Ctx<'_>) {
+    fn unlock_all(&mut self, ctx: &mut impl RedlockCtx) {
         for i in 0..self.cfg.instances.len() {
             let args = release_args(&self.cfg.key, &self.value);
             self.send(ctx, self.cfg.instances[i], args);
@@ -318,7 +321,7 @@ impl RedlockClient {
     }
 
     /// Starts an acquisition (no effect unless idle).
-    pub fn acquire(&mut self, ctx: &mut Ctx<'_>) {
+    pub fn acquire(&mut self, ctx: &mut impl RedlockCtx) {
         if self.state != State::Idle {
             return;
         }
@@ -330,7 +333,7 @@ impl RedlockClient {
 
     /// One attempt: observes `LockRequested`, takes the start time, sends the first (or
     /// every) request.
-    fn start_attempt(&mut self, ctx: &mut Ctx<'_>) {
+    fn start_attempt(&mut self, ctx: &mut impl RedlockCtx) {
         self.attempts += 1;
         ctx.observe(Obs::LockRequested {
             lock: self.cfg.key.clone(),
@@ -351,7 +354,13 @@ impl RedlockClient {
 
     /// Records the outcome of request `req`; sends the next request in sequential mode;
     /// concludes the attempt when every instance is done.
-    fn settle(&mut self, ctx: &mut Ctx<'_>, req: u64, ok: bool, cancel: bool) -> Option<LockEvent> {
+    fn settle(
+        &mut self,
+        ctx: &mut impl RedlockCtx,
+        req: u64,
+        ok: bool,
+        cancel: bool,
+    ) -> Option<LockEvent> {
         if let State::Extending { .. } = self.state {
             return self.settle_extend(ctx, req, ok, cancel);
         }
@@ -383,7 +392,12 @@ impl RedlockClient {
         self.conclude(ctx, start, oks)
     }
 
-    fn conclude(&mut self, ctx: &mut Ctx<'_>, start: LocalTime, oks: usize) -> Option<LockEvent> {
+    fn conclude(
+        &mut self,
+        ctx: &mut impl RedlockCtx,
+        start: LocalTime,
+        oks: usize,
+    ) -> Option<LockEvent> {
         let now = ctx.mono_now();
         let start = match self.cfg.start_time {
             StartTime::BeforeRequests => start,
@@ -415,7 +429,7 @@ impl RedlockClient {
                 let delay = ctx
                     .rng()
                     .uniform_inclusive(0, self.cfg.retry_delay_max.as_nanos());
-                let retry = ctx.set_timer(SimDuration(delay), timer(RedlockTimer::Retry));
+                let retry = ctx.set_timer(SimDuration(delay), RedlockTimer::Retry);
                 self.state = State::Backoff { retry };
                 return None;
             }
@@ -427,10 +441,7 @@ impl RedlockClient {
         } else {
             LocalTime(now.0.saturating_sub(validity.unsigned_abs() as u64))
         };
-        let deadline = ctx.set_timer(
-            valid_until.saturating_since(now),
-            timer(RedlockTimer::Deadline),
-        );
+        let deadline = ctx.set_timer(valid_until.saturating_since(now), RedlockTimer::Deadline);
         self.state = State::Held {
             valid_until,
             deadline,
@@ -454,7 +465,7 @@ impl RedlockClient {
     /// hold runs to `now + validity` (`LockRenewed`, [`LockEvent::Extended`]). Otherwise the
     /// current hold stands unchanged (`LockFailed` "extend: ..."). Returns `false` (and does
     /// nothing) unless the lock is held.
-    pub fn extend(&mut self, ctx: &mut Ctx<'_>) -> bool {
+    pub fn extend(&mut self, ctx: &mut impl RedlockCtx) -> bool {
         let State::Held {
             valid_until,
             deadline,
@@ -468,10 +479,7 @@ impl RedlockClient {
         for i in 0..self.cfg.instances.len() {
             let args = extend_args(&self.cfg.key, &self.value, ttl_ms);
             let req = self.send(ctx, self.cfg.instances[i], args);
-            let timeout = ctx.set_timer(
-                self.cfg.request_timeout,
-                timer(RedlockTimer::Timeout { req }),
-            );
+            let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
             outcomes.push(Outcome::Pending { req, timeout });
         }
         self.state = State::Extending {
@@ -484,7 +492,7 @@ impl RedlockClient {
 
     fn settle_extend(
         &mut self,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut impl RedlockCtx,
         req: u64,
         ok: bool,
         cancel: bool,
@@ -536,10 +544,7 @@ impl RedlockClient {
         }
         ctx.cancel_timer(old_deadline);
         let valid_until = now.saturating_add(SimDuration(validity as u64));
-        let deadline = ctx.set_timer(
-            valid_until.saturating_since(now),
-            timer(RedlockTimer::Deadline),
-        );
+        let deadline = ctx.set_timer(valid_until.saturating_since(now), RedlockTimer::Deadline);
         self.state = State::Held {
             valid_until,
             deadline,
@@ -556,7 +561,7 @@ impl RedlockClient {
 
     /// Releases the lock on every instance if held (`LockReleased`); abandons an acquisition
     /// in progress (unlock all, `LockFailed` "abandoned") or a pending retry.
-    pub fn release(&mut self, ctx: &mut Ctx<'_>) {
+    pub fn release(&mut self, ctx: &mut impl RedlockCtx) {
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Idle => {
                 if std::mem::take(&mut self.lost) {
@@ -587,8 +592,13 @@ impl RedlockClient {
     }
 
     /// Handles a reply from an instance; `None` if nothing changed for the caller.
-    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: &Msg) -> Option<LockEvent> {
-        let Msg::Redis(RedisMsg::Reply { req, reply }) = msg else {
+    pub fn on_message<C: RedlockCtx>(
+        &mut self,
+        ctx: &mut C,
+        from: NodeId,
+        msg: &C::Msg,
+    ) -> Option<LockEvent> {
+        let Some(RedisMsg::Reply { req, reply }) = msg.part() else {
             return None;
         };
         if !self.cfg.instances.contains(&from) {
@@ -602,11 +612,9 @@ impl RedlockClient {
     }
 
     /// Handles one of this client's timers; `None` if nothing changed for the caller.
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, t: ClientTimer) -> Option<LockEvent> {
-        let ClientTimer::Redlock(t) = t else {
-            return None;
-        };
-        match t {
+    pub fn on_timer<C: RedlockCtx>(&mut self, ctx: &mut C, t: &C::Timer) -> Option<LockEvent> {
+        let t = t.part()?;
+        match *t {
             RedlockTimer::Timeout { req } => self.settle(ctx, req, false, false),
             RedlockTimer::Retry => {
                 if matches!(self.state, State::Backoff { .. }) {

@@ -20,11 +20,8 @@
 //! reported but never enforced). Every write is answered with an `Ack`. The highest token and
 //! the applied job ids are durable: a restarted storage keeps fencing.
 
-use crate::durable::Durable;
-use crate::msg::Msg;
-use crate::node::Ctx;
+use crate::context::{Ctx, Role, Wraps};
 use crate::observation::Obs;
-use crate::timer::Timer;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::NodeId;
 use std::collections::BTreeSet;
@@ -76,6 +73,12 @@ pub struct StorageDurable {
     pub applied_jobs: BTreeSet<u64>,
 }
 
+/// The context storage runs in: any composition whose messages and durable state wrap the
+/// storage's own ([`StorageMsg`], [`StorageDurable`]). Storage sets no timers.
+pub trait StorageCtx: Ctx<Msg: Wraps<StorageMsg>, Durable: Wraps<StorageDurable>> {}
+
+impl<C: Ctx<Msg: Wraps<StorageMsg>, Durable: Wraps<StorageDurable>>> StorageCtx for C {}
+
 /// Storage configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StorageConfig {
@@ -115,17 +118,19 @@ impl FencedStorage {
     pub fn applied_jobs(&self) -> &BTreeSet<u64> {
         &self.state.applied_jobs
     }
+}
 
+impl<C: StorageCtx> Role<C> for FencedStorage {
     /// Runs at true time 0.
-    pub fn on_start(&mut self, ctx: &mut Ctx<'_>) {
-        ctx.persist(Durable::Storage(self.state.clone()));
+    fn on_start(&mut self, ctx: &mut C) {
+        ctx.persist(self.state.clone());
     }
 
     /// Handles a write.
-    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: Msg) {
-        let Msg::Storage(StorageMsg::Write {
+    fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
+        let Some(StorageMsg::Write {
             req, token, job, ..
-        }) = msg
+        }) = msg.into_part()
         else {
             return;
         };
@@ -148,12 +153,12 @@ impl FencedStorage {
             });
             ctx.send(
                 from,
-                Msg::Storage(StorageMsg::Ack {
+                StorageMsg::Ack {
                     req,
                     accepted: false,
                     applied: false,
                     highest,
-                }),
+                },
             );
             return;
         }
@@ -164,7 +169,7 @@ impl FencedStorage {
             Some(j) => self.state.applied_jobs.insert(j),
             None => true,
         };
-        ctx.persist(Durable::Storage(self.state.clone()));
+        ctx.persist(self.state.clone());
         ctx.observe(Obs::WriteAccepted {
             writer: from,
             token,
@@ -173,23 +178,20 @@ impl FencedStorage {
         });
         ctx.send(
             from,
-            Msg::Storage(StorageMsg::Ack {
+            StorageMsg::Ack {
                 req,
                 accepted: true,
                 applied,
                 highest: self.state.highest,
-            }),
+            },
         );
     }
 
     /// Storage sets no timers.
-    pub fn on_timer(&mut self, _ctx: &mut Ctx<'_>, _timer: Timer) {}
+    fn on_timer(&mut self, _ctx: &mut C, _timer: C::Timer) {}
 
     /// Rebuilds from durable state after a crash: highest token and applied jobs survive.
-    pub fn on_restart(&mut self, _ctx: &mut Ctx<'_>, durable: &Durable) {
-        self.state = match durable {
-            Durable::Storage(d) => d.clone(),
-            _ => StorageDurable::default(),
-        };
+    fn on_restart(&mut self, _ctx: &mut C, durable: &C::Durable) {
+        self.state = durable.part().cloned().unwrap_or_default();
     }
 }

@@ -26,13 +26,12 @@
 //! **Crash.** A worker keeps nothing: after a restart it starts its loop from scratch at once
 //! (round count and job id back to the start, no `start_after`).
 
-use crate::durable::Durable;
-use crate::lock::{LockClient, LockConfig, LockEvent};
-use crate::msg::Msg;
-use crate::node::Ctx;
+pub mod lock;
+
+use crate::context::{Ctx, Role, Wraps};
 use crate::observation::Obs;
 use crate::storage::StorageMsg;
-use crate::timer::Timer;
+use lock::{LockClient, LockClientCtx, LockConfig, LockEvent};
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
 
@@ -98,6 +97,18 @@ pub enum WorkerTimer {
     AckTimeout,
     /// Time to extend the lock while working (`extend_every`).
     Extend,
+}
+
+/// The context a worker runs in: its lock clients' ([`LockClientCtx`]), plus messages that
+/// wrap [`StorageMsg`] (its writes and their acks) and timers that wrap [`WorkerTimer`].
+pub trait WorkerCtx:
+    LockClientCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<WorkerTimer>>
+{
+}
+
+impl<C> WorkerCtx for C where
+    C: LockClientCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<WorkerTimer>>
+{
 }
 
 /// Where the worker is in its loop.
@@ -172,23 +183,14 @@ impl Worker {
         &self.client
     }
 
-    fn set(&mut self, ctx: &mut Ctx<'_>, after: SimDuration, t: WorkerTimer) {
+    fn set(&mut self, ctx: &mut impl WorkerCtx, after: SimDuration, t: WorkerTimer) {
         if let Some(old) = self.timer.take() {
             ctx.cancel_timer(old);
         }
-        self.timer = Some(ctx.set_timer(after, Timer::Worker(t)));
+        self.timer = Some(ctx.set_timer(after, t));
     }
 
-    /// Runs at true time 0.
-    pub fn on_start(&mut self, ctx: &mut Ctx<'_>) {
-        if self.cfg.start_after == SimDuration::ZERO {
-            self.begin_round(ctx);
-        } else {
-            self.set(ctx, self.cfg.start_after, WorkerTimer::Begin);
-        }
-    }
-
-    fn begin_round(&mut self, ctx: &mut Ctx<'_>) {
+    fn begin_round(&mut self, ctx: &mut impl WorkerCtx) {
         if self.cfg.rounds.is_some_and(|n| self.rounds_done >= n) {
             self.phase = Phase::Done;
             return;
@@ -198,7 +200,7 @@ impl Worker {
         self.client.acquire(ctx);
     }
 
-    fn finish_round(&mut self, ctx: &mut Ctx<'_>) {
+    fn finish_round(&mut self, ctx: &mut impl WorkerCtx) {
         self.rounds_done += 1;
         self.client.release(ctx);
         self.deadline = None;
@@ -210,26 +212,7 @@ impl Worker {
         }
     }
 
-    /// Handles a message: storage acks here, everything else to the lock client.
-    pub fn on_message(&mut self, ctx: &mut Ctx<'_>, from: NodeId, msg: Msg) {
-        if let Msg::Storage(StorageMsg::Ack { req, accepted, .. }) = msg {
-            if from == self.cfg.storage && self.phase == (Phase::AwaitAck { req }) {
-                if let Some(t) = self.timer.take() {
-                    ctx.cancel_timer(t);
-                }
-                if self.cfg.idempotent && accepted {
-                    self.job += 1;
-                }
-                self.finish_round(ctx);
-            }
-            return;
-        }
-        if let Some(ev) = self.client.on_message(ctx, from, &msg) {
-            self.on_lock_event(ctx, ev);
-        }
-    }
-
-    fn on_lock_event(&mut self, ctx: &mut Ctx<'_>, ev: LockEvent) {
+    fn on_lock_event(&mut self, ctx: &mut impl WorkerCtx, ev: LockEvent) {
         match ev {
             LockEvent::Acquired {
                 token,
@@ -239,8 +222,7 @@ impl Worker {
                 self.phase = Phase::Working { token };
                 self.set(ctx, self.cfg.work_time, WorkerTimer::Check);
                 if let Some(every) = self.cfg.extend_every {
-                    self.extend_timer =
-                        Some(ctx.set_timer(every, Timer::Worker(WorkerTimer::Extend)));
+                    self.extend_timer = Some(ctx.set_timer(every, WorkerTimer::Extend));
                 }
             }
             LockEvent::Extended { valid_until_local } if self.deadline.is_some() => {
@@ -256,38 +238,7 @@ impl Worker {
         }
     }
 
-    /// Handles a timer: the worker's own, or its lock client's.
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, timer: Timer) {
-        let t = match timer {
-            Timer::Client(t) => {
-                if let Some(ev) = self.client.on_timer(ctx, t) {
-                    self.on_lock_event(ctx, ev);
-                }
-                return;
-            }
-            Timer::Worker(WorkerTimer::Extend) => {
-                self.extend_timer = None;
-                if let (Phase::Working { .. }, Some(every)) = (self.phase, self.cfg.extend_every) {
-                    self.client.extend(ctx);
-                    self.extend_timer =
-                        Some(ctx.set_timer(every, Timer::Worker(WorkerTimer::Extend)));
-                }
-                return;
-            }
-            Timer::Worker(t) => t,
-            _ => return,
-        };
-        self.timer = None;
-        match (t, self.phase) {
-            (WorkerTimer::Begin, Phase::Waiting) => self.begin_round(ctx),
-            (WorkerTimer::Check, Phase::Working { token }) => self.check(ctx, token),
-            (WorkerTimer::Write, Phase::Writing { token }) => self.write(ctx, token),
-            (WorkerTimer::AckTimeout, Phase::AwaitAck { .. }) => self.finish_round(ctx),
-            _ => {}
-        }
-    }
-
-    fn check(&mut self, ctx: &mut Ctx<'_>, token: Option<u64>) {
+    fn check(&mut self, ctx: &mut impl WorkerCtx, token: Option<u64>) {
         if let Some(t) = self.extend_timer.take() {
             ctx.cancel_timer(t);
         }
@@ -311,29 +262,88 @@ impl Worker {
         }
     }
 
-    fn write(&mut self, ctx: &mut Ctx<'_>, token: Option<u64>) {
+    fn write(&mut self, ctx: &mut impl WorkerCtx, token: Option<u64>) {
         let req = self.next_req;
         self.next_req += 1;
         let job = self.cfg.idempotent.then_some(self.job);
         let data = format!("{} round {}", ctx.name(), self.rounds_done + 1);
         ctx.send(
             self.cfg.storage,
-            Msg::Storage(StorageMsg::Write {
+            StorageMsg::Write {
                 req,
                 token,
                 job,
                 data,
-            }),
+            },
         );
         ctx.observe(Obs::WriteSent { token, job });
         self.phase = Phase::AwaitAck { req };
         self.set(ctx, self.cfg.ack_timeout, WorkerTimer::AckTimeout);
     }
+}
+
+impl<C: WorkerCtx> Role<C> for Worker {
+    /// Runs at true time 0.
+    fn on_start(&mut self, ctx: &mut C) {
+        if self.cfg.start_after == SimDuration::ZERO {
+            self.begin_round(ctx);
+        } else {
+            self.set(ctx, self.cfg.start_after, WorkerTimer::Begin);
+        }
+    }
+
+    /// Handles a message: storage acks here, everything else to the lock client.
+    fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
+        if let Some(&StorageMsg::Ack { req, accepted, .. }) = msg.part() {
+            if from == self.cfg.storage && self.phase == (Phase::AwaitAck { req }) {
+                if let Some(t) = self.timer.take() {
+                    ctx.cancel_timer(t);
+                }
+                if self.cfg.idempotent && accepted {
+                    self.job += 1;
+                }
+                self.finish_round(ctx);
+            }
+            return;
+        }
+        if let Some(ev) = self.client.on_message(ctx, from, &msg) {
+            self.on_lock_event(ctx, ev);
+        }
+    }
+
+    /// Handles a timer: the worker's own, or its lock client's.
+    fn on_timer(&mut self, ctx: &mut C, timer: C::Timer) {
+        let t = match timer.part() {
+            Some(WorkerTimer::Extend) => {
+                self.extend_timer = None;
+                if let (Phase::Working { .. }, Some(every)) = (self.phase, self.cfg.extend_every) {
+                    self.client.extend(ctx);
+                    self.extend_timer = Some(ctx.set_timer(every, WorkerTimer::Extend));
+                }
+                return;
+            }
+            Some(t) => t.clone(),
+            None => {
+                if let Some(ev) = self.client.on_timer(ctx, &timer) {
+                    self.on_lock_event(ctx, ev);
+                }
+                return;
+            }
+        };
+        self.timer = None;
+        match (t, self.phase) {
+            (WorkerTimer::Begin, Phase::Waiting) => self.begin_round(ctx),
+            (WorkerTimer::Check, Phase::Working { token }) => self.check(ctx, token),
+            (WorkerTimer::Write, Phase::Writing { token }) => self.write(ctx, token),
+            (WorkerTimer::AckTimeout, Phase::AwaitAck { .. }) => self.finish_round(ctx),
+            _ => {}
+        }
+    }
 
     /// Rebuilds after a crash: nothing survives; the loop starts again at once. Write request
     /// ids keep counting, standing in for a fresh process's unique ids, so an ack to a write
     /// sent before the crash never matches one sent after.
-    pub fn on_restart(&mut self, ctx: &mut Ctx<'_>, _durable: &Durable) {
+    fn on_restart(&mut self, ctx: &mut C, _durable: &C::Durable) {
         self.client.reset();
         self.phase = Phase::Waiting;
         self.rounds_done = 0;

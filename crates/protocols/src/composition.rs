@@ -1,0 +1,339 @@
+//! The composition: [`Node`], the one actor type of a splitbrain simulation (an enum over
+//! every role), and the enums that wrap each protocol's messages ([`Msg`]), timers
+//! ([`Timer`], [`ClientTimer`]) and durable state ([`Durable`]).
+//!
+//! This is the only file that names every protocol, and no protocol imports it: each is
+//! written against [`Ctx`](crate::context::Ctx) with its own types, and the enums here
+//! implement [`Wraps`] for them. Adding a role adds one line to `Node` and one line to each
+//! enum it brings a type to (ARCHITECTURE.md, "Adding a role").
+//!
+//! The wrappers are the trace's vocabulary: a message or timer is serialized as this enum,
+//! externally tagged in snake_case (`{"bully":"election"}`,
+//! `{"client":{"lease":{"timeout":{"req":1}}}}`), so a variant's name is part of the trace
+//! format. Rename nothing here without a trace format change.
+
+use crate::bully::{BullyDurable, BullyMsg, BullyNode, BullyTimer};
+use crate::context::{Role, Wraps};
+use crate::lease::{
+    LeaderTimer, LeaseClientTimer, LeaseLeader, LeaseMsg, LeaseService, ServiceDurable,
+    ServiceTimer,
+};
+use crate::observation::Obs;
+use crate::redis::{InstanceTimer, RedisDurable, RedisInstance, RedisMsg};
+use crate::redis_lock::RedisClientTimer;
+use crate::redlock::RedlockTimer;
+use crate::storage::{FencedStorage, StorageDurable, StorageMsg};
+use crate::worker::{Worker, WorkerTimer};
+use serde::{Deserialize, Serialize};
+use splitbrain_engine::{Actor, Context, Message, NodeId};
+
+/// Defines an enum whose variants each wrap one protocol's type (unit variants wrap nothing)
+/// and implements [`Wraps`] (so also [`From`]) for every wrapped type. The enum is written out
+/// as it is declared, attributes and docs included. An optional `impl Trait { fn f(&self) ->
+/// R }` after it implements `Trait` by calling `f` on the wrapped value of every variant.
+macro_rules! wrapper_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident ( $inner:ty ) ),* $(,)?
+        }
+        impl $tr:ident { fn $f:ident(&self) -> $ret:ty }
+    ) => {
+        wrapper_enum! {
+            $(#[$meta])*
+            pub enum $name {
+                $( $(#[$vmeta])* $variant($inner) ),*
+            }
+        }
+        impl $tr for $name {
+            #[inline]
+            fn $f(&self) -> $ret {
+                match self {
+                    $( $name::$variant(inner) => inner.$f(), )*
+                }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident $( ( $inner:ty ) )? ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $name {
+            $( $(#[$vmeta])* $variant $( ( $inner ) )? ),*
+        }
+        $( $( wraps!($name::$variant($inner)); )? )*
+    };
+}
+
+/// `impl Wraps<$inner> for $outer` through the variant `$outer::$variant($inner)`.
+macro_rules! wraps {
+    ($outer:ident :: $variant:ident ( $inner:ty )) => {
+        impl From<$inner> for $outer {
+            #[inline]
+            fn from(inner: $inner) -> Self {
+                $outer::$variant(inner)
+            }
+        }
+        impl Wraps<$inner> for $outer {
+            #[inline]
+            fn into_part(self) -> Option<$inner> {
+                match self {
+                    $outer::$variant(inner) => Some(inner),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+            #[inline]
+            fn part(&self) -> Option<&$inner> {
+                match self {
+                    $outer::$variant(inner) => Some(inner),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+/// `impl Wraps<$inner> for $outer` two levels down, through `$outer::$variant($mid)` where
+/// `$mid: Wraps<$inner>`.
+macro_rules! wraps_through {
+    ($outer:ident :: $variant:ident ( $mid:ident ) : $($inner:ty),* $(,)?) => {
+        $(
+            impl From<$inner> for $outer {
+                #[inline]
+                fn from(inner: $inner) -> Self {
+                    $outer::$variant($mid::from(inner))
+                }
+            }
+            impl Wraps<$inner> for $outer {
+                #[inline]
+                fn into_part(self) -> Option<$inner> {
+                    match self {
+                        $outer::$variant(mid) => mid.into_part(),
+                        _ => None,
+                    }
+                }
+                #[inline]
+                fn part(&self) -> Option<&$inner> {
+                    match self {
+                        $outer::$variant(mid) => mid.part(),
+                        _ => None,
+                    }
+                }
+            }
+        )*
+    };
+}
+
+/// Defines [`Node`] as written and implements the engine's [`Actor`] for it: every handler
+/// goes to the variant's [`Role`] with the same arguments.
+macro_rules! role_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident($role:ty) ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $name {
+            $( $(#[$vmeta])* $variant($role) ),*
+        }
+
+        impl Actor for $name {
+            type Msg = Msg;
+            type Timer = Timer;
+            type Obs = Obs;
+            type Durable = Durable;
+
+            #[inline]
+            fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
+                match self {
+                    $( $name::$variant(role) => Role::on_start(role, ctx), )*
+                }
+            }
+            #[inline]
+            fn on_message(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, msg: Msg) {
+                match self {
+                    $( $name::$variant(role) => Role::on_message(role, ctx, from, msg), )*
+                }
+            }
+            #[inline]
+            fn on_timer(&mut self, ctx: &mut Context<'_, Self>, timer: Timer) {
+                match self {
+                    $( $name::$variant(role) => Role::on_timer(role, ctx, timer), )*
+                }
+            }
+            #[inline]
+            fn on_restart(&mut self, ctx: &mut Context<'_, Self>, durable: &Durable) {
+                match self {
+                    $( $name::$variant(role) => Role::on_restart(role, ctx, durable), )*
+                }
+            }
+        }
+    };
+}
+
+role_enum! {
+    /// Every role a node can play.
+    #[derive(Clone, Debug)]
+    pub enum Node {
+        /// A bully election participant.
+        Bully(BullyNode),
+        /// The lease service (a single authoritative lock service).
+        LeaseService(LeaseService),
+        /// A lease-based leader (lease client on the lease "leader").
+        LeaseLeader(LeaseLeader),
+        /// A Redis instance.
+        RedisInstance(RedisInstance),
+        /// Fenced (or unfenced) storage.
+        Storage(FencedStorage),
+        /// A worker driving a lock client (lease, Redis or Redlock).
+        Worker(Worker),
+    }
+}
+
+wrapper_enum! {
+    /// Every message a splitbrain actor sends.
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Msg {
+        /// Bully election messages.
+        Bully(BullyMsg),
+        /// Lease service requests and replies.
+        Lease(LeaseMsg),
+        /// Redis commands and replies.
+        Redis(RedisMsg),
+        /// Storage writes and acknowledgements.
+        Storage(StorageMsg),
+    }
+    impl Message { fn kind(&self) -> &'static str }
+}
+
+wrapper_enum! {
+    /// Every timer payload a splitbrain actor sets.
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Timer {
+        /// Bully node timers.
+        Bully(BullyTimer),
+        /// Lease service timers (grant expiry).
+        LeaseService(ServiceTimer),
+        /// Lease-based leader timers.
+        LeaseLeader(LeaderTimer),
+        /// Redis instance timers (AOF fsync tick, delayed restart).
+        RedisInstance(InstanceTimer),
+        /// Lock client timers (inside workers and lease leaders).
+        Client(ClientTimer),
+        /// Worker loop timers.
+        Worker(WorkerTimer),
+    }
+}
+
+wrapper_enum! {
+    /// Timers of the lock clients (one level under [`Timer::Client`]).
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum ClientTimer {
+        /// Lease client timers.
+        Lease(LeaseClientTimer),
+        /// Single-instance Redis lock client timers.
+        Redis(RedisClientTimer),
+        /// Redlock client timers.
+        Redlock(RedlockTimer),
+    }
+}
+
+wraps_through!(Timer::Client(ClientTimer): LeaseClientTimer, RedisClientTimer, RedlockTimer);
+
+wrapper_enum! {
+    /// The durable state of a node (what survives a crash, see `Context::persist`);
+    /// `Nothing` for actors that keep nothing.
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub enum Durable {
+        /// Nothing survives.
+        #[default]
+        Nothing,
+        /// Bully node: its term counter.
+        Bully(BullyDurable),
+        /// Lease service: its token counter.
+        LeaseService(ServiceDurable),
+        /// Redis instance: its persisted keyspace.
+        Redis(RedisDurable),
+        /// Storage: its highest token and applied jobs.
+        Storage(StorageDurable),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, to_value};
+
+    #[test]
+    fn wrappers_serialize_as_the_trace_has_them() {
+        assert_eq!(
+            to_value(Msg::from(BullyMsg::Election)).unwrap(),
+            json!({"bully": "election"})
+        );
+        assert_eq!(
+            to_value(Timer::from(BullyTimer::HeartbeatTick { term: 1 })).unwrap(),
+            json!({"bully": {"heartbeat_tick": {"term": 1}}})
+        );
+        assert_eq!(
+            to_value(Timer::from(LeaseClientTimer::Renew)).unwrap(),
+            json!({"client": {"lease": "renew"}})
+        );
+        assert_eq!(
+            to_value(Timer::from(RedlockTimer::Timeout { req: 83 })).unwrap(),
+            json!({"client": {"redlock": {"timeout": {"req": 83}}}})
+        );
+        assert_eq!(
+            to_value(Timer::from(WorkerTimer::Begin)).unwrap(),
+            json!({"worker": "begin"})
+        );
+        assert_eq!(
+            to_value(Timer::from(LeaderTimer::Retry)).unwrap(),
+            json!({"lease_leader": "retry"})
+        );
+    }
+
+    #[test]
+    fn a_wrapper_gives_back_only_its_own_part() {
+        let t = Timer::from(RedisClientTimer::Deadline);
+        assert_eq!(
+            t,
+            Timer::Client(ClientTimer::Redis(RedisClientTimer::Deadline))
+        );
+        assert_eq!(
+            Wraps::<RedisClientTimer>::part(&t),
+            Some(&RedisClientTimer::Deadline)
+        );
+        assert_eq!(Wraps::<RedlockTimer>::part(&t), None);
+        assert_eq!(Wraps::<LeaseClientTimer>::part(&t), None);
+        assert_eq!(Wraps::<WorkerTimer>::part(&t), None);
+        assert_eq!(Wraps::<BullyTimer>::into_part(t), None);
+
+        let m = Msg::from(StorageMsg::Write {
+            req: 1,
+            token: Some(33),
+            job: None,
+            data: "x".into(),
+        });
+        assert_eq!(m.kind(), "WRITE");
+        assert!(Wraps::<StorageMsg>::part(&m).is_some());
+        assert_eq!(Wraps::<BullyMsg>::into_part(m.clone()), None);
+        assert!(Wraps::<StorageMsg>::into_part(m).is_some());
+
+        let d = Durable::from(BullyDurable { term: 4 });
+        assert_eq!(
+            Wraps::<BullyDurable>::part(&d),
+            Some(&BullyDurable { term: 4 })
+        );
+        assert_eq!(Wraps::<BullyDurable>::part(&Durable::Nothing), None);
+        assert_eq!(Wraps::<StorageDurable>::part(&d), None);
+    }
+}
