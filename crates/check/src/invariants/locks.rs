@@ -4,10 +4,10 @@
 //! `LockReleased` / `LockLost` for `L` or its crash; a paused client goes on believing.
 
 use super::{end_evidence, join_names, names, tidy};
+use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
-use crate::timeline::{
-    describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode, Truth, WallClocks,
-};
+use crate::timeline::{describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode};
+use crate::truth::Truth;
 use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
@@ -277,7 +277,7 @@ mod tests {
     mod holder_writes_only {
         use super::*;
         use crate::invariants::locks::holder_writes_only;
-        use crate::timeline::{Truth, WallClocks};
+        use crate::{Truth, WallClocks};
 
         fn granted(holder: u32, token: u64) -> Obs {
             Obs::LeaseGranted {

@@ -1,0 +1,202 @@
+//! Redis key truth: which value each Redis instance holds at each key over true time, keys
+//! expiring by the instance's own wall clock ([`key_expired`](crate::key_expired)).
+
+use crate::clocks::WallClocks;
+use crate::run::{Role, RunRecord};
+use crate::timeline::{fault_evidence, fmt_wall, obs_evidence, steps, take_node, Step};
+use crate::verdict::{Evidence, Source};
+use splitbrain_engine::{Fault, NodeId, SimTime, WallTime};
+use splitbrain_protocols::Obs;
+use std::collections::BTreeMap;
+
+/// One Redis instance holding `value` at `key` over `[from, to)` (true time, ns): from the
+/// instance's `SET` (or its restart with the key) until `DEL`, a new `SET`, its crash, or the
+/// key's expiry by the instance's wall clock ([`key_expired`]; a backward clock step can make
+/// an expired key live again, which starts a new piece). A change of the key's expiry
+/// (`PEXPIRE`) ends the piece with no evidence and the next piece of the same key and value
+/// starts at that instant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyHold {
+    /// The Redis instance.
+    pub instance: NodeId,
+    /// The key.
+    pub key: String,
+    /// The value it holds.
+    pub value: String,
+    /// The client that reported acquiring lock `key` with `value` (the first to), if any.
+    pub holder: Option<NodeId>,
+    /// Start, true time.
+    pub from: SimTime,
+    /// End, true time (exclusive).
+    pub to: SimTime,
+    /// The fact that started it.
+    pub start: Evidence,
+    /// The fact that ended it: the event, or the expiry (derived); `None` if it lasted to the
+    /// horizon or the key's expiry changed at `to` (the next piece continues it).
+    pub end: Option<Evidence>,
+}
+
+/// An open Redis key on one instance.
+struct KeySeg {
+    value: String,
+    deadline: Option<WallTime>,
+    since: SimTime,
+    start: Evidence,
+}
+
+/// The client behind each `(lock, value)`: the first that reported acquiring the lock with it.
+fn value_owners(record: &RunRecord) -> BTreeMap<(&str, &str), NodeId> {
+    let mut owner: BTreeMap<(&str, &str), NodeId> = BTreeMap::new();
+    for o in &record.observations {
+        if let Obs::LockAcquired { lock, value, .. } = &o.obs {
+            owner
+                .entry((lock.as_str(), value.as_str()))
+                .or_insert(o.node);
+        }
+    }
+    owner
+}
+
+/// Every key held on every Redis instance of the run, as [`KeyHold`]s in the order they ended.
+pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold> {
+    let instances = record.nodes_where(|r| r == Role::RedisInstance);
+    if instances.is_empty() {
+        return Vec::new();
+    }
+    let owner = value_owners(record);
+    let is_instance = |n: NodeId| instances.contains(&n);
+    let mut open: BTreeMap<(NodeId, String), KeySeg> = BTreeMap::new();
+    let mut held: Vec<KeyHold> = Vec::new();
+    let close = |held: &mut Vec<KeyHold>,
+                 node: NodeId,
+                 key: String,
+                 seg: KeySeg,
+                 t: SimTime,
+                 end: Option<Evidence>| {
+        let pieces = match seg.deadline {
+            None => vec![(seg.since, t, None)],
+            Some(d) => clocks.live_pieces(node, seg.since, t, d),
+        };
+        let n = pieces.len();
+        for (i, (from, to, expired)) in pieces.into_iter().enumerate() {
+            let end = match expired {
+                Some(wall) => Some(Evidence {
+                    t: to,
+                    node: record.name(node),
+                    text: format!(
+                        "key {key} (value {}) expired: wall clock {} >= deadline {}",
+                        seg.value,
+                        fmt_wall(wall),
+                        fmt_wall(seg.deadline.expect("pieces expire only with a deadline"))
+                    ),
+                    source: Source::Derived,
+                }),
+                None if i + 1 == n => end.clone(),
+                None => None,
+            };
+            held.push(KeyHold {
+                instance: node,
+                key: key.clone(),
+                value: seg.value.clone(),
+                holder: owner.get(&(key.as_str(), seg.value.as_str())).copied(),
+                from,
+                to,
+                start: seg.start.clone(),
+                end,
+            });
+        }
+    };
+    for step in steps(record) {
+        match step {
+            Step::Obs {
+                index,
+                t,
+                node,
+                obs,
+            } if is_instance(node) => {
+                let ev = || obs_evidence(record, index);
+                match obs {
+                    Obs::RedisKeySet {
+                        key,
+                        value,
+                        deadline_wall,
+                    } => {
+                        if let Some(seg) = open.remove(&(node, key.clone())) {
+                            close(&mut held, node, key.clone(), seg, t, Some(ev()));
+                        }
+                        open.insert(
+                            (node, key.clone()),
+                            KeySeg {
+                                value: value.clone(),
+                                deadline: *deadline_wall,
+                                since: t,
+                                start: ev(),
+                            },
+                        );
+                    }
+                    Obs::RedisKeyExpiry { key, deadline_wall } => {
+                        if let Some(seg) = open.remove(&(node, key.clone())) {
+                            let value = seg.value.clone();
+                            let start = seg.start.clone();
+                            close(&mut held, node, key.clone(), seg, t, None);
+                            open.insert(
+                                (node, key.clone()),
+                                KeySeg {
+                                    value,
+                                    deadline: *deadline_wall,
+                                    since: t,
+                                    start,
+                                },
+                            );
+                        }
+                    }
+                    Obs::RedisKeyDeleted { key } => {
+                        if let Some(seg) = open.remove(&(node, key.clone())) {
+                            close(&mut held, node, key.clone(), seg, t, Some(ev()));
+                        }
+                    }
+                    Obs::RedisRestarted { keys } => {
+                        for (key, value, deadline) in keys {
+                            if let Some(seg) = open.remove(&(node, key.clone())) {
+                                close(&mut held, node, key.clone(), seg, t, Some(ev()));
+                            }
+                            open.insert(
+                                (node, key.clone()),
+                                KeySeg {
+                                    value: value.clone(),
+                                    deadline: *deadline,
+                                    since: t,
+                                    start: ev(),
+                                },
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Step::Fault {
+                index,
+                t,
+                fault: Fault::Crash { node },
+            } => {
+                for (k, seg) in take_node(&mut open, *node) {
+                    close(
+                        &mut held,
+                        k.0,
+                        k.1,
+                        seg,
+                        t,
+                        Some(fault_evidence(record, index)),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    let horizon = record.horizon();
+    for ((node, key), seg) in std::mem::take(&mut open) {
+        close(&mut held, node, key, seg, horizon, None);
+    }
+    held.retain(|h| h.from < h.to);
+    held
+}
