@@ -378,7 +378,7 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
         Obs::LeaderStepDown { term } => format!("steps down (term {term})"),
         Obs::ElectionStarted => "starts an election".to_string(),
         Obs::LeaderKnown { leader } => format!("follows {}", name(leader)),
-        Obs::LockRequested { lock } => format!("requests {lock}"),
+        Obs::LockRequested { lock, .. } => format!("requests {lock}"),
         Obs::LockAcquired {
             lock, token, value, ..
         } => format!("acquired {lock} (token {}, value {value})", fmt_opt(*token)),
@@ -393,7 +393,7 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
             valid,
             remaining_ns,
         } => format!("checked validity of {lock}: valid={valid}, remaining {remaining_ns} ns"),
-        Obs::WriteSent { token, job } => {
+        Obs::WriteSent { token, job, .. } => {
             format!(
                 "sent a write (token {}, job {})",
                 fmt_opt(*token),
@@ -440,6 +440,7 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
             token,
             job,
             applied,
+            ..
         } => format!(
             "accepted a write from {} (token {}, job {}{})",
             name(writer),

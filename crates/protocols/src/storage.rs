@@ -167,6 +167,7 @@ impl FencedStorage {
         ctx.persist(Durable::Storage(self.state.clone()));
         ctx.observe(Obs::WriteAccepted {
             writer: from,
+            req,
             token,
             job,
             applied,

@@ -190,6 +190,7 @@ mod tests {
     fn accepted(writer: u32, token: Option<u64>) -> Obs {
         Obs::WriteAccepted {
             writer: id(writer),
+            req: 0,
             token,
             job: None,
             applied: true,

@@ -78,6 +78,7 @@ fn accepted_by_storage(record: &RunRecord) -> BTreeMap<NodeId, Vec<Accepted>> {
             token,
             job,
             applied,
+            ..
         } = o.obs
         {
             out.entry(o.node)
@@ -247,6 +248,7 @@ mod tests {
     fn write(writer: u32, token: Option<u64>, job: Option<u64>, applied: bool) -> Obs {
         Obs::WriteAccepted {
             writer: id(writer),
+            req: 0,
             token,
             job,
             applied,

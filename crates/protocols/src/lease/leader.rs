@@ -132,6 +132,7 @@ impl LeaseLeader {
                         }),
                     );
                     ctx.observe(Obs::WriteSent {
+                        req: self.writes_sent,
                         token: Some(term),
                         job: None,
                     });
