@@ -23,6 +23,7 @@ mod clocks;
 pub mod invariants;
 pub mod metrics;
 pub mod run;
+mod sent;
 pub mod spec;
 mod timeline;
 mod truth;

@@ -7,7 +7,8 @@ use super::{end_evidence, join_names, names, tidy};
 use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
 use crate::timeline::{describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode};
-use crate::truth::Truth;
+use crate::sent::{SentUnder, Start};
+use crate::truth::{servers_of, Truth};
 use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
@@ -63,19 +64,20 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
 
 /// `holder_writes_only` (DESIGN.md): "every write the storage accepts was sent by the client
 /// that truly held the lock at the instant of acceptance". Every `WriteAccepted` (applied or
-/// not) at true time `t` is judged against the truth at `t`:
+/// not) at true time `t` is judged against the truth at `t` ([`Truth`]): the hold the write
+/// was SENT under ([`crate::sent`]: its `WriteSent`'s hold, or its token's) must be true at
+/// `t`. A write in flight across its writer's re-acquisition belongs to the old hold, so it
+/// fails here if the old hold ended, even though its writer holds the lock again.
 /// - a lease is held by `holder` from `LeaseGranted` until `LeaseFreed`, a new grant of the
-///   same lease, or the service's crash;
+///   same lease, or the service's crash; the write's token must be the grant's;
 /// - a Redis lock (key) is held by the client whose `LockAcquired.value` a majority of the
-///   run's `RedisInstance` nodes hold at `t`. An instance holds a value from `RedisKeySet`
-///   until `RedisKeyDeleted`, an overwrite, its crash, or its wall clock reaching the key's
-///   deadline (see [`key_expired`](crate::key_expired); the wall clock is rebuilt from the
-///   node's initial clock and its `ClockStep` / `SetDrift` faults); keys listed in
-///   `RedisRestarted` hold again.
+///   lock's own instances (the `servers` its clients' `LockRequested` name) hold at `t`; see
+///   [`KeyHold`](crate::KeyHold) for when an instance holds a key (a down instance grants to
+///   nobody and goes on counting for what it held).
 ///
-/// The lock a write is for is the writer's latest `LockAcquired` before the acceptance; a
-/// writer that never acquired one (a lease-based leader) must truly hold some lock. A run
-/// with accepted writes but no lock servers is `Inconclusive`: nothing defines the truth.
+/// A writer that never acquired a lock (a lease-based leader) must truly hold a grant whose
+/// token is its claimed term. A run with accepted writes but no lock servers is
+/// `Inconclusive`: nothing defines the truth.
 pub fn holder_writes_only(record: &RunRecord) -> Verdict {
     let writes: Vec<usize> = record
         .observations
@@ -95,6 +97,7 @@ pub fn holder_writes_only(record: &RunRecord) -> Verdict {
         };
     }
     let truth = Truth::new(record, &WallClocks::new(record));
+    let sent = SentUnder::new(record);
     let acquisitions = PerNode::new(record, |o| matches!(o, Obs::LockAcquired { .. }));
     let mut violations = Vec::new();
     for i in writes {
@@ -102,21 +105,19 @@ pub fn holder_writes_only(record: &RunRecord) -> Verdict {
         let Obs::WriteAccepted { writer, .. } = o.obs else {
             unreachable!("filtered above")
         };
-        let acquired = acquisitions
-            .before(writer, i)
-            .map(|j| match &record.observations[j].obs {
-                Obs::LockAcquired { lock, .. } => (j, lock.as_str()),
-                _ => unreachable!("indexed LockAcquired observations"),
-            });
-        let lock = acquired.map(|(_, l)| l);
-        if truth.at(lock, o.t).any(|h| h.holder == Some(writer)) {
+        let under = sent.of(record, i);
+        let (lock, id) = under.hold(record);
+        if truth
+            .at(lock, o.t)
+            .any(|h| h.holder == Some(writer) && h.is(&id))
+        {
             continue;
         }
         let mut nodes: BTreeSet<NodeId> = [writer, o.node].into_iter().collect();
         let mut evidence = vec![obs_evidence(record, i)];
-        if let Some((j, _)) = acquired {
-            evidence.push(obs_evidence(record, j));
-        }
+        evidence.extend(under.index().map(|j| obs_evidence(record, j)));
+        let send = sent.send_of(record, i);
+        evidence.extend(send.map(|s| obs_evidence(record, s)));
         if let Some(last) = truth.last_by(lock, writer, o.t) {
             evidence.extend(last.started_by.iter().cloned());
             evidence.extend(last.ended_by.iter().cloned());
@@ -141,13 +142,20 @@ pub fn holder_writes_only(record: &RunRecord) -> Verdict {
                 .collect();
             held.join(" and ")
         };
-        let summary = format!(
-            "{} accepted a write from {} while {truly}",
-            record.name(o.node),
-            record.name(writer)
-        );
+        // Say which hold the write was sent under when it is not the writer's latest.
+        let latest = acquisitions.before(writer, i);
+        let what = match (under, send) {
+            (Start::Acquired(j), Some(s)) if latest != Some(j) => format!(
+                "a write {} sent at {} under its hold acquired at {}",
+                record.name(writer),
+                record.observations[s].t,
+                record.observations[j].t
+            ),
+            _ => format!("a write from {}", record.name(writer)),
+        };
+        let summary = format!("{} accepted {what} while {truly}", record.name(o.node));
         let mut relevant = nodes.clone();
-        relevant.extend(servers.iter().copied());
+        relevant.extend(servers_of(record, lock));
         violations.push(Violation {
             invariant: "holder_writes_only",
             from: o.t,

@@ -1,21 +1,51 @@
 //! Redis majority truth: a Redis lock is held by the client whose value a majority of the
-//! Redis instances hold (Redlock's quorum rule; one instance is a majority of one).
+//! lock's own instances hold (Redlock's quorum rule; one instance is a majority of one).
+//!
+//! **Which instances.** A lock is named by its key within the set of instances its clients
+//! ask (each client's `LockRequested { servers }`): two single-instance locks on different
+//! instances are two locks, even under one name, and an instance no client of the lock asks
+//! has no say in it. A key no client requested (a hand-built record, a trace written before
+//! `servers` existed) is judged over every Redis instance of the run.
 
 use super::{Hold, HoldSource, KeyHold};
 use crate::run::{Role, RunRecord};
 use crate::timeline::overlaps;
 use crate::verdict::Evidence;
-use splitbrain_engine::SimTime;
-use std::collections::BTreeMap;
+use splitbrain_engine::{NodeId, SimTime};
+use splitbrain_protocols::Obs;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Windows during which a majority of the run's Redis instances hold one `(key, value)`.
+/// The instance sets each Redis lock (key) is asked of, from the clients' `LockRequested`:
+/// per key, each distinct set (sorted), in key then set order. Sets naming a node that is not
+/// a Redis instance (a lease service) are left out.
+pub(crate) fn lock_instances(record: &RunRecord) -> BTreeMap<&str, BTreeSet<Vec<NodeId>>> {
+    let mut out: BTreeMap<&str, BTreeSet<Vec<NodeId>>> = BTreeMap::new();
+    for o in &record.observations {
+        if let Obs::LockRequested { lock, servers } = &o.obs {
+            let mut set = servers.clone();
+            set.sort();
+            set.dedup();
+            if !set.is_empty()
+                && set
+                    .iter()
+                    .all(|n| record.role(*n) == Some(Role::RedisInstance))
+            {
+                out.entry(lock.as_str()).or_default().insert(set);
+            }
+        }
+    }
+    out
+}
+
+/// Windows during which a majority (`n / 2 + 1`) of a lock's `n` instances hold one
+/// `(key, value)`, for each instance set the key is asked of.
 pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Hold> {
-    let instances = record.nodes_where(|r| r == Role::RedisInstance).len();
-    if instances == 0 {
+    let all = record.nodes_where(|r| r == Role::RedisInstance);
+    if all.is_empty() {
         return Vec::new();
     }
-    let majority = instances / 2 + 1;
-    // Majority windows per (key, value).
+    let sets = lock_instances(record);
+    // Key pieces per (key, value).
     let mut by_value: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
     for (i, h) in held.iter().enumerate() {
         by_value
@@ -25,36 +55,60 @@ pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Hold> {
     }
     let mut out = Vec::new();
     for ((key, value), idx) in by_value {
-        let spans: Vec<(SimTime, SimTime)> =
-            idx.iter().map(|&i| (held[i].from, held[i].to)).collect();
-        for o in overlaps(&spans, majority) {
-            let members: Vec<&KeyHold> = o.members.iter().map(|&m| &held[idx[m]]).collect();
-            let mut started_by: Vec<Evidence> = members
+        let key_sets: Vec<Vec<NodeId>> = match sets.get(key) {
+            Some(s) => s.iter().cloned().collect(),
+            None => vec![all.clone()],
+        };
+        for instances in key_sets {
+            let idx: Vec<usize> = idx
                 .iter()
-                .filter(|h| h.from <= o.from)
-                .map(|h| h.start.clone())
+                .copied()
+                .filter(|&i| instances.contains(&held[i].instance))
                 .collect();
-            started_by.sort_by_key(|e| e.t);
-            let ended_by: Vec<Evidence> = members
-                .iter()
-                .filter(|h| h.to == o.to)
-                .filter_map(|h| h.end.clone())
-                .collect();
-            out.push(Hold {
-                lock: key.to_string(),
-                holder: members[0].holder,
-                source: HoldSource::RedisMajority {
-                    value: value.to_string(),
-                },
-                what: format!(
-                    "value {value} on a majority ({majority} of {instances}) of Redis instances"
-                ),
-                from: o.from,
-                to: o.to,
-                started_by,
-                ended_by,
-            });
+            out.extend(majority_windows(held, &idx, key, value, &instances));
         }
+    }
+    out
+}
+
+/// The majority windows of one `(key, value)` over one instance set, from its pieces `idx`.
+fn majority_windows(
+    held: &[KeyHold],
+    idx: &[usize],
+    key: &str,
+    value: &str,
+    instances: &[NodeId],
+) -> Vec<Hold> {
+    let n = instances.len();
+    let majority = n / 2 + 1;
+    let spans: Vec<(SimTime, SimTime)> = idx.iter().map(|&i| (held[i].from, held[i].to)).collect();
+    let mut out = Vec::new();
+    for o in overlaps(&spans, majority) {
+        let members: Vec<&KeyHold> = o.members.iter().map(|&m| &held[idx[m]]).collect();
+        let mut started_by: Vec<Evidence> = members
+            .iter()
+            .filter(|h| h.from <= o.from)
+            .map(|h| h.start.clone())
+            .collect();
+        started_by.sort_by_key(|e| e.t);
+        let ended_by: Vec<Evidence> = members
+            .iter()
+            .filter(|h| h.to == o.to)
+            .filter_map(|h| h.end.clone())
+            .collect();
+        out.push(Hold {
+            lock: key.to_string(),
+            holder: members[0].holder,
+            source: HoldSource::RedisMajority {
+                value: value.to_string(),
+                instances: instances.to_vec(),
+            },
+            what: format!("value {value} on a majority ({majority} of {n}) of Redis instances"),
+            from: o.from,
+            to: o.to,
+            started_by,
+            ended_by,
+        });
     }
     out
 }

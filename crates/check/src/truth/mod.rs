@@ -13,9 +13,11 @@ pub(crate) mod majority;
 pub(crate) mod redis_keys;
 
 use crate::clocks::WallClocks;
-use crate::run::RunRecord;
+use crate::run::{Role, RunRecord};
 use crate::verdict::Evidence;
 use splitbrain_engine::{NodeId, SimTime};
+use splitbrain_protocols::Obs;
+use std::collections::BTreeSet;
 
 pub use redis_keys::KeyHold;
 
@@ -55,16 +57,58 @@ pub enum HoldSource {
         /// The grant's fencing token.
         token: u64,
     },
-    /// A majority (`n / 2 + 1` of the run's `n` Redis instances) holding `value` at the key.
+    /// A majority (`n / 2 + 1` of the lock's `n` Redis instances) holding `value` at the key.
     RedisMajority {
         /// The value (the client's random lock value).
         value: String,
+        /// The lock's instances (the set its clients ask), sorted.
+        instances: Vec<NodeId>,
     },
 }
 
+/// Which of a client's holds: the fencing token of a lease grant, the random value of a Redis
+/// lock (`None`: any).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct HoldId {
+    pub token: Option<u64>,
+    pub value: Option<String>,
+}
+
+impl Hold {
+    /// Whether this hold is the one `id` names.
+    pub(crate) fn is(&self, id: &HoldId) -> bool {
+        match &self.source {
+            HoldSource::Lease { token, .. } => id.token.map_or(true, |t| t == *token),
+            HoldSource::RedisMajority { value, .. } => {
+                id.value.as_deref().map_or(true, |v| v == value)
+            }
+        }
+    }
+}
+
+/// The lock servers a lock's truth is built from: every server its clients ask
+/// (`LockRequested { servers }`), or every lock server of the run if none is named (`lock`
+/// `None`, a hand-built record, an old trace).
+pub(crate) fn servers_of(record: &RunRecord, lock: Option<&str>) -> BTreeSet<NodeId> {
+    let mut out = BTreeSet::new();
+    if let Some(lock) = lock {
+        for o in &record.observations {
+            if let Obs::LockRequested { lock: l, servers } = &o.obs {
+                if l == lock {
+                    out.extend(servers.iter().copied());
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        out.extend(record.nodes_where(Role::is_lock_server));
+    }
+    out
+}
+
 /// The truth about locks over the run (DESIGN.md, `holder_writes_only`: "truth = the lock
-/// servers' state: the lease service's grant, or a majority of Redis instances holding the
-/// client's value"), rebuilt from a [`RunRecord`]: the lease services' grant observations and
+/// servers' state: the lease service's grant, or a majority of the lock's Redis instances
+/// holding the client's value"), rebuilt from a [`RunRecord`]: the lease services' grant observations and
 /// the Redis instances' key observations, keys expiring by the instance's wall clock
 /// ([`WallClocks`], [`key_expired`](crate::key_expired)). Intervals are half-open in true ns; one still open at
 /// the end is closed at [`RunRecord::horizon`]; empty ones are dropped.

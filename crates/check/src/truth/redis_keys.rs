@@ -3,18 +3,23 @@
 
 use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
-use crate::timeline::{fault_evidence, fmt_wall, obs_evidence, steps, take_node, Step};
+use crate::timeline::{fmt_wall, obs_evidence, steps, take_node, Step};
 use crate::verdict::{Evidence, Source};
-use splitbrain_engine::{Fault, NodeId, SimTime, WallTime};
+use splitbrain_engine::{NodeId, SimTime, WallTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeMap;
 
 /// One Redis instance holding `value` at `key` over `[from, to)` (true time, ns): from the
-/// instance's `SET` (or its restart with the key) until `DEL`, a new `SET`, its crash, or the
-/// key's expiry by the instance's wall clock ([`key_expired`]; a backward clock step can make
-/// an expired key live again, which starts a new piece). A change of the key's expiry
-/// (`PEXPIRE`) ends the piece with no evidence and the next piece of the same key and value
-/// starts at that instant.
+/// instance's `SET` (or its restart with the key) until `DEL` (a deletion by lazy expiry
+/// included), a new `SET`, its return from a crash (`RedisRestarted`: it then holds only the
+/// keys it came back with, as its persistence decides), or the key's expiry by the instance's
+/// wall clock ([`key_expired`](crate::key_expired)). While the instance is down (crashed, or
+/// restarted but still in its restart delay) it answers nobody, so it grants the key to no one
+/// else: the key goes on counting for its value until its deadline or the instance's return.
+/// A backward clock step makes an expired key live again, which starts a new piece, unless the
+/// instance deleted it in between (an access to an expired key deletes it and is observed), as
+/// the Redis model does. A change of the key's expiry (`PEXPIRE`) ends the piece with no
+/// evidence and the next piece of the same key and value starts at that instant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyHold {
     /// The Redis instance.
@@ -156,6 +161,11 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
                         }
                     }
                     Obs::RedisRestarted { keys } => {
+                        // Serving again: it holds exactly what it came back with (its
+                        // persistence decides); whatever it held when it went down is gone.
+                        for (k, seg) in take_node(&mut open, node) {
+                            close(&mut held, k.0, k.1, seg, t, Some(ev()));
+                        }
                         for (key, value, deadline) in keys {
                             if let Some(seg) = open.remove(&(node, key.clone())) {
                                 close(&mut held, node, key.clone(), seg, t, Some(ev()));
@@ -174,22 +184,10 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
                     _ => {}
                 }
             }
-            Step::Fault {
-                index,
-                t,
-                fault: Fault::Crash { node },
-            } => {
-                for (k, seg) in take_node(&mut open, *node) {
-                    close(
-                        &mut held,
-                        k.0,
-                        k.1,
-                        seg,
-                        t,
-                        Some(fault_evidence(record, index)),
-                    );
-                }
-            }
+            // A crash ends nothing here: a down instance (crashed, or restarted but still in
+            // its restart delay) answers nobody, so it grants the key to no one else; it goes
+            // on counting for the value it held until that key's deadline by its wall clock,
+            // or until it serves again (`RedisRestarted`, above).
             _ => {}
         }
     }
