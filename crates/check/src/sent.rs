@@ -118,7 +118,13 @@ impl SentUnder {
     }
 
     /// `writer`'s latest acquisition (else claim) with fencing token `token` before `index`.
-    fn by_token(&self, record: &RunRecord, writer: NodeId, token: u64, index: usize) -> Option<Start> {
+    fn by_token(
+        &self,
+        record: &RunRecord,
+        writer: NodeId,
+        token: u64,
+        index: usize,
+    ) -> Option<Start> {
         let latest = |per: &PerNode, is: &dyn Fn(&Obs) -> bool| {
             let mut at = index;
             while let Some(j) = per.before(writer, at) {
@@ -129,12 +135,16 @@ impl SentUnder {
             }
             None
         };
-        if let Some(j) = latest(&self.acquired, &|o| {
-            matches!(o, Obs::LockAcquired { token: Some(t), .. } if *t == token)
-        }) {
+        if let Some(j) = latest(
+            &self.acquired,
+            &|o| matches!(o, Obs::LockAcquired { token: Some(t), .. } if *t == token),
+        ) {
             return Some(Start::Acquired(j));
         }
-        latest(&self.claimed, &|o| matches!(o, Obs::LeaderClaim { term } if *term == token))
-            .map(Start::Claimed)
+        latest(
+            &self.claimed,
+            &|o| matches!(o, Obs::LeaderClaim { term } if *term == token),
+        )
+        .map(Start::Claimed)
     }
 }

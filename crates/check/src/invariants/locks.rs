@@ -6,8 +6,8 @@
 use super::{end_evidence, join_names, names, tidy};
 use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
-use crate::timeline::{describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode};
 use crate::sent::{SentUnder, Start};
+use crate::timeline::{describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode};
 use crate::truth::{servers_of, Truth};
 use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimTime};

@@ -3,8 +3,8 @@
 
 use super::{names, tidy};
 use crate::run::RunRecord;
-use crate::sent::Start;
 use crate::sent::SentUnder;
+use crate::sent::Start;
 use crate::timeline::{describe_faults, obs_evidence};
 use crate::truth::servers_of;
 use crate::verdict::{Evidence, Verdict, Violation};

@@ -1,0 +1,198 @@
+//! The checkers' truth on whole runs: inputs from issues 10 and 17 pinned with their right
+//! values (a lock's truth over its own instances, down instances, writes judged by the hold
+//! they were sent under).
+
+use splitbrain_check::{Outcome, Verdict, Violation};
+use splitbrain_scenario::{execute, load_str, RunResult};
+
+fn run(src: &str, seed: u64) -> RunResult {
+    let plan = load_str("inline.json", src).unwrap();
+    execute(&plan, seed, None).unwrap()
+}
+
+fn verdict<'a>(r: &'a RunResult, name: &str) -> &'a Verdict {
+    r.report.verdict(name).unwrap()
+}
+
+fn windows(v: &Verdict) -> Vec<(String, String, String)> {
+    v.violations()
+        .iter()
+        .map(|x: &Violation| (x.from.to_string(), x.to.to_string(), x.summary.clone()))
+        .collect()
+}
+
+/// Issue 10 §1, first input: two independent single-instance locks. Each lock's truth is
+/// its own instance; before the fix the truth asked a majority of both instances and said
+/// nobody held lock-x (holder_writes_only VIOLATED at 2.004 s).
+#[test]
+fn two_independent_single_instance_locks_hold() {
+    let src = r#"{
+      "splitbrain": 1, "name": "two-locks", "seed": 1, "duration": "10s",
+      "nodes": {
+        "redis-x": {"role": "redis"},
+        "redis-y": {"role": "redis"},
+        "storage": {"role": "storage", "fencing": false},
+        "client-1": {"role": "worker", "lock": "redis", "instance": "redis-x", "name": "lock-x",
+                     "storage": "storage", "rounds": 1},
+        "client-2": {"role": "worker", "lock": "redis", "instance": "redis-y", "name": "lock-y",
+                     "storage": "storage", "rounds": 1, "start_after": "3s"}
+      },
+      "check": ["exclusive_holders", "holder_writes_only"],
+      "expect": {"exclusive_holders": "holds", "holder_writes_only": "holds"}
+    }"#;
+    let r = run(src, 1);
+    assert_eq!(verdict(&r, "exclusive_holders"), &Verdict::Holds);
+    assert_eq!(verdict(&r, "holder_writes_only"), &Verdict::Holds);
+    assert_eq!(r.report.metrics.writes_accepted, 2);
+}
+
+/// Issue 10 §1, second input: lesson 14b (Redlock, delayed restart) with holder_writes_only.
+/// redis-c, down from 1 s until 13.5 s, grants to nobody, so client-1's value stays on a
+/// majority (a, b and the silent c) until its TTL; before the fix: VIOLATED at 5.052 s.
+#[test]
+fn lesson_14b_holds_holder_writes_only() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/14b-redlock-delayed-restart.json"
+    );
+    let src = std::fs::read_to_string(path).unwrap();
+    let src = src.replace(
+        r#""no_two_accepted_writers"
+  ],"#,
+        r#""no_two_accepted_writers", "holder_writes_only"
+  ],"#,
+    );
+    assert!(src.contains("holder_writes_only"));
+    let r = run(&src, 14);
+    assert_eq!(verdict(&r, "holder_writes_only"), &Verdict::Holds);
+    assert_eq!(verdict(&r, "exclusive_holders"), &Verdict::Holds);
+    assert_eq!(r.report.metrics.writes_accepted, 2);
+}
+
+const FENCED_UNDER_NEMESIS: &str = r#"{
+  "splitbrain": 1, "name": "fenced-nemesis", "seed": 0, "duration": "120s",
+  "network": {"delay": {"uniform": ["1ms", "5ms"]}},
+  "nodes": {
+    "locks": {"role": "lease_service"},
+    "storage": {"role": "storage", "fencing": true},
+    "w": {"role": "worker", "count": 3, "lock": "lease", "service": "locks",
+          "storage": "storage", "ttl": "5s", "work_time": "1s", "rounds": 50}
+  },
+  "nemesis": {"mean_interval": "3s", "crash": ["1s", "8s"], "pause": ["100ms", "15s"],
+              "partition": ["1s", "10s"], "clock_step": "5s"},
+  "check": ["no_two_accepted_writers", "fencing_monotonic"],
+  "expect": {"no_two_accepted_writers": "holds", "fencing_monotonic": "holds"}
+}"#;
+
+/// Issue 10 §1, third input, seed 0: the storage, paused until 18.001 s, accepts w1's token-4
+/// write and then w3's token-5 write. w1's write belongs to its token-4 hold (the hold it was
+/// sent under), not to its later token-6 hold, so there is no A B A.
+#[test]
+fn fenced_lease_design_under_the_nemesis_seed_0() {
+    let r = run(FENCED_UNDER_NEMESIS, 0);
+    assert_eq!(verdict(&r, "fencing_monotonic"), &Verdict::Holds);
+    assert_eq!(verdict(&r, "no_two_accepted_writers"), &Verdict::Holds);
+}
+
+/// The same design over seeds 0..300: fencing makes no_two_accepted_writers hold on every
+/// seed (before the fix it was violated on about a third of the seeds).
+#[test]
+fn fenced_lease_design_under_the_nemesis_seeds_0_to_300() {
+    let plan = load_str("inline.json", FENCED_UNDER_NEMESIS).unwrap();
+    let mut bad = Vec::new();
+    for seed in 0..300 {
+        let r = execute(&plan, seed, None).unwrap();
+        for name in ["no_two_accepted_writers", "fencing_monotonic"] {
+            if verdict(&r, name).outcome() != Outcome::Holds {
+                bad.push((seed, name));
+            }
+        }
+    }
+    assert_eq!(bad, vec![]);
+}
+
+/// Issue 17 item 2: client-1's write sent at 1.003 s under its first hold lands at 5.003 s,
+/// after client-2's write (3.004 s) and client-1's re-acquisition (3.509 s).
+fn in_flight(lock: &str) -> String {
+    let (lock_fields, extra_node) = match lock {
+        "redis" => (
+            r#""lock": "redis", "instance": "redis""#,
+            r#""redis": {"role": "redis"}"#,
+        ),
+        _ => (
+            r#""lock": "lease", "service": "locks""#,
+            r#""locks": {"role": "lease_service"}"#,
+        ),
+    };
+    format!(
+        r#"{{
+      "splitbrain": 1, "name": "in-flight", "seed": 1, "duration": "12s",
+      "network": {{"delay": {{"fixed": "1ms"}},
+                  "links": [{{"from": "client-1", "to": "storage", "delay": {{"fixed": "4s"}}}}]}},
+      "nodes": {{
+        {extra_node},
+        "storage": {{"role": "storage", "fencing": false}},
+        "client-1": {{"role": "worker", {lock_fields}, "storage": "storage", "ttl": "3s",
+                     "work_time": "1s", "think_time": "500ms", "rounds": 2}},
+        "client-2": {{"role": "worker", {lock_fields}, "storage": "storage", "ttl": "10s",
+                     "work_time": "500ms", "start_after": "2500ms", "rounds": 1}}
+      }},
+      "check": ["no_two_accepted_writers", "holder_writes_only", "fencing_monotonic"]
+    }}"#
+    )
+}
+
+#[test]
+fn a_write_in_flight_across_a_reacquisition_belongs_to_its_old_hold_redis() {
+    // Before the fix: no_two_accepted_writers held and holder_writes_only flagged only the
+    // write at 8.510 s.
+    let r = run(&in_flight("redis"), 1);
+    let w = |a: &str, b: &str, s: &str| (a.to_string(), b.to_string(), s.to_string());
+    assert_eq!(
+        windows(verdict(&r, "no_two_accepted_writers")),
+        vec![w(
+            "3.004 s",
+            "5.003 s",
+            "storage accepted a write of client-1's hold acquired at 0.002 s after a write of \
+             the later client-2's hold acquired at 2.502 s"
+        )]
+    );
+    let hw = windows(verdict(&r, "holder_writes_only"));
+    assert_eq!(hw.len(), 2);
+    assert_eq!((hw[0].0.as_str(), hw[1].0.as_str()), ("5.003 s", "8.510 s"));
+    assert!(hw[0].2.starts_with(
+        "storage accepted a write client-1 sent at 1.003 s under its hold acquired at 0.002 s \
+         while client-1 truly held lock (value "
+    ));
+}
+
+#[test]
+fn a_write_in_flight_across_a_reacquisition_belongs_to_its_old_hold_lease() {
+    // Before the fix: fencing_monotonic reported token 1 after token 2 while
+    // no_two_accepted_writers held. Now they agree on the window.
+    let r = run(&in_flight("lease"), 1);
+    let w = |a: &str, b: &str, s: &str| (a.to_string(), b.to_string(), s.to_string());
+    assert_eq!(
+        windows(verdict(&r, "fencing_monotonic")),
+        vec![w(
+            "3.004 s",
+            "5.003 s",
+            "storage accepted token 1 from client-1 after token 2 from client-2"
+        )]
+    );
+    assert_eq!(
+        windows(verdict(&r, "no_two_accepted_writers")),
+        vec![w(
+            "3.004 s",
+            "5.003 s",
+            "storage accepted a write of client-1's hold acquired at 0.002 s after a write of \
+             the later client-2's hold acquired at 2.502 s"
+        )]
+    );
+    let hw = windows(verdict(&r, "holder_writes_only"));
+    assert_eq!(
+        hw[0].2,
+        "storage accepted a write client-1 sent at 1.003 s under its hold acquired at 0.002 s \
+         while client-1 truly held lock (lease grant with token 3)"
+    );
+}
