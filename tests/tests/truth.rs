@@ -24,6 +24,41 @@ fn windows(v: &Verdict) -> Vec<(String, String, String)> {
 /// Issue 10 §1, first input: two independent single-instance locks. Each lock's truth is
 /// its own instance; before the fix the truth asked a majority of both instances and said
 /// nobody held lock-x (holder_writes_only VIOLATED at 2.004 s).
+/// validity_within_truth on every lesson: it holds wherever the design is correct; it is
+/// violated where the lesson's client believes past its hold (the GC pause keeps no clock
+/// from running, but a step or a restart cuts the hold short under the client).
+#[test]
+fn validity_within_truth_on_every_lesson() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut got = Vec::new();
+    for f in files {
+        let plan = splitbrain_scenario::load_file(&f).unwrap();
+        let r = execute(&plan, plan.scenario.seed, None).unwrap();
+        let v = splitbrain_check::validity_within_truth(&r.record);
+        if v.outcome() == Outcome::Violated {
+            got.push(f.file_stem().unwrap().to_str().unwrap().to_string());
+        }
+    }
+    // 07a ignores failed renewals; 09's DEL, 10's empty restart, 13's clock step and 14a's
+    // empty restart end a hold under a client that still counts on it.
+    assert_eq!(
+        got,
+        [
+            "07a-lease-renewal-ignored",
+            "09-redis-lock-plain-del",
+            "10-redis-restart-no-persistence",
+            "13-redlock-clock-step",
+            "14a-redlock-restart-empty",
+        ]
+    );
+}
+
 #[test]
 fn two_independent_single_instance_locks_hold() {
     let src = r#"{
@@ -195,4 +230,45 @@ fn a_write_in_flight_across_a_reacquisition_belongs_to_its_old_hold_lease() {
         "storage accepted a write client-1 sent at 1.003 s under its hold acquired at 0.002 s \
          while client-1 truly held lock (lease grant with token 3)"
     );
+}
+
+/// Issue 10 §5: a Redlock client taking its start time after the replies (slow replies, so
+/// the elapsed time is lost) believes itself valid after its keys expired: violated with no
+/// second client; the correct start time holds.
+#[test]
+fn validity_within_truth_catches_a_start_time_after_the_replies() {
+    let src = |start: &str| {
+        format!(
+            r#"{{
+      "splitbrain": 1, "name": "late-start", "seed": 3, "duration": "20s",
+      "network": {{"delay": {{"fixed": "1ms"}},
+                  "links": [{{"from": "redis-a", "to": "client-1", "delay": {{"fixed": "2s"}}}},
+                            {{"from": "redis-b", "to": "client-1", "delay": {{"fixed": "2s"}}}},
+                            {{"from": "redis-c", "to": "client-1", "delay": {{"fixed": "2s"}}}}]}},
+      "nodes": {{
+        "redis-a": {{"role": "redis"}}, "redis-b": {{"role": "redis"}}, "redis-c": {{"role": "redis"}},
+        "storage": {{"role": "storage", "fencing": false}},
+        "client-1": {{"role": "worker", "lock": "redlock",
+                     "instances": ["redis-a", "redis-b", "redis-c"], "start_time": "{start}",
+                     "request_timeout": "5s",
+                     "storage": "storage", "ttl": "10s", "work_time": "9s", "rounds": 1}}
+      }},
+      "check": ["validity_within_truth"]
+    }}"#
+        )
+    };
+    let r = run(&src("before_requests"), 3);
+    assert_eq!(verdict(&r, "validity_within_truth"), &Verdict::Holds);
+    let r = run(&src("after_replies"), 3);
+    let v = windows(verdict(&r, "validity_within_truth"));
+    // Keys set at 0.001 s expire at 10.002 s; the client, its start taken at 2.001 s, believes
+    // until 11.899 s and goes on believing until it releases at 11.004 s.
+    assert_eq!(v.len(), 1);
+    assert_eq!((v[0].0.as_str(), v[0].1.as_str()), ("10.002 s", "11.004 s"));
+    assert!(v[0]
+        .2
+        .starts_with("client-1 believed lock valid until 11.899 s (true time) but its hold"));
+    assert!(v[0]
+        .2
+        .ends_with("on a majority (2 of 3) of Redis instances) truly ended at 10.002 s"));
 }
