@@ -2,7 +2,7 @@
 //! values (a lock's truth over its own instances, down instances, writes judged by the hold
 //! they were sent under).
 
-use splitbrain_check::{Outcome, Verdict, Violation};
+use splitbrain_check::{Outcome, Truth, Verdict, Violation, WallClocks};
 use splitbrain_scenario::{execute, load_str, RunResult};
 
 fn run(src: &str, seed: u64) -> RunResult {
@@ -271,4 +271,54 @@ fn validity_within_truth_catches_a_start_time_after_the_replies() {
     assert!(v[0]
         .2
         .ends_with("on a majority (2 of 3) of Redis instances) truly ended at 10.002 s"));
+}
+
+/// Issue 17 item 5: a backward wall-clock step after a key expired. client-1's key (TTL 2 s)
+/// expires at 2.002 s; its release reaches redis at 3.003 s, finds it expired and Redis deletes it (lazy
+/// expiry); at 4 s redis's wall clock steps back 10 s. The server no longer has the key, so
+/// the truth must not revive it. Before the fix the deletion was not observed and the truth
+/// held the key again from 4 s to 14.002 s.
+#[test]
+fn a_backward_step_does_not_revive_a_key_the_server_deleted() {
+    let src = |release: bool| {
+        format!(
+            r#"{{
+      "splitbrain": 1, "name": "backward-step", "seed": 1, "duration": "20s",
+      "nodes": {{
+        "redis": {{"role": "redis"}},
+        "storage": {{"role": "storage", "fencing": false}},
+        "client-1": {{"role": "worker", "lock": "redis", "instance": "redis", "storage": "storage",
+                     "ttl": "2s", "work_time": "{}", "rounds": 1}}
+      }},
+      "faults": [{{"at": "4s", "clock_step": "redis", "by": "-10s"}}],
+      "check": ["holder_writes_only"]
+    }}"#,
+            if release { "3s" } else { "19s" }
+        )
+    };
+    let pieces = |r: &RunResult| {
+        let truth = Truth::new(&r.record, &WallClocks::new(&r.record));
+        truth
+            .keys
+            .iter()
+            .map(|k| (k.from.to_string(), k.to.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let p = |a: &str, b: &str| (a.to_string(), b.to_string());
+    // Released (so accessed and deleted) before the step: one piece, no revival.
+    let r = run(&src(true), 1);
+    let deleted = r.record.observations.iter().any(|o| {
+        o.t.to_string() == "3.003 s"
+            && serde_json::to_string(&o.obs).unwrap()
+                == r#"{"obs":"redis_key_deleted","key":"lock"}"#
+    });
+    assert!(deleted, "the lazy-expiry deletion is observed");
+    assert_eq!(pieces(&r), vec![p("0.001 s", "2.002 s")]);
+    // Never accessed before the step: the Redis model finds it live again, and so does the
+    // truth (until the wall clock passes its deadline once more).
+    let r = run(&src(false), 1);
+    assert_eq!(
+        pieces(&r),
+        vec![p("0.001 s", "2.002 s"), p("4.000 s", "12.002 s")]
+    );
 }

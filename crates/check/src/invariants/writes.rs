@@ -352,6 +352,40 @@ mod tests {
             assert_eq!(v[0].faults, vec!["A was paused 2.500 s to 12.500 s"]);
         }
 
+        /// Issue 17 item 2: A's write sent under its first hold lands after B's write and
+        /// after A re-acquired; it is a write of A's first hold (A1 B1 A1), not of A2.
+        #[test]
+        fn a_write_belongs_to_the_hold_it_was_sent_under() {
+            let sent = |req| Obs::WriteSent {
+                req,
+                token: None,
+                job: None,
+            };
+            let landed = |req| Obs::WriteAccepted {
+                writer: id(1),
+                req,
+                token: None,
+                job: None,
+                applied: true,
+            };
+            let r = run()
+                .obs(ms(1_000), 1, acquired(None))
+                .obs(ms(1_003), 1, sent(1))
+                .obs(ms(2_500), 2, acquired(None))
+                .obs(ms(3_004), 0, write(2, None, None, true))
+                .obs(ms(3_509), 1, acquired(None))
+                .obs(ms(5_003), 0, landed(1))
+                .end(ms(12_000))
+                .build();
+            let v = violations(no_two_accepted_writers(&r));
+            assert_eq!((v[0].from, v[0].to), (ms(3_004), ms(5_003)));
+            assert_eq!(
+                v[0].summary,
+                "storage accepted a write of A's hold acquired at 1.000 s after a write of \
+                 the later B's hold acquired at 2.500 s"
+            );
+        }
+
         #[test]
         fn leaders_without_locks_use_their_claims() {
             let r = run()

@@ -107,3 +107,54 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
     out.retain(|h| h.from < h.to);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::holds;
+    use crate::testkit::*;
+    use splitbrain_engine::SimTime;
+    use splitbrain_protocols::Obs;
+
+    fn granted(holder: u32, token: u64) -> Obs {
+        Obs::LeaseGranted {
+            lease: "l".to_string(),
+            holder: id(holder),
+            token,
+            ttl_ns: 10_000_000_000,
+        }
+    }
+
+    /// A grant lasts until it is freed, re-granted, or the service crashes.
+    #[test]
+    fn a_grant_ends_at_free_regrant_or_crash() {
+        let r = Builder::new(&[("locks", LeaseService), ("a", Worker), ("b", Worker)])
+            .obs(ms(1_000), 0, granted(1, 1))
+            .obs(
+                ms(2_000),
+                0,
+                Obs::LeaseFreed {
+                    lease: "l".to_string(),
+                    holder: id(1),
+                    token: 1,
+                    expired: true,
+                },
+            )
+            .obs(ms(3_000), 0, granted(2, 2))
+            .obs(ms(4_000), 0, granted(1, 3))
+            .fault(ms(5_000), crash(0))
+            .end(ms(10_000))
+            .build();
+        let spans: Vec<(Option<u32>, SimTime, SimTime)> = holds(&r)
+            .iter()
+            .map(|h| (h.holder.map(|n| n.0), h.from, h.to))
+            .collect();
+        assert_eq!(
+            spans,
+            vec![
+                (Some(1), ms(1_000), ms(2_000)),
+                (Some(2), ms(3_000), ms(4_000)),
+                (Some(1), ms(4_000), ms(5_000)),
+            ]
+        );
+    }
+}

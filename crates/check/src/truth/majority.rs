@@ -112,3 +112,95 @@ fn majority_windows(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::testkit::*;
+    use crate::{Truth, WallClocks};
+    use splitbrain_engine::{LocalTime, SimTime};
+    use splitbrain_protocols::Obs;
+
+    fn requested(lock: &str, servers: &[u32]) -> Obs {
+        Obs::LockRequested {
+            lock: lock.to_string(),
+            servers: servers.iter().map(|&i| id(i)).collect(),
+        }
+    }
+    fn set(key: &str, value: &str) -> Obs {
+        Obs::RedisKeySet {
+            key: key.to_string(),
+            value: value.to_string(),
+            deadline_wall: None,
+        }
+    }
+    fn acquired(lock: &str, value: &str) -> Obs {
+        Obs::LockAcquired {
+            lock: lock.to_string(),
+            token: None,
+            value: value.to_string(),
+            valid_until_local: LocalTime(0),
+        }
+    }
+
+    /// Issue 10 §1: a lock's truth is a majority of its OWN instances. Two single-instance
+    /// locks on two instances each hold with 1 of 1; before, each needed 2 of the run's 2.
+    /// A same-named lock on another instance set is a separate lock.
+    #[test]
+    fn each_lock_is_judged_over_the_instances_its_clients_ask() {
+        let r = Builder::new(&[
+            ("redis-x", RedisInstance),
+            ("redis-y", RedisInstance),
+            ("c1", Worker),
+            ("c2", Worker),
+        ])
+        .obs(ms(0), 2, requested("lock-x", &[0]))
+        .obs(ms(1), 0, set("lock-x", "v1"))
+        .obs(ms(2), 2, acquired("lock-x", "v1"))
+        .obs(ms(3_000), 3, requested("lock", &[1]))
+        .obs(ms(3_001), 1, set("lock", "v2"))
+        .obs(ms(3_002), 3, acquired("lock", "v2"))
+        .end(ms(10_000))
+        .build();
+        let truth = Truth::new(&r, &WallClocks::new(&r));
+        let spans: Vec<(&str, Option<u32>, SimTime, &str)> = truth
+            .holds
+            .iter()
+            .map(|h| {
+                (
+                    h.lock.as_str(),
+                    h.holder.map(|n| n.0),
+                    h.from,
+                    h.what.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            spans,
+            vec![
+                (
+                    "lock-x",
+                    Some(2),
+                    ms(1),
+                    "value v1 on a majority (1 of 1) of Redis instances"
+                ),
+                (
+                    "lock",
+                    Some(3),
+                    ms(3_001),
+                    "value v2 on a majority (1 of 1) of Redis instances"
+                ),
+            ]
+        );
+    }
+
+    /// With no `LockRequested` naming the instances, every Redis instance of the run counts.
+    #[test]
+    fn without_requests_every_instance_counts() {
+        let r = Builder::new(&[("a", RedisInstance), ("b", RedisInstance), ("c", Worker)])
+            .obs(ms(1), 0, set("k", "v"))
+            .obs(ms(2), 2, acquired("k", "v"))
+            .end(ms(10_000))
+            .build();
+        assert!(Truth::new(&r, &WallClocks::new(&r)).holds.is_empty());
+    }
+}

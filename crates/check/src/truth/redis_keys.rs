@@ -198,3 +198,118 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
     held.retain(|h| h.from < h.to);
     held
 }
+
+#[cfg(test)]
+mod tests {
+    use super::key_holds;
+    use crate::clocks::WallClocks;
+    use crate::testkit::*;
+    use splitbrain_engine::{SimTime, WallTime};
+    use splitbrain_protocols::Obs;
+
+    fn set(value: &str, deadline_s: i64) -> Obs {
+        Obs::RedisKeySet {
+            key: "k".to_string(),
+            value: value.to_string(),
+            deadline_wall: Some(WallTime(deadline_s * 1_000_000_000)),
+        }
+    }
+    fn spans(r: &crate::run::RunRecord) -> Vec<(SimTime, SimTime, Vec<String>)> {
+        key_holds(r, &WallClocks::new(r))
+            .iter()
+            .map(|k| {
+                (
+                    k.from,
+                    k.to,
+                    texts(&k.end.clone().into_iter().collect::<Vec<_>>()),
+                )
+            })
+            .collect()
+    }
+
+    /// Issue 17 item 6: the key is still live (deadline 100 s) when the instance crashes at
+    /// 4 s. Down, it grants to nobody and keeps counting for its value; it comes back at 6 s
+    /// (after a restart delay) with no keys, which ends the key there.
+    #[test]
+    fn a_crashed_instance_holds_its_key_until_it_comes_back_without_it() {
+        let base = || {
+            Builder::new(&[("redis", RedisInstance), ("c", Worker)])
+                .obs(ms(1_000), 0, set("x", 100))
+                .fault(ms(4_000), crash(0))
+                .fault(ms(5_000), restart(0))
+                .end(ms(200_000))
+        };
+        let r = base()
+            .obs(ms(6_000), 0, Obs::RedisRestarted { keys: vec![] })
+            .build();
+        assert_eq!(
+            spans(&r),
+            vec![(
+                ms(1_000),
+                ms(6_000),
+                vec!["6.000 s redis: restarted with 0 key(s)".to_string()]
+            )]
+        );
+        // Back with the key (persistence): a new piece from the restart to the deadline.
+        let r = base()
+            .obs(
+                ms(6_000),
+                0,
+                Obs::RedisRestarted {
+                    keys: vec![(
+                        "k".to_string(),
+                        "x".to_string(),
+                        Some(WallTime(100_000_000_000)),
+                    )],
+                },
+            )
+            .build();
+        let s = spans(&r);
+        assert_eq!(
+            s.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            vec![(ms(1_000), ms(6_000)), (ms(6_000), ms(100_000))]
+        );
+        // Never back: the key counts until its deadline by the instance's wall clock.
+        let r = base().build();
+        assert_eq!(
+            spans(&r).iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            vec![(ms(1_000), ms(100_000))]
+        );
+    }
+
+    /// A deletion observed before a backward step ends the key for good; without it the key
+    /// is live again after the step, as the Redis model finds it.
+    #[test]
+    fn a_backward_step_revives_only_a_key_not_deleted() {
+        let base = || {
+            Builder::new(&[("redis", RedisInstance), ("c", Worker)])
+                .obs(ms(1_000), 0, set("x", 5))
+                .fault(
+                    ms(6_000),
+                    splitbrain_engine::Fault::ClockStep {
+                        node: id(0),
+                        delta_ns: -3_000_000_000,
+                    },
+                )
+                .end(ms(20_000))
+        };
+        let r = base().build();
+        assert_eq!(
+            spans(&r).iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            vec![(ms(1_000), ms(5_000)), (ms(6_000), ms(8_000))]
+        );
+        let r = base()
+            .obs(
+                ms(5_500),
+                0,
+                Obs::RedisKeyDeleted {
+                    key: "k".to_string(),
+                },
+            )
+            .build();
+        assert_eq!(
+            spans(&r).iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            vec![(ms(1_000), ms(5_000))]
+        );
+    }
+}
