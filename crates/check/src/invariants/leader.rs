@@ -67,9 +67,11 @@ fn quiet_since(record: &RunRecord) -> Option<SimTime> {
 /// live leader that every live node agrees on". Judged at the end of the run, which must be
 /// at least the last fault (a pause counts until it ends) plus `settle` (true ns), else the
 /// verdict is `Inconclusive`. At the end exactly one live node must claim leadership, and
-/// every live leader-election participant (`Bully` / `LeaseLeader` roles) must name it: by
-/// its own open claim or by its latest `LeaderKnown` since its last crash (a restarted node
-/// has forgotten what it knew).
+/// every live bully participant must name it: by its own open claim or by its latest
+/// `LeaderKnown` since its last crash (a restarted node has forgotten what it knew).
+/// Lease-based leaders (`LeaseLeader`) never name a leader: they agree through the lease
+/// service, which grants the lease to one holder at a time, so for them agreement is the one
+/// live claim (the etcd / ZooKeeper election recipes: followers only wait on the lease).
 pub fn eventual_leader(record: &RunRecord, settle: SimDuration) -> Verdict {
     let participants = record.nodes_where(Role::elects_leader);
     let beliefs = leader_beliefs(record);
@@ -124,7 +126,7 @@ pub fn eventual_leader(record: &RunRecord, settle: SimDuration) -> Verdict {
     }
     if let Some(leader) = leader {
         for &p in &participants {
-            if p == leader || !live.is_up(p, end) {
+            if p == leader || !live.is_up(p, end) || record.role(p) == Some(Role::LeaseLeader) {
                 continue;
             }
             let forgot_at = live.down(p).iter().map(|d| d.0).filter(|&c| c <= end).max();
@@ -417,6 +419,38 @@ mod tests {
             let v = violations(eventual_leader(&r, SETTLE));
             assert_eq!(v[0].summary, "n1 follows n2, not n3");
             assert_eq!(v[0].nodes, vec!["n1", "n3"]);
+        }
+
+        /// Issue 17, item 1: lease-based leaders never observe `LeaderKnown`; they agree
+        /// through the lease service. Three of them, one crashed holder, one new holder: holds.
+        #[test]
+        fn lease_leaders_agree_through_the_service_without_naming_a_leader() {
+            let r = Builder::new(&[
+                ("locks", LeaseService),
+                ("leader1", LeaseLeader),
+                ("leader2", LeaseLeader),
+                ("leader3", LeaseLeader),
+            ])
+            .obs(ms(2), 1, claim(1))
+            .fault(ms(3_000), crash(1))
+            .obs(ms(7_500), 2, claim(2))
+            .end(ms(20_000))
+            .build();
+            assert_eq!(eventual_leader(&r, SETTLE), Verdict::Holds);
+            // Two live lease claims at the end are still a violation.
+            let r = Builder::new(&[
+                ("locks", LeaseService),
+                ("leader1", LeaseLeader),
+                ("leader2", LeaseLeader),
+            ])
+            .obs(ms(2), 1, claim(1))
+            .obs(ms(7_500), 2, claim(2))
+            .end(ms(20_000))
+            .build();
+            assert_eq!(
+                violations(eventual_leader(&r, SETTLE))[0].summary,
+                "2 live nodes claim leadership at the end: leader1 and leader2"
+            );
         }
 
         #[test]
