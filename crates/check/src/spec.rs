@@ -43,9 +43,11 @@ pub enum Invariant {
     NoTwoAcceptedWriters,
     /// Accepted fencing tokens never decrease.
     FencingMonotonic,
-    /// While a majority of lock servers is up, some client acquires a lock in every `window`.
+    /// While a majority of lock servers is up, some client acquires a lock in every `window`
+    /// of time during which a client waits for it and nobody validly holds it.
     LockProgress {
-        /// Longest allowed gap between acquisitions, true ns.
+        /// Longest allowed owed time (a client waiting, the lock not held) between
+        /// acquisitions, true ns.
         window: SimDuration,
     },
     /// No job id has more than one applied write.

@@ -73,8 +73,9 @@ pub struct CheckParams {
     /// (default 5 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle: Option<Dur>,
-    /// `lock_progress`: longest allowed gap between acquisitions while a majority of lock
-    /// servers is up (default 10 s).
+    /// `lock_progress`: longest allowed time between acquisitions during which a majority of
+    /// lock servers is up, some client waits for the lock and nobody validly holds it
+    /// (default 10 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<Dur>,
 }
