@@ -24,12 +24,13 @@ pub mod metrics;
 pub mod run;
 pub mod spec;
 mod timeline;
+pub mod vacuity;
 pub mod verdict;
 
 #[cfg(test)]
 mod testkit;
 
-pub use invariants::leader::{eventual_leader, single_leader};
+pub use invariants::leader::{eventual_leader, single_leader, single_leader_per_term};
 pub use invariants::locks::{exclusive_holders, holder_writes_only};
 pub use invariants::progress::lock_progress;
 pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_accepted_writers};
@@ -50,6 +51,7 @@ pub fn check_one(record: &RunRecord, invariant: &Invariant) -> Verdict {
         Invariant::FencingMonotonic => fencing_monotonic(record),
         Invariant::LockProgress { window } => lock_progress(record, *window),
         Invariant::ExactlyOnceEffects => exactly_once_effects(record),
+        Invariant::SingleLeaderPerTerm => single_leader_per_term(record),
     }
 }
 
@@ -59,10 +61,18 @@ pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
     let results = spec
         .in_report_order()
         .into_iter()
-        .map(|invariant| InvariantResult {
-            name: invariant.name(),
-            verdict: check_one(record, &invariant),
-            invariant,
+        .map(|invariant| {
+            let verdict = check_one(record, &invariant);
+            let vacuous = match verdict {
+                Verdict::Holds => vacuity::vacuous(record, &invariant),
+                _ => None,
+            };
+            InvariantResult {
+                name: invariant.name(),
+                verdict,
+                vacuous,
+                invariant,
+            }
         })
         .collect();
     CheckReport {

@@ -2,7 +2,8 @@
 //!
 //! Names are part of the scenario format (DESIGN.md, "Invariants"): `single_leader`,
 //! `eventual_leader`, `exclusive_holders`, `holder_writes_only`, `no_two_accepted_writers`,
-//! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`. Parameterised invariants
+//! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`, `single_leader_per_term`.
+//! Parameterised invariants
 //! deserialize from a bare name (defaults) or from `{"eventual_leader": {"settle": NS}}`.
 
 use serde::de::{self, MapAccess, Visitor};
@@ -52,11 +53,13 @@ pub enum Invariant {
     },
     /// No job id has more than one applied write.
     ExactlyOnceEffects,
+    /// At most one node claims leadership for any one term (epoch): Raft's election safety.
+    SingleLeaderPerTerm,
 }
 
 impl Invariant {
     /// Every name, in the canonical (report) order.
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "single_leader",
         "eventual_leader",
         "exclusive_holders",
@@ -65,6 +68,7 @@ impl Invariant {
         "fencing_monotonic",
         "lock_progress",
         "exactly_once_effects",
+        "single_leader_per_term",
     ];
 
     /// The snake_case name used in scenario files and reports.
@@ -83,6 +87,7 @@ impl Invariant {
             Invariant::FencingMonotonic => 5,
             Invariant::LockProgress { .. } => 6,
             Invariant::ExactlyOnceEffects => 7,
+            Invariant::SingleLeaderPerTerm => 8,
         }
     }
 
@@ -101,11 +106,12 @@ impl Invariant {
                 window: DEFAULT_WINDOW,
             },
             "exactly_once_effects" => Invariant::ExactlyOnceEffects,
+            "single_leader_per_term" => Invariant::SingleLeaderPerTerm,
             _ => return None,
         })
     }
 
-    /// All eight invariants with default parameters, in canonical order.
+    /// Every invariant with default parameters, in canonical order.
     pub fn all() -> Vec<Invariant> {
         Self::NAMES
             .iter()
@@ -132,6 +138,7 @@ enum TaggedInvariant {
         window: SimDuration,
     },
     ExactlyOnceEffects {},
+    SingleLeaderPerTerm {},
 }
 
 impl From<TaggedInvariant> for Invariant {
@@ -145,6 +152,7 @@ impl From<TaggedInvariant> for Invariant {
             TaggedInvariant::FencingMonotonic {} => Invariant::FencingMonotonic,
             TaggedInvariant::LockProgress { window } => Invariant::LockProgress { window },
             TaggedInvariant::ExactlyOnceEffects {} => Invariant::ExactlyOnceEffects,
+            TaggedInvariant::SingleLeaderPerTerm {} => Invariant::SingleLeaderPerTerm,
         }
     }
 }
@@ -180,7 +188,7 @@ pub struct CheckSpec {
 }
 
 impl Default for CheckSpec {
-    /// All eight invariants with default parameters (`settle` 5 s, `window` 10 s).
+    /// Every invariant with default parameters (`settle` 5 s, `window` 10 s).
     fn default() -> Self {
         CheckSpec {
             invariants: Invariant::all(),
@@ -276,6 +284,6 @@ mod tests {
                 Invariant::ExactlyOnceEffects,
             ]
         );
-        assert_eq!(CheckSpec::default().invariants.len(), 8);
+        assert_eq!(CheckSpec::default().invariants.len(), 9);
     }
 }

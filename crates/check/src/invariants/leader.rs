@@ -1,4 +1,4 @@
-//! `single_leader` and `eventual_leader`.
+//! `single_leader`, `single_leader_per_term` and `eventual_leader`.
 //!
 //! A node believes it is leader from its `LeaderClaim` until its `LeaderStepDown` or its
 //! crash. A paused node keeps believing: it cannot notice the pause.
@@ -47,6 +47,53 @@ pub fn single_leader(record: &RunRecord) -> Verdict {
             faults: describe_faults(record, &nodes, o.to),
         });
     }
+    Verdict::from_violations(violations)
+}
+
+/// `single_leader_per_term` (issue 10; Raft's election safety, Ongaro & Ousterhout 2014,
+/// section 5.2: "at most one leader can be elected in a given term"): at most one node
+/// claims leadership for any one term (epoch). Terms are the `LeaderClaim`s' own: bully terms,
+/// lease fencing tokens for lease-based leaders. Distinct from `single_leader`, which is about
+/// overlap in true time: two claims of one term are a violation however far apart. Reports one
+/// violation per term claimed by two or more nodes, at the instant of the second node's claim,
+/// with every claim of that term as evidence.
+pub fn single_leader_per_term(record: &RunRecord) -> Verdict {
+    let mut by_term: std::collections::BTreeMap<u64, Vec<usize>> = Default::default();
+    for (i, o) in record.observations.iter().enumerate() {
+        if let Obs::LeaderClaim { term } = o.obs {
+            by_term.entry(term).or_default().push(i);
+        }
+    }
+    let mut violations = Vec::new();
+    for (term, claims) in by_term {
+        let first = record.observations[claims[0]].node;
+        let Some(&second) = claims
+            .iter()
+            .find(|&&i| record.observations[i].node != first)
+        else {
+            continue;
+        };
+        let nodes: BTreeSet<NodeId> = claims
+            .iter()
+            .map(|&i| record.observations[i].node)
+            .collect();
+        let who = names(record, &nodes);
+        let t = record.observations[second].t;
+        let verb = if who.len() == 2 { "both" } else { "all" };
+        violations.push(Violation {
+            invariant: "single_leader_per_term",
+            from: t,
+            to: t,
+            summary: format!(
+                "{} {verb} claim leadership for term {term}",
+                join_names(&who)
+            ),
+            nodes: who,
+            evidence: tidy(claims.iter().map(|&i| obs_evidence(record, i)).collect()),
+            faults: describe_faults(record, &nodes, t),
+        });
+    }
+    violations.sort_by_key(|v| v.from);
     Verdict::from_violations(violations)
 }
 
@@ -327,6 +374,55 @@ mod tests {
             assert_eq!(v.len(), 1);
             assert_eq!((v[0].from, v[0].to), (ms(2_000), ms(4_000)));
             assert_eq!(v[0].summary, "n1, n2 and n3 all claim leadership");
+        }
+    }
+
+    mod single_leader_per_term {
+        use super::*;
+        use crate::invariants::leader::single_leader_per_term;
+
+        /// Issue 10 section 5: two nodes claiming one term is a violation even when the
+        /// claims never overlap in true time (single_leader holds there).
+        #[test]
+        fn one_term_claimed_twice_is_a_violation_without_overlap() {
+            let r = five()
+                .obs(ms(1_000), 4, claim(1))
+                .obs(ms(2_000), 4, down(1))
+                .obs(ms(3_000), 1, claim(1))
+                .obs(ms(4_000), 1, down(1))
+                .obs(ms(5_000), 1, claim(2))
+                .obs(ms(6_000), 1, down(2))
+                .obs(ms(7_000), 1, claim(2))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(crate::invariants::leader::single_leader(&r), Verdict::Holds);
+            let v = violations(single_leader_per_term(&r));
+            assert_eq!(
+                v.len(),
+                1,
+                "a node re-claiming its own term is not two leaders"
+            );
+            assert_eq!((v[0].from, v[0].to), (ms(3_000), ms(3_000)));
+            assert_eq!(v[0].nodes, vec!["n2", "n5"]);
+            assert_eq!(v[0].summary, "n2 and n5 both claim leadership for term 1");
+            assert_eq!(
+                texts(&v[0].evidence),
+                vec![
+                    "1.000 s n5: claims leadership (term 1)",
+                    "3.000 s n2: claims leadership (term 1)",
+                ]
+            );
+        }
+
+        #[test]
+        fn increasing_terms_hold() {
+            let r = five()
+                .obs(ms(1_000), 4, claim(1))
+                .obs(ms(2_000), 3, claim(2))
+                .obs(ms(3_000), 2, claim(3))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(single_leader_per_term(&r), Verdict::Holds);
         }
     }
 
