@@ -466,8 +466,30 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 format!("the nemesis starts at {start}, not before its end ({end}): it would draw nothing"),
             );
         }
-        for (j, t) in n.targets.iter().flatten().enumerate() {
-            c.node_ref(&names, [p("targets"), vec![Seg::Index(j)]].concat(), t, &[]);
+        let targets: &[String] = n.targets.as_deref().unwrap_or(&[]);
+        for (j, t) in targets.iter().enumerate() {
+            let path = [p("targets"), vec![Seg::Index(j)]].concat();
+            c.node_ref(&names, path.clone(), t, &[]);
+            if targets[..j].contains(t) {
+                c.err(path, format!("target `{t}` is listed twice"));
+            }
+        }
+        let distinct = match &n.targets {
+            Some(t) => t
+                .iter()
+                .enumerate()
+                .filter(|(j, x)| !t[..*j].contains(x))
+                .count(),
+            None => nodes.len(),
+        };
+        if n.partition.is_some() && distinct < 2 {
+            c.err(
+                p("partition"),
+                format!(
+                    "a nemesis partition splits its targets into two non-empty sides: it needs at \
+                     least two distinct targets, found {distinct}"
+                ),
+            );
         }
         if n.pause.is_none() && n.crash.is_none() && n.partition.is_none() && n.clock_step.is_none()
         {
