@@ -27,13 +27,14 @@ mod sent;
 pub mod spec;
 mod timeline;
 mod truth;
+pub mod vacuity;
 pub mod verdict;
 
 #[cfg(test)]
 mod testkit;
 
 pub use clocks::{key_expired, WallClocks};
-pub use invariants::leader::{eventual_leader, single_leader};
+pub use invariants::leader::{eventual_leader, single_leader, single_leader_per_term};
 pub use invariants::locks::{exclusive_holders, holder_writes_only, validity_within_truth};
 pub use invariants::progress::lock_progress;
 pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_accepted_writers};
@@ -55,6 +56,7 @@ pub fn check_one(record: &RunRecord, invariant: &Invariant) -> Verdict {
         Invariant::LockProgress { window } => lock_progress(record, *window),
         Invariant::ExactlyOnceEffects => exactly_once_effects(record),
         Invariant::ValidityWithinTruth => validity_within_truth(record),
+        Invariant::SingleLeaderPerTerm => single_leader_per_term(record),
     }
 }
 
@@ -64,10 +66,18 @@ pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
     let results = spec
         .in_report_order()
         .into_iter()
-        .map(|invariant| InvariantResult {
-            name: invariant.name(),
-            verdict: check_one(record, &invariant),
-            invariant,
+        .map(|invariant| {
+            let verdict = check_one(record, &invariant);
+            let vacuous = match verdict {
+                Verdict::Holds => vacuity::vacuous(record, &invariant),
+                _ => None,
+            };
+            InvariantResult {
+                name: invariant.name(),
+                verdict,
+                vacuous,
+                invariant,
+            }
         })
         .collect();
     CheckReport {

@@ -2,7 +2,8 @@
 //!
 //! Names are part of the scenario format (DESIGN.md, "Invariants"): `single_leader`,
 //! `eventual_leader`, `exclusive_holders`, `holder_writes_only`, `no_two_accepted_writers`,
-//! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`, `validity_within_truth`. Parameterised invariants
+//! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`, `validity_within_truth`,
+//! `single_leader_per_term`. Parameterised invariants
 //! deserialize from a bare name (defaults) or from `{"eventual_leader": {"settle": NS}}`.
 
 use serde::de::{self, MapAccess, Visitor};
@@ -43,20 +44,24 @@ pub enum Invariant {
     NoTwoAcceptedWriters,
     /// Accepted fencing tokens never decrease.
     FencingMonotonic,
-    /// While a majority of lock servers is up, some client acquires a lock in every `window`.
+    /// While a majority of lock servers is up, some client acquires a lock in every `window`
+    /// of time during which a client waits for it and nobody validly holds it.
     LockProgress {
-        /// Longest allowed gap between acquisitions, true ns.
+        /// Longest allowed owed time (a client waiting, the lock not held) between
+        /// acquisitions, true ns.
         window: SimDuration,
     },
     /// No job id has more than one applied write.
     ExactlyOnceEffects,
     /// A holder's believed end of validity is never later than the true end of its hold.
     ValidityWithinTruth,
+    /// At most one node claims leadership for any one term (epoch): Raft's election safety.
+    SingleLeaderPerTerm,
 }
 
 impl Invariant {
     /// Every name, in the canonical (report) order.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 10] = [
         "single_leader",
         "eventual_leader",
         "exclusive_holders",
@@ -66,6 +71,7 @@ impl Invariant {
         "lock_progress",
         "exactly_once_effects",
         "validity_within_truth",
+        "single_leader_per_term",
     ];
 
     /// The snake_case name used in scenario files and reports.
@@ -85,6 +91,7 @@ impl Invariant {
             Invariant::LockProgress { .. } => 6,
             Invariant::ExactlyOnceEffects => 7,
             Invariant::ValidityWithinTruth => 8,
+            Invariant::SingleLeaderPerTerm => 9,
         }
     }
 
@@ -104,6 +111,7 @@ impl Invariant {
             },
             "exactly_once_effects" => Invariant::ExactlyOnceEffects,
             "validity_within_truth" => Invariant::ValidityWithinTruth,
+            "single_leader_per_term" => Invariant::SingleLeaderPerTerm,
             _ => return None,
         })
     }
@@ -136,6 +144,7 @@ enum TaggedInvariant {
     },
     ExactlyOnceEffects {},
     ValidityWithinTruth {},
+    SingleLeaderPerTerm {},
 }
 
 impl From<TaggedInvariant> for Invariant {
@@ -150,6 +159,7 @@ impl From<TaggedInvariant> for Invariant {
             TaggedInvariant::LockProgress { window } => Invariant::LockProgress { window },
             TaggedInvariant::ExactlyOnceEffects {} => Invariant::ExactlyOnceEffects,
             TaggedInvariant::ValidityWithinTruth {} => Invariant::ValidityWithinTruth,
+            TaggedInvariant::SingleLeaderPerTerm {} => Invariant::SingleLeaderPerTerm,
         }
     }
 }
@@ -281,6 +291,6 @@ mod tests {
                 Invariant::ExactlyOnceEffects,
             ]
         );
-        assert_eq!(CheckSpec::default().invariants.len(), 9);
+        assert_eq!(CheckSpec::default().invariants.len(), 10);
     }
 }

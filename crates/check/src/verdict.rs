@@ -139,6 +139,11 @@ pub struct InvariantResult {
     pub invariant: Invariant,
     /// The verdict.
     pub verdict: Verdict,
+    /// For a `holds` whose premise never occurred (no write accepted, no leader claimed, no
+    /// lock acquired): the missing premise in words ([`crate::vacuity::vacuous`]). Such a
+    /// pass shows nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vacuous: Option<String>,
 }
 
 /// Everything `check` found: one result per requested invariant (canonical order) and the

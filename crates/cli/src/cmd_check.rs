@@ -3,7 +3,8 @@
 use crate::exit;
 use anyhow::Result;
 use clap::Args;
-use splitbrain_scenario::{execute, load_file};
+use splitbrain_scenario::sweep::{judge_rates, rate_seeds, run_jobs, seeds_of, Job};
+use splitbrain_scenario::{execute, load_file, Plan};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -44,6 +45,49 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Checks a file with `expect_rate` by the sweep it names (`rate_seeds`): every run must
+/// match the file's `expect` and every rate its bounds. Prints one line (and one per rate);
+/// returns (matched, some run hit a bound).
+fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
+    let range = rate_seeds(&plan.scenario);
+    let jobs: Vec<Job> = seeds_of(range, None)
+        .into_iter()
+        .map(|seed| Job { plan: 0, seed })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let lines = run_jobs(std::slice::from_ref(plan), &[], &jobs, threads, &|_| {})?;
+    let refs: Vec<_> = lines.iter().collect();
+    let rates = judge_rates(&plan.scenario, &refs);
+    let matched = lines.iter().filter(|l| l.matches).count();
+    let bounded = lines.iter().any(|l| l.bound.is_some());
+    let all = matched == lines.len() && rates.iter().all(|j| j.ok);
+    let status = if bounded {
+        "BOUND   "
+    } else if all {
+        "ok      "
+    } else {
+        "MISMATCH"
+    };
+    println!(
+        "{status}  {}  [sweep {range}: {matched} of {} runs matched]",
+        f.display(),
+        lines.len()
+    );
+    for j in &rates {
+        println!("          rate {j}");
+    }
+    if matched < lines.len() {
+        let first: Vec<String> = lines
+            .iter()
+            .filter(|l| !l.matches)
+            .take(3)
+            .map(|l| format!("splitbrain run {} --seed {}", f.display(), l.seed))
+            .collect();
+        println!("          runs not as expected, e.g.: {}", first.join("; "));
+    }
+    Ok((all && !bounded, bounded))
+}
+
 /// Runs `check`.
 pub fn run(a: CheckArgs) -> Result<u8> {
     let files = scenario_files(&a.paths)?;
@@ -57,16 +101,25 @@ pub fn run(a: CheckArgs) -> Result<u8> {
                 continue;
             }
         };
+        if !plan.scenario.expect_rate.is_empty() {
+            let (matched, was_bounded) = check_rates(f, &plan)?;
+            if matched {
+                ok += 1;
+            } else {
+                bad += 1;
+            }
+            if was_bounded {
+                bounded += 1;
+            }
+            continue;
+        }
         let r = execute(&plan, plan.scenario.seed, None)?;
         let detail: Vec<String> = r
             .expectations
             .iter()
             .map(|e| {
-                let exp = match e.expected {
-                    Some(x) => format!("{x:?}").to_lowercase(),
-                    None => "-".into(),
-                };
-                let got = format!("{:?}", e.got).to_lowercase();
+                let exp = e.expected_text();
+                let got = e.got_text();
                 if e.matches {
                     format!("{}={got}", e.invariant)
                 } else {
@@ -92,6 +145,9 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         println!("{status}  {}  [{}]", f.display(), detail.join(", "));
         if let Some(b) = &r.bound {
             println!("          {b}");
+        }
+        for u in &r.untriggered {
+            println!("          {u}");
         }
     }
     println!("{ok} passed, {bad} failed");

@@ -11,8 +11,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use splitbrain_report::reproduce_command;
 use splitbrain_report::sweep_chart::{sweep_chart_svg, RatePoint, RateSeries};
 use splitbrain_scenario::sweep::{
-    invariant_stats, results_jsonl, run_jobs, seeds_of, InvariantStats, Job, SeedLine, SeedRange,
-    Shard, SweepHeader, VaryHeader,
+    invariant_stats, judge_rates, results_jsonl, run_jobs, seeds_of, InvariantStats, Job, SeedLine,
+    SeedRange, Shard, SweepHeader, VaryHeader,
 };
 use splitbrain_scenario::vary::{vary_plans, Vary};
 use splitbrain_scenario::{load_str, Plan};
@@ -204,6 +204,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
 
     // Per value (one block without --vary).
     let mut per_value: Vec<Vec<InvariantStats>> = Vec::new();
+    let mut rates_ok = true;
     for (i, _) in plans.iter().enumerate() {
         let mine: Vec<&SeedLine> = lines
             .iter()
@@ -222,6 +223,10 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                 });
             }
             _ => print_stats(&stats, &|seed| reproduce_command(&file, seed)),
+        }
+        for j in judge_rates(&plans[i].scenario, &mine) {
+            println!("  rate      {j}");
+            rates_ok &= j.ok;
         }
         per_value.push(stats);
     }
@@ -309,9 +314,12 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     if let Some(chart) = &a.chart {
         println!("chart     {}", chart.display());
     }
+    if !rates_ok {
+        println!("rates     NOT as expected: a violation rate is outside the file's expect_rate");
+    }
     Ok(if bounded > 0 {
         exit::BOUND
-    } else if matched as u64 == total {
+    } else if matched as u64 == total && rates_ok {
         exit::OK
     } else {
         exit::MISMATCH

@@ -173,3 +173,125 @@ fn the_committed_schema_file_is_current() {
         "splitbrain.schema.json is stale: run `splitbrain schema > splitbrain.schema.json`"
     );
 }
+
+/// Writes `v` as `name` in `dir` and returns its path.
+fn write_json(dir: &std::path::Path, name: &str, v: &serde_json::Value) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_string_pretty(v).unwrap()).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// Issue 10 section 2: `expect_rate` is judged over the sweep the file names (`rate_seeds`)
+/// with the 95% Wilson interval; `check` runs it and `sweep` judges it too.
+#[test]
+fn check_and_sweep_judge_rate_expectations_by_the_wilson_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src =
+        std::fs::read_to_string(repo().join("scenarios/05-lease-gc-pause-unfenced.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    // Lesson 05 violates exclusive_holders on every seed: 20/20, CI [83.89%, 100%].
+    v["expect"]
+        .as_object_mut()
+        .unwrap()
+        .remove("exclusive_holders");
+    v["rate_seeds"] = "0..20".into();
+    v["expect_rate"] = serde_json::json!({"exclusive_holders": {"violated_at_most": 0.5}});
+    let too_high = write_json(tmp.path(), "too-high.json", &v);
+    let o = splitbrain(&["check", &too_high]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains(
+            "rate exclusive_holders violated 20/20, 95% CI [83.89%, 100.00%]; expected at \
+             most 50.00%: MISMATCH"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("[sweep 0..20: 20 of 20 runs matched]"),
+        "{out}"
+    );
+    let o = splitbrain(&["sweep", &too_high, "--seeds", "0..20"]);
+    assert_eq!(code(&o), 1);
+
+    // At least 90%: the upper bound (100%) is not below it.
+    v["expect_rate"] = serde_json::json!({"exclusive_holders": {"violated_at_least": 0.9}});
+    let ok = write_json(tmp.path(), "ok.json", &v);
+    let o = splitbrain(&["check", &ok]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(code(&splitbrain(&["sweep", &ok, "--seeds", "0..20"])), 0);
+    // A single run does not judge a rate: it matches.
+    assert_eq!(code(&splitbrain(&["run", &ok])), 0);
+}
+
+/// Issue 10 section 3: an expected `holds` whose premise never occurred is a mismatch unless
+/// the file says `"vacuous_ok": true`; the text and JSON say `holds (vacuous: ...)`; an
+/// invariant without an `expect` entry shows `holds` as expected; a `when` fault that never
+/// fired is reported.
+#[test]
+fn vacuous_passes_and_untriggered_faults_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v = serde_json::json!({
+        "splitbrain": 1,
+        "name": "nothing-written",
+        "duration": "5s",
+        "nodes": {
+            "locks": {"role": "lease_service"},
+            "storage": {"role": "storage"},
+            "client-1": {"role": "worker", "lock": "lease", "service": "locks",
+                         "storage": "storage", "ttl": "10s", "work_time": "10s"}
+        },
+        "faults": [
+            {"at": "1s", "crash": "client-1"},
+            {"when": {"node": "client-1", "observed": "lock_renewed", "nth": 1},
+             "pause": "client-1", "for": "1s"}
+        ],
+        "check": ["no_two_accepted_writers", "exclusive_holders"],
+        "expect": {"no_two_accepted_writers": "holds"}
+    });
+    let f = write_json(tmp.path(), "vacuous.json", &v);
+    let o = splitbrain(&["run", &f]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains(
+            "no_two_accepted_writers   holds     holds (vacuous: the storage accepted no write)MISMATCH"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("exclusive_holders         holds     holds         ok"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "note      fault 2, pause client-1 for 1.000 s when lock_renewed #1: never triggered"
+        ),
+        "{out}"
+    );
+    let o = splitbrain(&["run", &f, "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        j["expectations"][1]["vacuous"],
+        "the storage accepted no write"
+    );
+    assert_eq!(j["results"][1]["vacuous"], "the storage accepted no write");
+    assert_eq!(
+        j["untriggered"][0],
+        "fault 2, pause client-1 for 1.000 s when lock_renewed #1: never triggered"
+    );
+    let o = splitbrain(&["check", &f]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(code(&o), 1);
+    assert!(
+        out.contains(
+            "no_two_accepted_writers: expected holds, got holds (vacuous: the storage accepted no write)"
+        ),
+        "{out}"
+    );
+
+    let mut ok = v.clone();
+    ok["vacuous_ok"] = true.into();
+    let f = write_json(tmp.path(), "vacuous-ok.json", &ok);
+    assert_eq!(code(&splitbrain(&["check", &f])), 0);
+}

@@ -242,6 +242,34 @@ mod tests {
         }
     }
 
+    /// Issue 17 item 4: no drawn fault starts at or after `end` (nor before `start`); only
+    /// the repairs a crash or a partition brings (restart, heal) may land later.
+    #[test]
+    fn nemesis_never_draws_a_fault_at_or_after_its_end() {
+        let mut n = nemesis();
+        n.start = SimTime(5_000_000_000);
+        n.end = SimTime(20_000_000_000);
+        for seed in 0..200 {
+            for (t, f) in n.schedule(&mut RngStream::new(seed, "nemesis")) {
+                match f {
+                    Fault::Restart { .. } | Fault::Heal => assert!(t > n.start),
+                    _ => assert!(n.start < t && t < n.end, "seed {seed}: {f:?} at {t}"),
+                }
+            }
+        }
+        // Gaps of 1 ns from a 1 ns mean: the first draw lands exactly on `end`, which is out.
+        let mut tight = nemesis();
+        tight.mean_interval = SimDuration(1);
+        tight.end = SimTime(1);
+        for seed in 0..50 {
+            assert_eq!(
+                tight.schedule(&mut RngStream::new(seed, "nemesis")),
+                vec![],
+                "seed {seed}"
+            );
+        }
+    }
+
     #[test]
     fn nemesis_is_seeded_bounded_and_sorted() {
         let a = nemesis().schedule(&mut RngStream::new(1, "nemesis"));

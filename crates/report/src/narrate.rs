@@ -2,6 +2,8 @@
 //! ("1.204 s  n2 -> n5  ELECTION", "45.000 s  client-1 resumes after a 40.000 s pause").
 
 use splitbrain_engine::{DropReason, Fault, NetRule, NodeId, SimDuration, SimTime, TraceEvent};
+use splitbrain_protocols::lease::LeaseClientTimer;
+use splitbrain_protocols::ClientTimer;
 use splitbrain_protocols::{Msg, Obs, Timer};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -272,6 +274,23 @@ fn drop_reason(r: DropReason) -> &'static str {
     }
 }
 
+/// The client that reported acquiring with each Redis lock value (the first to), so a
+/// deleted key can say whose value it held.
+fn owners(events: &[Event]) -> BTreeMap<String, NodeId> {
+    let mut out = BTreeMap::new();
+    for e in events {
+        if let TraceEvent::Observe {
+            node,
+            obs: Obs::LockAcquired { value, .. },
+            ..
+        } = e
+        {
+            out.entry(value.clone()).or_insert(*node);
+        }
+    }
+    out
+}
+
 /// A true time for the story: seconds with millisecond precision, rounded down ("2.202 s").
 /// Exact nanoseconds are in the trace and in violation windows.
 fn clock(t: SimTime) -> String {
@@ -286,6 +305,13 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
     // What each node believes now, to say it when the node wakes from a pause.
     let mut holds: BTreeMap<NodeId, String> = BTreeMap::new();
     let mut leads: BTreeMap<NodeId, u64> = BTreeMap::new();
+    // Why a node's handler runs now, when it is a failed request: a lease request that timed
+    // out, or a LEASE_DENIED that arrived. A `LockRenewed` it observes then is a failed
+    // renewal the client carries on from (`stop_on_renew_failure: false`), not a renewal.
+    let mut failed_request: BTreeMap<NodeId, &'static str> = BTreeMap::new();
+    // Each Redis instance's value per key, to say whose value a DEL removed.
+    let mut values: BTreeMap<(NodeId, String), String> = BTreeMap::new();
+    let value_owner = owners(events);
     let mut lines = 0usize;
     let starts: Vec<&str> = events
         .iter()
@@ -362,7 +388,25 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                     ))
                 }
             }
-            TraceEvent::Deliver { .. } | TraceEvent::Timer { .. } => None,
+            TraceEvent::Deliver { to, id, .. } => {
+                if kinds.get(id).is_some_and(|k| k == "LEASE_DENIED") {
+                    failed_request.insert(*to, "was denied");
+                } else {
+                    failed_request.remove(to);
+                }
+                None
+            }
+            TraceEvent::Timer { node, timer, .. } => {
+                if matches!(
+                    timer,
+                    Timer::Client(ClientTimer::Lease(LeaseClientTimer::Timeout { .. }))
+                ) {
+                    failed_request.insert(*node, "timed out");
+                } else {
+                    failed_request.remove(node);
+                }
+                None
+            }
             TraceEvent::Fault { t, fault } => {
                 match fault {
                     Fault::Pause { node, .. } => {
@@ -371,6 +415,7 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                     Fault::Crash { node } => {
                         holds.remove(node);
                         leads.remove(node);
+                        values.retain(|(n, _), _| n != node);
                     }
                     _ => {}
                 }
@@ -433,7 +478,41 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                     }
                     _ => {}
                 }
-                Some(describe_obs(names, name(names, *node), obs))
+                let who = name(names, *node);
+                Some(match obs {
+                    Obs::LockRenewed {
+                        lock,
+                        valid_until_local,
+                        ..
+                    } if failed_request.contains_key(node) => format!(
+                        "{who}'s renewal of \"{lock}\" FAILED (its request {}), but {who} \
+                         carries on as if renewed: believes it valid until local {}",
+                        failed_request[node],
+                        secs(valid_until_local.0)
+                    ),
+                    Obs::RedisKeySet { key, value, .. } => {
+                        values.insert((*node, key.clone()), value.clone());
+                        describe_obs(names, who, obs)
+                    }
+                    Obs::RedisRestarted { keys } => {
+                        values.retain(|(n, _), _| n != node);
+                        for (k, v, _) in keys {
+                            values.insert((*node, k.clone()), v.clone());
+                        }
+                        describe_obs(names, who, obs)
+                    }
+                    Obs::RedisKeyDeleted { key } => match values.remove(&(*node, key.clone())) {
+                        Some(v) => {
+                            let whose = value_owner
+                                .get(&v)
+                                .map(|n| format!("{}'s value {v}", name(names, *n)))
+                                .unwrap_or_else(|| format!("value {v}"));
+                            format!("{who}: {key} deleted ({whose})")
+                        }
+                        None => describe_obs(names, who, obs),
+                    },
+                    _ => describe_obs(names, who, obs),
+                })
             }
         };
         if let Some(line) = line {

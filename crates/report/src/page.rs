@@ -6,7 +6,6 @@
 
 use crate::summary::{metrics_text, reproduce_command};
 use splitbrain_check::Outcome;
-use splitbrain_scenario::schema::Expectation;
 use splitbrain_scenario::RunResult;
 use std::fmt::Write;
 
@@ -20,14 +19,6 @@ pub struct PageLinks<'a> {
     pub chart: &'a str,
     /// The PNG chart, if one was written.
     pub png: Option<&'a str>,
-}
-
-fn expected_word(e: Option<Expectation>) -> &'static str {
-    match e {
-        Some(Expectation::Holds) => "holds",
-        Some(Expectation::Violated) => "violated",
-        None => "\u{2013}",
-    }
 }
 
 fn outcome_word(o: Outcome) -> &'static str {
@@ -80,8 +71,11 @@ pub fn lesson_page(
             out,
             "| `{}` | {} | {} | {} |",
             res.name,
-            expected_word(e.expected),
-            outcome_word(e.got),
+            e.expected_text(),
+            match &e.vacuous {
+                Some(why) => format!("holds (vacuous: {})", cell(why)),
+                None => outcome_word(e.got).to_string(),
+            },
             if e.matches { "yes" } else { "**NO**" }
         );
     }

@@ -4,23 +4,15 @@
 use serde::Serialize;
 use splitbrain_check::{Metrics, Outcome, Violation};
 use splitbrain_engine::{SimDuration, SimTime};
-use splitbrain_scenario::schema::Expectation;
-use splitbrain_scenario::RunResult;
+use splitbrain_scenario::{ExpectationResult, RunResult};
 use std::fmt::Write;
 
-fn expected_text(e: Option<Expectation>) -> &'static str {
-    match e {
-        Some(Expectation::Holds) => "holds",
-        Some(Expectation::Violated) => "violated",
-        None => "-",
-    }
-}
-
-fn got_text(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Holds => "holds",
-        Outcome::Violated => "VIOLATED",
-        Outcome::Inconclusive => "inconclusive",
+fn got_text(e: &ExpectationResult) -> String {
+    match (e.got, &e.vacuous) {
+        (Outcome::Holds, Some(why)) => format!("holds (vacuous: {why})"),
+        (Outcome::Holds, None) => "holds".to_string(),
+        (Outcome::Violated, _) => "VIOLATED".to_string(),
+        (Outcome::Inconclusive, _) => "inconclusive".to_string(),
     }
 }
 
@@ -162,12 +154,12 @@ pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
     let _ = writeln!(out, "  {:<26}{:<10}{:<14}", "invariant", "expected", "got");
     for (res, e) in r.report.results.iter().zip(&r.expectations) {
         let mark = if e.matches { "ok" } else { "MISMATCH" };
+        let got = got_text(e);
         let _ = writeln!(
             out,
-            "  {:<26}{:<10}{:<14}{mark}",
+            "  {:<26}{:<10}{got:<14}{mark}",
             res.name,
-            expected_text(e.expected),
-            got_text(e.got)
+            e.expected_text(),
         );
         if let splitbrain_check::Verdict::Inconclusive { reason } = &res.verdict {
             let _ = writeln!(out, "    {reason}");
@@ -181,7 +173,8 @@ pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
         }
     }
     let _ = writeln!(out);
-    let notes = fault_notes(&r.record);
+    let mut notes = fault_notes(&r.record);
+    notes.extend(r.untriggered.iter().cloned());
     if !notes.is_empty() {
         for n in &notes {
             let _ = writeln!(out, "note      {n}");
@@ -222,6 +215,8 @@ pub struct JsonSummary<'a> {
     pub stopped: Option<String>,
     /// Expected vs got per invariant.
     pub expectations: &'a [splitbrain_scenario::ExpectationResult],
+    /// The file's `when` faults that never applied, in words.
+    pub untriggered: &'a [String],
     /// Full verdicts.
     pub results: &'a [splitbrain_check::InvariantResult],
     /// Metrics.
@@ -242,6 +237,7 @@ pub fn summary_json(r: &RunResult, file: &str) -> String {
         as_expected: r.matches(),
         stopped: r.bound.as_ref().map(|b| b.to_string()),
         expectations: &r.expectations,
+        untriggered: &r.untriggered,
         results: &r.report.results,
         metrics: &r.report.metrics,
         reproduce: reproduce_command(file, r.seed),

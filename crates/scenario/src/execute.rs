@@ -51,10 +51,39 @@ pub struct ExpectationResult {
     pub invariant: &'static str,
     /// What the file expects (`None`: nothing written; then anything but a violation passes).
     pub expected: Option<Expectation>,
+    /// Whether the file expects a violation rate instead (`expect_rate`): a single run then
+    /// always matches; the sweep judges the rate.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rate: bool,
     /// What the run gave.
     pub got: Outcome,
-    /// Whether they agree.
+    /// For a `holds` whose premise never occurred, the missing premise in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vacuous: Option<String>,
+    /// Whether they agree. An expected `holds` that was vacuous does not match unless the
+    /// file says `"vacuous_ok": true`.
     pub matches: bool,
+}
+
+impl ExpectationResult {
+    /// What is expected, in words: `holds`, `violated`, `a rate` (judged by a sweep); an
+    /// invariant without an `expect` entry is expected to hold.
+    pub fn expected_text(&self) -> &'static str {
+        match (self.expected, self.rate) {
+            (_, true) => "a rate",
+            (Some(Expectation::Violated), _) => "violated",
+            _ => "holds",
+        }
+    }
+
+    /// What the run gave, in words: `holds`, `holds (vacuous: ...)`, `violated`,
+    /// `inconclusive`.
+    pub fn got_text(&self) -> String {
+        match (&self.got, &self.vacuous) {
+            (Outcome::Holds, Some(why)) => format!("holds (vacuous: {why})"),
+            (o, _) => format!("{o:?}").to_lowercase(),
+        }
+    }
 }
 
 /// Everything one run produced.
@@ -75,6 +104,10 @@ pub struct RunResult {
     pub trace: Option<TraceSummary<Event>>,
     /// Expected vs actual per checked invariant.
     pub expectations: Vec<ExpectationResult>,
+    /// The file's `when` faults that never applied, in words ("fault 2, pause client-1 when
+    /// lock_renewed #1: never triggered"): a fault whose protocol point never occurred shows
+    /// nothing about the scenario it was written for.
+    pub untriggered: Vec<String>,
 }
 
 impl RunResult {
@@ -108,6 +141,80 @@ pub fn check_spec(s: &Scenario) -> CheckSpec {
         })
         .collect();
     CheckSpec::new(invariants)
+}
+
+/// The `when` faults of `plan` that did not apply in the run `record`: the protocol point
+/// never occurred (fewer than `nth` observations of its kind by its node), or it occurred
+/// but the `after` delay ran past the end of the run. Numbered from 1 in file order.
+pub fn untriggered(plan: &Plan, record: &RunRecord) -> Vec<String> {
+    use splitbrain_engine::Observation;
+    let mut out = Vec::new();
+    for (i, f) in plan.scenario.faults.iter().enumerate() {
+        let Some(w) = &f.when else { continue };
+        let Some(node) = record.node_id(&w.node) else {
+            continue;
+        };
+        let seen: Vec<SimTime> = record
+            .observations
+            .iter()
+            .filter(|o| o.node == node && o.obs.kind() == w.observed)
+            .map(|o| o.t)
+            .collect();
+        let what = format!(
+            "fault {}, {} when {} #{}",
+            i + 1,
+            describe_action(f),
+            w.observed,
+            w.nth
+        );
+        match seen.get(w.nth as usize - 1) {
+            None => out.push(format!("{what}: never triggered")),
+            Some(&t) => {
+                let at = t.saturating_add(
+                    f.after
+                        .map_or(splitbrain_engine::SimDuration::ZERO, |d| d.0),
+                );
+                if at >= record.end {
+                    out.push(format!(
+                        "{what}: triggered at {t}, but the run ended before it applied at {at}"
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A fault's action in a few words ("pause client-1 for 15.000 s").
+fn describe_action(f: &crate::schema::FaultSpec) -> String {
+    if let Some(n) = &f.crash {
+        format!("crash {n}")
+    } else if let Some(n) = &f.restart {
+        format!("restart {n}")
+    } else if let Some(n) = &f.pause {
+        match f.for_ {
+            Some(d) => format!("pause {n} for {}", d.0),
+            None => format!("pause {n}"),
+        }
+    } else if let Some(g) = &f.partition {
+        let groups: Vec<String> = g.iter().map(|g| format!("{{{}}}", g.join(","))).collect();
+        format!("partition {}", groups.join(" | "))
+    } else if let Some(b) = &f.block {
+        format!("block {} -> {}", b.from, b.to)
+    } else if let Some(c) = &f.cut {
+        let links: Vec<String> = c.iter().map(|[a, b]| format!("{a}-{b}")).collect();
+        format!("cut {}", links.join(", "))
+    } else if f.heal.is_some() {
+        "heal".to_string()
+    } else if let Some(n) = &f.clock_step {
+        format!("clock step of {n}")
+    } else if let Some(n) = &f.drift {
+        format!("drift of {n}")
+    } else if f.loss.is_some() {
+        "loss".to_string()
+    } else {
+        "fault".to_string()
+    }
 }
 
 /// Runs `plan` with `seed`, recording into `recorder` if given.
@@ -148,20 +255,29 @@ pub fn execute(
         .map(|r| {
             let got = r.verdict.outcome();
             let expected = plan.scenario.expect.get(r.name).copied();
+            let rate = plan.scenario.expect_rate.contains_key(r.name);
+            let vacuous_ok = plan.scenario.vacuous_ok;
             let matches = match expected {
-                Some(Expectation::Holds) => got == Outcome::Holds,
+                _ if rate => true,
+                Some(Expectation::Holds) => {
+                    got == Outcome::Holds && (r.vacuous.is_none() || vacuous_ok)
+                }
                 Some(Expectation::Violated) => got == Outcome::Violated,
                 None => got != Outcome::Violated,
             };
             ExpectationResult {
                 invariant: r.name,
                 expected,
+                rate,
                 got,
+                vacuous: r.vacuous.clone(),
                 matches,
             }
         })
         .collect();
+    let untriggered = untriggered(plan, &record);
     Ok(RunResult {
+        untriggered,
         name: plan.scenario.name.clone(),
         seed,
         record,

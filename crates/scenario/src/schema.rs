@@ -52,6 +52,23 @@ pub struct Scenario {
     /// Expected outcome per invariant. Without it, the run passes iff nothing is violated.
     #[serde(default)]
     pub expect: BTreeMap<String, Expectation>,
+    /// Expected violation rate per invariant, for properties that are probabilistic by
+    /// nature: `{"lock_progress": {"violated_at_most": 0.01}}`. Judged over a seed sweep with
+    /// the 95% Wilson score interval: the expectation fails when the interval's lower bound
+    /// is above `violated_at_most` or its upper bound below `violated_at_least`. `sweep`
+    /// judges it over its `--seeds`; `check` runs the sweep over `rate_seeds`. A single run
+    /// (`run`) does not judge it. An invariant has `expect` or `expect_rate`, not both.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub expect_rate: BTreeMap<String, RateExpectation>,
+    /// The seeds `check` sweeps to judge `expect_rate`: `"A..B"` (B excluded) or `"A..=B"`
+    /// (default `"0..1000"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_seeds: Option<String>,
+    /// Accept an expected `holds` that is vacuous (its premise never occurred: no write
+    /// accepted, no leader claimed, no lock acquired or requested, no job id written). By
+    /// default such a `holds` is a mismatch: it shows nothing (default `false`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub vacuous_ok: bool,
     /// Bounds on the run.
     #[serde(default)]
     pub limits: LimitsSpec,
@@ -67,6 +84,21 @@ pub enum Expectation {
     Violated,
 }
 
+/// Bounds on the violation rate of one invariant over a seed sweep (fractions in `[0, 1]`;
+/// at least one bound).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RateExpectation {
+    /// Highest acceptable violation rate: fails when the 95% Wilson interval's lower bound
+    /// is above it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub violated_at_most: Option<f64>,
+    /// Lowest acceptable violation rate: fails when the 95% Wilson interval's upper bound is
+    /// below it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub violated_at_least: Option<f64>,
+}
+
 /// Parameters of the liveness checks.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -75,8 +107,9 @@ pub struct CheckParams {
     /// (default 5 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle: Option<Dur>,
-    /// `lock_progress`: longest allowed gap between acquisitions while a majority of lock
-    /// servers is up (default 10 s).
+    /// `lock_progress`: longest allowed time between acquisitions during which a majority of
+    /// lock servers is up, some client waits for the lock and nobody validly holds it
+    /// (default 10 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<Dur>,
 }

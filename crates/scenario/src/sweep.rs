@@ -7,7 +7,7 @@
 
 use crate::execute::execute;
 use crate::plan::Plan;
-use crate::schema::Scenario;
+use crate::schema::{RateExpectation, Scenario};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use splitbrain_check::{Outcome, Verdict};
@@ -500,6 +500,96 @@ pub struct InvariantStats {
     pub ci: (f64, f64),
     /// The first few violating seeds, ascending.
     pub first_seeds: Vec<u64>,
+}
+
+/// The judgement of one `expect_rate` entry over a sweep.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RateJudgement {
+    /// Invariant name.
+    pub invariant: String,
+    /// The file's bounds.
+    pub expected: RateExpectation,
+    /// Runs that violated it.
+    pub violated: u64,
+    /// Runs that checked it.
+    pub runs: u64,
+    /// 95% Wilson score interval of the violation rate.
+    pub ci: (f64, f64),
+    /// Whether the interval is compatible with the bounds: its lower bound is not above
+    /// `violated_at_most` and its upper bound not below `violated_at_least`.
+    pub ok: bool,
+}
+
+impl fmt::Display for RateJudgement {
+    /// "lock_progress violated 3/1000, 95% CI [0.10%, 0.88%]: at most 1.00% ok".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pct = |x: f64| format!("{:.2}%", x * 100.0);
+        let mut bounds = Vec::new();
+        if let Some(lo) = self.expected.violated_at_least {
+            bounds.push(format!("at least {}", pct(lo)));
+        }
+        if let Some(hi) = self.expected.violated_at_most {
+            bounds.push(format!("at most {}", pct(hi)));
+        }
+        write!(
+            f,
+            "{} violated {}/{}, 95% CI [{}, {}]; expected {}: {}",
+            self.invariant,
+            self.violated,
+            self.runs,
+            pct(self.ci.0),
+            pct(self.ci.1),
+            bounds.join(" and "),
+            if self.ok { "ok" } else { "MISMATCH" }
+        )
+    }
+}
+
+/// The seeds `check` sweeps to judge `expect_rate` when the file names none.
+pub const DEFAULT_RATE_SEEDS: SeedRange = SeedRange {
+    start: 0,
+    end: 1000,
+};
+
+/// The seeds `check` sweeps for `scenario`'s `expect_rate`: its `rate_seeds` (validated) or
+/// [`DEFAULT_RATE_SEEDS`].
+pub fn rate_seeds(scenario: &Scenario) -> SeedRange {
+    scenario
+        .rate_seeds
+        .as_deref()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_RATE_SEEDS)
+}
+
+/// Judges the scenario's `expect_rate` over `lines` (one `--vary` value), in name order. An
+/// expectation fails when the 95% Wilson interval of the violation rate lies wholly above
+/// `violated_at_most` (its lower bound is above it) or wholly below `violated_at_least`.
+pub fn judge_rates(scenario: &Scenario, lines: &[&SeedLine]) -> Vec<RateJudgement> {
+    scenario
+        .expect_rate
+        .iter()
+        .map(|(name, expected)| {
+            let runs = lines
+                .iter()
+                .filter(|l| l.outcomes.contains_key(name))
+                .count() as u64;
+            let violated = lines
+                .iter()
+                .filter(|l| l.outcomes.get(name) == Some(&Outcome::Violated))
+                .count() as u64;
+            let ci = wilson(violated, runs);
+            let ok = expected.violated_at_most.map_or(true, |hi| ci.0 <= hi)
+                && expected.violated_at_least.map_or(true, |lo| ci.1 >= lo);
+            RateJudgement {
+                invariant: name.clone(),
+                expected: *expected,
+                violated,
+                runs,
+                ci,
+                ok,
+            }
+        })
+        .collect()
 }
 
 /// Per-invariant statistics of `lines` (one `--vary` value), invariants in name order;

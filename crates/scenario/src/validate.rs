@@ -4,8 +4,9 @@ use crate::checker::{k, Checker, NodeCheck};
 use crate::error::{did_you_mean, Problem};
 use crate::locate::Seg;
 use crate::plan::{Plan, PlannedNode};
+use crate::roles::worker::LockKind;
 use crate::roster::Roster;
-use crate::schema::{DelaySpec, Scenario};
+use crate::schema::{DelaySpec, NodeSpec, Scenario};
 use splitbrain_engine::SimDuration;
 use splitbrain_protocols::OBSERVATION_KINDS;
 use std::collections::BTreeMap;
@@ -354,12 +355,29 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 format!("the nemesis starts at {start}, not before its end ({end}): it would draw nothing"),
             );
         }
-        for (j, t) in n.targets.iter().flatten().enumerate() {
-            c.node_ref(
-                &roster,
-                [p("targets"), vec![Seg::Index(j)]].concat(),
-                t,
-                &[],
+        let targets: &[String] = n.targets.as_deref().unwrap_or(&[]);
+        for (j, t) in targets.iter().enumerate() {
+            let path = [p("targets"), vec![Seg::Index(j)]].concat();
+            c.node_ref(&roster, path.clone(), t, &[]);
+            if targets[..j].contains(t) {
+                c.err(path, format!("target `{t}` is listed twice"));
+            }
+        }
+        let distinct = match &n.targets {
+            Some(t) => t
+                .iter()
+                .enumerate()
+                .filter(|(j, x)| !t[..*j].contains(x))
+                .count(),
+            None => nodes.len(),
+        };
+        if n.partition.is_some() && distinct < 2 {
+            c.err(
+                p("partition"),
+                format!(
+                    "a nemesis partition splits its targets into two non-empty sides: it needs at \
+                     least two distinct targets, found {distinct}"
+                ),
             );
         }
         if n.pause.is_none() && n.crash.is_none() && n.partition.is_none() && n.clock_step.is_none()
@@ -415,6 +433,64 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         }
     }
 
+    for (name, rate) in &scenario.expect_rate {
+        let here = vec![k("expect_rate"), k(name)];
+        check_inv(&mut c, here.clone(), name);
+        if !known.contains(&name.as_str()) {
+            continue;
+        }
+        if !scenario.check.is_empty() && !scenario.check.contains(name) {
+            c.err(
+                here.clone(),
+                format!("`{name}` has a rate expectation but is not in `check`: add it to `check` (or drop the expectation)"),
+            );
+        }
+        if scenario.expect.contains_key(name) {
+            c.err(
+                here.clone(),
+                format!("`{name}` has both `expect` and `expect_rate`: keep one (a rate judges a sweep, `expect` every run)"),
+            );
+        }
+        for (f, v) in [
+            ("violated_at_most", rate.violated_at_most),
+            ("violated_at_least", rate.violated_at_least),
+        ] {
+            if let Some(v) = v {
+                if !(0.0..=1.0).contains(&v) {
+                    c.err(
+                        [here.clone(), vec![k(f)]].concat(),
+                        format!(
+                            "{f} is a fraction of runs: between 0 and 1 (0.01 is 1%), found {v}"
+                        ),
+                    );
+                }
+            }
+        }
+        match (rate.violated_at_least, rate.violated_at_most) {
+            (None, None) => c.err(
+                here.clone(),
+                "a rate expectation needs `violated_at_most` or `violated_at_least` (or both)",
+            ),
+            (Some(lo), Some(hi)) if lo > hi => c.err(
+                [here.clone(), vec![k("violated_at_least")]].concat(),
+                format!("violated_at_least ({lo}) is above violated_at_most ({hi})"),
+            ),
+            _ => {}
+        }
+    }
+    if let Some(seeds) = &scenario.rate_seeds {
+        if scenario.expect_rate.is_empty() {
+            c.err(
+                vec![k("rate_seeds")],
+                "`rate_seeds` goes with `expect_rate` (the seeds `check` sweeps to judge it)",
+            );
+        }
+        if let Err(e) = seeds.parse::<crate::sweep::SeedRange>() {
+            c.err(vec![k("rate_seeds")], e);
+        }
+    }
+    fencing_behind_redis(&mut c, &scenario, &nodes);
+
     if c.problems.is_empty() {
         Ok(Plan {
             scenario,
@@ -424,6 +500,61 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     } else {
         c.problems.sort_by_key(|p| (p.line, p.column));
         Err(c.problems)
+    }
+}
+
+/// A fencing storage behind Redis or Redlock workers rejects every write they send (they
+/// carry no fencing token), so the write invariants would "hold" because nothing was ever
+/// accepted (issue 10, no vacuous passes). A located error names the storage, its clients and
+/// the fix.
+fn fencing_behind_redis(c: &mut Checker, scenario: &Scenario, nodes: &[PlannedNode]) {
+    for (key, spec) in &scenario.nodes {
+        let NodeSpec::Storage(st) = spec else {
+            continue;
+        };
+        if st.fencing == Some(false) {
+            continue;
+        }
+        let storage_names: Vec<&str> = nodes
+            .iter()
+            .filter(|n| &n.declared_as == key)
+            .map(|n| n.name.as_str())
+            .collect();
+        let clients: Vec<&str> = nodes
+            .iter()
+            .filter(|n| match &n.spec {
+                NodeSpec::Worker(w) => {
+                    w.lock != LockKind::Lease && storage_names.contains(&w.storage.as_str())
+                }
+                _ => false,
+            })
+            .map(|n| n.name.as_str())
+            .collect();
+        if clients.is_empty() {
+            continue;
+        }
+        let who = match clients.as_slice() {
+            [one] => format!("worker `{one}` uses"),
+            many => format!(
+                "workers {} use",
+                many.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let path = match st.fencing {
+            Some(_) => vec![k("nodes"), k(key), k("fencing")],
+            None => vec![k("nodes"), k(key)],
+        };
+        c.err(
+            path,
+            format!(
+                "storage `{key}` fences (the default), but {who} a Redis-based lock (redis, redlock), which issues no \
+                 fencing token: the storage would reject every write and the write invariants \
+                 would hold vacuously; set `\"fencing\": false` on `{key}` (or use a lease lock)"
+            ),
+        );
     }
 }
 

@@ -1,4 +1,4 @@
-//! `single_leader` and `eventual_leader`.
+//! `single_leader`, `single_leader_per_term` and `eventual_leader`.
 //!
 //! A node believes it is leader from its `LeaderClaim` until its `LeaderStepDown` or its
 //! crash. A paused node keeps believing: it cannot notice the pause.
@@ -50,6 +50,53 @@ pub fn single_leader(record: &RunRecord) -> Verdict {
     Verdict::from_violations(violations)
 }
 
+/// `single_leader_per_term` (issue 10; Raft's election safety, Ongaro & Ousterhout 2014,
+/// section 5.2: "at most one leader can be elected in a given term"): at most one node
+/// claims leadership for any one term (epoch). Terms are the `LeaderClaim`s' own: bully terms,
+/// lease fencing tokens for lease-based leaders. Distinct from `single_leader`, which is about
+/// overlap in true time: two claims of one term are a violation however far apart. Reports one
+/// violation per term claimed by two or more nodes, at the instant of the second node's claim,
+/// with every claim of that term as evidence.
+pub fn single_leader_per_term(record: &RunRecord) -> Verdict {
+    let mut by_term: std::collections::BTreeMap<u64, Vec<usize>> = Default::default();
+    for (i, o) in record.observations.iter().enumerate() {
+        if let Obs::LeaderClaim { term } = o.obs {
+            by_term.entry(term).or_default().push(i);
+        }
+    }
+    let mut violations = Vec::new();
+    for (term, claims) in by_term {
+        let first = record.observations[claims[0]].node;
+        let Some(&second) = claims
+            .iter()
+            .find(|&&i| record.observations[i].node != first)
+        else {
+            continue;
+        };
+        let nodes: BTreeSet<NodeId> = claims
+            .iter()
+            .map(|&i| record.observations[i].node)
+            .collect();
+        let who = names(record, &nodes);
+        let t = record.observations[second].t;
+        let verb = if who.len() == 2 { "both" } else { "all" };
+        violations.push(Violation {
+            invariant: "single_leader_per_term",
+            from: t,
+            to: t,
+            summary: format!(
+                "{} {verb} claim leadership for term {term}",
+                join_names(&who)
+            ),
+            nodes: who,
+            evidence: tidy(claims.iter().map(|&i| obs_evidence(record, i)).collect()),
+            faults: describe_faults(record, &nodes, t),
+        });
+    }
+    violations.sort_by_key(|v| v.from);
+    Verdict::from_violations(violations)
+}
+
 /// The true time after which nothing more is done to the system: the latest fault, counting
 /// a pause as ending when the paused node resumes.
 fn quiet_since(record: &RunRecord) -> Option<SimTime> {
@@ -67,9 +114,11 @@ fn quiet_since(record: &RunRecord) -> Option<SimTime> {
 /// live leader that every live node agrees on". Judged at the end of the run, which must be
 /// at least the last fault (a pause counts until it ends) plus `settle` (true ns), else the
 /// verdict is `Inconclusive`. At the end exactly one live node must claim leadership, and
-/// every live leader-election participant (`Bully` / `LeaseLeader` roles) must name it: by
-/// its own open claim or by its latest `LeaderKnown` since its last crash (a restarted node
-/// has forgotten what it knew).
+/// every live bully participant must name it: by its own open claim or by its latest
+/// `LeaderKnown` since its last crash (a restarted node has forgotten what it knew).
+/// Lease-based leaders (`LeaseLeader`) never name a leader: they agree through the lease
+/// service, which grants the lease to one holder at a time, so for them agreement is the one
+/// live claim (the etcd / ZooKeeper election recipes: followers only wait on the lease).
 pub fn eventual_leader(record: &RunRecord, settle: SimDuration) -> Verdict {
     let participants = record.nodes_where(Role::elects_leader);
     let beliefs = leader_beliefs(record);
@@ -124,7 +173,7 @@ pub fn eventual_leader(record: &RunRecord, settle: SimDuration) -> Verdict {
     }
     if let Some(leader) = leader {
         for &p in &participants {
-            if p == leader || !live.is_up(p, end) {
+            if p == leader || !live.is_up(p, end) || record.role(p) == Some(Role::LeaseLeader) {
                 continue;
             }
             let forgot_at = live.down(p).iter().map(|d| d.0).filter(|&c| c <= end).max();
@@ -328,6 +377,55 @@ mod tests {
         }
     }
 
+    mod single_leader_per_term {
+        use super::*;
+        use crate::invariants::leader::single_leader_per_term;
+
+        /// Issue 10 section 5: two nodes claiming one term is a violation even when the
+        /// claims never overlap in true time (single_leader holds there).
+        #[test]
+        fn one_term_claimed_twice_is_a_violation_without_overlap() {
+            let r = five()
+                .obs(ms(1_000), 4, claim(1))
+                .obs(ms(2_000), 4, down(1))
+                .obs(ms(3_000), 1, claim(1))
+                .obs(ms(4_000), 1, down(1))
+                .obs(ms(5_000), 1, claim(2))
+                .obs(ms(6_000), 1, down(2))
+                .obs(ms(7_000), 1, claim(2))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(crate::invariants::leader::single_leader(&r), Verdict::Holds);
+            let v = violations(single_leader_per_term(&r));
+            assert_eq!(
+                v.len(),
+                1,
+                "a node re-claiming its own term is not two leaders"
+            );
+            assert_eq!((v[0].from, v[0].to), (ms(3_000), ms(3_000)));
+            assert_eq!(v[0].nodes, vec!["n2", "n5"]);
+            assert_eq!(v[0].summary, "n2 and n5 both claim leadership for term 1");
+            assert_eq!(
+                texts(&v[0].evidence),
+                vec![
+                    "1.000 s n5: claims leadership (term 1)",
+                    "3.000 s n2: claims leadership (term 1)",
+                ]
+            );
+        }
+
+        #[test]
+        fn increasing_terms_hold() {
+            let r = five()
+                .obs(ms(1_000), 4, claim(1))
+                .obs(ms(2_000), 3, claim(2))
+                .obs(ms(3_000), 2, claim(3))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(single_leader_per_term(&r), Verdict::Holds);
+        }
+    }
+
     mod eventual_leader {
         use super::*;
         use crate::invariants::leader::eventual_leader;
@@ -417,6 +515,38 @@ mod tests {
             let v = violations(eventual_leader(&r, SETTLE));
             assert_eq!(v[0].summary, "n1 follows n2, not n3");
             assert_eq!(v[0].nodes, vec!["n1", "n3"]);
+        }
+
+        /// Issue 17, item 1: lease-based leaders never observe `LeaderKnown`; they agree
+        /// through the lease service. Three of them, one crashed holder, one new holder: holds.
+        #[test]
+        fn lease_leaders_agree_through_the_service_without_naming_a_leader() {
+            let r = Builder::new(&[
+                ("locks", LeaseService),
+                ("leader1", LeaseLeader),
+                ("leader2", LeaseLeader),
+                ("leader3", LeaseLeader),
+            ])
+            .obs(ms(2), 1, claim(1))
+            .fault(ms(3_000), crash(1))
+            .obs(ms(7_500), 2, claim(2))
+            .end(ms(20_000))
+            .build();
+            assert_eq!(eventual_leader(&r, SETTLE), Verdict::Holds);
+            // Two live lease claims at the end are still a violation.
+            let r = Builder::new(&[
+                ("locks", LeaseService),
+                ("leader1", LeaseLeader),
+                ("leader2", LeaseLeader),
+            ])
+            .obs(ms(2), 1, claim(1))
+            .obs(ms(7_500), 2, claim(2))
+            .end(ms(20_000))
+            .build();
+            assert_eq!(
+                violations(eventual_leader(&r, SETTLE))[0].summary,
+                "2 live nodes claim leadership at the end: leader1 and leader2"
+            );
         }
 
         #[test]

@@ -1,22 +1,30 @@
 //! `lock_progress`: liveness of the lock service.
 
 use super::names;
+use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
-use crate::timeline::{describe_faults, obs_evidence, overlaps, Liveness};
+use crate::timeline::{beliefs, describe_faults, obs_evidence, overlaps, Change, Liveness};
+use crate::truth::Truth;
 use crate::verdict::{Evidence, Source, Verdict, Violation};
 use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// `lock_progress { window }` (DESIGN.md): "while a majority of lock servers is up and
 /// reachable, some client acquires the lock within every `window`". Lock servers are the
 /// run's `LeaseService` and `RedisInstance` nodes (one lease service is 1 of 1); up/down comes
-/// from `Crash` / `Restart` faults only (pauses and partitions are not counted). Within every
-/// true-time interval in which a majority is up, the gaps between its start, each
+/// from `Crash` / `Restart` faults only (pauses and partitions are not counted).
+///
+/// Only time that owes progress counts: time during which some client waits for a lock (from
+/// its `LockRequested` until its `LockAcquired` or its crash; a failed attempt followed by a
+/// retry is still waiting) while nobody validly holds that lock (the servers' truth,
+/// [`Truth`]: a lease grant, a Redis value on a majority). So an idle lock owes nothing, and a
+/// holder that keeps its lock to expiry is not a stall: the waiting client correctly waits out
+/// the TTL. Within every true-time interval in which a majority is up, between its start, each
 /// `LockAcquired` or `LockRenewed` (any client, any lock: a renewal re-acquires the lease, so
-/// a leader that keeps its lease is progress) and its end (at most the end of the run) must
-/// not be longer than `window` (true ns). Reports the first longer gap. A run without lock servers
-/// is `Inconclusive`.
+/// a leader that keeps its lease is progress) and its end (at most the end of the run), the
+/// owed time must not exceed `window` (true ns). Reports the first longer gap. A run without
+/// lock servers is `Inconclusive`.
 pub fn lock_progress(record: &RunRecord, window: SimDuration) -> Verdict {
     let servers = record.nodes_where(Role::is_lock_server);
     if servers.is_empty() {
@@ -36,6 +44,7 @@ pub fn lock_progress(record: &RunRecord, window: SimDuration) -> Verdict {
         }
         up.push((from, end));
     }
+    let owed = owed_time(record);
     let acquisitions: Vec<(SimTime, usize)> = record
         .observations
         .iter()
@@ -51,11 +60,19 @@ pub fn lock_progress(record: &RunRecord, window: SimDuration) -> Verdict {
             .filter(|(t, _)| span.from <= *t && *t < span.to)
             .map(|&(t, i)| (t, Some(i)));
         for next in inside.chain(std::iter::once((span.to, None))) {
-            let gap = next.0.saturating_since(prev.0);
-            if gap > window {
-                return Verdict::Violated(vec![violation(
-                    record, &servers, majority, window, span.from, prev, next,
-                )]);
+            let pieces = clip(&owed, prev.0, next.0);
+            let total = pieces.iter().fold(SimDuration::ZERO, |acc, p| {
+                acc.saturating_add(p.to.saturating_since(p.from))
+            });
+            if total > window {
+                let gap = Gap {
+                    span_from: span.from,
+                    prev,
+                    next,
+                    owed: total,
+                    first_request: pieces.first().map(|p| p.request),
+                };
+                return Verdict::Violated(vec![violation(record, &servers, majority, window, gap)]);
             }
             prev = next;
         }
@@ -63,29 +80,111 @@ pub fn lock_progress(record: &RunRecord, window: SimDuration) -> Verdict {
     Verdict::Holds
 }
 
+/// A stretch of owed time: some client waits for `lock` and nobody validly holds it.
+#[derive(Clone, Copy, Debug)]
+struct Owed {
+    from: SimTime,
+    to: SimTime,
+    /// The `LockRequested` observation of one waiting client.
+    request: usize,
+}
+
+/// Every stretch of owed time, per lock, sorted by start (stretches of different locks may
+/// overlap; [`clip`] merges them).
+fn owed_time(record: &RunRecord) -> Vec<Owed> {
+    let waits = beliefs(record, |o| match o {
+        Obs::LockRequested { lock, .. } => Some(Change::Start(lock.clone())),
+        Obs::LockAcquired { lock, .. } => Some(Change::Stop(lock.clone())),
+        _ => None,
+    });
+    if waits.is_empty() {
+        return Vec::new();
+    }
+    let truth = Truth::new(record, &WallClocks::new(record));
+    let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
+    for h in &truth.holds {
+        held.entry(h.lock.as_str())
+            .or_default()
+            .push((h.from, h.to));
+    }
+    let mut out = Vec::new();
+    for w in &waits {
+        let mut pieces = vec![(w.from, w.to)];
+        for &(hf, ht) in held.get(w.key.as_str()).map_or(&[][..], Vec::as_slice) {
+            pieces = pieces
+                .into_iter()
+                .flat_map(|(a, b)| {
+                    [(a, b.min(hf)), (a.max(ht), b)]
+                        .into_iter()
+                        .filter(|(x, y)| x < y)
+                })
+                .collect();
+        }
+        out.extend(pieces.into_iter().map(|(from, to)| Owed {
+            from,
+            to,
+            request: w.start,
+        }));
+    }
+    out.sort_by_key(|o| (o.from, o.to, o.request));
+    out
+}
+
+/// The owed stretches within `[from, to)`, clipped and merged (no instant counted twice), in
+/// time order; each keeps the request of the first stretch it contains.
+fn clip(owed: &[Owed], from: SimTime, to: SimTime) -> Vec<Owed> {
+    let mut out: Vec<Owed> = Vec::new();
+    for o in owed {
+        let (a, b) = (o.from.max(from), o.to.min(to));
+        if a >= b {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if a <= last.to => last.to = last.to.max(b),
+            _ => out.push(Owed {
+                from: a,
+                to: b,
+                request: o.request,
+            }),
+        }
+    }
+    out
+}
+
+/// The first gap between progress points that owed more than the window.
+struct Gap {
+    span_from: SimTime,
+    prev: (SimTime, Option<usize>),
+    next: (SimTime, Option<usize>),
+    owed: SimDuration,
+    first_request: Option<usize>,
+}
+
 fn violation(
     record: &RunRecord,
     servers: &[NodeId],
     majority: usize,
     window: SimDuration,
-    span_from: SimTime,
-    prev: (SimTime, Option<usize>),
-    next: (SimTime, Option<usize>),
+    gap: Gap,
 ) -> Violation {
-    let (from, to) = (prev.0, next.0);
+    let (from, to) = (gap.prev.0, gap.next.0);
     let mut evidence: Vec<Evidence> = Vec::new();
-    match prev.1 {
+    match gap.prev.1 {
         Some(i) => evidence.push(obs_evidence(record, i)),
         None => evidence.push(Evidence {
-            t: span_from,
+            t: gap.span_from,
             node: "lock servers".to_string(),
             text: format!("a majority ({majority} of {}) is up", servers.len()),
             source: Source::Derived,
         }),
     }
-    if let Some(i) = next.1 {
+    if let Some(i) = gap.first_request {
         evidence.push(obs_evidence(record, i));
     }
+    if let Some(i) = gap.next.1 {
+        evidence.push(obs_evidence(record, i));
+    }
+    let evidence = super::tidy(evidence);
     let server_set: BTreeSet<NodeId> = servers.iter().copied().collect();
     let mut relevant = server_set.clone();
     relevant.extend(record.nodes_where(|r| matches!(r, Role::Worker | Role::LeaseLeader)));
@@ -96,9 +195,10 @@ fn violation(
         nodes: names(record, &server_set),
         summary: format!(
             "no lock acquired for {} while a majority ({majority} of {}) of lock servers was \
-             up (window {window})",
+             up; clients waited {} of it with nobody holding the lock (window {window})",
             to.saturating_since(from),
-            servers.len()
+            servers.len(),
+            gap.owed,
         ),
         evidence,
         faults: describe_faults(record, &relevant, to),
@@ -129,7 +229,16 @@ mod tests {
             ("redis-b", RedisInstance),
             ("redis-c", RedisInstance),
             ("client-1", Worker),
+            ("client-2", Worker),
         ])
+        // client-2 waits for the lock the whole run and never gets it: every gap is owed.
+        .obs(ms(0), 4, requested())
+    }
+    fn requested() -> Obs {
+        Obs::LockRequested {
+            lock: "lock".to_string(),
+            servers: vec![],
+        }
     }
 
     #[test]
@@ -159,8 +268,8 @@ mod tests {
         assert_eq!((v[0].from, v[0].to), (ms(5_000), ms(20_000)));
         assert_eq!(
             v[0].summary,
-            "no lock acquired for 15.000 s while a majority (2 of 3) of lock servers was up \
-             (window 10.000 s)"
+            "no lock acquired for 15.000 s while a majority (2 of 3) of lock servers was up; \
+             clients waited 15.000 s of it with nobody holding the lock (window 10.000 s)"
         );
         assert_eq!(v[0].nodes, vec!["redis-a", "redis-b", "redis-c"]);
         assert!(v[0].faults.is_empty());
@@ -197,11 +306,13 @@ mod tests {
     #[test]
     fn a_lease_service_is_one_of_one_and_the_run_end_closes_the_last_gap() {
         let lease = || {
-            Builder::new(&[("locks", LeaseService), ("client-1", Worker)]).obs(
-                ms(1_000),
-                1,
-                acquired(),
-            )
+            Builder::new(&[
+                ("locks", LeaseService),
+                ("client-1", Worker),
+                ("client-2", Worker),
+            ])
+            .obs(ms(0), 2, requested())
+            .obs(ms(1_000), 1, acquired())
         };
         let r = lease()
             .fault(ms(2_000), crash(0))
@@ -223,8 +334,90 @@ mod tests {
         assert_eq!((v[0].from, v[0].to), (ms(40_000), ms(55_000)));
         assert_eq!(
             texts(&v[0].evidence),
-            vec!["40.000 s lock servers: a majority (1 of 1) is up"]
+            vec![
+                "0.000 s client-2: requests lock",
+                "40.000 s lock servers: a majority (1 of 1) is up"
+            ]
         );
+    }
+
+    /// Issue 10 section 3: an idle lock owes no progress. Nobody asks between 2 s and 40 s.
+    #[test]
+    fn an_idle_lock_is_not_a_stall() {
+        let r = Builder::new(&[("locks", LeaseService), ("client-1", Worker)])
+            .obs(ms(900), 1, requested())
+            .obs(ms(1_000), 1, acquired())
+            .obs(
+                ms(2_000),
+                1,
+                Obs::LockReleased {
+                    lock: "lock".to_string(),
+                },
+            )
+            .obs(ms(40_000), 1, requested())
+            .obs(ms(40_010), 1, acquired())
+            .end(ms(45_000))
+            .build();
+        assert_eq!(lock_progress(&r, WINDOW), Verdict::Holds);
+    }
+
+    /// Issue 17 item 3 (lesson 15's failing seeds): a client that waits out another's valid
+    /// hold is not a stall. client-1's lease (TTL 10 s) runs 1 s..11 s at the service;
+    /// client-2 asks at 2 s and gets it at 11.5 s: 0.5 s owed, within a 5 s window.
+    #[test]
+    fn waiting_out_a_valid_hold_is_not_a_stall() {
+        let window = SimDuration::from_secs(5);
+        let build = |freed_ms: u64| {
+            Builder::new(&[
+                ("locks", LeaseService),
+                ("client-1", Worker),
+                ("client-2", Worker),
+            ])
+            .obs(ms(999), 1, requested())
+            .obs(ms(1_000), 0, granted(1, 1))
+            .obs(ms(1_001), 1, acquired())
+            .obs(ms(2_000), 2, requested())
+            .obs(
+                ms(freed_ms),
+                0,
+                Obs::LeaseFreed {
+                    lease: "lock".to_string(),
+                    holder: id(1),
+                    token: 1,
+                    expired: true,
+                },
+            )
+            .obs(ms(11_500), 0, granted(2, 2))
+            .obs(ms(11_501), 2, acquired())
+            .end(ms(14_000))
+            .build()
+        };
+        assert_eq!(lock_progress(&build(11_000), window), Verdict::Holds);
+        // Freed early at 4 s (released, say) and nobody gets it until 11.5 s: 7.5 s owed.
+        let v = violations(lock_progress(&build(4_000), window));
+        assert_eq!((v[0].from, v[0].to), (ms(1_001), ms(11_501)));
+        assert!(
+            v[0].summary.contains("clients waited 7.500 s of it"),
+            "{}",
+            v[0].summary
+        );
+        assert_eq!(
+            texts(&v[0].evidence),
+            vec![
+                "1.001 s client-1: acquired lock (token none, value )",
+                "2.000 s client-2: requests lock",
+                "11.501 s client-2: acquired lock (token none, value )",
+            ]
+        );
+    }
+
+    fn granted(holder: u32, token: u64) -> Obs {
+        Obs::LeaseGranted {
+            lease: "lock".to_string(),
+            holder: id(holder),
+            token,
+            ttl_ns: 10_000_000_000,
+        }
     }
 
     #[test]

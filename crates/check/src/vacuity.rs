@@ -1,0 +1,102 @@
+//! Vacuous passes: an invariant that "holds" because its premise never occurred (no write
+//! accepted, no leader claimed, no lock acquired) shows nothing. [`vacuous`] names the missing
+//! premise so reports can say `holds (vacuous: ...)` and `check` can refuse such a pass.
+
+use crate::run::RunRecord;
+use crate::spec::Invariant;
+use splitbrain_protocols::Obs;
+
+/// Why a `holds` verdict on `invariant` is vacuous for `record`, in words, or `None` if the
+/// premise occurred. Premises: leader invariants need a `LeaderClaim`; `exclusive_holders`
+/// a `LockAcquired` (so does `validity_within_truth`); the write invariants a `WriteAccepted` (`fencing_monotonic` one with a
+/// token, `exactly_once_effects` one with a job id); `lock_progress` a `LockRequested` (a
+/// client that asked). `eventual_leader` cannot hold without a leader, so it is never vacuous.
+pub fn vacuous(record: &RunRecord, invariant: &Invariant) -> Option<String> {
+    let any = |pred: &dyn Fn(&Obs) -> bool| record.observations.iter().any(|o| pred(&o.obs));
+    let (happened, missing) = match invariant {
+        Invariant::SingleLeader | Invariant::SingleLeaderPerTerm => (
+            any(&|o| matches!(o, Obs::LeaderClaim { .. })),
+            "no node ever claimed leadership",
+        ),
+        Invariant::EventualLeader { .. } => (true, ""),
+        Invariant::ExclusiveHolders | Invariant::ValidityWithinTruth => (
+            any(&|o| matches!(o, Obs::LockAcquired { .. })),
+            "no client ever acquired a lock",
+        ),
+        Invariant::HolderWritesOnly | Invariant::NoTwoAcceptedWriters => (
+            any(&|o| matches!(o, Obs::WriteAccepted { .. })),
+            "the storage accepted no write",
+        ),
+        Invariant::FencingMonotonic => (
+            any(&|o| matches!(o, Obs::WriteAccepted { token: Some(_), .. })),
+            "the storage accepted no write carrying a fencing token",
+        ),
+        Invariant::LockProgress { .. } => (
+            any(&|o| matches!(o, Obs::LockRequested { .. })),
+            "no client ever asked for a lock",
+        ),
+        Invariant::ExactlyOnceEffects => (
+            any(&|o| matches!(o, Obs::WriteAccepted { job: Some(_), .. })),
+            "the storage accepted no write carrying a job id",
+        ),
+    };
+    (!happened).then(|| missing.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::vacuous;
+    use crate::spec::Invariant;
+    use crate::testkit::*;
+    use splitbrain_engine::NodeId;
+    use splitbrain_protocols::Obs;
+
+    fn accepted(token: Option<u64>, job: Option<u64>) -> Obs {
+        Obs::WriteAccepted {
+            writer: NodeId(1),
+            req: 0,
+            token,
+            job,
+            applied: true,
+        }
+    }
+
+    /// Issue 10 section 3: nothing accepted, nothing claimed, nothing acquired are vacuous;
+    /// a write without a job id leaves `exactly_once_effects` vacuous.
+    #[test]
+    fn missing_premises_are_named() {
+        let empty = Builder::new(&[("storage", Storage), ("client-1", Worker)])
+            .end(ms(1_000))
+            .build();
+        let all = Invariant::all();
+        let got: Vec<Option<String>> = all.iter().map(|i| vacuous(&empty, i)).collect();
+        assert_eq!(
+            got,
+            vec![
+                Some("no node ever claimed leadership".to_string()),
+                None,
+                Some("no client ever acquired a lock".to_string()),
+                Some("the storage accepted no write".to_string()),
+                Some("the storage accepted no write".to_string()),
+                Some("the storage accepted no write carrying a fencing token".to_string()),
+                Some("no client ever asked for a lock".to_string()),
+                Some("the storage accepted no write carrying a job id".to_string()),
+                Some("no client ever acquired a lock".to_string()),
+                Some("no node ever claimed leadership".to_string()),
+            ]
+        );
+        let written = Builder::new(&[("storage", Storage), ("client-1", Worker)])
+            .obs(ms(10), 0, accepted(None, None))
+            .end(ms(1_000))
+            .build();
+        assert_eq!(vacuous(&written, &Invariant::NoTwoAcceptedWriters), None);
+        assert!(vacuous(&written, &Invariant::FencingMonotonic).is_some());
+        assert!(vacuous(&written, &Invariant::ExactlyOnceEffects).is_some());
+        let jobs = Builder::new(&[("storage", Storage), ("client-1", Worker)])
+            .obs(ms(10), 0, accepted(Some(3), Some(1)))
+            .end(ms(1_000))
+            .build();
+        assert_eq!(vacuous(&jobs, &Invariant::ExactlyOnceEffects), None);
+        assert_eq!(vacuous(&jobs, &Invariant::FencingMonotonic), None);
+    }
+}
