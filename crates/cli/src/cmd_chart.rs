@@ -31,7 +31,8 @@ pub struct DrawArgs {
     pub clocks: bool,
 }
 
-fn parse_time(s: &str) -> Result<u64, String> {
+/// Parses a true time given with a unit ("4s", "250ms").
+pub fn parse_time(s: &str) -> Result<u64, String> {
     parse_duration_ns(s)
 }
 

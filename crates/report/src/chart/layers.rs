@@ -264,29 +264,8 @@ fn layer_beliefs<DB: DrawingBackend>(
         }
         let (x0, x1) = (l.x(b.from), l.x(b.to).max(l.x(b.from) + 2));
         let (by0, by1) = l.band_y(b.lane);
-        let (fill, label) = match &b.kind {
-            BandKind::Leader { term, token } => (
-                tone(*term),
-                match token {
-                    Some(tok) => format!("leader t{term} \u{00b7} token {tok}"),
-                    None => format!("leader t{term}"),
-                },
-            ),
-            BandKind::Holds { lock, token } => (
-                token.map_or(BLUE, tone),
-                match token {
-                    Some(tok) => format!("holds {lock} \u{00b7} token {tok}"),
-                    None => format!("holds {lock}"),
-                },
-            ),
-            BandKind::Grant { holder, token } => {
-                (tone(*token), format!("token {token} \u{2192} {holder}"))
-            }
-            BandKind::Key { key, holder } => (
-                GREEN,
-                format!("{key} = {}", holder.as_deref().unwrap_or("?")),
-            ),
-            _ => continue,
+        let Some((fill, label, short)) = band_look(&b.kind) else {
+            continue;
         };
         rect(root, (x0, by0), (x1, by1), fill.mix(0.85).filled())?;
         rect(root, (x0, by0), (x1, by1), fill.stroke_width(1))?;
@@ -298,22 +277,13 @@ fn layer_beliefs<DB: DrawingBackend>(
                 (x0 + 5, (by0 + by1) / 2),
                 &style(12.0, text_on(fill), HPos::Left, VPos::Center),
             )?;
-        } else if x1 - x0 > 14 {
-            let short = match &b.kind {
-                BandKind::Leader { term, .. } => format!("t{term}"),
-                BandKind::Holds { token: Some(t), .. } | BandKind::Grant { token: t, .. } => {
-                    t.to_string()
-                }
-                _ => String::new(),
-            };
-            if text_width(&short, 11.0) + 4 < x1 - x0 {
-                text(
-                    root,
-                    &short,
-                    (x0 + 2, (by0 + by1) / 2),
-                    &style(11.0, text_on(fill), HPos::Left, VPos::Center),
-                )?;
-            }
+        } else if x1 - x0 > 14 && text_width(&short, 11.0) + 4 < x1 - x0 {
+            text(
+                root,
+                &short,
+                (x0 + 2, (by0 + by1) / 2),
+                &style(11.0, text_on(fill), HPos::Left, VPos::Center),
+            )?;
         }
     }
     Ok(())
@@ -746,4 +716,40 @@ fn legend_swatch<DB: DrawingBackend>(
         )?,
     }
     Ok(())
+}
+
+/// How a belief or server band looks: its fill, its full label and its short label (term or
+/// token, for a narrow band); `None` for bands drawn otherwise (pauses, crashes, stale parts,
+/// truth strips). Shared by the static chart and the browser view.
+pub(crate) fn band_look(kind: &BandKind) -> Option<(RGBColor, String, String)> {
+    let (fill, label) = match kind {
+        BandKind::Leader { term, token } => (
+            tone(*term),
+            match token {
+                Some(tok) => format!("leader t{term} \u{00b7} token {tok}"),
+                None => format!("leader t{term}"),
+            },
+        ),
+        BandKind::Holds { lock, token } => (
+            token.map_or(BLUE, tone),
+            match token {
+                Some(tok) => format!("holds {lock} \u{00b7} token {tok}"),
+                None => format!("holds {lock}"),
+            },
+        ),
+        BandKind::Grant { holder, token } => {
+            (tone(*token), format!("token {token} \u{2192} {holder}"))
+        }
+        BandKind::Key { key, holder } => (
+            GREEN,
+            format!("{key} = {}", holder.as_deref().unwrap_or("?")),
+        ),
+        _ => return None,
+    };
+    let short = match kind {
+        BandKind::Leader { term, .. } => format!("t{term}"),
+        BandKind::Holds { token: Some(t), .. } | BandKind::Grant { token: t, .. } => t.to_string(),
+        _ => String::new(),
+    };
+    Some((fill, label, short))
 }

@@ -326,30 +326,7 @@ impl Layout {
         }
         // Message kinds: each its colour; the most frequent kind, if it is most of the
         // traffic (heartbeats), faint so the rare kinds (elections, grants) stand out.
-        let mut kind_counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for a in &arrows {
-            *kind_counts.entry(a.kind.as_str()).or_default() += 1;
-        }
-        let mut by_count: Vec<(&str, usize)> = kind_counts.into_iter().collect();
-        by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-        let total: usize = by_count.iter().map(|k| k.1).sum();
-        let faint_top = by_count.len() >= 2 && by_count[0].1 * 2 > total;
-        let kind_tones = [BLUE, GREEN, PURPLE, ORANGE, SKY, INK];
-        let mut kinds: Vec<(String, RGBColor, bool)> = Vec::new();
-        let mut tone_i = 0;
-        // Legend and colours in name order, so a kind keeps its colour across charts of a run.
-        let mut names: Vec<&str> = by_count.iter().map(|k| k.0).collect();
-        names.sort();
-        for k in names {
-            let faint = faint_top && k == by_count[0].0;
-            let c = if faint {
-                GREY
-            } else {
-                tone_i += 1;
-                kind_tones[(tone_i - 1) % kind_tones.len()]
-            };
-            kinds.push((k.to_string(), c, faint));
-        }
+        let mut kinds = kind_colours(&arrows);
         if kinds.len() > 8 {
             // Too many to tell apart: one neutral colour.
             for k in &mut kinds {
@@ -471,4 +448,35 @@ pub(crate) fn time_ticks(from: SimTime, to: SimTime) -> (Vec<SimTime>, usize) {
         tick += step_ns.max(1);
     }
     (ticks, decimals)
+}
+
+/// Each message kind's colour, in name order (so a kind keeps its colour across charts of a
+/// run): `(kind, colour, faint)`. The most frequent kind, if it is most of the traffic
+/// (heartbeats), is faint grey so the rare kinds (elections, grants) stand out.
+pub(crate) fn kind_colours(arrows: &[Arrow]) -> Vec<(String, RGBColor, bool)> {
+    let mut kind_counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for a in arrows {
+        *kind_counts.entry(a.kind.as_str()).or_default() += 1;
+    }
+    let mut by_count: Vec<(&str, usize)> = kind_counts.into_iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let total: usize = by_count.iter().map(|k| k.1).sum();
+    let faint_top = by_count.len() >= 2 && by_count[0].1 * 2 > total;
+    let kind_tones = [BLUE, GREEN, PURPLE, ORANGE, SKY, INK];
+    let mut kinds: Vec<(String, RGBColor, bool)> = Vec::new();
+    let mut tone_i = 0;
+    // Legend and colours in name order, so a kind keeps its colour across charts of a run.
+    let mut names: Vec<&str> = by_count.iter().map(|k| k.0).collect();
+    names.sort();
+    for k in names {
+        let faint = faint_top && k == by_count[0].0;
+        let c = if faint {
+            GREY
+        } else {
+            tone_i += 1;
+            kind_tones[(tone_i - 1) % kind_tones.len()]
+        };
+        kinds.push((k.to_string(), c, faint));
+    }
+    kinds
 }

@@ -17,9 +17,13 @@ mod layout;
 
 use crate::chart_model::TimelineModel;
 use canvas::Cv;
+
 use canvas::{raster_text, PendingText, FONT};
+pub(crate) use canvas::{tone, BLUE, GREEN, GREY, INK, ORANGE, PURPLE, SKY, VERMILLION, VIOLATION};
+pub(crate) use layers::band_look;
 use layers::draw;
 use layout::Layout;
+pub(crate) use layout::{kind_colours, GROUP_H, LANE_H};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use splitbrain_engine::SimTime;
