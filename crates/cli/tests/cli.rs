@@ -173,3 +173,46 @@ fn the_committed_schema_file_is_current() {
         "splitbrain.schema.json is stale: run `splitbrain schema > splitbrain.schema.json`"
     );
 }
+
+#[test]
+fn view_and_export_of_a_saved_trace_match_the_live_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_string();
+    let o = splitbrain(&[
+        "run",
+        "scenarios/05-lease-gc-pause-unfenced.json",
+        "--trace",
+        &p("t.jsonl"),
+        "--view",
+        &p("live.html"),
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let o = splitbrain(&["view", &p("t.jsonl"), "-o", &p("saved.html")]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let live = std::fs::read(p("live.html")).unwrap();
+    assert_eq!(
+        live,
+        std::fs::read(p("saved.html")).unwrap(),
+        "one model, one page"
+    );
+    let html = String::from_utf8(live).unwrap();
+    assert!(html.contains("<script type=\"application/json\" id=\"model\">"));
+    assert!(
+        !html.contains("http://") || !html.contains("src=\"http"),
+        "no network"
+    );
+    for (format, file) in [("chrome", "t.json"), ("shiviz", "t.log")] {
+        let o = splitbrain(&["export", &p("t.jsonl"), "--format", format, "-o", &p(file)]);
+        assert_eq!(
+            code(&o),
+            0,
+            "{format}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let chrome: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p("t.json")).unwrap()).unwrap();
+    assert!(chrome["traceEvents"].as_array().unwrap().len() > 50);
+    let o = splitbrain(&["view", &p("t.jsonl"), "-o", &p("x.svg")]);
+    assert_eq!(code(&o), 2, "a view must be .html");
+}
