@@ -20,7 +20,8 @@ pub struct DrawArgs {
     /// Draw up to this true time (e.g. 12s).
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     pub to: Option<u64>,
-    /// Message kinds not to draw (e.g. HEARTBEAT), comma-separated or repeated.
+    /// Message kinds not to draw (e.g. HEARTBEAT), comma-separated or repeated. With `run
+    /// --narrate` they are also left out of the narration.
     #[arg(long = "hide", value_delimiter = ',', value_name = "KINDS")]
     pub hide_kinds: Vec<String>,
     /// Draw no message arrows.
