@@ -216,3 +216,87 @@ fn view_and_export_of_a_saved_trace_match_the_live_run() {
     let o = splitbrain(&["view", &p("t.jsonl"), "-o", &p("x.svg")]);
     assert_eq!(code(&o), 2, "a view must be .html");
 }
+
+/// One rule for every command's outputs: missing parent folders are created; a folder that
+/// cannot be made is exit 2 naming the user's path, never a temporary file's name; a sweep
+/// checks its outputs before running any seed.
+#[test]
+fn every_command_creates_missing_output_folders_and_names_the_users_path_when_it_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_string();
+    let lesson = "scenarios/05-lease-gc-pause-unfenced.json";
+    let trace = p("a/b/t.jsonl");
+    let cases: Vec<Vec<String>> = vec![
+        vec!["run".into(), lesson.into(), "--trace".into(), trace.clone()],
+        vec!["run".into(), lesson.into(), "--chart".into(), p("c/c.svg")],
+        vec!["run".into(), lesson.into(), "--view".into(), p("d/v.html")],
+        vec!["chart".into(), trace.clone(), "-o".into(), p("e/x.png")],
+        vec!["view".into(), trace.clone(), "-o".into(), p("f/x.html")],
+        vec![
+            "export".into(),
+            trace.clone(),
+            "--format".into(),
+            "shiviz".into(),
+            "-o".into(),
+            p("g/x.log"),
+        ],
+        vec![
+            "sweep".into(),
+            lesson.into(),
+            "--seeds".into(),
+            "0..2".into(),
+            "--out".into(),
+            p("h/r.jsonl"),
+        ],
+        vec![
+            "shrink".into(),
+            lesson.into(),
+            "-o".into(),
+            p("i/m.json"),
+            "--max-runs".into(),
+            "20".into(),
+        ],
+    ];
+    for args in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = splitbrain(&args);
+        assert!(
+            code(&o) == 0 || code(&o) == 1,
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out = args[args.len() - 1 - usize::from(args[0] == "shrink") * 2];
+        assert!(Path::new(out).is_file(), "{args:?} wrote {out}");
+    }
+    // A folder that cannot be created: a file stands where it would be.
+    std::fs::write(p("file"), "x").unwrap();
+    for args in [
+        vec!["run", lesson, "--trace", "FILE/x/t.jsonl"],
+        vec!["run", lesson, "--chart", "FILE/x/c.svg"],
+        vec![
+            "sweep",
+            lesson,
+            "--seeds",
+            "0..50",
+            "--out",
+            "FILE/x/r.jsonl",
+        ],
+    ] {
+        let user = p("file") + "/x/" + args[args.len() - 1].rsplit('/').next().unwrap();
+        let mut args = args.clone();
+        let last = args.len() - 1;
+        args[last] = &user;
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(err.contains(&format!("cannot write {user}")), "{err}");
+        assert!(
+            !err.contains(".splitbrain-"),
+            "internal temporary name leaked: {err}"
+        );
+        assert!(
+            !err.contains("runs ("),
+            "{args:?}: the sweep ran before checking: {err}"
+        );
+    }
+}
