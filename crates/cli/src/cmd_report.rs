@@ -120,7 +120,8 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         let seed = plan.scenario.seed;
         let result = execute(&plan, seed, Some(Recorder::hash_only().keep_events()))?;
         let model = model_of_run(&result);
-        let opts = a.draw.options(model.end)?;
+        let lesson = crate::cmd_chart::lesson_window(&plan.scenario);
+        let opts = a.draw.options_in(model.end, lesson)?;
         let svg_name = format!("{name}.svg");
         let png_name = format!("{name}.png");
         let md_name = format!("{name}.md");

@@ -84,10 +84,12 @@ pub fn run(a: RunArgs) -> Result<u8> {
     }
     if let Some(c) = &a.chart {
         let model = splitbrain_report::model_of_run(&result);
-        crate::cmd_chart::write_chart(&model, &a.draw, c)?;
+        let window = crate::cmd_chart::lesson_window(&plan.scenario);
+        crate::cmd_chart::write_chart(&model, &a.draw, window, c)?;
     }
     if let Some(v) = &a.view {
-        let window = crate::cmd_view::window(a.draw.from, a.draw.to);
+        let window = crate::cmd_view::window(a.draw.from, a.draw.to)
+            .or_else(|| crate::cmd_chart::lesson_window(&plan.scenario));
         let view = splitbrain_report::view_of_run(&result, window);
         crate::cmd_view::write_view(&view, v)?;
     }

@@ -59,7 +59,9 @@ pub fn run(a: ViewArgs) -> Result<u8> {
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
     let saved = read_trace(BufReader::new(file))
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
-    let view = saved.view(window(a.from, a.to));
+    let view = saved.view(
+        window(a.from, a.to).or_else(|| crate::cmd_chart::lesson_window(&saved.header.scenario)),
+    );
     write_view(&view, &a.out).with_context(|| format!("writing {}", a.out.display()))?;
     println!(
         "view      {} ({} seed {}, {} steps)",

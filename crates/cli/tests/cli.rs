@@ -300,3 +300,40 @@ fn every_command_creates_missing_output_folders_and_names_the_users_path_when_it
         );
     }
 }
+
+/// Regression (issue 16): lesson 02's point, ten ELECTION messages in a few milliseconds, was
+/// one vertical line on a 5 s chart. A lesson names its window; report, chart and view use it.
+#[test]
+fn a_lesson_chart_zooms_to_the_window_the_lesson_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = splitbrain(&["report", "scenarios/02-bully-worst-case.json", "-o", out]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = std::fs::read_to_string(dir.path().join("bully-worst-case.svg")).unwrap();
+    assert!(
+        svg.contains("true time 1.300 s \u{2013} 1.305 s of a 5.000 s run"),
+        "the chart's window"
+    );
+    let html = std::fs::read_to_string(dir.path().join("bully-worst-case.html")).unwrap();
+    assert!(
+        html.contains("\"window\":[1300000000,1305000000]"),
+        "the view opens on it"
+    );
+    // Its ELECTION arrows are in colour, not the faint grey of background traffic.
+    assert!(svg.contains("\nELECTION\n"), "ELECTION in the legend");
+    assert!(!svg.contains("ELECTION (most frequent, faint)"));
+    // --from/--to still win.
+    let o = splitbrain(&[
+        "run",
+        "scenarios/02-bully-worst-case.json",
+        "--chart",
+        &format!("{out}/c.svg"),
+        "--from",
+        "0s",
+        "--to",
+        "2s",
+    ]);
+    assert_eq!(code(&o), 0);
+    let svg = std::fs::read_to_string(dir.path().join("c.svg")).unwrap();
+    assert!(svg.contains("true time 0.000 s \u{2013} 2.000 s"));
+}

@@ -16,6 +16,10 @@ use super::canvas::{
 use super::clocks::draw_clocks;
 use super::layout::{fmt_secs, Layout, LegendItem, GROUP_H, LABEL_ROW_H, LANE_H};
 
+/// The tint of a cut or blocked link: a neutral slate, so it cannot be read as the red of a
+/// violation (issue 16: the two were both pinkish).
+pub(crate) const CUT: RGBColor = RGBColor(70, 90, 120);
+
 /// Draws every layer, bottom to top.
 pub(crate) fn draw<DB: DrawingBackend>(
     root: &Cv<'_, DB>,
@@ -149,7 +153,7 @@ fn layer_net<DB: DrawingBackend>(
             let c = if p.partition {
                 side_tint[side % side_tint.len()]
             } else {
-                PURPLE
+                CUT
             };
             rect(
                 root,
@@ -668,7 +672,7 @@ fn legend_swatch<DB: DrawingBackend>(
             rect(root, (x + 16, y - 7), b, ORANGE.mix(0.16).filled())?;
             rect(root, a, b, LIGHT.stroke_width(1))?;
         }
-        LegendItem::Cut => rect(root, a, b, PURPLE.mix(0.16).filled())?,
+        LegendItem::Cut => rect(root, a, b, CUT.mix(0.16).filled())?,
         LegendItem::Kind(i) => {
             let (_, c, faint) = &kinds[i];
             let c = c.mix(if *faint { 0.35 } else { 0.9 });
@@ -752,4 +756,34 @@ pub(crate) fn band_look(kind: &BandKind) -> Option<(RGBColor, String, String)> {
         _ => String::new(),
     };
     Some((fill, label, short))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CUT, VIOLATION};
+
+    /// Regression (issue 16): the cut-link tint was the violation's hue.
+    #[test]
+    fn cut_links_and_violations_have_different_hues() {
+        let hue = |c: plotters::style::RGBColor| {
+            let (r, g, b) = (c.0 as f64, c.1 as f64, c.2 as f64);
+            let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+            let d = max - min;
+            let h = if max == r {
+                ((g - b) / d).rem_euclid(6.0)
+            } else if max == g {
+                (b - r) / d + 2.0
+            } else {
+                (r - g) / d + 4.0
+            };
+            h * 60.0
+        };
+        let diff = (hue(CUT) - hue(VIOLATION)).abs();
+        assert!(
+            diff.min(360.0 - diff) > 90.0,
+            "{} vs {}",
+            hue(CUT),
+            hue(VIOLATION)
+        );
+    }
 }

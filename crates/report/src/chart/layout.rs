@@ -451,8 +451,8 @@ pub(crate) fn time_ticks(from: SimTime, to: SimTime) -> (Vec<SimTime>, usize) {
 }
 
 /// Each message kind's colour, in name order (so a kind keeps its colour across charts of a
-/// run): `(kind, colour, faint)`. The most frequent kind, if it is most of the traffic
-/// (heartbeats), is faint grey so the rare kinds (elections, grants) stand out.
+/// run): `(kind, colour, faint)`. The most frequent kind, if it is over three quarters of the
+/// traffic (heartbeats), is faint grey so the rare kinds (elections, grants) stand out.
 pub(crate) fn kind_colours(arrows: &[Arrow]) -> Vec<(String, RGBColor, bool)> {
     let mut kind_counts: BTreeMap<&str, usize> = BTreeMap::new();
     for a in arrows {
@@ -461,7 +461,9 @@ pub(crate) fn kind_colours(arrows: &[Arrow]) -> Vec<(String, RGBColor, bool)> {
     let mut by_count: Vec<(&str, usize)> = kind_counts.into_iter().collect();
     by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let total: usize = by_count.iter().map(|k| k.1).sum();
-    let faint_top = by_count.len() >= 2 && by_count[0].1 * 2 > total;
+    // Faint only when it dominates (over three quarters of the traffic, as heartbeats do):
+    // a lesson's point, like ten ELECTION messages against six ANSWERs, stays in colour.
+    let faint_top = by_count.len() >= 2 && by_count[0].1 > 3 * (total - by_count[0].1);
     let kind_tones = [BLUE, GREEN, PURPLE, ORANGE, SKY, INK];
     let mut kinds: Vec<(String, RGBColor, bool)> = Vec::new();
     let mut tone_i = 0;
