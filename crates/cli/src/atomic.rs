@@ -11,12 +11,22 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Starts writing `path` (its folder must exist).
+    /// Starts writing `path`. One rule for every command's outputs: missing parent folders
+    /// are created; a folder that cannot be created or written is bad input (exit 2), named
+    /// as the user gave it (never the temporary file's name).
     pub fn create(path: &Path) -> Result<Self> {
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            crate::exit::BadInput(format!(
+                "cannot write {}: cannot create the folder {}: {}",
+                path.display(),
+                dir.display(),
+                e.kind()
+            ))
+        })?;
         let mut builder = tempfile::Builder::new();
         builder.prefix(".splitbrain-").suffix(".tmp");
         // Temporary files are private (0600) by default; outputs are ordinary files.
@@ -27,9 +37,10 @@ impl AtomicFile {
         }
         let tmp = builder.tempfile_in(&dir).map_err(|e| {
             crate::exit::BadInput(format!(
-                "cannot write {}: cannot create a file in {}: {e}",
+                "cannot write {}: cannot create a file in {}: {}",
                 path.display(),
-                dir.display()
+                dir.display(),
+                e.kind()
             ))
         })?;
         Ok(AtomicFile {
@@ -48,12 +59,25 @@ impl AtomicFile {
     /// Moves the finished file into place.
     pub fn commit(self) -> Result<()> {
         let path = self.path.clone();
-        self.tmp
-            .persist(&path)
-            .map_err(|e| e.error)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        self.tmp.persist(&path).map_err(|e| {
+            crate::exit::BadInput(format!(
+                "cannot write {}: {}",
+                path.display(),
+                e.error.kind()
+            ))
+        })?;
         Ok(())
     }
+}
+
+/// Writes `bytes` into a file started with [`AtomicFile::create`] and moves it into place.
+pub fn finish(f: AtomicFile, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let mut w = f.writer()?;
+    w.write_all(bytes)
+        .with_context(|| format!("cannot write {}", f.path.display()))?;
+    drop(w);
+    f.commit()
 }
 
 /// Writes `bytes` to `path` atomically.

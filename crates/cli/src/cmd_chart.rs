@@ -20,7 +20,8 @@ pub struct DrawArgs {
     /// Draw up to this true time (e.g. 12s).
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     pub to: Option<u64>,
-    /// Message kinds not to draw (e.g. HEARTBEAT), comma-separated or repeated.
+    /// Message kinds not to draw (e.g. HEARTBEAT), comma-separated or repeated. With `run
+    /// --narrate` they are also left out of the narration.
     #[arg(long = "hide", value_delimiter = ',', value_name = "KINDS")]
     pub hide_kinds: Vec<String>,
     /// Draw no message arrows.
@@ -31,15 +32,32 @@ pub struct DrawArgs {
     pub clocks: bool,
 }
 
-fn parse_time(s: &str) -> Result<u64, String> {
+/// Parses a true time given with a unit ("4s", "250ms").
+pub fn parse_time(s: &str) -> Result<u64, String> {
     parse_duration_ns(s)
 }
 
+/// The window a scenario's `chart` field names, if any.
+pub fn lesson_window(s: &splitbrain_scenario::schema::Scenario) -> Option<(SimTime, SimTime)> {
+    s.chart
+        .as_ref()
+        .map(|w| (SimTime(w.from.0.as_nanos()), SimTime(w.to.0.as_nanos())))
+}
+
 impl DrawArgs {
-    /// The chart options for a run ending at `end`.
-    pub fn options(&self, end: SimTime) -> Result<ChartOptions> {
-        let from = SimTime(self.from.unwrap_or(0));
-        let to = SimTime(self.to.unwrap_or(end.0)).min(end);
+    /// The chart options for a run ending at `end` whose lesson names `window` (used when
+    /// neither --from nor --to is given).
+    pub fn options_in(
+        &self,
+        end: SimTime,
+        window: Option<(SimTime, SimTime)>,
+    ) -> Result<ChartOptions> {
+        let (wf, wt) = match (self.from, self.to, window) {
+            (None, None, Some((f, t))) => (Some(f.0), Some(t.0)),
+            _ => (self.from, self.to),
+        };
+        let from = SimTime(wf.unwrap_or(0));
+        let to = SimTime(wt.unwrap_or(end.0)).min(end);
         if from >= to {
             return Err(BadInput(format!(
                 "--from {from} must be before --to {to} (the run lasts {end})"
@@ -67,10 +85,15 @@ pub fn format_of(path: &Path) -> Result<ChartFormat> {
     })
 }
 
-/// Renders `model` to `out` atomically.
-pub fn write_chart(model: &TimelineModel, draw: &DrawArgs, out: &Path) -> Result<()> {
+/// Renders `model` to `out` atomically, on the lesson's `window` unless --from/--to say.
+pub fn write_chart(
+    model: &TimelineModel,
+    draw: &DrawArgs,
+    window: Option<(SimTime, SimTime)>,
+    out: &Path,
+) -> Result<()> {
     let format = format_of(out)?;
-    let opts = draw.options(model.end)?;
+    let opts = draw.options_in(model.end, window)?;
     let bytes = render(model, &opts, format)?;
     write_atomic(out, &bytes)
 }
@@ -95,7 +118,9 @@ pub fn run(a: ChartArgs) -> Result<u8> {
     let saved = read_trace(BufReader::new(file))
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
     let model = saved.model();
-    write_chart(&model, &a.draw, &a.out).with_context(|| format!("drawing {}", a.out.display()))?;
+    let window = lesson_window(&saved.header.scenario);
+    write_chart(&model, &a.draw, window, &a.out)
+        .with_context(|| format!("drawing {}", a.out.display()))?;
     println!(
         "chart     {} ({} seed {}, {} events)",
         a.out.display(),

@@ -1,5 +1,5 @@
 //! `splitbrain report PATH... -o DIR`: per scenario a chart (`<name>.svg`, optionally
-//! `<name>.png`) and a page (`<name>.md`), plus the index `README.md`. Every file is written
+//! `<name>.png`), a browser view (`<name>.html`) and a page (`<name>.md`), plus the index `README.md`. Every file is written
 //! atomically and depends only on the scenarios and on paths relative to the output folder,
 //! so regenerating gives identical bytes.
 
@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use splitbrain_engine::Recorder;
 use splitbrain_report::page::{index_page, lesson_page, IndexRow, PageLinks};
-use splitbrain_report::{model_of_run, render, ChartFormat};
+use splitbrain_report::{model_of_run, render, view_of_run, ChartFormat};
 use splitbrain_scenario::{execute, load_file};
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -120,10 +120,14 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         let seed = plan.scenario.seed;
         let result = execute(&plan, seed, Some(Recorder::hash_only().keep_events()))?;
         let model = model_of_run(&result);
-        let opts = a.draw.options(model.end)?;
+        let lesson = crate::cmd_chart::lesson_window(&plan.scenario);
+        let opts = a.draw.options_in(model.end, lesson)?;
         let svg_name = format!("{name}.svg");
         let png_name = format!("{name}.png");
         let md_name = format!("{name}.md");
+        let html_name = format!("{name}.html");
+        let view = view_of_run(&result, opts.window);
+        write_atomic(&a.out.join(&html_name), view.html().as_bytes())?;
         write_atomic(
             &a.out.join(&svg_name),
             &render(&model, &opts, ChartFormat::Svg)?,
@@ -141,6 +145,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
             scenario_link: &scenario_link,
             chart: &svg_name,
             png: a.png.then_some(png_name.as_str()),
+            view: Some(&html_name),
         };
         let lesson = plan.scenario.lesson.as_deref();
         let page = lesson_page(
@@ -161,7 +166,9 @@ pub fn run(a: ReportArgs) -> Result<u8> {
             scenario_arg,
             slash(&a.out.join(&md_name))
         );
-        rows.push(IndexRow::of(&result, lesson, md_name, svg_name));
+        let mut row = IndexRow::of(&result, lesson, md_name, svg_name);
+        row.view = Some(html_name);
+        rows.push(row);
     }
     let paths: Vec<String> = a.paths.iter().map(|p| shown(p, &cwd)).collect();
     let mut command = format!(

@@ -30,6 +30,9 @@ pub struct RunArgs {
     /// Draw the run as a timeline chart (.svg or .png); --hide also applies to it.
     #[arg(long, value_name = "OUT.svg|png")]
     pub chart: Option<PathBuf>,
+    /// Write the run as one self-contained HTML page to step through in a browser.
+    #[arg(long, value_name = "OUT.html")]
+    pub view: Option<PathBuf>,
     /// Chart drawing flags (with --chart).
     #[command(flatten)]
     pub draw: crate::cmd_chart::DrawArgs,
@@ -55,7 +58,10 @@ pub fn run(a: RunArgs) -> Result<u8> {
     if let Some(c) = &a.chart {
         crate::cmd_chart::format_of(c)?;
     }
-    if a.narrate || a.chart.is_some() {
+    if let Some(v) = &a.view {
+        crate::cmd_view::html_path(v)?;
+    }
+    if a.narrate || a.chart.is_some() || a.view.is_some() {
         recorder = recorder.keep_events();
     }
     let result = execute(&plan, seed, Some(recorder)).context("writing the trace failed")?;
@@ -78,7 +84,14 @@ pub fn run(a: RunArgs) -> Result<u8> {
     }
     if let Some(c) = &a.chart {
         let model = splitbrain_report::model_of_run(&result);
-        crate::cmd_chart::write_chart(&model, &a.draw, c)?;
+        let window = crate::cmd_chart::lesson_window(&plan.scenario);
+        crate::cmd_chart::write_chart(&model, &a.draw, window, c)?;
+    }
+    if let Some(v) = &a.view {
+        let window = crate::cmd_view::window(a.draw.from, a.draw.to)
+            .or_else(|| crate::cmd_chart::lesson_window(&plan.scenario));
+        let view = splitbrain_report::view_of_run(&result, window);
+        crate::cmd_view::write_view(&view, v)?;
     }
 
     if a.json {

@@ -3,7 +3,7 @@
 //! a results file (JSON Lines, seed order, identical for any `--jobs`), parameter sweeps
 //! (`--vary`) with a chart, and shards (`--shard K/N`) for running on many machines.
 
-use crate::atomic::write_atomic;
+use crate::atomic::{finish, AtomicFile};
 use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -122,6 +122,9 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             .into());
         }
     }
+    // Outputs are checked writable before any seed runs (a long sweep must not fail at its end).
+    let out_file = a.out.as_deref().map(AtomicFile::create).transpose()?;
+    let chart_file = a.chart.as_deref().map(AtomicFile::create).transpose()?;
     let threads = match a.jobs {
         Some(0) => return Err(exit::BadInput("--jobs must be at least 1".into()).into()),
         Some(n) if n > MAX_JOBS => {
@@ -198,8 +201,8 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         }),
         a.shard,
     );
-    if let Some(out) = &a.out {
-        write_atomic(out, results_jsonl(&header, &lines).as_bytes())?;
+    if let Some(f) = out_file {
+        finish(f, results_jsonl(&header, &lines).as_bytes())?;
     }
 
     // Per value (one block without --vary).
@@ -257,7 +260,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             }
             println!();
         }
-        if let Some(chart) = &a.chart {
+        if let Some(f) = chart_file {
             let series: Vec<RateSeries> = names
                 .iter()
                 .map(|n| RateSeries {
@@ -287,7 +290,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                 seeds.len()
             );
             let svg = sweep_chart_svg(&title, &v.path, &values, &series);
-            write_atomic(chart, svg.as_bytes())?;
+            finish(f, svg.as_bytes())?;
         }
     }
 

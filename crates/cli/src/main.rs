@@ -5,12 +5,14 @@
 mod atomic;
 mod cmd_chart;
 mod cmd_check;
+mod cmd_export;
 mod cmd_merge;
 mod cmd_replay;
 mod cmd_report;
 mod cmd_run;
 mod cmd_shrink;
 mod cmd_sweep;
+mod cmd_view;
 mod exit;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +34,10 @@ enum Cmd {
     Check(cmd_check::CheckArgs),
     /// Draw a saved trace as a timeline chart (SVG or PNG) without re-running it.
     Chart(cmd_chart::ChartArgs),
+    /// Write a saved trace as one self-contained HTML page to step through in a browser.
+    View(cmd_view::ViewArgs),
+    /// Write a saved trace for Chrome tracing / Perfetto (--format chrome) or ShiViz (shiviz).
+    Export(cmd_export::ExportArgs),
     /// Write a chart and a markdown page per scenario, and an index, to a folder.
     Report(cmd_report::ReportArgs),
     /// Print the JSON Schema of scenario files.
@@ -68,6 +74,8 @@ fn main() -> ExitCode {
         Cmd::Run(a) => cmd_run::run(a),
         Cmd::Check(a) => cmd_check::run(a),
         Cmd::Chart(a) => cmd_chart::run(a),
+        Cmd::View(a) => cmd_view::run(a),
+        Cmd::Export(a) => cmd_export::run(a),
         Cmd::Report(a) => cmd_report::run(a),
         Cmd::Schema => {
             println!("{}", splitbrain_scenario::json_schema());

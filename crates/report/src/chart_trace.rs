@@ -4,6 +4,7 @@
 
 use crate::chart_model::{ModelInput, TimelineModel};
 use crate::narrate::Event;
+use crate::view::ViewModel;
 use splitbrain_check::{check, CheckReport, Role, RunRecord};
 use splitbrain_engine::{ClockConfig, KindCounts, Observed, SimTime};
 use splitbrain_scenario::build::clock_of;
@@ -123,6 +124,22 @@ impl SavedTrace {
             report: &report,
         })
     }
+
+    /// The browser view of the saved run, opening on `window` (default: the whole run).
+    pub fn view(&self, window: Option<(SimTime, SimTime)>) -> ViewModel {
+        let record = self.record();
+        let report = check(&record, &check_spec(&self.header.scenario));
+        ViewModel::build(
+            &ModelInput {
+                name: &self.header.name,
+                seed: self.header.seed,
+                record: &record,
+                events: &self.events,
+                report: &report,
+            },
+            window,
+        )
+    }
 }
 
 /// The timeline model of a live run (its recorder must have kept the events; without them
@@ -140,4 +157,24 @@ pub fn model_of_run(r: &RunResult) -> TimelineModel {
         events,
         report: &r.report,
     })
+}
+
+/// The browser view of a live run (its recorder must have kept the events), opening on
+/// `window` (default: the whole run).
+pub fn view_of_run(r: &RunResult, window: Option<(SimTime, SimTime)>) -> ViewModel {
+    let events = r
+        .trace
+        .as_ref()
+        .and_then(|t| t.kept.as_deref())
+        .unwrap_or(&[]);
+    ViewModel::build(
+        &ModelInput {
+            name: &r.name,
+            seed: r.seed,
+            record: &r.record,
+            events,
+            report: &r.report,
+        },
+        window,
+    )
 }

@@ -3,13 +3,16 @@
 pub mod chart;
 pub mod chart_model;
 pub mod chart_trace;
+pub mod export;
 pub mod narrate;
 pub mod page;
 pub mod summary;
 pub mod sweep_chart;
+pub mod view;
 
 pub use chart::{render, render_png, render_svg, ChartError, ChartFormat, ChartOptions};
 pub use chart_model::{ModelInput, TimelineModel};
-pub use chart_trace::{model_of_run, read_trace, SavedTrace};
+pub use chart_trace::{model_of_run, read_trace, view_of_run, SavedTrace};
 pub use narrate::{derived_facts, describe_fault, describe_obs, narrate, Event, NarrationOptions};
 pub use summary::{reproduce_command, summary_json, summary_text};
+pub use view::ViewModel;

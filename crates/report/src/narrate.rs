@@ -297,6 +297,13 @@ fn clock(t: SimTime) -> String {
     SimTime(t.as_nanos() / 1_000_000 * 1_000_000).to_string()
 }
 
+/// Removes and returns the items of `v` that match `f`, keeping the order of both parts.
+fn take_where<T>(v: &mut Vec<T>, f: impl Fn(&T) -> bool) -> Vec<T> {
+    let (taken, kept) = std::mem::take(v).into_iter().partition(|x| f(x));
+    *v = kept;
+    taken
+}
+
 /// Tells `events` as text, one line per step: time, then what happened.
 pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> String {
     let mut out = String::new();
@@ -329,7 +336,15 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
         );
     }
     let mut facts = opts.facts.iter().peekable();
+    // "n1 accepts n5 as leader" told before n5 claims it at the same instant (nodes start in
+    // id order, so a configured leader's followers start first): held back until the claim,
+    // or until time moves on.
+    let mut deferred: Vec<(SimTime, NodeId, String)> = Vec::new();
     for ev in events {
+        for (t, _, line) in take_where(&mut deferred, |d| d.0 < ev.time()) {
+            let _ = writeln!(out, "{:>10}  {line}", clock(t));
+            lines += 1;
+        }
         while let Some((t, fact)) = facts.next_if(|(t, _)| *t < ev.time()) {
             if opts.max_lines.is_some_and(|m| lines >= m) {
                 break;
@@ -473,6 +488,14 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                     Obs::LeaderClaim { term } => {
                         leads.insert(*node, *term);
                     }
+                    Obs::LeaderKnown { leader } if !leads.contains_key(leader) => {
+                        deferred.push((
+                            ev.time(),
+                            *leader,
+                            describe_obs(names, name(names, *node), obs),
+                        ));
+                        continue;
+                    }
                     Obs::LeaderStepDown { .. } => {
                         leads.remove(node);
                     }
@@ -522,7 +545,21 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
             }
             let _ = writeln!(out, "{:>10}  {line}", clock(ev.time()));
             lines += 1;
+            if let TraceEvent::Observe {
+                node,
+                obs: Obs::LeaderClaim { .. },
+                ..
+            } = ev
+            {
+                for (t, _, line) in take_where(&mut deferred, |d| d.1 == *node) {
+                    let _ = writeln!(out, "{:>10}  {line}", clock(t));
+                    lines += 1;
+                }
+            }
         }
+    }
+    for (t, _, line) in deferred {
+        let _ = writeln!(out, "{:>10}  {line}", clock(t));
     }
     out
 }

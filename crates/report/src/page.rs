@@ -19,6 +19,8 @@ pub struct PageLinks<'a> {
     pub chart: &'a str,
     /// The PNG chart, if one was written.
     pub png: Option<&'a str>,
+    /// The browser view (HTML page to step through), if one was written.
+    pub view: Option<&'a str>,
 }
 
 fn outcome_word(o: Outcome) -> &'static str {
@@ -60,8 +62,20 @@ pub fn lesson_page(
         crate::summary::plural(r.record.faults.len(), "fault")
     );
     let _ = writeln!(out, "![timeline of {}]({})\n", r.name, links.chart);
-    if let Some(p) = links.png {
-        let _ = writeln!(out, "([PNG]({p}))\n");
+    match (links.png, links.view) {
+        (Some(p), Some(v)) => {
+            let _ = writeln!(
+                out,
+                "([PNG]({p}) \u{00b7} [step through it in the browser]({v}))\n"
+            );
+        }
+        (Some(p), None) => {
+            let _ = writeln!(out, "([PNG]({p}))\n");
+        }
+        (None, Some(v)) => {
+            let _ = writeln!(out, "([step through it in the browser]({v}))\n");
+        }
+        (None, None) => {}
     }
     let _ = writeln!(out, "## Invariants\n");
     let _ = writeln!(out, "| invariant | expected | outcome | as expected |");
@@ -142,6 +156,8 @@ pub struct IndexRow {
     pub page: String,
     /// The chart, relative to the output folder.
     pub chart: String,
+    /// The browser view, relative to the output folder.
+    pub view: Option<String>,
     /// The lesson in one sentence.
     pub lesson: String,
     /// `invariant: outcome` per checked invariant.
@@ -157,6 +173,7 @@ impl IndexRow {
             name: r.name.clone(),
             page,
             chart,
+            view: None,
             lesson: lesson.unwrap_or("").to_string(),
             outcomes: r
                 .expectations
@@ -184,9 +201,9 @@ pub fn index_page(rows: &[IndexRow], command: &str) -> String {
     );
     let _ = writeln!(
         out,
-        "| lesson | what it teaches | outcomes | as expected | chart |"
+        "| lesson | what it teaches | outcomes | as expected | chart | browser |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|");
     for r in rows {
         let outcomes: Vec<String> = r
             .outcomes
@@ -199,13 +216,17 @@ pub fn index_page(rows: &[IndexRow], command: &str) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "| [{}]({}) | {} | {} | {} | [chart]({}) |",
+            "| [{}]({}) | {} | {} | {} | [chart]({}) | {} |",
             r.name,
             r.page,
             cell(&r.lesson),
             outcomes.join("<br>"),
             if r.as_expected { "yes" } else { "**NO**" },
-            r.chart
+            r.chart,
+            r.view.as_ref().map_or_else(
+                || "\u{2013}".to_string(),
+                |v| format!("[step through]({v})")
+            )
         );
     }
     if let Some(first) = rows

@@ -72,6 +72,20 @@ pub struct Scenario {
     /// Bounds on the run.
     #[serde(default)]
     pub limits: LimitsSpec,
+    /// The true-time window the lesson is about: `report` draws the lesson's chart and opens
+    /// its browser view on it (default: the whole run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chart: Option<ChartWindow>,
+}
+
+/// A true-time window of a run, for charts.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChartWindow {
+    /// Start (true time, e.g. "1s").
+    pub from: Dur,
+    /// End (true time, e.g. "1.4s"); after `from`, at most the run's `duration`.
+    pub to: Dur,
 }
 
 /// Expected outcome of one invariant.

@@ -56,6 +56,22 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             format!("duration {duration} exceeds the 24 h limit"),
         );
     }
+    if let Some(w) = &scenario.chart {
+        if w.from.0 >= w.to.0 {
+            c.err(
+                vec![k("chart"), k("to")],
+                format!(
+                    "chart window ends at {} but starts at {}: `to` must be after `from`",
+                    w.to.0, w.from.0
+                ),
+            );
+        } else if w.to.0 > duration {
+            c.err(
+                vec![k("chart"), k("to")],
+                format!("chart window ends at {} after the run's {duration}", w.to.0),
+            );
+        }
+    }
 
     // Expand nodes. Every name the file declares counts toward the limit, repeated or not, and
     // the first one past it ends the expansion with one error: the work stays within the limit

@@ -1,0 +1,177 @@
+//! Timeline charts: a [`TimelineModel`] drawn with plotters as SVG or PNG.
+//!
+//! Layout, top to bottom: title (scenario and seed) and notes; labels of violations and
+//! network rules; one lane per node, grouped by role, with its beliefs, the servers' truth,
+//! pauses, crashes, partition shading, writes and messages; the true-time axis; optionally the
+//! clock panel (each node's wall clock minus true time); the legend.
+//!
+//! The palette is Okabe-Ito (colour-blind safe), and nothing is told by hue alone: bands carry
+//! labels (term, token), pauses are hatched, rejected writes are crosses, violations are
+//! named. PNG text uses the embedded DejaVu Sans (no system fonts needed); SVG output is a pure
+//! function of the model and options (byte-deterministic).
+
+mod canvas;
+mod clocks;
+mod layers;
+mod layout;
+
+use crate::chart_model::TimelineModel;
+use canvas::Cv;
+
+use canvas::{raster_text, PendingText, FONT};
+pub(crate) use canvas::{tone, BLUE, GREEN, GREY, INK, ORANGE, PURPLE, SKY, VERMILLION, VIOLATION};
+pub(crate) use layers::band_look;
+use layers::draw;
+use layout::Layout;
+pub(crate) use layout::{kind_colours, GROUP_H, LANE_H};
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+use splitbrain_engine::SimTime;
+use std::cell::RefCell;
+use std::sync::Once;
+
+/// What to draw.
+#[derive(Clone, Debug)]
+pub struct ChartOptions {
+    /// Only this true-time window (default: the whole run).
+    pub window: Option<(SimTime, SimTime)>,
+    /// Message kinds not to draw (case-insensitive, e.g. `HEARTBEAT`).
+    pub hide_kinds: Vec<String>,
+    /// Draw no message arrows at all.
+    pub no_messages: bool,
+    /// Add the clock panel.
+    pub clocks: bool,
+    /// Above this many arrows, the most frequent kinds are hidden (then arrows thinned).
+    pub max_arrows: usize,
+    /// Image width, px.
+    pub width: u32,
+}
+
+impl Default for ChartOptions {
+    fn default() -> Self {
+        ChartOptions {
+            window: None,
+            hide_kinds: Vec::new(),
+            no_messages: false,
+            clocks: false,
+            max_arrows: 400,
+            width: 1400,
+        }
+    }
+}
+
+/// Output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartFormat {
+    /// SVG text.
+    Svg,
+    /// PNG image.
+    Png,
+}
+
+impl ChartFormat {
+    /// The format for a file name by extension (`.svg`, `.png`), if known.
+    pub fn from_path(path: &std::path::Path) -> Option<ChartFormat> {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("svg") => Some(ChartFormat::Svg),
+            Some("png") => Some(ChartFormat::Png),
+            _ => None,
+        }
+    }
+}
+
+/// Why a chart could not be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    /// The drawing backend failed.
+    #[error("drawing failed: {0}")]
+    Draw(String),
+    /// The window is empty or outside the run.
+    #[error("empty time window: {0}")]
+    Window(String),
+}
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The embedded font is valid; if registration failed, text would be missing from PNGs,
+        // which the tests catch.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+/// Renders `model` in `format`.
+pub fn render(
+    model: &TimelineModel,
+    opts: &ChartOptions,
+    format: ChartFormat,
+) -> Result<Vec<u8>, ChartError> {
+    match format {
+        ChartFormat::Svg => render_svg(model, opts).map(String::into_bytes),
+        ChartFormat::Png => render_png(model, opts),
+    }
+}
+
+/// Renders `model` as SVG text.
+pub fn render_svg(model: &TimelineModel, opts: &ChartOptions) -> Result<String, ChartError> {
+    register_font();
+    let layout = Layout::new(model, opts)?;
+    let mut out = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut out, (layout.width, layout.height)).into_drawing_area();
+        let cv = Cv {
+            area: &root,
+            texts: None,
+        };
+        draw(&cv, model, &layout).map_err(|e| ChartError::Draw(e.to_string()))?;
+        root.present()
+            .map_err(|e| ChartError::Draw(e.to_string()))?;
+    }
+    Ok(out)
+}
+
+/// Renders `model` as a PNG image.
+pub fn render_png(model: &TimelineModel, opts: &ChartOptions) -> Result<Vec<u8>, ChartError> {
+    register_font();
+    let layout = Layout::new(model, opts)?;
+    let (w, h) = (layout.width, layout.height);
+    let mut rgb = vec![0u8; w as usize * h as usize * 3];
+    let texts: Vec<PendingText>;
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        let cv = Cv {
+            area: &root,
+            texts: Some(RefCell::new(Vec::new())),
+        };
+        draw(&cv, model, &layout).map_err(|e| ChartError::Draw(e.to_string()))?;
+        texts = cv.texts.map(RefCell::into_inner).unwrap_or_default();
+        root.present()
+            .map_err(|e| ChartError::Draw(e.to_string()))?;
+    }
+    // Text is rasterised here rather than by plotters, whose ab_glyph path drops each
+    // glyph's left side bearing ("cl" came out as "d").
+    let font = ab_glyph::FontRef::try_from_slice(FONT)
+        .map_err(|e| ChartError::Draw(format!("embedded font: {e}")))?;
+    for t in &texts {
+        raster_text(&mut rgb, w, h, &font, t);
+    }
+    let mut png_bytes = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut png_bytes, w, h);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_compression(png::Compression::Best);
+        let mut wr = enc
+            .write_header()
+            .map_err(|e| ChartError::Draw(e.to_string()))?;
+        wr.write_image_data(&rgb)
+            .map_err(|e| ChartError::Draw(e.to_string()))?;
+    }
+    Ok(png_bytes)
+}

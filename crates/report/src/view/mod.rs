@@ -1,0 +1,681 @@
+//! The browser view: one self-contained HTML page per run (`splitbrain view TRACE.jsonl -o
+//! run.html`). The page draws the same [`TimelineModel`] as the static charts, with the same
+//! lane geometry, palette, band labels and message-kind colours (taken from the chart's
+//! layers), and adds what a class needs to step through a run: a cursor on the run's steps
+//! (faults, observations, derived facts, violations) that shows, at that instant, each node's
+//! local clocks and beliefs; zoom and pan; message kinds that can be hidden; details and
+//! causes of a clicked event or violation.
+//!
+//! The model is embedded as JSON in the page; the JavaScript and CSS are inlined (no network,
+//! no CDN). The page is a pure function of the run, so regenerating it gives identical bytes.
+//!
+//! The page honours a URL hash for scripted use (the browser test uses it): `#step=N` puts
+//! the cursor on step N; `keys=Right,Right,Left` presses keys after load; `click=ID` clicks
+//! the element with that id (e.g. `violation-0`); `kinds=ALL` shows every message kind;
+//! `zoom=FROM_NS-TO_NS` sets the window. Parts are joined with `&`.
+
+use crate::chart::{
+    band_look, kind_colours, tone, BLUE, GREEN, GREY, GROUP_H, INK, LANE_H, ORANGE, PURPLE, SKY,
+    VERMILLION, VIOLATION,
+};
+use crate::chart_model::{role_label, BandKind, MarkKind, ModelInput, TimelineModel};
+use crate::narrate::{derived_facts, describe_fault, describe_obs, Event};
+use plotters::style::RGBColor;
+use serde::Serialize;
+use splitbrain_engine::{Fault, LocalClock, NodeId, SimDuration, SimTime};
+use std::collections::BTreeMap;
+
+static VIEW_JS: &str = include_str!("view.js");
+static VIEW_CSS: &str = include_str!("view.css");
+
+/// Everything the page draws and steps through (serialized into the page as JSON).
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewModel {
+    /// Scenario name.
+    pub name: String,
+    /// Run seed.
+    pub seed: u64,
+    /// End of the run, true time ns.
+    pub end: u64,
+    /// The window the page opens on, true time ns (the lesson's `chart` window, or the run).
+    pub window: (u64, u64),
+    /// Lane geometry shared with the static chart, px.
+    pub geometry: Geometry,
+    /// Colours shared with the static chart (`#rrggbb`).
+    pub palette: BTreeMap<&'static str, String>,
+    /// Lanes, top to bottom.
+    pub lanes: Vec<ViewLane>,
+    /// Bands (beliefs, truth, server state, pauses, crashes).
+    pub bands: Vec<ViewBand>,
+    /// Point markers.
+    pub marks: Vec<ViewMark>,
+    /// Messages.
+    pub arrows: Vec<ViewArrow>,
+    /// Message kinds with their colour and whether they are shown when the page opens.
+    pub kinds: Vec<ViewKind>,
+    /// Network rule periods.
+    pub net: Vec<ViewNet>,
+    /// Violations with their evidence and contributing faults.
+    pub violations: Vec<ViewViolation>,
+    /// The steps the cursor visits, in true-time order.
+    pub steps: Vec<Step>,
+}
+
+/// Lane geometry, px (the static chart's).
+#[derive(Clone, Debug, Serialize)]
+pub struct Geometry {
+    /// Height of a lane.
+    pub lane_h: i32,
+    /// Height of a group heading.
+    pub group_h: i32,
+    /// Top of a belief band within its lane.
+    pub band_top: i32,
+    /// Bottom of a belief band within its lane.
+    pub band_bottom: i32,
+    /// Width of the label column on the left.
+    pub left: i32,
+}
+
+/// A lane: one node.
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewLane {
+    /// Node name.
+    pub name: String,
+    /// Role, in words.
+    pub role: &'static str,
+    /// Group heading.
+    pub group: &'static str,
+}
+
+/// A band `[from, to)` ns in a lane.
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewBand {
+    /// Lane index.
+    pub lane: usize,
+    /// Start, true time ns.
+    pub from: u64,
+    /// End, true time ns.
+    pub to: u64,
+    /// `leader`, `holds`, `stale`, `truth`, `grant`, `key`, `paused` or `down`.
+    pub kind: &'static str,
+    /// Label (as on the static chart).
+    pub label: String,
+    /// Short label for a narrow band.
+    pub short: String,
+    /// Fill colour.
+    pub fill: String,
+    /// Whether it is a belief of the node (leader or holds), shown in the cursor's table.
+    pub belief: bool,
+}
+
+/// A point marker.
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewMark {
+    /// Lane index.
+    pub lane: usize,
+    /// True time ns.
+    pub t: u64,
+    /// `validity`, `accepted`, `duplicate`, `rejected` or `clock_step`.
+    pub kind: &'static str,
+    /// Label.
+    pub label: String,
+    /// Colour.
+    pub colour: String,
+}
+
+/// A message from send to handling (or drop).
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewArrow {
+    /// Sender lane.
+    pub from: usize,
+    /// Receiver lane.
+    pub to: usize,
+    /// Send time ns.
+    pub sent: u64,
+    /// Handling or drop time ns.
+    pub end: u64,
+    /// Message kind.
+    pub kind: String,
+    /// Dropped rather than delivered.
+    pub dropped: bool,
+}
+
+/// A message kind.
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewKind {
+    /// Kind name.
+    pub name: String,
+    /// Colour.
+    pub colour: String,
+    /// Number of messages of the kind.
+    pub count: usize,
+    /// Shown when the page opens (a kind that is most of the traffic, e.g. heartbeats, is not).
+    pub shown: bool,
+}
+
+/// A network rule in force over `[from, to)`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewNet {
+    /// Start ns.
+    pub from: u64,
+    /// End ns.
+    pub to: u64,
+    /// Per lane, its partition side, if any.
+    pub sides: Vec<Option<usize>>,
+    /// In words.
+    pub label: String,
+    /// A partition (else a cut or blocked link).
+    pub partition: bool,
+}
+
+/// A violation.
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewViolation {
+    /// Invariant name.
+    pub invariant: String,
+    /// Start ns.
+    pub from: u64,
+    /// End ns.
+    pub to: u64,
+    /// Lanes of the nodes involved.
+    pub lanes: Vec<usize>,
+    /// What went wrong, in a sentence.
+    pub summary: String,
+    /// The facts that prove it: `(t ns, node, text)`.
+    pub evidence: Vec<(u64, String, String)>,
+    /// Faults that contributed, in words.
+    pub faults: Vec<String>,
+}
+
+/// A step of the cursor: something that happened at true time `t`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    /// True time ns.
+    pub t: u64,
+    /// The lane it happened on, if one.
+    pub lane: Option<usize>,
+    /// `fault`, `event`, `fact` or `violation`.
+    pub what: &'static str,
+    /// In words.
+    pub text: String,
+    /// What caused it, in words (the message or timer being handled, the pause woken from).
+    pub cause: Option<String>,
+    /// Per lane, the node's monotonic and wall clock readings at `t`, ns.
+    pub clocks: Vec<(i64, i64)>,
+}
+
+fn hex(c: RGBColor) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// Every node's clocks over true time, replayed from its initial clock and its clock faults
+/// as the engine applies them (DESIGN.md, "Clocks").
+struct Clocks {
+    snaps: Vec<Vec<(SimTime, LocalClock)>>,
+}
+
+impl Clocks {
+    fn new(record: &splitbrain_check::RunRecord) -> Clocks {
+        let mut snaps: Vec<Vec<(SimTime, LocalClock)>> = (0..record.names.len())
+            .map(|i| {
+                vec![(
+                    SimTime::ZERO,
+                    LocalClock::new(record.clock(NodeId(i as u32))),
+                )]
+            })
+            .collect();
+        for (t, fault) in &record.faults {
+            let node = match fault {
+                Fault::ClockStep { node, .. } | Fault::SetDrift { node, .. } => *node,
+                _ => continue,
+            };
+            let Some(list) = snaps.get_mut(node.index()) else {
+                continue;
+            };
+            let mut c = list.last().expect("initial snapshot").1.clone();
+            match fault {
+                Fault::ClockStep { delta_ns, .. } => c.step(*delta_ns),
+                Fault::SetDrift { drift_ppm, .. } => c.set_drift(*t, *drift_ppm),
+                _ => {}
+            }
+            list.push((*t, c));
+        }
+        Clocks { snaps }
+    }
+
+    /// `(mono, wall)` of `node` at `t`, ns.
+    fn at(&self, node: NodeId, t: SimTime) -> (i64, i64) {
+        match self.snaps.get(node.index()) {
+            Some(list) => {
+                let i = list
+                    .partition_point(|(from, _)| *from <= t)
+                    .saturating_sub(1);
+                let c = &list[i].1;
+                (c.mono(t).0 as i64, c.wall(t).0)
+            }
+            None => (t.0 as i64, t.0 as i64),
+        }
+    }
+}
+
+impl ViewModel {
+    /// Builds the view of a run: its [`TimelineModel`] plus the cursor's steps.
+    pub fn build(input: &ModelInput<'_>, window: Option<(SimTime, SimTime)>) -> ViewModel {
+        let model = TimelineModel::build(input);
+        let record = input.record;
+        let names = &record.names;
+        let lane_of: Vec<usize> = {
+            let mut v = vec![0; names.len()];
+            for (l, lane) in model.lanes.iter().enumerate() {
+                if let Some(x) = v.get_mut(lane.node.index()) {
+                    *x = l;
+                }
+            }
+            v
+        };
+        let lane = |n: NodeId| lane_of.get(n.index()).copied();
+        let clocks = Clocks::new(record);
+        let clocks_at = |t: SimTime| -> Vec<(i64, i64)> {
+            model.lanes.iter().map(|l| clocks.at(l.node, t)).collect()
+        };
+
+        // Steps: faults, observations and resumptions in trace order, the derived facts
+        // after the events of their instant, violations after both.
+        let mut steps: Vec<(SimTime, u8, Step)> = Vec::new();
+        let mut kinds_of: BTreeMap<u64, (String, NodeId, SimTime)> = BTreeMap::new();
+        let mut handling: BTreeMap<NodeId, (SimTime, String)> = BTreeMap::new();
+        let mut paused_at: BTreeMap<NodeId, SimTime> = BTreeMap::new();
+        for ev in input.events {
+            let (t, node, what, text) = match ev {
+                Event::Send {
+                    id, kind, from, t, ..
+                } => {
+                    kinds_of.insert(*id, (kind.clone(), *from, *t));
+                    continue;
+                }
+                Event::Deliver { t, to, id, .. } => {
+                    if let Some((kind, from, sent)) = kinds_of.get(id) {
+                        handling.insert(
+                            *to,
+                            (
+                                *t,
+                                format!(
+                                    "handling {kind} from {} (sent at {sent})",
+                                    record.name(*from)
+                                ),
+                            ),
+                        );
+                    }
+                    continue;
+                }
+                Event::Timer { t, node, .. } => {
+                    handling.insert(
+                        *node,
+                        (
+                            *t,
+                            "one of its own timers fired (by its monotonic clock)".into(),
+                        ),
+                    );
+                    continue;
+                }
+                Event::Start { t, node } => {
+                    handling.insert(*node, (*t, "its start".into()));
+                    continue;
+                }
+                Event::Drop { .. } | Event::End { .. } => continue,
+                Event::Resume { t, node } => {
+                    let since = paused_at.remove(node);
+                    let cause = since.map(|p| format!("its pause that began at {p}"));
+                    handling.insert(
+                        *node,
+                        (*t, "waking from its pause: what queued up runs now".into()),
+                    );
+                    let text = match since {
+                        Some(p) => format!(
+                            "{} resumes after a {} pause, unaware of it",
+                            record.name(*node),
+                            t.saturating_since(p)
+                        ),
+                        None => format!("{} resumes", record.name(*node)),
+                    };
+                    steps.push((
+                        *t,
+                        0,
+                        Step {
+                            t: t.0,
+                            lane: lane(*node),
+                            what: "event",
+                            text,
+                            cause,
+                            clocks: Vec::new(),
+                        },
+                    ));
+                    continue;
+                }
+                Event::Fault { t, fault } => {
+                    let node = match fault {
+                        Fault::Crash { node }
+                        | Fault::Restart { node }
+                        | Fault::Pause { node, .. }
+                        | Fault::ClockStep { node, .. }
+                        | Fault::SetDrift { node, .. } => Some(*node),
+                        _ => None,
+                    };
+                    if let Fault::Pause { node, .. } = fault {
+                        paused_at.insert(*node, *t);
+                    }
+                    if let Fault::Restart { node } = fault {
+                        handling.insert(*node, (*t, "its restart".into()));
+                    }
+                    (*t, node, "fault", describe_fault(names, fault))
+                }
+                Event::Observe { t, node, obs } => (
+                    *t,
+                    Some(*node),
+                    "event",
+                    describe_obs(names, &record.name(*node), obs),
+                ),
+            };
+            let cause = match (what, node) {
+                ("event", Some(n)) => handling
+                    .get(&n)
+                    .filter(|(at, _)| *at == t)
+                    .map(|(_, c)| c.clone()),
+                ("fault", _) => Some("the scenario's fault plan (or its nemesis)".to_string()),
+                _ => None,
+            };
+            steps.push((
+                t,
+                0,
+                Step {
+                    t: t.0,
+                    lane: node.and_then(lane),
+                    what,
+                    text,
+                    cause,
+                    clocks: Vec::new(),
+                },
+            ));
+        }
+        for (t, fact) in derived_facts(record) {
+            steps.push((
+                t,
+                1,
+                Step {
+                    t: t.0,
+                    lane: None,
+                    what: "fact",
+                    text: fact,
+                    cause: Some("derived from the servers' truth, not reported by a node".into()),
+                    clocks: Vec::new(),
+                },
+            ));
+        }
+        let mut violations = Vec::new();
+        for v in input
+            .report
+            .results
+            .iter()
+            .flat_map(|r| r.verdict.violations())
+        {
+            let lanes: Vec<usize> = v
+                .nodes
+                .iter()
+                .filter_map(|nm| names.iter().position(|x| x == nm))
+                .filter_map(|i| lane_of.get(i).copied())
+                .collect();
+            steps.push((
+                v.from,
+                2,
+                Step {
+                    t: v.from.0,
+                    lane: lanes.first().copied(),
+                    what: "violation",
+                    text: format!("{} VIOLATED: {}", v.invariant, v.summary),
+                    cause: (!v.faults.is_empty()).then(|| v.faults.join("; ")),
+                    clocks: Vec::new(),
+                },
+            ));
+            violations.push(ViewViolation {
+                invariant: v.invariant.to_string(),
+                from: v.from.0,
+                to: v.to.0,
+                lanes,
+                summary: v.summary.clone(),
+                evidence: v
+                    .evidence
+                    .iter()
+                    .map(|e| (e.t.0, e.node.clone(), e.text.clone()))
+                    .collect(),
+                faults: v.faults.clone(),
+            });
+        }
+        // Stable: trace order within an instant, then facts, then violations.
+        steps.sort_by_key(|s| (s.0, s.1));
+        let steps: Vec<Step> = steps
+            .into_iter()
+            .map(|(t, _, mut s)| {
+                s.clocks = clocks_at(t);
+                s
+            })
+            .collect();
+
+        let colours = kind_colours(&model.arrows);
+        let kinds = colours
+            .iter()
+            .map(|(k, c, faint)| ViewKind {
+                name: k.clone(),
+                colour: hex(*c),
+                count: model.arrows.iter().filter(|a| a.kind == *k).count(),
+                shown: !faint,
+            })
+            .collect();
+        let bands = model
+            .bands
+            .iter()
+            .map(|b| {
+                let (fill, label, short) = band_look(&b.kind).unwrap_or_else(|| match &b.kind {
+                    BandKind::Stale => (
+                        VERMILLION,
+                        "stale: servers no longer grant it".into(),
+                        String::new(),
+                    ),
+                    BandKind::TrueHold { token } => (
+                        INK,
+                        match token {
+                            Some(t) => format!("truly held at the lock servers (token {t})"),
+                            None => "truly held at the lock servers".into(),
+                        },
+                        String::new(),
+                    ),
+                    BandKind::Paused => (
+                        GREY,
+                        format!("paused {}", SimDuration(b.to.0 - b.from.0)),
+                        String::new(),
+                    ),
+                    _ => (GREY, "down".into(), String::new()),
+                });
+                ViewBand {
+                    lane: b.lane,
+                    from: b.from.0,
+                    to: b.to.0,
+                    kind: match b.kind {
+                        BandKind::Leader { .. } => "leader",
+                        BandKind::Holds { .. } => "holds",
+                        BandKind::Stale => "stale",
+                        BandKind::TrueHold { .. } => "truth",
+                        BandKind::Grant { .. } => "grant",
+                        BandKind::Key { .. } => "key",
+                        BandKind::Paused => "paused",
+                        BandKind::Crashed => "down",
+                    },
+                    belief: matches!(b.kind, BandKind::Leader { .. } | BandKind::Holds { .. }),
+                    label,
+                    short,
+                    fill: hex(fill),
+                }
+            })
+            .collect();
+        let marks = model
+            .marks
+            .iter()
+            .map(|m| {
+                let (kind, label, colour) = match &m.kind {
+                    MarkKind::ValidityEnd => {
+                        ("validity", "validity end the holder believed".into(), INK)
+                    }
+                    MarkKind::WriteAccepted { writer, token } => (
+                        "accepted",
+                        match token {
+                            Some(t) => format!("write of {writer} accepted (token {t})"),
+                            None => format!("write of {writer} accepted"),
+                        },
+                        token.map_or(INK, tone),
+                    ),
+                    MarkKind::WriteRejected { writer, token } => (
+                        "rejected",
+                        match token {
+                            Some(t) => format!("write of {writer} rejected (token {t})"),
+                            None => format!("write of {writer} rejected"),
+                        },
+                        VERMILLION,
+                    ),
+                    MarkKind::ClockStep { delta_ns } => (
+                        "clock_step",
+                        format!(
+                            "wall clock steps {}{}",
+                            if *delta_ns < 0 { "-" } else { "+" },
+                            SimDuration(delta_ns.unsigned_abs())
+                        ),
+                        PURPLE,
+                    ),
+                };
+                ViewMark {
+                    lane: m.lane,
+                    t: m.t.0,
+                    kind,
+                    label,
+                    colour: hex(colour),
+                }
+            })
+            .collect();
+        let palette: BTreeMap<&'static str, String> = [
+            ("blue", BLUE),
+            ("orange", ORANGE),
+            ("green", GREEN),
+            ("purple", PURPLE),
+            ("sky", SKY),
+            ("vermillion", VERMILLION),
+            ("ink", INK),
+            ("grey", GREY),
+            ("violation", VIOLATION),
+        ]
+        .into_iter()
+        .map(|(k, c)| (k, hex(c)))
+        .collect();
+        let end = model.end.0.max(1);
+        let window = window
+            .map(|(a, b)| (a.0.min(end), b.0.min(end)))
+            .filter(|(a, b)| a < b)
+            .unwrap_or((0, end));
+        ViewModel {
+            name: model.name.clone(),
+            seed: model.seed,
+            end,
+            window,
+            geometry: Geometry {
+                lane_h: LANE_H,
+                group_h: GROUP_H,
+                band_top: 12,
+                band_bottom: 34,
+                left: 150,
+            },
+            palette,
+            lanes: model
+                .lanes
+                .iter()
+                .map(|l| ViewLane {
+                    name: l.name.clone(),
+                    role: role_label(l.role),
+                    group: l.group.title(),
+                })
+                .collect(),
+            bands,
+            marks,
+            arrows: model
+                .arrows
+                .iter()
+                .map(|a| ViewArrow {
+                    from: a.from,
+                    to: a.to,
+                    sent: a.sent.0,
+                    end: a.end.0,
+                    kind: a.kind.clone(),
+                    dropped: a.dropped,
+                })
+                .collect(),
+            kinds,
+            net: model
+                .net
+                .iter()
+                .map(|p| ViewNet {
+                    from: p.from.0,
+                    to: p.to.0,
+                    sides: p.sides.clone(),
+                    label: p.label.clone(),
+                    partition: p.partition,
+                })
+                .collect(),
+            violations,
+            steps,
+        }
+    }
+
+    /// The self-contained HTML page (model as JSON, script and style inlined).
+    pub fn html(&self) -> String {
+        let json = serde_json::to_string(self)
+            .expect("the view model serializes")
+            // Inside <script>, "</" would end the element.
+            .replace("</", "<\\/");
+        let title = escape(&format!("{} \u{00b7} seed {}", self.name, self.seed));
+        format!(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <title>{title}</title>\n<style>\n{VIEW_CSS}</style>\n</head>\n<body>\n\
+             <header><h1>{title}</h1>\n\
+             <div id=\"controls\">\
+             <button id=\"prev\" title=\"previous step (Left, p)\">\u{25c0} prev</button>\
+             <button id=\"next\" title=\"next step (Right, n)\">next \u{25b6}</button>\
+             <button id=\"zoom-in\" title=\"zoom in (+)\">+</button>\
+             <button id=\"zoom-out\" title=\"zoom out (-)\">\u{2212}</button>\
+             <button id=\"zoom-reset\" title=\"whole run (0)\">whole run</button>\
+             <span id=\"kinds\"></span></div>\n\
+             <div id=\"step\"><span id=\"step-index\"></span> <span id=\"cursor-time\"></span> \
+             <span id=\"step-text\"></span></div>\n</header>\n\
+             <main><div id=\"chart\"><svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\"></svg></div>\n\
+             <aside><h2>At the cursor</h2><table id=\"state\"><thead><tr><th>node</th>\
+             <th>monotonic</th><th>wall</th><th>believes</th></tr></thead><tbody></tbody></table>\n\
+             <h2>Details</h2><div id=\"details\">Click an event, a message, a band or a violation.</div>\n\
+             <p class=\"help\">Keys: Right/n next step, Left/p previous, +/- zoom, 0 whole run, \
+             drag to pan, wheel to zoom.</p></aside></main>\n\
+             <script type=\"application/json\" id=\"model\">{json}</script>\n\
+             <script>\n{VIEW_JS}</script>\n</body>\n</html>\n"
+        )
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escape_html() {
+        assert_eq!(escape("a<b>&\"c\""), "a&lt;b&gt;&amp;&quot;c&quot;");
+    }
+}
