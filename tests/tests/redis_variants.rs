@@ -103,3 +103,168 @@ fn wall_clock_start_is_settable() {
         "2030-06-15T12:00:00.500Z"
     );
 }
+
+/// One line per lock observation of `node` and per Redis key write: "t node kind detail",
+/// deadlines as local monotonic seconds.
+fn lock_log(r: &RunResult) -> Vec<String> {
+    r.record
+        .observations
+        .iter()
+        .filter_map(|o| {
+            let what = match &o.obs {
+                Obs::LockAcquired {
+                    valid_until_local, ..
+                } => format!("acquired until {}", SimTime(valid_until_local.0)),
+                Obs::LockRenewed {
+                    valid_until_local, ..
+                } => format!("renewed until {}", SimTime(valid_until_local.0)),
+                Obs::LockFailed { reason, .. } => format!("failed: {reason}"),
+                Obs::LockLost { reason, .. } => format!("lost: {reason}"),
+                Obs::LockReleased { .. } => "released".to_string(),
+                Obs::RedisKeySet { .. } => "SET".to_string(),
+                _ => return None,
+            };
+            Some(format!("{} {} {what}", o.t, r.record.name(o.node)))
+        })
+        .collect()
+}
+
+/// A worker on one Redis instance (1 ms links, perfect clocks) with extra worker fields.
+fn redis_run(workers: &[(&str, &str)], faults: &str) -> RunResult {
+    let nodes: Vec<String> = workers
+        .iter()
+        .map(|(name, extra)| {
+            format!(
+                r#""{name}": {{ "role": "worker", "lock": "redis", "instance": "redis",
+                   "storage": "storage", "rounds": 1, {extra} }}"#
+            )
+        })
+        .collect();
+    run(
+        &format!(
+            r#"{{ "splitbrain": 1, "name": "t", "duration": "10s",
+  "network": {{ "delay": {{ "fixed": "1ms" }} }},
+  "nodes": {{ "redis": {{ "role": "redis" }}, "storage": {{ "role": "storage", "fencing": false }},
+             {} }},
+  "faults": [{faults}], "check": ["exclusive_holders"] }}"#,
+            nodes.join(",")
+        ),
+        0,
+    )
+}
+
+/// `extend_every` on the single-instance client (default `refresh: extend_if_owner`): each
+/// extend script is sent at 1.002 s, 2.002 s, ... (every 1 s from the acquisition) and its
+/// reply renews the hold to its send time + ttl; without it the 3 s hold is lost at 3 s,
+/// before the check at 5.002 s.
+#[test]
+fn redis_extend_every_renews_from_the_send_time() {
+    let r = redis_run(
+        &[(
+            "client-1",
+            r#""ttl": "3s", "work_time": "5s", "extend_every": "1s""#,
+        )],
+        "",
+    );
+    assert_eq!(
+        lock_log(&r)[..7],
+        [
+            "0.001 s redis SET",
+            "0.002 s client-1 acquired until 3.000 s",
+            "1.004 s client-1 renewed until 4.002 s",
+            "2.004 s client-1 renewed until 5.002 s",
+            "3.004 s client-1 renewed until 6.002 s",
+            "4.004 s client-1 renewed until 7.002 s",
+            "5.005 s client-1 released",
+        ]
+    );
+    let r = redis_run(&[("client-1", r#""ttl": "3s", "work_time": "5s""#)], "");
+    assert_eq!(
+        lock_log(&r)[1..3],
+        [
+            "0.002 s client-1 acquired until 3.000 s",
+            "3.000 s client-1 lost: TTL passed by the local clock",
+        ]
+    );
+}
+
+/// `watchdog: true` (Redisson): a refresh ttl/3 = 1 s after the acquisition and 1 s after each
+/// refresh's reply (1.002, 2.004, 3.006, 4.008 s), stopped by the release.
+#[test]
+fn redis_watchdog_refreshes_every_third_of_the_ttl() {
+    let r = redis_run(
+        &[(
+            "client-1",
+            r#""ttl": "3s", "work_time": "5s", "watchdog": true"#,
+        )],
+        "",
+    );
+    assert_eq!(
+        lock_log(&r),
+        [
+            "0.001 s redis SET",
+            "0.002 s client-1 acquired until 3.000 s",
+            "1.004 s client-1 renewed until 4.002 s",
+            "2.006 s client-1 renewed until 5.004 s",
+            "3.008 s client-1 renewed until 6.006 s",
+            "4.010 s client-1 renewed until 7.008 s",
+            "5.005 s client-1 released",
+        ]
+    );
+}
+
+/// The refresh variants when another client took the key: at 0.5 s the instance's wall clock
+/// steps 2 s forward, so client-1's key (ttl 1 s) expires; client-2 takes it at 0.601 s.
+/// client-1's refresh at 0.802 s then meets client-2's value:
+/// - extend_if_owner + stop_believing (defaults): the script replies 0, LockLost at 0.804 s;
+/// - extend_if_owner + until_deadline: LockFailed at 0.804 s, believed until 1.000 s;
+/// - extend_if_owner + keep_believing: renewed to 1.802 s although Redis said 0;
+/// - reset: `SET PX` overwrites client-2's value at 0.803 s: both hold the key's history.
+#[test]
+fn redis_refresh_variants_against_a_taken_key() {
+    let step = r#"{ "at": "500ms", "clock_step": "redis", "by": "+2s" }"#;
+    let c2 = (
+        "client-2",
+        r#""ttl": "1s", "work_time": "2s", "start_after": "600ms""#,
+    );
+    let log = |extra: &str| {
+        let c1 = format!(r#""ttl": "1s", "work_time": "2s", "extend_every": "800ms", {extra}"#);
+        let r = redis_run(&[("client-1", c1.trim_end_matches(", ")), c2], step);
+        lock_log(&r)
+            .into_iter()
+            .filter(|l| l.starts_with("0.8") || l.starts_with("1.000"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        log(""),
+        ["0.804 s client-1 lost: refresh failed: the key no longer holds our value (extend replied 0)"]
+    );
+    assert_eq!(
+        log(r#""on_refresh_failure": "until_deadline""#),
+        [
+            "0.804 s client-1 failed: refresh: the key no longer holds our value (extend replied 0)",
+            "1.000 s client-1 lost: TTL passed by the local clock",
+        ]
+    );
+    assert_eq!(
+        log(r#""on_refresh_failure": "keep_believing""#),
+        ["0.804 s client-1 renewed until 1.802 s"]
+    );
+    assert_eq!(
+        log(r#""refresh": "reset""#),
+        [
+            "0.803 s redis SET",
+            "0.804 s client-1 renewed until 1.802 s",
+        ]
+    );
+}
+
+/// `clock_drift_factor` on the single-instance client: 0.01 of a 10 s TTL plus 2 ms (as
+/// Redlock's) comes off the belief: until 9.898 s instead of 10 s.
+#[test]
+fn redis_drift_factor_shortens_the_belief() {
+    let r = redis_run(&[("client-1", r#""clock_drift_factor": 0.01"#)], "");
+    assert_eq!(lock_log(&r)[1], "0.002 s client-1 acquired until 9.898 s");
+    let r = redis_run(&[("client-1", r#""work_time": "1s""#)], "");
+    assert_eq!(lock_log(&r)[1], "0.002 s client-1 acquired until 10.000 s");
+}
