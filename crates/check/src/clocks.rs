@@ -101,14 +101,20 @@ impl WallClocks {
         start
     }
 
-    /// `node`'s wall clock minus true time (ns) over `[0, end]`, as continuous pieces of
+    /// `node`'s wall clock minus the run's wall start minus true time (ns: its offset plus
+    /// steps plus drift so far) over `[0, end]`, as continuous pieces of
     /// `(t, offset)` points: one point where each piece starts, at every drift change and at
     /// its end; a clock step starts a new piece. Empty for a node the record does not know.
     pub fn offsets(&self, node: NodeId, end: SimTime) -> Vec<Vec<(SimTime, i64)>> {
         let Some(list) = self.snaps.get(node.index()) else {
             return Vec::new();
         };
-        let off = |c: &LocalClock, t: SimTime| c.wall(t).0.saturating_sub(t.0 as i64);
+        let off = |c: &LocalClock, t: SimTime| {
+            c.wall(t)
+                .0
+                .saturating_sub(c.wall_start_ns())
+                .saturating_sub(t.0 as i64)
+        };
         let mut pieces: Vec<Vec<(SimTime, i64)>> = Vec::new();
         for (i, (from, c)) in list.iter().enumerate() {
             if *from > end {

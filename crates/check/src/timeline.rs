@@ -345,14 +345,10 @@ impl Liveness {
     }
 }
 
-/// A wall reading as signed seconds ("23.000 s", "-1.500 s").
+/// A wall reading as the UTC time it is ("2026-01-01T00:00:23.000Z"; nanoseconds shown
+/// where they are not whole milliseconds), since wall clocks read Unix time.
 pub(crate) fn fmt_wall(w: WallTime) -> String {
-    let mag = SimDuration(w.0.unsigned_abs());
-    if w.0 < 0 {
-        format!("-{mag}")
-    } else {
-        mag.to_string()
-    }
+    w.rfc3339()
 }
 
 /// A signed step in seconds ("+20 s", "-0.250 s").

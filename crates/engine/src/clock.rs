@@ -2,8 +2,11 @@
 //!
 //! Each node has a **monotonic** clock, `mono(t) = t * (1 + drift_ppm / 1e6)` piecewise (the
 //! rate can change at a true instant), and a **wall** clock,
-//! `wall(t) = offset + mono(t) + sum of clock steps so far`. A clock step (NTP step, VM
-//! migration) moves the wall clock only. All arithmetic is integer nanoseconds.
+//! `wall(t) = start + offset + mono(t) + sum of clock steps so far`, where `start` is the
+//! run's Unix time at true time 0 (the scenario layer defaults it to 2026-01-01T00:00:00Z,
+//! [`DEFAULT_WALL_START_NS`]) and `offset` the node's own offset from it (DESIGN.md's
+//! `offset` is `start + offset` here). A clock step (NTP step, VM migration) moves the wall
+//! clock only. All arithmetic is integer nanoseconds.
 //!
 //! **Rounding.** `mono(t)` is rounded down (floor) to the nanosecond. A timer for a local
 //! monotonic duration `d` set at true time `now` fires at the *first* true nanosecond `t' >= now`
@@ -24,7 +27,8 @@ const PPM: i128 = 1_000_000;
 #[serde(transparent)]
 pub struct LocalTime(pub u64);
 
-/// A reading of a node's wall clock, in nanoseconds since an arbitrary epoch. Signed, because a
+/// A reading of a node's wall clock, in nanoseconds since the Unix epoch
+/// (1970-01-01T00:00:00Z), as `clock_gettime(CLOCK_REALTIME)` reads it. Signed, because a
 /// backward clock step can take it below zero.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -43,14 +47,144 @@ impl LocalTime {
     }
 }
 
+/// 2026-01-01T00:00:00Z as Unix time in ns (1_767_225_600 s): where scenario runs and the
+/// Redis conformance replayer start their wall clocks unless told otherwise. A realistic
+/// value matters: Redis rejects `SET .. PX ttl` when `now_ms + ttl <= 0`, so a wall clock
+/// near the epoch turns a backward clock step into `ERR invalid expire time` (issue 13).
+pub const DEFAULT_WALL_START_NS: i64 = 1_767_225_600_000_000_000;
+
 /// How a node's clocks start: drift in parts per million (must lie in
-/// `-999_999..=1_000_000`) and the wall clock's offset in ns at true time 0.
+/// `-999_999..=1_000_000`), the run's wall start and the node's wall offset from it.
+///
+/// `Default` starts the wall clock at 0 (the Unix epoch): the engine's own tests read small
+/// numbers; scenarios set `wall_start_ns` (default [`DEFAULT_WALL_START_NS`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ClockConfig {
     /// Rate error of the monotonic clock, ppm: +100 runs 100 µs per second fast.
     pub drift_ppm: i64,
-    /// Wall clock reading at true time 0, ns.
+    /// The node's wall clock offset from the run's wall start at true time 0, ns.
     pub wall_offset_ns: i64,
+    /// The run's wall clock start: Unix time in ns every node's wall clock reads at true time
+    /// 0 before its own offset (a scenario's `wall_clock_start`).
+    pub wall_start_ns: i64,
+}
+
+/// Unix time in ns of an RFC 3339 UTC timestamp `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (years
+/// 1970..=2200, at most 9 fraction digits; `t` or a space may separate date and time).
+/// Errors say what was expected.
+pub fn parse_rfc3339_ns(text: &str) -> Result<i64, String> {
+    let bad = || {
+        format!(
+            "expected a UTC time like \"2026-01-01T00:00:00Z\" (RFC 3339, ending in Z), found \"{text}\""
+        )
+    };
+    let s = text.trim();
+    let b = s.as_bytes();
+    if b.len() < 20 || !matches!(b[b.len() - 1], b'Z' | b'z') {
+        return Err(bad());
+    }
+    let num = |r: std::ops::Range<usize>| -> Result<i64, String> {
+        let part = s.get(r).ok_or_else(bad)?;
+        if part.bytes().all(|c| c.is_ascii_digit()) {
+            part.parse::<i64>().map_err(|_| bad())
+        } else {
+            Err(bad())
+        }
+    };
+    if b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return Err(bad());
+    }
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut frac_ns = 0i64;
+    let rest = &s[19..s.len() - 1];
+    if !rest.is_empty() {
+        let digits = rest.strip_prefix('.').ok_or_else(bad)?;
+        if digits.is_empty() || digits.len() > 9 || !digits.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(bad());
+        }
+        frac_ns = digits.parse::<i64>().map_err(|_| bad())? * 10i64.pow(9 - digits.len() as u32);
+    }
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let mdays = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1970..=2200).contains(&y)
+        || !(1..=12).contains(&mo)
+        || d < 1
+        || d > mdays[(mo - 1) as usize]
+        || h > 23
+        || mi > 59
+        || sec > 59
+    {
+        return Err(format!("{} (fields out of range)", bad()));
+    }
+    let days = days_from_civil(y, mo, d);
+    Ok(((days * 24 + h) * 60 + mi) * 60 * 1_000_000_000 + sec * 1_000_000_000 + frac_ns)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-Compatible
+/// Low-Level Date Algorithms", `days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date of a day count since 1970-01-01 (Hinnant's `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + if m <= 2 { 1 } else { 0 }, m, d)
+}
+
+impl WallTime {
+    /// The reading as an RFC 3339 UTC timestamp with milliseconds, and more fraction digits
+    /// only where they are not zero: `2026-01-01T00:00:02.001Z`,
+    /// `2026-01-01T00:00:02.001000500Z`. Works before 1970 too (a clock stepped back).
+    pub fn rfc3339(self) -> String {
+        let secs = self.0.div_euclid(1_000_000_000);
+        let ns = self.0.rem_euclid(1_000_000_000);
+        let (days, sod) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+        let (y, m, d) = civil_from_days(days);
+        let frac = if ns % 1_000_000 == 0 {
+            format!("{:03}", ns / 1_000_000)
+        } else {
+            format!("{ns:09}").trim_end_matches('0').to_string()
+        };
+        format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{frac}Z",
+            sod / 3600,
+            sod / 60 % 60,
+            sod % 60
+        )
+    }
 }
 
 /// A node's clocks: a piecewise-linear monotonic clock plus wall offset and steps.
@@ -60,11 +194,13 @@ pub struct LocalClock {
     seg_mono: u64,
     drift_ppm: i64,
     wall_offset_ns: i64,
+    wall_start_ns: i64,
     steps_ns: i64,
 }
 
 impl LocalClock {
-    /// A clock at true time 0 reading monotonic 0 and wall `cfg.wall_offset_ns`.
+    /// A clock at true time 0 reading monotonic 0 and wall
+    /// `cfg.wall_start_ns + cfg.wall_offset_ns`.
     ///
     /// # Panics
     /// If `cfg.drift_ppm` is outside `-999_999..=1_000_000` (validated by the scenario layer).
@@ -79,6 +215,7 @@ impl LocalClock {
             seg_mono: 0,
             drift_ppm: cfg.drift_ppm,
             wall_offset_ns: cfg.wall_offset_ns,
+            wall_start_ns: cfg.wall_start_ns,
             steps_ns: 0,
         }
     }
@@ -100,11 +237,17 @@ impl LocalClock {
         )
     }
 
-    /// Wall reading at true time `t`: offset + mono + steps.
+    /// Wall reading at true time `t`: start + offset + mono + steps.
     pub fn wall(&self, t: SimTime) -> WallTime {
         let m = self.mono(t).0 as i128;
-        let w = self.wall_offset_ns as i128 + m + self.steps_ns as i128;
+        let w =
+            self.wall_start_ns as i128 + self.wall_offset_ns as i128 + m + self.steps_ns as i128;
         WallTime(w.clamp(i64::MIN as i128, i64::MAX as i128) as i64)
+    }
+
+    /// The run's wall start this clock counts from (Unix ns; [`ClockConfig::wall_start_ns`]).
+    pub fn wall_start_ns(&self) -> i64 {
+        self.wall_start_ns
     }
 
     /// Sum of all clock steps so far, ns.
@@ -152,8 +295,44 @@ mod tests {
     fn clock(ppm: i64) -> LocalClock {
         LocalClock::new(ClockConfig {
             drift_ppm: ppm,
-            wall_offset_ns: 0,
+            ..ClockConfig::default()
         })
+    }
+
+    #[test]
+    fn wall_start_is_unix_time_and_formats_as_rfc3339() {
+        assert_eq!(
+            parse_rfc3339_ns("2026-01-01T00:00:00Z"),
+            Ok(DEFAULT_WALL_START_NS)
+        );
+        assert_eq!(parse_rfc3339_ns("1970-01-01T00:00:00Z"), Ok(0));
+        assert_eq!(
+            parse_rfc3339_ns("2024-02-29T12:34:56.5Z"),
+            Ok(1_709_210_096_500_000_000)
+        );
+        assert!(parse_rfc3339_ns("2023-02-29T00:00:00Z").is_err());
+        assert!(parse_rfc3339_ns("2026-01-01T00:00:00").is_err());
+        assert!(parse_rfc3339_ns("2026-01-01T00:00:00+01:00").is_err());
+        let c = LocalClock::new(ClockConfig {
+            wall_offset_ns: 1_000_000,
+            wall_start_ns: DEFAULT_WALL_START_NS,
+            ..ClockConfig::default()
+        });
+        let w = c.wall(SimTime(2_000_000_000));
+        assert_eq!(w, WallTime(DEFAULT_WALL_START_NS + 2_001_000_000));
+        assert_eq!(w.rfc3339(), "2026-01-01T00:00:02.001Z");
+        assert_eq!(
+            WallTime(DEFAULT_WALL_START_NS + 500).rfc3339(),
+            "2026-01-01T00:00:00.0000005Z"
+        );
+        assert_eq!(
+            WallTime(-1_000_000_000).rfc3339(),
+            "1969-12-31T23:59:59.000Z"
+        );
+        assert_eq!(
+            WallTime(1_709_210_096_500_000_000).rfc3339(),
+            "2024-02-29T12:34:56.500Z"
+        );
     }
 
     #[test]

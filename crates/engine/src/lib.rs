@@ -26,7 +26,9 @@ pub mod time;
 pub mod trace;
 
 pub use actor::{Actor, Context, Message, Observation, TimerId};
-pub use clock::{ClockConfig, LocalClock, LocalTime, WallTime};
+pub use clock::{
+    parse_rfc3339_ns, ClockConfig, LocalClock, LocalTime, WallTime, DEFAULT_WALL_START_NS,
+};
 pub use determinism::{check_determinism, first_difference, Divergence};
 pub use fault::{Fault, Nemesis, NemesisKind, Trigger};
 pub use network::{DelayDist, DropReason, LinkModel, NetRule, Network, Spike};

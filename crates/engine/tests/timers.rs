@@ -163,6 +163,7 @@ fn drifting(drift_ppm: i64, plan: Vec<(SimDuration, Tm)>) -> Sim<Probe> {
         ClockConfig {
             drift_ppm,
             wall_offset_ns: 0,
+            ..ClockConfig::default()
         },
     );
     sim

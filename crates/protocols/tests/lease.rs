@@ -258,6 +258,7 @@ fn deadline_is_on_the_clients_own_clock() {
         ClockConfig {
             drift_ppm: 100_000,
             wall_offset_ns: 0,
+            ..ClockConfig::default()
         },
     );
     sim.run_until(ms(10_500)).expect("bounded run");

@@ -47,7 +47,11 @@ pub fn read_trace(input: impl Read) -> Result<SavedTrace, TraceFileError> {
     let events = trace.events().collect::<Result<Vec<Event>, _>>()?;
     Ok(SavedTrace {
         roles: plan.nodes.iter().map(|n| role_of_spec(&n.spec)).collect(),
-        clocks: plan.nodes.iter().map(|n| clock_of(&n.spec)).collect(),
+        clocks: plan
+            .nodes
+            .iter()
+            .map(|n| clock_of(&plan.scenario, &n.spec))
+            .collect(),
         // The run's true end: the `end` record (a run stopped at a bound ends early).
         end: events
             .iter()

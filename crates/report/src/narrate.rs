@@ -1,7 +1,9 @@
 //! Narration: a run told as a story for a class, one line per step that matters
 //! ("1.204 s  n2 -> n5  ELECTION", "45.000 s  client-1 resumes after a 40.000 s pause").
 
-use splitbrain_engine::{DropReason, Fault, NetRule, NodeId, SimDuration, SimTime, TraceEvent};
+use splitbrain_engine::{
+    DropReason, Fault, NetRule, NodeId, SimDuration, SimTime, TraceEvent, WallTime,
+};
 use splitbrain_protocols::lease::LeaseClientTimer;
 use splitbrain_protocols::ClientTimer;
 use splitbrain_protocols::{Msg, Obs, Timer};
@@ -257,12 +259,10 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
     }
 }
 
+/// A wall reading as the UTC time it is ("2026-01-01T00:00:10.002Z"): wall clocks read
+/// Unix time, and a step shows as a jump in the date.
 fn wall(ns: i64) -> String {
-    if ns < 0 {
-        format!("-{}", secs(ns.unsigned_abs()))
-    } else {
-        secs(ns as u64)
-    }
+    WallTime(ns).rfc3339()
 }
 
 fn drop_reason(r: DropReason) -> &'static str {

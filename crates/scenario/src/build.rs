@@ -2,7 +2,7 @@
 //! the nemesis.
 
 use crate::plan::Plan;
-use crate::schema::{DelaySpec, FaultSpec, NemesisSpec, NodeSpec};
+use crate::schema::{DelaySpec, FaultSpec, NemesisSpec, NodeSpec, Scenario};
 use splitbrain_engine::{
     ClockConfig, DelayDist, Fault, Limits, LinkModel, Nemesis, NemesisKind, NetRule, NodeId,
     RngStream, Sim, SimDuration, SimTime, Spike, Trigger,
@@ -33,12 +33,14 @@ fn delay(d: &DelaySpec) -> DelayDist {
     }
 }
 
-/// The clock configuration of a node spec.
-pub fn clock_of(spec: &NodeSpec) -> ClockConfig {
+/// The clock configuration of a node spec in `scenario`: its drift and offset, on the
+/// scenario's `wall_clock_start` (default 2026-01-01T00:00:00Z).
+pub fn clock_of(scenario: &Scenario, spec: &NodeSpec) -> ClockConfig {
     let c = spec.role().clock();
     ClockConfig {
         drift_ppm: c.drift_ppm,
         wall_offset_ns: c.offset.map_or(0, |o| o.0),
+        wall_start_ns: scenario.wall_clock_start.unwrap_or_default().0,
     }
 }
 
@@ -165,7 +167,7 @@ pub fn build(plan: &Plan, seed: u64) -> Sim<Node> {
     });
     for node in &plan.nodes {
         let actor = node.spec.role().node(&plan.roster);
-        sim.add_node(&node.name, actor, clock_of(&node.spec));
+        sim.add_node(&node.name, actor, clock_of(&plan.scenario, &node.spec));
     }
     let net = &s.network;
     let default = LinkModel {

@@ -6,7 +6,7 @@ use schemars::schema::{InstanceType, Schema, SchemaObject, SingleOrVec, Subschem
 use schemars::JsonSchema;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use splitbrain_engine::SimDuration;
+use splitbrain_engine::{parse_rfc3339_ns, SimDuration, WallTime, DEFAULT_WALL_START_NS};
 use std::fmt;
 
 /// A non-negative duration, ns.
@@ -225,9 +225,71 @@ impl JsonSchema for SignedDur {
     }
 }
 
+/// A Unix time, ns, written in files as an RFC 3339 UTC timestamp (`"2026-01-01T00:00:00Z"`,
+/// an optional fraction down to the ns); a scenario's `wall_clock_start`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UnixTime(pub i64);
+
+impl Default for UnixTime {
+    /// 2026-01-01T00:00:00Z ([`DEFAULT_WALL_START_NS`]).
+    fn default() -> Self {
+        UnixTime(DEFAULT_WALL_START_NS)
+    }
+}
+
+impl<'de> Deserialize<'de> for UnixTime {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        parse_rfc3339_ns(&s)
+            .map(UnixTime)
+            .map_err(de::Error::custom)
+    }
+}
+
+impl Serialize for UnixTime {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&WallTime(self.0).rfc3339())
+    }
+}
+
+impl JsonSchema for UnixTime {
+    fn schema_name() -> String {
+        "UnixTime".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let mut o = SchemaObject {
+            instance_type: Some(SingleOrVec::Single(Box::new(InstanceType::String))),
+            string: Some(Box::new(schemars::schema::StringValidation {
+                pattern: Some(
+                    r"^\s*[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?[Zz]\s*$"
+                        .to_string(),
+                ),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        o.metadata().description = Some(
+            "A UTC time in RFC 3339 form, ending in Z: \"2026-01-01T00:00:00Z\" (years 1970..2200, fraction down to ns).".to_string(),
+        );
+        o.into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unix_time_round_trips_and_locates_errors() {
+        let t: UnixTime = serde_json::from_str("\"2026-01-01T00:00:00Z\"").unwrap();
+        assert_eq!(t, UnixTime(1_767_225_600_000_000_000));
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            "\"2026-01-01T00:00:00.000Z\""
+        );
+        let e = serde_json::from_str::<UnixTime>("\"2026-01-01\"").unwrap_err();
+        assert!(e.to_string().contains("RFC 3339"), "{e}");
+    }
 
     #[test]
     fn parses_exactly() {

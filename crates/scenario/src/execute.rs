@@ -234,7 +234,11 @@ pub fn execute(
         Some(r) => Some(r.finish()?),
         None => None,
     };
-    let clocks = plan.nodes.iter().map(|n| clock_of(&n.spec)).collect();
+    let clocks = plan
+        .nodes
+        .iter()
+        .map(|n| clock_of(&plan.scenario, &n.spec))
+        .collect();
     let record_end = if bound.is_none() { end } else { sim.now() };
     let record = RunRecord::from_sim(&sim, clocks, record_end);
     let spec = check_spec(&plan.scenario);

@@ -2,7 +2,7 @@
 //! default; unknown fields are rejected. `splitbrain schema` prints the JSON Schema generated
 //! from these types. Each role's node spec lives with its role, in `roles/`.
 
-use crate::duration::{Dur, SignedDur};
+use crate::duration::{Dur, SignedDur, UnixTime};
 pub use crate::role::ClockSpec;
 pub use crate::roles::NodeSpec;
 use schemars::JsonSchema;
@@ -31,6 +31,13 @@ pub struct Scenario {
     pub seed: u64,
     /// Simulated length of the run (true time). At most 24 h.
     pub duration: Dur,
+    /// What every node's wall clock reads at true time 0, before its own `clock.offset`: a
+    /// Unix time as an RFC 3339 UTC timestamp (default `"2026-01-01T00:00:00Z"`, Unix
+    /// 1767225600 s). Real servers read about 1.7e12 ms, so a backward clock step of seconds
+    /// leaves Redis's `SET .. PX` valid; a wall clock near 1970 would make Redis reject it
+    /// (`now_ms + ttl <= 0`: `ERR invalid expire time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_clock_start: Option<UnixTime>,
     /// Default link model and per-link overrides (default: 1 ms fixed delay, no loss, FIFO).
     #[serde(default)]
     pub network: NetworkSpec,

@@ -531,7 +531,7 @@ mod tests {
             );
             assert_eq!(
                 texts(&truth.holds[0].ended_by),
-                vec!["3.000 s redis-c: key lock (value v1) expired: wall clock 23.000 s >= deadline 11.000 s"]
+                vec!["3.000 s redis-c: key lock (value v1) expired: wall clock 1970-01-01T00:00:23.000Z >= deadline 1970-01-01T00:00:11.000Z"]
             );
         }
 
@@ -554,12 +554,12 @@ mod tests {
             assert_eq!(
                 texts(&v[0].evidence),
                 vec![
-                    "1.000 s redis-a: SET lock = v1 until wall 11.000 s",
-                    "1.000 s redis-c: SET lock = v1 until wall 11.000 s",
+                    "1.000 s redis-a: SET lock = v1 until wall 1970-01-01T00:00:11.000Z",
+                    "1.000 s redis-c: SET lock = v1 until wall 1970-01-01T00:00:11.000Z",
                     "1.010 s client-1: acquired lock (token none, value v1)",
-                    "3.000 s redis-c: key lock (value v1) expired: wall clock 23.000 s >= deadline 11.000 s",
-                    "4.000 s redis-b: SET lock = v2 until wall 14.000 s",
-                    "4.000 s redis-c: SET lock = v2 until wall 34.000 s",
+                    "3.000 s redis-c: key lock (value v1) expired: wall clock 1970-01-01T00:00:23.000Z >= deadline 1970-01-01T00:00:11.000Z",
+                    "4.000 s redis-b: SET lock = v2 until wall 1970-01-01T00:00:14.000Z",
+                    "4.000 s redis-c: SET lock = v2 until wall 1970-01-01T00:00:34.000Z",
                     "5.000 s storage: accepted a write from client-1 (token none, job none)",
                 ]
             );
@@ -583,6 +583,7 @@ mod tests {
                     splitbrain_engine::ClockConfig {
                         drift_ppm: 0,
                         wall_offset_ns: 1_000_000_000,
+                        ..splitbrain_engine::ClockConfig::default()
                     },
                 )
                 .obs(ms(0), 0, set("k", "x", wall_s(5)))
@@ -710,6 +711,7 @@ mod tests {
                     splitbrain_engine::ClockConfig {
                         drift_ppm: -100_000,
                         wall_offset_ns: 0,
+                        ..splitbrain_engine::ClockConfig::default()
                     },
                 )
                 .obs(ms(1_000), 0, set("k", "x", Some(WallTime(11_001_000_000))))

@@ -583,9 +583,9 @@ fn parse_set_options(args: &[String]) -> Result<SetOptions<'_>, Reply> {
 ///
 /// Consequence of Redis's `<= 0` check: while the wall clock reads at or before its epoch
 /// (`now_ms <= -ttl`), every `SET .. PX ttl` fails with `invalid expire time`, as it would on a
-/// real server whose clock is set before 1970. Scenarios should give Redis nodes a wall
-/// clock well after its epoch (the conformance replayer starts at wall 0 but only moves
-/// forward in the recorded cases).
+/// real server whose clock is set before 1970. Scenarios and the conformance replayer start
+/// wall clocks at a realistic Unix time (2026-01-01T00:00:00Z by default), as real servers
+/// read, so only a step of decades back reaches this.
 fn set_deadline_ms(kind: ExpireOpt, time: &str, now_ms: i64) -> Result<i64, Reply> {
     let value = integer_arg(time)?;
     let seconds = matches!(kind, ExpireOpt::Ex | ExpireOpt::ExAt);

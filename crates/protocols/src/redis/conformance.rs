@@ -6,12 +6,15 @@
 //!
 //! Each case starts a fresh [`Instance`] with the case's persistence and a simulated clock:
 //! - monotonic time is the step's `at_ms` (ms since the case start);
-//! - the wall clock, in ns, is `at_ms * 1_000_000 + (sum of __WALL_CLOCK_JUMP__ so far)`;
+//! - the wall clock, in ns, is
+//!   `wall_start_ns + at_ms * 1_000_000 + (sum of __WALL_CLOCK_JUMP__ so far)`;
 //! - after `__WALL_CLOCK_FREEZE__` the wall clock stops at its value then and moves only by
 //!   later jumps.
 //!
-//! The case's wall epoch is 0 (wall 0 at the case start). Redis's own wall clock is unix
-//! time, but only differences of wall times reach the replies of these cases.
+//! The case starts at a realistic Unix time, `wall_start_ns` = 2026-01-01T00:00:00Z
+//! ([`DEFAULT_WALL_START_NS`]; [`replay_cases_at`] sets another), as the recording server's
+//! clock did: a backward jump then leaves `SET .. PX` valid, as on the real server, where
+//! a wall clock near 1970 would make it `ERR invalid expire time`.
 //!
 //! With [`Persistence::AofEverysec`], [`Instance::fsync_tick`] is called at every whole
 //! second of monotonic time (1000 ms, 2000 ms, ...) that is `<=` the next step's `at_ms`,
@@ -39,6 +42,7 @@ use serde_json::Value;
 use super::command::Reply;
 use super::persistence::{Instance, Persistence, StopKind};
 use super::store::NS_PER_MS;
+use splitbrain_engine::DEFAULT_WALL_START_NS;
 
 /// The vectors file: a list of cases.
 pub type Vectors = Vec<Case>;
@@ -159,11 +163,16 @@ pub fn replay(vectors_json: &str) -> Result<Report, ConformanceError> {
     Ok(replay_cases(&parse(vectors_json)?))
 }
 
-/// Replays parsed cases.
+/// Replays parsed cases, each case's wall clock starting at [`DEFAULT_WALL_START_NS`].
 pub fn replay_cases(cases: &[Case]) -> Report {
+    replay_cases_at(cases, DEFAULT_WALL_START_NS)
+}
+
+/// Replays parsed cases, each case's wall clock starting at Unix time `wall_start_ns` (ns).
+pub fn replay_cases_at(cases: &[Case], wall_start_ns: i64) -> Report {
     let mut report = Report::default();
     for case in cases {
-        replay_case(case, &mut report);
+        replay_case(case, wall_start_ns, &mut report);
     }
     report
 }
@@ -181,7 +190,7 @@ pub fn persistence_from_name(name: &str) -> Option<Persistence> {
 /// The replayer's simulated wall clock.
 #[derive(Debug, Default)]
 struct WallClock {
-    /// Sum of jumps before any freeze, in ns.
+    /// The case's wall start plus the sum of jumps before any freeze, in ns.
     offset_ns: i64,
     /// The frozen wall value in ns (jumps after the freeze are added to it).
     frozen_ns: Option<i64>,
@@ -212,7 +221,7 @@ impl WallClock {
     }
 }
 
-fn replay_case(case: &Case, report: &mut Report) {
+fn replay_case(case: &Case, wall_start_ns: i64, report: &mut Report) {
     report.cases += 1;
     let fail = |report: &mut Report, i: usize, step: &Step, got: Value, detail: String| {
         report.failed += 1;
@@ -238,7 +247,10 @@ fn replay_case(case: &Case, report: &mut Report) {
         return;
     };
     let mut instance = Instance::new(persistence);
-    let mut clock = WallClock::default();
+    let mut clock = WallClock {
+        offset_ns: wall_start_ns,
+        frozen_ns: None,
+    };
     let mut next_tick_ms: i64 = 1000;
     for (i, step) in case.steps.iter().enumerate() {
         if next_tick_ms <= step.at_ms {
@@ -365,6 +377,28 @@ mod tests {
         assert_eq!(c.now_ns(500), Some(110 * NS_PER_MS));
         c.jump(-20).unwrap();
         assert_eq!(c.now_ns(900), Some(90 * NS_PER_MS));
+    }
+
+    /// Issue 13: the replayer's wall clock starts at a realistic Unix time, so a 20 s step
+    /// back leaves `SET .. PX` valid, as on the recording server; from wall 0 it would be
+    /// rejected.
+    #[test]
+    fn replayer_starts_at_a_realistic_wall_time() {
+        let cases = parse(&case(
+            "none",
+            json!([
+                {"at_ms": 0, "command": ["__WALL_CLOCK_JUMP__", "-20000"], "reply": null},
+                {"at_ms": 1, "command": ["SET","k","v","NX","PX","10000"], "reply": "OK", "reply_type": "status"},
+            ]),
+        ))
+        .unwrap();
+        assert!(replay_cases(&cases).all_passed());
+        let at_epoch = replay_cases_at(&cases, 0);
+        assert_eq!(at_epoch.failed, 1);
+        assert_eq!(
+            at_epoch.failures[0].got,
+            json!({"error": "ERR invalid expire time in 'set' command"})
+        );
     }
 
     #[test]

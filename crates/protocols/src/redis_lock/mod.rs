@@ -5,7 +5,7 @@
 //! **Acquire.** Draw a value unique to this acquisition from the node's RNG stream (16 hex
 //! digits), take `start = mono_now()` **before** sending, and send
 //! `SET key value NX PX ttl_ms` ([`set_nx_px_args`]). `OK` -> the client believes it holds the
-//! lock until `start + ttl` on its own monotonic clock (`LockAcquired { token: None, value,
+//! lock until `start + ttl` (minus the drift margin, below) on its own monotonic clock (`LockAcquired { token: None, value,
 //! valid_until_local }`; the TTL as sent, in whole ms) and sets a timer there that ends the belief with `LockLost`; nil
 //! (someone holds it), an error reply, or no reply within `request_timeout` -> `LockFailed`
 //! and [`LockEvent::Failed`]. The instance starts the TTL when the SET arrives, after `start`,
@@ -23,6 +23,35 @@
 //! already ended). With compare-and-delete that is harmless; with plain `DEL` it deletes
 //! whoever holds the key now.
 //!
+//! **Refresh** ([`RedisLockClient::extend`], asked by the worker's `extend_every` or by the
+//! client's own watchdog). [`Refresh::ExtendIfOwner`] (default) sends the extend script
+//! ([`extend_args`]: `PEXPIRE key ttl` only if the key still holds this hold's value; the
+//! distlock page's extension, redis-py `Lock.extend`/`reacquire`, Redisson's renewal script):
+//! reply 1 renews. [`Refresh::Reset`] sends a plain `SET key value PX ttl` ([`set_px_args`],
+//! no `NX`): always `OK`, so after the key expired and another client took it, the refresh
+//! silently takes it back (the bug of clients that "refresh" by re-setting). The take time
+//! is `start = mono_now()` before the request; a successful refresh makes the hold run to
+//! `start + ttl - drift` (`LockRenewed`, [`LockEvent::Extended`]). One refresh is in flight
+//! at a time; it has the acquisition's `request_timeout`.
+//!
+//! A refresh **fails** on a 0 reply, an error, or no reply in time. What the client then
+//! believes is [`OnRefreshFailure`]: `StopBelieving` (default; `LockLost` at once, as
+//! Redisson's watchdog cancels its renewal and redis-py's `extend` raises `LockNotOwnedError`),
+//! `UntilDeadline` (`LockFailed` "refresh: ...", the hold stands until its current deadline,
+//! as the Redlock client's extension does), `KeepBelieving` (the bug of ignoring the reply: the
+//! hold is renewed to `start + ttl - drift` as if it had worked, `LockRenewed`).
+//!
+//! **Watchdog** (`watchdog: true`, Redisson's lock watchdog: `renewExpiration` every
+//! `internalLockLeaseTime / 3`): while the client believes it holds the lock it refreshes
+//! every `ttl / 3` of its own monotonic clock, from the acquisition and from each refresh's
+//! outcome, until it releases or stops believing.
+//!
+//! **Drift margin** (`drift_ppm`, default 0): the hold is believed until
+//! `start + ttl - (ttl * drift_ppm / 1e6 + 2 ms)` when `drift_ppm > 0`, Redlock's margin
+//! (see `redlock/`), so the client stops believing before a key expiring on a slightly fast
+//! instance clock; with 0 (the default, the distlock page's single-instance client and
+//! redis-py) there is no margin: `start + ttl`.
+//!
 //! **Replies** are matched by request id. A late `OK` to an acquisition the client gave up on
 //! (timed out or abandoned) is released at once with the configured release. Request ids keep
 //! counting across [`RedisLockClient::reset`], as the lease client's do. Redis issues no
@@ -31,7 +60,9 @@
 use crate::context::{Ctx, Wraps};
 use crate::lock_event::LockEvent;
 use crate::observation::Obs;
-use crate::redis::command::{decode_set_nx_px, del_args, release_args, set_nx_px_args};
+use crate::redis::command::{
+    decode_flag, decode_set_nx_px, del_args, extend_args, release_args, set_nx_px_args,
+};
 use crate::redis::RedisMsg;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
@@ -46,6 +77,43 @@ pub enum Release {
     Delete,
 }
 
+/// How the single-instance client refreshes (extends) a hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Refresh {
+    /// The extend script: `PEXPIRE` only if the key holds our value (default; redis-py
+    /// `Lock.extend`, Redisson's renewal, the distlock page).
+    #[default]
+    ExtendIfOwner,
+    /// A plain `SET key value PX ttl` (no `NX`): re-takes the key even if another client
+    /// holds it now (unsafe, for teaching).
+    Reset,
+}
+
+/// What the single-instance client believes after a refresh fails (0 reply, error, timeout).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnRefreshFailure {
+    /// Stop believing at once: `LockLost` (default; Redisson's watchdog, redis-py's
+    /// `LockNotOwnedError`).
+    #[default]
+    StopBelieving,
+    /// Keep the current hold until its deadline (`LockFailed` "refresh: ..."), as the
+    /// Redlock client's extension does.
+    UntilDeadline,
+    /// Renew the belief as if the refresh had worked (the bug of ignoring the reply).
+    KeepBelieving,
+}
+
+/// Arguments of `SET key value PX ttl_ms` (no `NX`): the [`Refresh::Reset`] refresh.
+pub fn set_px_args(key: &str, value: &str, ttl_ms: i64) -> Vec<String> {
+    vec![
+        "SET".into(),
+        key.into(),
+        value.into(),
+        "PX".into(),
+        ttl_ms.to_string(),
+    ]
+}
+
 /// Single-instance Redis lock configuration. Durations are local monotonic ns of the
 /// client's clock; the TTL is sent to Redis in whole milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,8 +126,20 @@ pub struct RedisLockConfig {
     pub ttl: SimDuration,
     /// How to release (default compare-and-delete).
     pub release: Release,
-    /// Wait this long for a reply before giving up an acquisition (default 500 ms).
+    /// Wait this long for a reply before giving up an acquisition or a refresh (default
+    /// 500 ms).
     pub request_timeout: SimDuration,
+    /// How a refresh is sent (default [`Refresh::ExtendIfOwner`]).
+    pub refresh: Refresh,
+    /// What the client believes after a failed refresh (default
+    /// [`OnRefreshFailure::StopBelieving`]).
+    pub on_refresh_failure: OnRefreshFailure,
+    /// Refresh every `ttl / 3` while holding, Redisson style (default `false`).
+    pub watchdog: bool,
+    /// Clock drift margin in ppm of the TTL (default 0: no margin). With `drift_ppm > 0`
+    /// the validity is `ttl - (ttl * drift_ppm / 1e6 + 2 ms)` from the start time, as
+    /// Redlock's.
+    pub drift_ppm: u64,
 }
 
 impl RedisLockConfig {
@@ -72,7 +152,29 @@ impl RedisLockConfig {
             ttl: SimDuration::from_secs(10),
             release: Release::CompareAndDelete,
             request_timeout: SimDuration::from_millis(500),
+            refresh: Refresh::ExtendIfOwner,
+            on_refresh_failure: OnRefreshFailure::StopBelieving,
+            watchdog: false,
+            drift_ppm: 0,
         }
+    }
+
+    /// How long a hold taken (or refreshed) at local `start` is believed: the TTL as sent,
+    /// minus the drift margin `ttl * drift_ppm / 1e6 + 2 ms` when `drift_ppm > 0` (zero if
+    /// the margin exceeds the TTL).
+    pub fn validity(&self) -> SimDuration {
+        let ttl = SimDuration::from_millis(self.ttl_ms());
+        if self.drift_ppm == 0 {
+            return ttl;
+        }
+        let drift = (ttl.0 as u128 * self.drift_ppm as u128 / 1_000_000) as u64 + 2_000_000;
+        SimDuration(ttl.0.saturating_sub(drift))
+    }
+
+    /// The watchdog's period: `ttl / 3` (Redisson's `internalLockLeaseTime / 3`), at least
+    /// 1 ns.
+    pub fn watchdog_every(&self) -> SimDuration {
+        SimDuration((self.ttl.0 / 3).max(1))
     }
 
     /// The TTL in whole ms as sent in `PX` (floor, at least 1).
@@ -92,6 +194,13 @@ pub enum RedisClientTimer {
     },
     /// The belief deadline (`start + ttl`) is reached.
     Deadline,
+    /// No reply to the refresh `req` within `request_timeout`.
+    RefreshTimeout {
+        /// The request.
+        req: u64,
+    },
+    /// The watchdog's period (`ttl / 3`) passed: refresh.
+    Watchdog,
 }
 
 /// The context a single-instance Redis lock client runs in: any composition whose messages and
@@ -128,6 +237,10 @@ pub struct RedisLockClient {
     abandoned: Option<(u64, String)>,
     /// The value of a hold lost by its deadline and not yet released.
     lost: Option<String>,
+    /// The refresh in flight: request id, local start, timeout timer.
+    refreshing: Option<(u64, LocalTime, TimerId)>,
+    /// The pending watchdog timer.
+    watchdog: Option<TimerId>,
 }
 
 impl RedisLockClient {
@@ -140,6 +253,8 @@ impl RedisLockClient {
             releasing: None,
             abandoned: None,
             lost: None,
+            refreshing: None,
+            watchdog: None,
         }
     }
 
@@ -193,6 +308,7 @@ impl RedisLockClient {
     /// Releases the lock if held (observes `LockReleased` when the request is sent). An
     /// acquisition in progress is abandoned (`LockFailed`, "abandoned").
     pub fn release(&mut self, ctx: &mut impl RedisLockCtx) {
+        self.stop_refreshing(ctx);
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Idle => {
                 if let Some(value) = self.lost.take() {
@@ -252,6 +368,27 @@ impl RedisLockClient {
             self.releasing = None;
             return Some(LockEvent::Released);
         }
+        if let Some((pending, start, timeout)) = self.refreshing {
+            if pending == *req {
+                ctx.cancel_timer(timeout);
+                self.refreshing = None;
+                let outcome = match self.cfg.refresh {
+                    Refresh::ExtendIfOwner => match decode_flag("extend", reply) {
+                        Ok(true) => Ok(()),
+                        Ok(false) => {
+                            Err("the key no longer holds our value (extend replied 0)".to_string())
+                        }
+                        Err(e) => Err(format!("{e}")),
+                    },
+                    Refresh::Reset => match decode_set_nx_px(reply) {
+                        Ok(true) => Ok(()),
+                        Ok(false) => Err("SET PX replied nil".to_string()),
+                        Err(e) => Err(format!("{e}")),
+                    },
+                };
+                return self.settle_refresh(ctx, start, outcome);
+            }
+        }
         let State::Acquiring {
             req: pending,
             start,
@@ -270,7 +407,7 @@ impl RedisLockClient {
         };
         match decode_set_nx_px(reply) {
             Ok(true) => {
-                let valid_until = start.saturating_add(SimDuration::from_millis(self.cfg.ttl_ms()));
+                let valid_until = start.saturating_add(self.cfg.validity());
                 let now = ctx.mono_now();
                 if now >= valid_until {
                     let args = self.release_args(&value);
@@ -292,6 +429,7 @@ impl RedisLockClient {
                     valid_until,
                     deadline,
                 };
+                self.arm_watchdog(ctx);
                 Some(LockEvent::Acquired {
                     token: None,
                     valid_until_local: valid_until,
@@ -344,20 +482,138 @@ impl RedisLockClient {
             },
             RedisClientTimer::Deadline => match &self.state {
                 State::Held { valid_until, .. } if ctx.mono_now() >= *valid_until => {
-                    if let State::Held { value, .. } =
-                        std::mem::replace(&mut self.state, State::Idle)
-                    {
-                        self.lost = Some(value);
-                    }
-                    ctx.observe(Obs::LockLost {
-                        lock: self.cfg.key.clone(),
-                        reason: "TTL passed by the local clock".to_string(),
-                    });
-                    Some(LockEvent::Lost)
+                    self.lose(ctx, "TTL passed by the local clock".to_string())
                 }
                 _ => None,
             },
+            RedisClientTimer::RefreshTimeout { req } => match self.refreshing {
+                Some((pending, start, _)) if pending == req => {
+                    self.refreshing = None;
+                    let ms = self.cfg.request_timeout.as_millis();
+                    self.settle_refresh(ctx, start, Err(format!("no reply within {ms} ms")))
+                }
+                _ => None,
+            },
+            RedisClientTimer::Watchdog => {
+                self.watchdog = None;
+                self.extend(ctx);
+                None
+            }
         }
+    }
+
+    /// Ends the current hold's belief (`LockLost { reason }`, [`LockEvent::Lost`]); its value
+    /// is kept for the release at the end of the round.
+    fn lose(&mut self, ctx: &mut impl RedisLockCtx, reason: String) -> Option<LockEvent> {
+        self.stop_refreshing(ctx);
+        if let State::Held {
+            value, deadline, ..
+        } = std::mem::replace(&mut self.state, State::Idle)
+        {
+            ctx.cancel_timer(deadline);
+            self.lost = Some(value);
+        }
+        ctx.observe(Obs::LockLost {
+            lock: self.cfg.key.clone(),
+            reason,
+        });
+        Some(LockEvent::Lost)
+    }
+
+    /// Cancels a refresh in flight and the watchdog.
+    fn stop_refreshing(&mut self, ctx: &mut impl RedisLockCtx) {
+        if let Some((_, _, timeout)) = self.refreshing.take() {
+            ctx.cancel_timer(timeout);
+        }
+        if let Some(t) = self.watchdog.take() {
+            ctx.cancel_timer(t);
+        }
+    }
+
+    /// Sets the watchdog's next refresh `ttl / 3` from now (watchdog mode only).
+    fn arm_watchdog(&mut self, ctx: &mut impl RedisLockCtx) {
+        if self.cfg.watchdog {
+            if let Some(t) = self.watchdog.take() {
+                ctx.cancel_timer(t);
+            }
+            self.watchdog =
+                Some(ctx.set_timer(self.cfg.watchdog_every(), RedisClientTimer::Watchdog));
+        }
+    }
+
+    /// Starts a refresh of the current hold (see the module doc, "Refresh"); `false` (and
+    /// nothing sent) unless the client holds the lock with no refresh in flight.
+    pub fn extend(&mut self, ctx: &mut impl RedisLockCtx) -> bool {
+        let State::Held { value, .. } = &self.state else {
+            return false;
+        };
+        if self.refreshing.is_some() {
+            return false;
+        }
+        let ttl_ms = self.cfg.ttl_ms() as i64;
+        let args = match self.cfg.refresh {
+            Refresh::ExtendIfOwner => extend_args(&self.cfg.key, value, ttl_ms),
+            Refresh::Reset => set_px_args(&self.cfg.key, value, ttl_ms),
+        };
+        let start = ctx.mono_now();
+        let req = self.send(ctx, args);
+        let timeout = ctx.set_timer(
+            self.cfg.request_timeout,
+            RedisClientTimer::RefreshTimeout { req },
+        );
+        self.refreshing = Some((req, start, timeout));
+        true
+    }
+
+    /// Applies a refresh's outcome, per [`OnRefreshFailure`] when it failed.
+    fn settle_refresh(
+        &mut self,
+        ctx: &mut impl RedisLockCtx,
+        start: LocalTime,
+        outcome: Result<(), String>,
+    ) -> Option<LockEvent> {
+        if !matches!(self.state, State::Held { .. }) {
+            return None;
+        }
+        let renew = match (&outcome, self.cfg.on_refresh_failure) {
+            (Ok(()), _) | (Err(_), OnRefreshFailure::KeepBelieving) => true,
+            (Err(reason), OnRefreshFailure::StopBelieving) => {
+                return self.lose(ctx, format!("refresh failed: {reason}"));
+            }
+            (Err(reason), OnRefreshFailure::UntilDeadline) => {
+                ctx.observe(Obs::LockFailed {
+                    lock: self.cfg.key.clone(),
+                    reason: format!("refresh: {reason}"),
+                });
+                false
+            }
+        };
+        let now = ctx.mono_now();
+        let new_until = start.saturating_add(self.cfg.validity());
+        let mut event = None;
+        if renew && now < new_until {
+            if let State::Held {
+                valid_until,
+                deadline,
+                ..
+            } = &mut self.state
+            {
+                ctx.cancel_timer(*deadline);
+                *valid_until = new_until;
+                *deadline =
+                    ctx.set_timer(new_until.saturating_since(now), RedisClientTimer::Deadline);
+            }
+            ctx.observe(Obs::LockRenewed {
+                lock: self.cfg.key.clone(),
+                token: None,
+                valid_until_local: new_until,
+            });
+            event = Some(LockEvent::Extended {
+                valid_until_local: new_until,
+            });
+        }
+        self.arm_watchdog(ctx);
+        event
     }
 
     /// The local monotonic deadline of the current hold, if the client believes it holds.
@@ -388,5 +644,30 @@ impl RedisLockClient {
         self.releasing = None;
         self.abandoned = None;
         self.lost = None;
+        self.refreshing = None;
+        self.watchdog = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The drift margin is Redlock's (`ttl * ppm / 1e6 + 2 ms`) only when asked for; the
+    /// watchdog period is a third of the TTL; a reset refresh is a SET without NX.
+    #[test]
+    fn validity_watchdog_period_and_reset_args() {
+        let mut c = RedisLockConfig::new(NodeId(0), "lock");
+        assert_eq!(c.validity(), SimDuration::from_secs(10));
+        c.drift_ppm = 10_000;
+        assert_eq!(c.validity(), SimDuration::from_millis(9_898));
+        c.ttl = SimDuration::from_millis(1);
+        assert_eq!(c.validity(), SimDuration::ZERO);
+        c.ttl = SimDuration::from_secs(30);
+        assert_eq!(c.watchdog_every(), SimDuration::from_secs(10));
+        assert_eq!(
+            set_px_args("lock", "v", 30_000),
+            ["SET", "lock", "v", "PX", "30000"]
+        );
     }
 }

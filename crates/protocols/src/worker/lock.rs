@@ -66,13 +66,15 @@ impl LockClient {
     pub fn acquire(&mut self, ctx: &mut impl LockClientCtx) {
         each!(self, c => c.acquire(ctx))
     }
-    /// Asks the client to extend its current hold; `true` if an extension was started. Only
-    /// the Redlock client extends ([`RedlockClient::extend`]); the lease client renews on its
-    /// own schedule and the single-instance Redis client does not extend.
+    /// Asks the client to extend its current hold; `true` if an extension was started. The
+    /// Redlock client ([`RedlockClient::extend`]) and the single-instance Redis client
+    /// ([`RedisLockClient::extend`], its `refresh`) extend; the lease client renews on its own
+    /// schedule.
     pub fn extend(&mut self, ctx: &mut impl LockClientCtx) -> bool {
         match self {
             LockClient::Redlock(c) => c.extend(ctx),
-            LockClient::Lease(_) | LockClient::Redis(_) => false,
+            LockClient::Redis(c) => c.extend(ctx),
+            LockClient::Lease(_) => false,
         }
     }
     /// Releases the lock (if held).

@@ -57,10 +57,10 @@ pub struct WorkerConfig {
     /// Release anyway if no ack arrives within this (default 1 s).
     pub ack_timeout: SimDuration,
     /// While working, ask the lock client to extend the hold this often (default `None`:
-    /// never). Only Redlock clients extend (the distlock page's extension: the extend script
-    /// on every instance, counted only with a quorum and within the validity time); lease
-    /// clients renew on their own `renew_every`, and the single-instance client does not
-    /// extend.
+    /// never). Redlock clients extend (the distlock page's extension: the extend script
+    /// on every instance, counted only with a quorum and within the validity time) and so do
+    /// single-instance Redis clients (their `refresh`); lease clients renew on their own
+    /// `renew_every`.
     pub extend_every: Option<SimDuration>,
 }
 

@@ -8,7 +8,10 @@ mod redis;
 mod redlock;
 mod spec;
 
-pub use spec::{LockKind, RedlockModeSpec, ReleaseSpec, StartTimeSpec, WorkerSpec};
+pub use spec::{
+    LockKind, OnRefreshFailureSpec, RedlockModeSpec, RefreshSpec, ReleaseSpec, StartTimeSpec,
+    WorkerSpec,
+};
 
 use crate::checker::NodeCheck;
 use crate::duration::or;
@@ -69,6 +72,20 @@ impl Role for WorkerSpec {
                             "`{f}` applies to lock \"{}\", but this worker uses lock \"{own}\"",
                             kind.name()
                         ),
+                    );
+                }
+            }
+        }
+        // Fields the Redis and Redlock clients share; a lease worker renews with renew_every.
+        if self.lock == LockKind::Lease {
+            for (f, set) in [
+                ("extend_every", self.extend_every.is_some()),
+                ("clock_drift_factor", self.clock_drift_factor.is_some()),
+            ] {
+                if set {
+                    v.err(
+                        f,
+                        format!("`{f}` applies to locks \"redis\" and \"redlock\", but this worker uses lock \"lease\""),
                     );
                 }
             }

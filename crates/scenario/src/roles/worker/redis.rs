@@ -1,19 +1,49 @@
 //! `lock: "redis"` workers: one Redis instance as the lock. Defaults as the protocol's
 //! `RedisLockConfig::new`: `ttl` 10 s, `release` compare_and_delete, `request_timeout`
-//! 500 ms.
+//! 500 ms, `refresh` extend_if_owner, `on_refresh_failure` stop_believing, `watchdog` false,
+//! `clock_drift_factor` 0 (no margin).
 
 use super::spec::{ReleaseSpec, WorkerSpec};
 use crate::checker::NodeCheck;
 use crate::duration::or;
 use crate::roster::Roster;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use splitbrain_protocols::lock::LockConfig;
-use splitbrain_protocols::redis_lock::{RedisLockConfig, Release};
+use splitbrain_protocols::redis_lock::{OnRefreshFailure, RedisLockConfig, Refresh, Release};
+
+/// How a single-instance Redis lock client refreshes its hold (`extend_every`, `watchdog`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RefreshSpec {
+    /// The extend script, `PEXPIRE` only if the key holds our value (default; redis-py
+    /// `Lock.extend`, Redisson's renewal script, the distlock page).
+    ExtendIfOwner,
+    /// A plain `SET key value PX ttl`: silently re-takes a key another client holds now
+    /// (unsafe; clients that "refresh" by re-setting).
+    Reset,
+}
+
+/// What a single-instance Redis lock client believes after a refresh fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnRefreshFailureSpec {
+    /// Stop believing at once (default; Redisson's watchdog, redis-py `LockNotOwnedError`).
+    StopBelieving,
+    /// Keep believing until the current validity ends (as Redlock's extension).
+    UntilDeadline,
+    /// Believe the refresh worked anyway (the bug of ignoring the reply).
+    KeepBelieving,
+}
 
 /// The fields only this lock reads, and whether `w` sets each.
 pub(super) fn own_fields(w: &WorkerSpec) -> Vec<(&'static str, bool)> {
     vec![
         ("instance", w.instance.is_some()),
         ("release", w.release.is_some()),
+        ("refresh", w.refresh.is_some()),
+        ("on_refresh_failure", w.on_refresh_failure.is_some()),
+        ("watchdog", w.watchdog.is_some()),
     ]
 }
 
@@ -38,5 +68,16 @@ pub(super) fn config(w: &WorkerSpec, roster: &Roster, name: String) -> LockConfi
         Some(ReleaseSpec::Delete) => Release::Delete,
     };
     c.request_timeout = or(w.request_timeout, c.request_timeout);
+    c.refresh = match w.refresh {
+        None | Some(RefreshSpec::ExtendIfOwner) => Refresh::ExtendIfOwner,
+        Some(RefreshSpec::Reset) => Refresh::Reset,
+    };
+    c.on_refresh_failure = match w.on_refresh_failure {
+        None | Some(OnRefreshFailureSpec::StopBelieving) => OnRefreshFailure::StopBelieving,
+        Some(OnRefreshFailureSpec::UntilDeadline) => OnRefreshFailure::UntilDeadline,
+        Some(OnRefreshFailureSpec::KeepBelieving) => OnRefreshFailure::KeepBelieving,
+    };
+    c.watchdog = w.watchdog.unwrap_or(false);
+    c.drift_ppm = w.clock_drift_factor.map_or(0, super::redlock::factor_ppm);
     LockConfig::Redis(c)
 }

@@ -17,12 +17,10 @@ pub(super) fn own_fields(w: &WorkerSpec) -> Vec<(&'static str, bool)> {
         ("instances", w.instances.is_some()),
         ("retry_count", w.retry_count.is_some()),
         ("retry_delay_max", w.retry_delay_max.is_some()),
-        ("clock_drift_factor", w.clock_drift_factor.is_some()),
         ("mode", w.mode.is_some()),
         ("validity_check", w.validity_check.is_some()),
         ("start_time", w.start_time.is_some()),
         ("quorum", w.quorum.is_some()),
-        ("extend_every", w.extend_every.is_some()),
     ]
 }
 
@@ -67,7 +65,7 @@ pub(super) fn check_drift_factor(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
 }
 
 /// A drift factor in [0, 1) as integer parts per million (rounded to nearest).
-fn factor_ppm(f: f64) -> u64 {
+pub(super) fn factor_ppm(f: f64) -> u64 {
     (f * 1e6).round().clamp(0.0, 1e6) as u64
 }
 

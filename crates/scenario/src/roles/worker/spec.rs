@@ -1,6 +1,7 @@
 //! The worker's file spec: one flat struct whose lock-specific fields apply to the chosen
 //! `lock` only (the lock modules beside this file check and map them).
 
+pub use super::redis::{OnRefreshFailureSpec, RefreshSpec};
 use crate::duration::Dur;
 use crate::role::ClockSpec;
 use schemars::JsonSchema;
@@ -118,6 +119,20 @@ pub struct WorkerSpec {
     /// redis: release method (default compare_and_delete).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub release: Option<ReleaseSpec>,
+    /// redis: how `extend_every` and `watchdog` refresh the hold (default extend_if_owner:
+    /// the compare-and-PEXPIRE script of redis-py `Lock.extend` / Redisson; `reset`: a plain
+    /// `SET key value PX ttl` that re-takes a key another client holds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh: Option<RefreshSpec>,
+    /// redis: what the client believes after a refresh fails (0 reply, error, no reply within
+    /// `request_timeout`): stop_believing (default, LockLost at once), until_deadline (keep
+    /// the current validity), keep_believing (renew the belief anyway: the bug).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_refresh_failure: Option<OnRefreshFailureSpec>,
+    /// redis: Redisson-style lock watchdog: refresh every ttl/3 of the client's clock while it
+    /// believes it holds (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watchdog: Option<bool>,
     /// redlock: the instances (node names).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instances: Option<Vec<String>>,
@@ -130,7 +145,10 @@ pub struct WorkerSpec {
     /// redlock: retry after a uniform delay up to this (default 200 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_delay_max: Option<Dur>,
-    /// redlock: clock drift factor (default 0.01, as the reference clients).
+    /// redis and redlock: clock drift factor, a fraction of the TTL in [0, 1); validity is
+    /// `ttl - elapsed - (ttl * factor + 2 ms)` with a factor > 0. Default 0.01 for redlock
+    /// (node-redlock `driftFactor`, redlock-rb), 0 for redis (no margin: the distlock page's
+    /// single-instance client and redis-py believe for the whole TTL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_drift_factor: Option<f64>,
     /// redlock: parallel or sequential requests (default parallel).
@@ -142,7 +160,8 @@ pub struct WorkerSpec {
     /// redlock: when the start time is taken (default before_requests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<StartTimeSpec>,
-    /// redlock: extend the hold this often while working (default: never).
+    /// redis and redlock: extend the hold this often while working (default: never; redis
+    /// uses `refresh`, redlock the extend script on every instance with a quorum).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extend_every: Option<Dur>,
     /// redlock: OK replies needed (default: a majority of `instances`).

@@ -1,0 +1,270 @@
+//! The Redis lock variants of issue 13, each input pinned with its exact effect on a whole
+//! run: realistic wall clocks, and (as they land) refresh, retry, validity and replication
+//! variants.
+
+use splitbrain_engine::{Observation, SimTime, WallTime, DEFAULT_WALL_START_NS};
+use splitbrain_protocols::Obs;
+use splitbrain_scenario::{execute, load_str, RunResult};
+
+fn run(src: &str, seed: u64) -> RunResult {
+    let plan = load_str("inline.json", src).unwrap();
+    execute(&plan, seed, None).unwrap()
+}
+
+/// `(true time, node name, observation kind)` of every observation of `kinds`.
+fn obs_of(r: &RunResult, kinds: &[&str]) -> Vec<(SimTime, String, String)> {
+    r.record
+        .observations
+        .iter()
+        .filter(|o| kinds.contains(&o.obs.kind()))
+        .map(|o| (o.t, r.record.name(o.node), o.obs.kind().to_string()))
+        .collect()
+}
+
+/// Issue 13's input: lesson 08 without client-2, client-1 `start_after: 2s`, and at 1 s the
+/// Redis instance's wall clock steps back 20 s. `wall_clock_start` replaces `{start}`.
+fn lesson08_step_back(start: Option<&str>) -> String {
+    let start = start.map_or(String::new(), |s| format!("\"wall_clock_start\": \"{s}\","));
+    format!(
+        r#"{{
+  "splitbrain": 1, "name": "issue13-wall", "duration": "10s", {start}
+  "network": {{ "delay": {{ "fixed": "1ms" }} }},
+  "nodes": {{
+    "redis": {{ "role": "redis" }},
+    "storage": {{ "role": "storage", "fencing": false }},
+    "client-1": {{ "role": "worker", "lock": "redis", "instance": "redis", "storage": "storage",
+                  "ttl": "10s", "work_time": "2s", "rounds": 1, "start_after": "2s" }}
+  }},
+  "faults": [ {{ "at": "1s", "clock_step": "redis", "by": "-20s" }} ],
+  "check": ["exclusive_holders"]
+}}"#
+    )
+}
+
+/// Issue 13: with wall clocks at a realistic Unix time (the default, 2026-01-01T00:00:00Z)
+/// the Redis instance grants the SET NX PX at 2.001 s, 20 s step back or not, as a real
+/// server (wall about 1.7e12 ms) does; its key's deadline is 2026-01-01T00:00:11.001Z minus
+/// the step, +1 ms (the first expired ms). Before the fix wall clocks started at 0 and every
+/// acquisition failed with `ERR invalid expire time` for 8 s; `wall_clock_start` at the epoch
+/// still reproduces that.
+#[test]
+fn issue13_step_back_20s_grants_at_2_001s() {
+    let r = run(&lesson08_step_back(None), 0);
+    let got = obs_of(&r, &["redis_key_set", "lock_acquired", "lock_failed"]);
+    assert_eq!(
+        got[..2],
+        [
+            (
+                SimTime(2_001_000_000),
+                "redis".into(),
+                "redis_key_set".into()
+            ),
+            (
+                SimTime(2_002_000_000),
+                "client-1".into(),
+                "lock_acquired".into()
+            ),
+        ]
+    );
+    let set = r
+        .record
+        .observations
+        .iter()
+        .find_map(|o| match &o.obs {
+            Obs::RedisKeySet { deadline_wall, .. } => *deadline_wall,
+            _ => None,
+        })
+        .unwrap();
+    // wall(2.001 s) = start - 20 s + 2.001 s; PX 10000 -> deadline ms + 1 ms.
+    assert_eq!(
+        set,
+        WallTime(DEFAULT_WALL_START_NS - 20_000_000_000 + 12_002_000_000)
+    );
+    assert_eq!(set.rfc3339(), "2025-12-31T23:59:52.002Z");
+
+    // The same run with the wall clocks at the Unix epoch: Redis refuses every SET .. PX
+    // while its wall clock reads at most -10 s (now_ms + ttl <= 0), i.e. until true 11 s,
+    // past the end of this 10 s run.
+    let r = run(&lesson08_step_back(Some("1970-01-01T00:00:00Z")), 0);
+    assert_eq!(obs_of(&r, &["lock_acquired"]), []);
+    assert!(!obs_of(&r, &["lock_failed"]).is_empty());
+}
+
+/// `wall_clock_start` is settable; every node's wall clock reads it (plus its own offset) at
+/// true time 0.
+#[test]
+fn wall_clock_start_is_settable() {
+    let r = run(&lesson08_step_back(Some("2030-06-15T12:00:00.5Z")), 0);
+    let c = splitbrain_check::WallClocks::new(&r.record);
+    let id = r.record.names.iter().position(|n| n == "client-1").unwrap();
+    assert_eq!(
+        c.wall(splitbrain_engine::NodeId(id as u32), SimTime::ZERO)
+            .rfc3339(),
+        "2030-06-15T12:00:00.500Z"
+    );
+}
+
+/// One line per lock observation of `node` and per Redis key write: "t node kind detail",
+/// deadlines as local monotonic seconds.
+fn lock_log(r: &RunResult) -> Vec<String> {
+    r.record
+        .observations
+        .iter()
+        .filter_map(|o| {
+            let what = match &o.obs {
+                Obs::LockAcquired {
+                    valid_until_local, ..
+                } => format!("acquired until {}", SimTime(valid_until_local.0)),
+                Obs::LockRenewed {
+                    valid_until_local, ..
+                } => format!("renewed until {}", SimTime(valid_until_local.0)),
+                Obs::LockFailed { reason, .. } => format!("failed: {reason}"),
+                Obs::LockLost { reason, .. } => format!("lost: {reason}"),
+                Obs::LockReleased { .. } => "released".to_string(),
+                Obs::RedisKeySet { .. } => "SET".to_string(),
+                _ => return None,
+            };
+            Some(format!("{} {} {what}", o.t, r.record.name(o.node)))
+        })
+        .collect()
+}
+
+/// A worker on one Redis instance (1 ms links, perfect clocks) with extra worker fields.
+fn redis_run(workers: &[(&str, &str)], faults: &str) -> RunResult {
+    let nodes: Vec<String> = workers
+        .iter()
+        .map(|(name, extra)| {
+            format!(
+                r#""{name}": {{ "role": "worker", "lock": "redis", "instance": "redis",
+                   "storage": "storage", "rounds": 1, {extra} }}"#
+            )
+        })
+        .collect();
+    run(
+        &format!(
+            r#"{{ "splitbrain": 1, "name": "t", "duration": "10s",
+  "network": {{ "delay": {{ "fixed": "1ms" }} }},
+  "nodes": {{ "redis": {{ "role": "redis" }}, "storage": {{ "role": "storage", "fencing": false }},
+             {} }},
+  "faults": [{faults}], "check": ["exclusive_holders"] }}"#,
+            nodes.join(",")
+        ),
+        0,
+    )
+}
+
+/// `extend_every` on the single-instance client (default `refresh: extend_if_owner`): each
+/// extend script is sent at 1.002 s, 2.002 s, ... (every 1 s from the acquisition) and its
+/// reply renews the hold to its send time + ttl; without it the 3 s hold is lost at 3 s,
+/// before the check at 5.002 s.
+#[test]
+fn redis_extend_every_renews_from_the_send_time() {
+    let r = redis_run(
+        &[(
+            "client-1",
+            r#""ttl": "3s", "work_time": "5s", "extend_every": "1s""#,
+        )],
+        "",
+    );
+    assert_eq!(
+        lock_log(&r)[..7],
+        [
+            "0.001 s redis SET",
+            "0.002 s client-1 acquired until 3.000 s",
+            "1.004 s client-1 renewed until 4.002 s",
+            "2.004 s client-1 renewed until 5.002 s",
+            "3.004 s client-1 renewed until 6.002 s",
+            "4.004 s client-1 renewed until 7.002 s",
+            "5.005 s client-1 released",
+        ]
+    );
+    let r = redis_run(&[("client-1", r#""ttl": "3s", "work_time": "5s""#)], "");
+    assert_eq!(
+        lock_log(&r)[1..3],
+        [
+            "0.002 s client-1 acquired until 3.000 s",
+            "3.000 s client-1 lost: TTL passed by the local clock",
+        ]
+    );
+}
+
+/// `watchdog: true` (Redisson): a refresh ttl/3 = 1 s after the acquisition and 1 s after each
+/// refresh's reply (1.002, 2.004, 3.006, 4.008 s), stopped by the release.
+#[test]
+fn redis_watchdog_refreshes_every_third_of_the_ttl() {
+    let r = redis_run(
+        &[(
+            "client-1",
+            r#""ttl": "3s", "work_time": "5s", "watchdog": true"#,
+        )],
+        "",
+    );
+    assert_eq!(
+        lock_log(&r),
+        [
+            "0.001 s redis SET",
+            "0.002 s client-1 acquired until 3.000 s",
+            "1.004 s client-1 renewed until 4.002 s",
+            "2.006 s client-1 renewed until 5.004 s",
+            "3.008 s client-1 renewed until 6.006 s",
+            "4.010 s client-1 renewed until 7.008 s",
+            "5.005 s client-1 released",
+        ]
+    );
+}
+
+/// The refresh variants when another client took the key: at 0.5 s the instance's wall clock
+/// steps 2 s forward, so client-1's key (ttl 1 s) expires; client-2 takes it at 0.601 s.
+/// client-1's refresh at 0.802 s then meets client-2's value:
+/// - extend_if_owner + stop_believing (defaults): the script replies 0, LockLost at 0.804 s;
+/// - extend_if_owner + until_deadline: LockFailed at 0.804 s, believed until 1.000 s;
+/// - extend_if_owner + keep_believing: renewed to 1.802 s although Redis said 0;
+/// - reset: `SET PX` overwrites client-2's value at 0.803 s: both hold the key's history.
+#[test]
+fn redis_refresh_variants_against_a_taken_key() {
+    let step = r#"{ "at": "500ms", "clock_step": "redis", "by": "+2s" }"#;
+    let c2 = (
+        "client-2",
+        r#""ttl": "1s", "work_time": "2s", "start_after": "600ms""#,
+    );
+    let log = |extra: &str| {
+        let c1 = format!(r#""ttl": "1s", "work_time": "2s", "extend_every": "800ms", {extra}"#);
+        let r = redis_run(&[("client-1", c1.trim_end_matches(", ")), c2], step);
+        lock_log(&r)
+            .into_iter()
+            .filter(|l| l.starts_with("0.8") || l.starts_with("1.000"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        log(""),
+        ["0.804 s client-1 lost: refresh failed: the key no longer holds our value (extend replied 0)"]
+    );
+    assert_eq!(
+        log(r#""on_refresh_failure": "until_deadline""#),
+        [
+            "0.804 s client-1 failed: refresh: the key no longer holds our value (extend replied 0)",
+            "1.000 s client-1 lost: TTL passed by the local clock",
+        ]
+    );
+    assert_eq!(
+        log(r#""on_refresh_failure": "keep_believing""#),
+        ["0.804 s client-1 renewed until 1.802 s"]
+    );
+    assert_eq!(
+        log(r#""refresh": "reset""#),
+        [
+            "0.803 s redis SET",
+            "0.804 s client-1 renewed until 1.802 s",
+        ]
+    );
+}
+
+/// `clock_drift_factor` on the single-instance client: 0.01 of a 10 s TTL plus 2 ms (as
+/// Redlock's) comes off the belief: until 9.898 s instead of 10 s.
+#[test]
+fn redis_drift_factor_shortens_the_belief() {
+    let r = redis_run(&[("client-1", r#""clock_drift_factor": 0.01"#)], "");
+    assert_eq!(lock_log(&r)[1], "0.002 s client-1 acquired until 9.898 s");
+    let r = redis_run(&[("client-1", r#""work_time": "1s""#)], "");
+    assert_eq!(lock_log(&r)[1], "0.002 s client-1 acquired until 10.000 s");
+}
