@@ -61,10 +61,11 @@ pub fn fault_of(plan: &Plan, f: &FaultSpec) -> Fault {
             },
         }
     } else if let Some(b) = &f.block {
+        // A group block is one block per pair, applied by `faults_of`; here the first pair.
         Fault::Network {
             rule: NetRule::Block {
-                from: id(&b.from),
-                to: id(&b.to),
+                from: id(&b.from.names()[0]),
+                to: id(&b.to.names()[0]),
             },
         }
     } else if let Some(links) = &f.cut {
@@ -92,8 +93,23 @@ pub fn fault_of(plan: &Plan, f: &FaultSpec) -> Fault {
     }
 }
 
-/// Every engine fault one fault spec stands for (a `cut` of several links is several rules).
+/// Every engine fault one fault spec stands for (a `cut` of several links is several rules,
+/// a `block` between groups is one block per (sender, receiver) pair, senders outer).
 pub fn faults_of(plan: &Plan, f: &FaultSpec) -> Vec<Fault> {
+    if let Some(b) = &f.block {
+        let mut out = Vec::new();
+        for from in b.from.names() {
+            for to in b.to.names() {
+                out.push(Fault::Network {
+                    rule: NetRule::Block {
+                        from: plan.id(from),
+                        to: plan.id(to),
+                    },
+                });
+            }
+        }
+        return out;
+    }
     match &f.cut {
         Some(links) => links
             .iter()

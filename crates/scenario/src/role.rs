@@ -12,7 +12,8 @@ use splitbrain_protocols::Node;
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClockSpec {
-    /// Monotonic clock rate error, ppm (default 0; within ±500,000).
+    /// Monotonic clock rate error, ppm (default 0; within -900,000 ..= +2,000,000, a rate of
+    /// 0.1x to 3x: +1,000,000 is a clock running at twice true speed).
     #[serde(default)]
     pub drift_ppm: i64,
     /// Wall clock reading at true time 0 (default 0).

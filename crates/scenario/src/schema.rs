@@ -188,14 +188,112 @@ fn one() -> u32 {
     1
 }
 
-/// A one-way block.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+/// One side of a one-way block: a node name (`"n7"`) or a group of node names
+/// (`["n5", "n6", "n7"]`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NodeSet {
+    /// One node.
+    One(String),
+    /// A group of nodes.
+    Group(Vec<String>),
+}
+
+impl NodeSet {
+    /// The node names, in file order.
+    pub fn names(&self) -> &[String] {
+        match self {
+            NodeSet::One(n) => std::slice::from_ref(n),
+            NodeSet::Group(g) => g,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for NodeSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = NodeSet;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a node name or a list of node names")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<NodeSet, E> {
+                Ok(NodeSet::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<NodeSet, A::Error> {
+                let mut out = Vec::new();
+                while let Some(n) = a.next_element::<String>()? {
+                    out.push(n);
+                }
+                Ok(NodeSet::Group(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A one-way block: every link from a node of `from` to a node of `to` is cut, the reverse
+/// direction stays open. Written as an object (`{"from": "n7", "to": "n1"}`, or with groups:
+/// `{"from": ["n5", "n6", "n7"], "to": ["n1", "n2"]}`) or as a pair `[from, to]`
+/// (`["n7", "n1"]`, `[["n5", "n6"], ["n1"]]`). A group block applies as one block per
+/// (sender, receiver) pair, all at the same instant.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BlockSpec {
-    /// Sender side.
-    pub from: String,
-    /// Receiver side.
-    pub to: String,
+    /// Sender side: a node or a group.
+    pub from: NodeSet,
+    /// Receiver side: a node or a group.
+    pub to: NodeSet,
+}
+
+/// The object form of [`BlockSpec`], for the schema only.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct BlockObject {
+    /// Sender side: a node or a group.
+    from: NodeSet,
+    /// Receiver side: a node or a group.
+    to: NodeSet,
+}
+
+impl JsonSchema for BlockSpec {
+    fn schema_name() -> String {
+        "BlockSpec".into()
+    }
+    fn json_schema(g: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        use schemars::schema::{
+            ArrayValidation, InstanceType, Schema, SchemaObject, SingleOrVec, SubschemaValidation,
+        };
+        let side = g.subschema_for::<NodeSet>();
+        let pair = SchemaObject {
+            instance_type: Some(SingleOrVec::Single(Box::new(InstanceType::Array))),
+            array: Some(Box::new(ArrayValidation {
+                items: Some(SingleOrVec::Vec(vec![side.clone(), side])),
+                min_items: Some(2),
+                max_items: Some(2),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        let mut o = SchemaObject {
+            subschemas: Some(Box::new(SubschemaValidation {
+                one_of: Some(vec![g.subschema_for::<BlockObject>(), pair.into()]),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        o.metadata().description = Some(
+            "A one-way block: every link from a node of `from` to a node of `to` is cut; the \
+             reverse stays open. `{\"from\": \"n7\", \"to\": \"n1\"}`, groups \
+             `{\"from\": [\"n5\", \"n6\"], \"to\": [\"n1\"]}`, or the pair `[from, to]`."
+                .into(),
+        );
+        Schema::Object(o)
+    }
 }
 
 /// One fault: when (`at` a true time, or `when` a protocol point plus `after`), and exactly one
@@ -228,7 +326,7 @@ pub struct FaultSpec {
     /// Partition into these groups (nodes in no group reach everyone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<Vec<Vec<String>>>,
-    /// Cut one direction of a link.
+    /// Cut one direction of a link, or every link from one group to another (one way).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<BlockSpec>,
     /// Cut these links both ways (pairs of node names).

@@ -5,7 +5,7 @@ use crate::error::{did_you_mean, Problem};
 use crate::locate::Seg;
 use crate::plan::{Plan, PlannedNode};
 use crate::roster::Roster;
-use crate::schema::{DelaySpec, Scenario};
+use crate::schema::{DelaySpec, NodeSet, Scenario};
 use splitbrain_engine::SimDuration;
 use splitbrain_protocols::OBSERVATION_KINDS;
 use std::collections::BTreeMap;
@@ -16,8 +16,10 @@ pub use crate::checker::MAX_DURATION;
 pub const MAX_NODES: usize = 1_000;
 /// Most faults listed in one scenario.
 pub const MAX_FAULTS: usize = 10_000;
-/// Largest drift accepted, ppm (either way).
-pub const MAX_DRIFT_PPM: i64 = 500_000;
+/// Slowest drift accepted, ppm: a clock at 0.1x true rate.
+pub const MIN_DRIFT_PPM: i64 = -900_000;
+/// Fastest drift accepted, ppm: a clock at 3x true rate (published analyses use 2x).
+pub const MAX_DRIFT_PPM: i64 = 2_000_000;
 
 /// Checks a delay distribution's parameters.
 fn check_delay(c: &mut Checker, path: Vec<Seg>, d: &DelaySpec) {
@@ -121,11 +123,11 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         spec.role()
             .validate(&mut NodeCheck::new(&mut c, &roster, key));
         let clock = spec.role().clock();
-        if clock.drift_ppm.abs() > MAX_DRIFT_PPM {
+        if !(MIN_DRIFT_PPM..=MAX_DRIFT_PPM).contains(&clock.drift_ppm) {
             c.err(
                 [p("clock"), vec![k("drift_ppm")]].concat(),
                 format!(
-                    "drift_ppm must be within ±{MAX_DRIFT_PPM}, found {}",
+                    "drift_ppm must be within {MIN_DRIFT_PPM}..={MAX_DRIFT_PPM} (a clock rate of 0.1x to 3x), found {}",
                     clock.drift_ppm
                 ),
             );
@@ -261,9 +263,10 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         }
         match (&f.drift, f.ppm) {
             (Some(_), None) => c.err(p("drift"), "a drift change needs `ppm`"),
-            (Some(_), Some(ppm)) if ppm.abs() > MAX_DRIFT_PPM => {
-                c.err(p("ppm"), format!("ppm must be within ±{MAX_DRIFT_PPM}"))
-            }
+            (Some(_), Some(ppm)) if !(MIN_DRIFT_PPM..=MAX_DRIFT_PPM).contains(&ppm) => c.err(
+                p("ppm"),
+                format!("ppm must be within {MIN_DRIFT_PPM}..={MAX_DRIFT_PPM} (a clock rate of 0.1x to 3x)"),
+            ),
             (None, Some(_)) => c.err(p("ppm"), "`ppm` goes with `drift`"),
             _ => {}
         }
@@ -293,17 +296,25 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             }
         }
         if let Some(b) = &f.block {
-            c.node_ref(
-                &roster,
-                [p("block"), vec![k("from")]].concat(),
-                &b.from,
-                &[],
-            );
-            c.node_ref(&roster, [p("block"), vec![k("to")]].concat(), &b.to, &[]);
-            if b.from == b.to {
+            for (side, set) in [("from", &b.from), ("to", &b.to)] {
+                let at = |j: usize| match set {
+                    NodeSet::One(_) => [p("block"), vec![k(side)]].concat(),
+                    NodeSet::Group(_) => [p("block"), vec![k(side), Seg::Index(j)]].concat(),
+                };
+                if set.names().is_empty() {
+                    c.err(
+                        [p("block"), vec![k(side)]].concat(),
+                        "a block side needs at least one node",
+                    );
+                }
+                for (j, n) in set.names().iter().enumerate() {
+                    c.node_ref(&roster, at(j), n, &[]);
+                }
+            }
+            if let Some(n) = b.from.names().iter().find(|n| b.to.names().contains(n)) {
                 c.err(
                     p("block"),
-                    format!("a node's link to itself (`{}`) cannot be blocked", b.from),
+                    format!("a node's link to itself (`{n}`) cannot be blocked"),
                 );
             }
         }
