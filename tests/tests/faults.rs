@@ -105,3 +105,111 @@ fn a_block_within_one_group_or_to_an_unknown_node_is_a_located_error() {
     ));
     assert!(e.contains("a node name or a list of node names"), "{e}");
 }
+
+/// The events of `plan`'s run with `seed` until `until` ns.
+fn events(plan: &Plan, seed: u64, until: u64) -> Vec<splitbrain_scenario::Event> {
+    let mut sim = build(plan, seed);
+    sim.set_recorder(splitbrain_engine::Recorder::hash_only().keep_events());
+    sim.run_until(SimTime(until)).unwrap();
+    sim.take_recorder().unwrap().finish().unwrap().kept.unwrap()
+}
+
+/// `(kind, from, to, sent at, delivered at)` of every delivered message, and the kinds of the
+/// dropped ones.
+fn deliveries(
+    evs: &[splitbrain_scenario::Event],
+) -> (Vec<(String, u32, u32, u64, u64)>, Vec<String>) {
+    use splitbrain_engine::TraceEvent;
+    let mut sent = std::collections::BTreeMap::new();
+    let (mut out, mut dropped) = (Vec::new(), Vec::new());
+    for e in evs {
+        match e {
+            TraceEvent::Send {
+                t,
+                from,
+                to,
+                id,
+                kind,
+                ..
+            } => {
+                sent.insert(*id, (kind.clone(), from.0, to.0, t.0));
+            }
+            TraceEvent::Deliver { t, id, .. } => {
+                let (k, f, to, s) = sent[id].clone();
+                out.push((k, f, to, s, t.0));
+            }
+            TraceEvent::Drop { id, .. } => dropped.push(sent[id].0.clone()),
+            _ => {}
+        }
+    }
+    (out, dropped)
+}
+
+/// Five bully nodes electing at start, with `messages` rules on a 1 ms fixed network.
+fn bully5_rules(messages: &str, extra: &str) -> String {
+    format!(
+        r#"{{"splitbrain": 1, "name": "t", "duration": "4s",
+            "network": {{"delay": {{"fixed": "1ms"}}, "messages": {messages}}},
+            "nodes": {{"n": {{"role": "bully", "count": 5}}}}{extra}}}"#
+    )
+}
+
+#[test]
+fn a_message_rule_delays_only_its_kind_on_its_link() {
+    let p = plan(&bully5_rules(
+        r#"[{"kind": "ANSWER", "from": "n5", "to": "n4", "delay": {"fixed": "40ms"}}]"#,
+        "",
+    ));
+    let (ds, dropped) = deliveries(&events(&p, 0, 2_000_000_000));
+    assert!(dropped.is_empty());
+    let late: Vec<_> = ds
+        .iter()
+        .filter(|d| d.0 == "ANSWER" && d.1 == 4 && d.2 == 3)
+        .collect();
+    assert!(!late.is_empty(), "n5 answers n4's election");
+    // Exactly 1 ms link + 40 ms for ANSWER n5 -> n4; FIFO makes later n5 -> n4 messages
+    // queue behind it, and every other message takes its 1 ms.
+    for d in &ds {
+        if d.0 == "ANSWER" && d.1 == 4 && d.2 == 3 {
+            assert_eq!(d.4 - d.3, 41_000_000, "{d:?}");
+        } else if !(d.1 == 4 && d.2 == 3) {
+            assert_eq!(d.4 - d.3, 1_000_000, "{d:?}");
+        }
+    }
+}
+
+#[test]
+fn a_message_rule_drops_only_its_kind() {
+    let p = plan(&bully5_rules(
+        r#"[{"kind": "ELECTION", "from": "n1", "drop": 1}]"#,
+        "",
+    ));
+    let (ds, dropped) = deliveries(&events(&p, 0, 2_000_000_000));
+    assert!(!dropped.is_empty() && dropped.iter().all(|k| k == "ELECTION"));
+    assert!(!ds.iter().any(|d| d.0 == "ELECTION" && d.1 == 0));
+    assert!(ds.iter().any(|d| d.0 == "ELECTION" && d.1 == 1));
+    // A misspelt kind is a located error with a suggestion.
+    let e = load_err(&bully5_rules(r#"[{"kind": "ANSWR", "drop": 1}]"#, ""));
+    assert!(
+        e.contains("network.messages[0].kind") && e.contains("did you mean `ANSWER`"),
+        "{e}"
+    );
+    let e = load_err(&bully5_rules(r#"[{"kind": "ANSWER"}]"#, ""));
+    assert!(e.contains("needs `delay`, `drop` or `duplicate`"), "{e}");
+}
+
+#[test]
+fn every_message_kind_of_the_lessons_is_listed_for_validation() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let plan = splitbrain_scenario::load_file(&path).unwrap();
+        let r = splitbrain_scenario::execute(&plan, plan.scenario.seed, None).unwrap();
+        for kind in r.stats.messages.keys() {
+            assert!(
+                splitbrain_protocols::MESSAGE_KINDS.contains(kind),
+                "{kind} in {path:?}"
+            );
+        }
+    }
+}

@@ -29,7 +29,7 @@ pub use actor::{Actor, Context, Message, Observation, TimerId};
 pub use clock::{ClockConfig, LocalClock, LocalTime, WallTime};
 pub use determinism::{check_determinism, first_difference, Divergence};
 pub use fault::{Fault, Nemesis, NemesisKind, Trigger};
-pub use network::{DelayDist, DropReason, LinkModel, NetRule, Network, Spike};
+pub use network::{DelayDist, DropReason, KindRule, LinkModel, NetRule, Network, Spike};
 pub use node::NodeId;
 pub use rng::RngStream;
 pub use sim::{EventOf, KindCounts, Limits, Observed, Sim, SimError, Stats};

@@ -263,7 +263,7 @@ impl<A: Actor> Core<A> {
             kind: kind.to_string(),
             msg: msg.clone(),
         });
-        match self.network.on_send(now, from, to, &mut self.net_rng) {
+        match self.network.on_send(now, from, to, kind, &mut self.net_rng) {
             SendVerdict::Lost => self.drop_msg(from, to, id, kind, DropReason::Loss),
             SendVerdict::Deliver { first, duplicate } => {
                 let incarnation = self.nodes[to.index()].incarnation;

@@ -213,6 +213,32 @@ wrapper_enum! {
     impl Message { fn kind(&self) -> &'static str }
 }
 
+/// Every message kind ([`Message::kind`] of a [`Msg`]), for validating the per-kind network
+/// rules of scenario files: bully, lease service, Redis commands and replies, storage.
+pub const MESSAGE_KINDS: &[&str] = &[
+    "ELECTION",
+    "ANSWER",
+    "COORDINATOR",
+    "HEARTBEAT",
+    "LEASE_ACQUIRE",
+    "LEASE_GRANTED",
+    "LEASE_DENIED",
+    "LEASE_RENEW",
+    "LEASE_RENEWED",
+    "LEASE_RELEASE",
+    "LEASE_RELEASED",
+    "SET",
+    "GET",
+    "DEL",
+    "EVAL",
+    "PEXPIRE",
+    "PTTL",
+    "CMD",
+    "REPLY",
+    "WRITE",
+    "WRITE_ACK",
+];
+
 wrapper_enum! {
     /// Every timer payload a splitbrain actor sets.
     #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -28,7 +28,7 @@ pub mod redlock;
 pub mod storage;
 pub mod worker;
 
-pub use composition::{ClientTimer, Durable, Msg, Node, Timer};
+pub use composition::{ClientTimer, Durable, Msg, Node, Timer, MESSAGE_KINDS};
 pub use context::{Ctx, Role, Wraps};
 pub use observation::{Obs, OBSERVATION_KINDS};
 /// The Redis instance actor ([`redis::instance`]), under the path it had before the protocols

@@ -4,8 +4,8 @@
 use crate::plan::Plan;
 use crate::schema::{DelaySpec, FaultSpec, NemesisSpec, NodeSpec};
 use splitbrain_engine::{
-    ClockConfig, DelayDist, Fault, Limits, LinkModel, Nemesis, NemesisKind, NetRule, NodeId,
-    RngStream, Sim, SimDuration, SimTime, Spike, Trigger,
+    ClockConfig, DelayDist, Fault, KindRule, Limits, LinkModel, Nemesis, NemesisKind, NetRule,
+    NodeId, RngStream, Sim, SimDuration, SimTime, Spike, Trigger,
 };
 use splitbrain_protocols::Node;
 
@@ -211,6 +211,16 @@ pub fn build(plan: &Plan, seed: u64) -> Sim<Node> {
         if l.both_ways {
             sim.network_mut().set_link(b, a, m);
         }
+    }
+    for m in &net.messages {
+        sim.network_mut().add_kind_rule(KindRule {
+            kind: m.kind.clone(),
+            from: m.from.as_ref().map(|n| plan.id(n)),
+            to: m.to.as_ref().map(|n| plan.id(n)),
+            drop_ppm: m.drop.map_or(0, ppm),
+            duplicate_ppm: m.duplicate.map_or(0, ppm),
+            extra_delay: m.delay.as_ref().map(delay),
+        });
     }
     for f in &s.faults {
         for fault in faults_of(plan, f) {

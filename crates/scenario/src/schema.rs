@@ -150,6 +150,39 @@ pub struct NetworkSpec {
     /// Per-link overrides (directed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkSpec>,
+    /// Per-kind rules: delay, drop or duplicate only the messages of one kind on a link
+    /// (default none). The first rule that matches a message applies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<MessageRuleSpec>,
+}
+
+/// A rule for the messages of one kind, e.g. only ANSWER from n5 to n4, 40 ms late:
+/// `{"kind": "ANSWER", "from": "n5", "to": "n4", "delay": {"fixed": "40ms"}}`. It acts after
+/// the link's own model, at send time: a message the link did not lose is dropped with
+/// probability `drop`, duplicated with probability `duplicate`, and each copy arrives `delay`
+/// later than the link's delay (FIFO links stay FIFO, so later messages on that link queue
+/// behind a delayed one).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MessageRuleSpec {
+    /// The message kind as traces name it (`ELECTION`, `ANSWER`, `COORDINATOR`, `HEARTBEAT`,
+    /// `LEASE_RENEW`, `LEASE_RENEWED`, `SET`, `REPLY`, `WRITE`, ...).
+    pub kind: String,
+    /// Sender (default: any node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Receiver (default: any node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Extra delay of each matching message, on top of the link's (default none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<DelaySpec>,
+    /// Drop probability of a matching message, 0..=1 (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop: Option<f64>,
+    /// Duplication probability of a matching message, 0..=1 (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate: Option<f64>,
 }
 
 /// An override of one directed link; unset fields follow the default model.

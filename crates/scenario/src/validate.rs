@@ -7,7 +7,7 @@ use crate::plan::{Plan, PlannedNode};
 use crate::roster::Roster;
 use crate::schema::{DelaySpec, NodeSet, Scenario};
 use splitbrain_engine::SimDuration;
-use splitbrain_protocols::OBSERVATION_KINDS;
+use splitbrain_protocols::{MESSAGE_KINDS, OBSERVATION_KINDS};
 use std::collections::BTreeMap;
 
 pub use crate::checker::MAX_DURATION;
@@ -155,6 +155,34 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         c.probability(p("loss"), l.loss);
         if let Some(d) = &l.delay {
             check_delay(&mut c, p("delay"), d);
+        }
+    }
+
+    for (i, m) in net.messages.iter().enumerate() {
+        let p = |f: &str| vec![k("network"), k("messages"), Seg::Index(i), k(f)];
+        if !MESSAGE_KINDS.contains(&m.kind.as_str()) {
+            let hint = did_you_mean(&m.kind, MESSAGE_KINDS.iter().copied())
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            c.err(
+                p("kind"),
+                format!("unknown message kind `{}`{hint}", m.kind),
+            );
+        }
+        for (field, n) in [("from", &m.from), ("to", &m.to)] {
+            if let Some(n) = n {
+                c.node_ref(&roster, p(field), n, &[]);
+            }
+        }
+        c.probability(p("drop"), m.drop);
+        c.probability(p("duplicate"), m.duplicate);
+        match &m.delay {
+            Some(d) => check_delay(&mut c, p("delay"), d),
+            None if m.drop.is_none() && m.duplicate.is_none() => c.err(
+                vec![k("network"), k("messages"), Seg::Index(i)],
+                "a message rule needs `delay`, `drop` or `duplicate`",
+            ),
+            None => {}
         }
     }
 
