@@ -213,3 +213,39 @@ fn every_message_kind_of_the_lessons_is_listed_for_validation() {
         }
     }
 }
+
+#[test]
+fn processing_time_delays_handling_at_its_node_only() {
+    let src = r#"{"splitbrain": 1, "name": "t", "duration": "4s",
+        "network": {"delay": {"fixed": "1ms"}},
+        "nodes": {"n": {"role": "bully", "count": 5}},
+        "processing": [{"node": ["n5"], "kind": "ELECTION", "time": "10ms"}]}"#;
+    let (ds, _) = deliveries(&events(&plan(src), 0, 2_000_000_000));
+    let first = ds
+        .iter()
+        .find(|d| d.0 == "ELECTION" && d.2 == 4)
+        .expect("n5 gets an ELECTION");
+    // 1 ms on the link, then 10 ms of handling: the handler runs 11 ms after the send.
+    assert_eq!(first.4 - first.3, 11_000_000);
+    // Its ANSWER leaves when the handler runs.
+    let answer = ds
+        .iter()
+        .find(|d| d.0 == "ANSWER" && d.1 == 4 && d.2 == first.1)
+        .unwrap();
+    assert_eq!(answer.3, first.4);
+    // Elsewhere, handling is immediate.
+    for d in ds.iter().filter(|d| d.2 != 4) {
+        assert_eq!(d.4 - d.3, 1_000_000, "{d:?}");
+    }
+    // Without the rule, the trace is the one of a plain run: no cost, no change.
+    let plain = src.replace(r#""time": "10ms""#, r#""time": "0ms""#);
+    let without = src.replace(
+        r#",
+        "processing": [{"node": ["n5"], "kind": "ELECTION", "time": "10ms"}]"#,
+        "",
+    );
+    assert_eq!(
+        events(&plan(&plain), 0, 2_000_000_000),
+        events(&plan(&without), 0, 2_000_000_000)
+    );
+}

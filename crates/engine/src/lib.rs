@@ -32,6 +32,6 @@ pub use fault::{Fault, Nemesis, NemesisKind, Trigger};
 pub use network::{DelayDist, DropReason, KindRule, LinkModel, NetRule, Network, Spike};
 pub use node::NodeId;
 pub use rng::RngStream;
-pub use sim::{EventOf, KindCounts, Limits, Observed, Sim, SimError, Stats};
+pub use sim::{EventOf, KindCounts, Limits, Observed, Processing, Sim, SimError, Stats};
 pub use time::{SimDuration, SimTime};
 pub use trace::{Recorder, TraceEvent, TraceSummary, TRACE_FORMAT};

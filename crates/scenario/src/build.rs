@@ -5,7 +5,7 @@ use crate::plan::Plan;
 use crate::schema::{DelaySpec, FaultSpec, NemesisSpec, NodeSpec};
 use splitbrain_engine::{
     ClockConfig, DelayDist, Fault, KindRule, Limits, LinkModel, Nemesis, NemesisKind, NetRule,
-    NodeId, RngStream, Sim, SimDuration, SimTime, Spike, Trigger,
+    NodeId, Processing, RngStream, Sim, SimDuration, SimTime, Spike, Trigger,
 };
 use splitbrain_protocols::Node;
 
@@ -210,6 +210,23 @@ pub fn build(plan: &Plan, seed: u64) -> Sim<Node> {
         sim.network_mut().set_link(a, b, m.clone());
         if l.both_ways {
             sim.network_mut().set_link(b, a, m);
+        }
+    }
+    if s.processing.iter().any(|r| r.time.0 > SimDuration::ZERO) {
+        for (i, node) in plan.nodes.iter().enumerate() {
+            let rules: Vec<_> = s
+                .processing
+                .iter()
+                .filter(|r| {
+                    r.node
+                        .as_ref()
+                        .map_or(true, |set| set.names().contains(&node.name))
+                })
+                .map(|r| (r.kind.clone(), r.time.0))
+                .collect();
+            if !rules.is_empty() {
+                sim.set_processing(NodeId(i as u32), Processing { rules });
+            }
         }
     }
     for m in &net.messages {

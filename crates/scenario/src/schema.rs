@@ -40,6 +40,11 @@ pub struct Scenario {
     /// Faults at true times or at protocol points.
     #[serde(default)]
     pub faults: Vec<FaultSpec>,
+    /// Handling times of messages (Coulouris's Tprocess; default none: every message is
+    /// handled the instant it arrives). The first rule that matches a message's receiver and
+    /// kind gives its handling time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processing: Vec<ProcessingSpec>,
     /// A random fault generator drawn from the seed (its own stream).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nemesis: Option<NemesisSpec>,
@@ -154,6 +159,26 @@ pub struct NetworkSpec {
     /// (default none). The first rule that matches a message applies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<MessageRuleSpec>,
+}
+
+/// A handling time (Coulouris's Tprocess, T = 2 Ttrans + Tprocess): a node handles one
+/// message at a time, like a single-threaded event loop, and a matching message occupies its
+/// receiver for `time` of true time from the moment the receiver is free; the handler runs,
+/// and its replies leave, at the end. Whatever arrives meanwhile (messages, due timers) waits
+/// in arrival order. Timers take no handling time. A pause freezes a handling under way (the
+/// rest runs after the pause); a crash drops it. Example: `{"node": "n5", "kind": "ELECTION",
+/// "time": "2ms"}`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessingSpec {
+    /// Receiving node or nodes (default: every node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeSet>,
+    /// Message kind, as traces name it (default: every kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Handling time of each matching message (true time; clocks do not slow a CPU).
+    pub time: Dur,
 }
 
 /// A rule for the messages of one kind, e.g. only ANSWER from n5 to n4, 40 ms late:

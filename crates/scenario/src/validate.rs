@@ -36,6 +36,16 @@ fn check_delay(c: &mut Checker, path: Vec<Seg>, d: &DelaySpec) {
     }
 }
 
+/// Checks that `kind` names a message kind.
+fn check_message_kind(c: &mut Checker, path: Vec<Seg>, kind: &str) {
+    if !MESSAGE_KINDS.contains(&kind) {
+        let hint = did_you_mean(kind, MESSAGE_KINDS.iter().copied())
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        c.err(path, format!("unknown message kind `{kind}`{hint}"));
+    }
+}
+
 /// Validates a parsed scenario against its source text (for locations).
 pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     let mut c = Checker::new(src);
@@ -160,15 +170,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
 
     for (i, m) in net.messages.iter().enumerate() {
         let p = |f: &str| vec![k("network"), k("messages"), Seg::Index(i), k(f)];
-        if !MESSAGE_KINDS.contains(&m.kind.as_str()) {
-            let hint = did_you_mean(&m.kind, MESSAGE_KINDS.iter().copied())
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
-            c.err(
-                p("kind"),
-                format!("unknown message kind `{}`{hint}", m.kind),
-            );
-        }
+        check_message_kind(&mut c, p("kind"), &m.kind);
         for (field, n) in [("from", &m.from), ("to", &m.to)] {
             if let Some(n) = n {
                 c.node_ref(&roster, p(field), n, &[]);
@@ -183,6 +185,25 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 "a message rule needs `delay`, `drop` or `duplicate`",
             ),
             None => {}
+        }
+    }
+
+    for (i, r) in scenario.processing.iter().enumerate() {
+        let p = |f: &str| vec![k("processing"), Seg::Index(i), k(f)];
+        if let Some(kind) = &r.kind {
+            check_message_kind(&mut c, p("kind"), kind);
+        }
+        match &r.node {
+            Some(NodeSet::One(n)) => c.node_ref(&roster, p("node"), n, &[]),
+            Some(NodeSet::Group(g)) => {
+                for (j, n) in g.iter().enumerate() {
+                    c.node_ref(&roster, [p("node"), vec![Seg::Index(j)]].concat(), n, &[]);
+                }
+            }
+            None => {}
+        }
+        if r.time.0 > MAX_DURATION {
+            c.err(p("time"), "a handling time longer than 24 h");
         }
     }
 
