@@ -46,7 +46,10 @@ fn leaders(
     let clock = ClockConfig::default();
     let service = sim.add_node(
         "locks",
-        Node::LeaseService(LeaseService::new(ServiceConfig { first_token: 33 })),
+        Node::LeaseService(LeaseService::new(ServiceConfig {
+            first_token: 33,
+            ..ServiceConfig::default()
+        })),
         clock,
     );
     let storage = storage.map(|fencing| {

@@ -9,5 +9,5 @@ mod service;
 pub use client::{LeaseClient, LeaseClientConfig, LeaseClientCtx, LeaseClientTimer};
 pub use leader::{LeaderCtx, LeaderTimer, LeaseLeader, LeaseLeaderConfig};
 pub use service::{
-    Grant, LeaseMsg, LeaseService, ServiceConfig, ServiceCtx, ServiceDurable, ServiceTimer,
+    Grant, Grants, LeaseMsg, LeaseService, ServiceConfig, ServiceCtx, ServiceDurable, ServiceTimer,
 };
