@@ -114,11 +114,11 @@ fn events(plan: &Plan, seed: u64, until: u64) -> Vec<splitbrain_scenario::Event>
     sim.take_recorder().unwrap().finish().unwrap().kept.unwrap()
 }
 
-/// `(kind, from, to, sent at, delivered at)` of every delivered message, and the kinds of the
-/// dropped ones.
-fn deliveries(
-    evs: &[splitbrain_scenario::Event],
-) -> (Vec<(String, u32, u32, u64, u64)>, Vec<String>) {
+/// `(kind, from, to, sent at, delivered at)` of a delivered message.
+type Delivery = (String, u32, u32, u64, u64);
+
+/// Every delivered message, and the kinds of the dropped ones.
+fn deliveries(evs: &[splitbrain_scenario::Event]) -> (Vec<Delivery>, Vec<String>) {
     use splitbrain_engine::TraceEvent;
     let mut sent = std::collections::BTreeMap::new();
     let (mut out, mut dropped) = (Vec::new(), Vec::new());
