@@ -18,6 +18,7 @@ use crate::lease::{
     LeaderTimer, LeaseClientTimer, LeaseLeader, LeaseMsg, LeaseService, ServiceDurable,
     ServiceTimer,
 };
+use crate::lease_record::{CandidateTimer, LeaseCandidate, LeaseRecordStore, RecordMsg};
 use crate::observation::Obs;
 use crate::redis::{InstanceTimer, RedisDurable, RedisInstance, RedisMsg};
 use crate::redis_lock::RedisClientTimer;
@@ -193,6 +194,10 @@ role_enum! {
         Storage(FencedStorage),
         /// A worker driving a lock client (lease, Redis or Redlock).
         Worker(Worker),
+        /// A Kubernetes-style lease record (read and compare-and-swap only).
+        LeaseRecord(LeaseRecordStore),
+        /// A client-go-style leader-election candidate over a lease record.
+        LeaseCandidate(LeaseCandidate),
     }
 }
 
@@ -209,6 +214,8 @@ wrapper_enum! {
         Redis(RedisMsg),
         /// Storage writes and acknowledgements.
         Storage(StorageMsg),
+        /// Lease record reads and compare-and-swaps.
+        Record(RecordMsg),
     }
     impl Message { fn kind(&self) -> &'static str }
 }
@@ -237,6 +244,10 @@ pub const MESSAGE_KINDS: &[&str] = &[
     "REPLY",
     "WRITE",
     "WRITE_ACK",
+    "RECORD_GET",
+    "RECORD",
+    "RECORD_UPDATE",
+    "RECORD_UPDATED",
 ];
 
 wrapper_enum! {
@@ -256,6 +267,8 @@ wrapper_enum! {
         Client(ClientTimer),
         /// Worker loop timers.
         Worker(WorkerTimer),
+        /// Lease candidate timers.
+        LeaseCandidate(CandidateTimer),
     }
 }
 

@@ -20,6 +20,7 @@ pub mod bully;
 pub mod composition;
 pub mod context;
 pub mod lease;
+pub mod lease_record;
 pub mod lock_event;
 pub mod observation;
 pub mod redis;
