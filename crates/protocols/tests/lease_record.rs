@@ -14,7 +14,10 @@ fn ms(n: u64) -> SimTime {
     SimTime(n * MS)
 }
 
-fn setup(configs: Vec<(ClockConfig, Box<dyn Fn(&mut CandidateConfig)>)>) -> Sim<Node> {
+/// Tunes one candidate's config.
+type Tweak = Box<dyn Fn(&mut CandidateConfig)>;
+
+fn setup(configs: Vec<(ClockConfig, Tweak)>) -> Sim<Node> {
     let mut sim = Sim::<Node>::new(1);
     let record = sim.add_node(
         "lease",
