@@ -167,11 +167,11 @@ fn vary_keeps_node_order_and_reports_bad_values() {
         other => panic!("{other:?}"),
     }
     // A value out of range fails validation, located in the edited text.
-    let bad: Vary = "nodes.client-1.clock.drift_ppm=900000".parse().unwrap();
+    let bad: Vary = "nodes.client-1.clock.drift_ppm=2000001".parse().unwrap();
     let err = vary_plans("05.json", &src, &bad).unwrap_err().to_string();
     assert!(err.contains("drift_ppm must be within"), "{err}");
     assert!(
-        err.contains("05.json [nodes.client-1.clock.drift_ppm=900000]"),
+        err.contains("05.json [nodes.client-1.clock.drift_ppm=2000001]"),
         "{err}"
     );
     // A misspelt key is an unknown field; a bad index is a path error.

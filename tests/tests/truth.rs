@@ -45,8 +45,9 @@ fn validity_within_truth_on_every_lesson() {
             got.push(f.file_stem().unwrap().to_str().unwrap().to_string());
         }
     }
-    // 07a ignores failed renewals; 09's DEL, 10's empty restart, 13's clock step and 14a's
-    // empty restart end a hold under a client that still counts on it.
+    // 07a ignores failed renewals; 09's DEL, 10's empty restart, 13's clock step, 14a's
+    // empty restart and 17a's forgetful lease service end a hold under a client that still
+    // counts on it (17b's durable service restores the grant, so its hold spans the outage).
     assert_eq!(
         got,
         [
@@ -55,6 +56,7 @@ fn validity_within_truth_on_every_lesson() {
             "10-redis-restart-no-persistence",
             "13-redlock-clock-step",
             "14a-redlock-restart-empty",
+            "17a-lease-service-restart-forgetful",
         ]
     );
 }

@@ -50,6 +50,10 @@ impl From<&Node> for Role {
             Node::RedisInstance(_) => Role::RedisInstance,
             Node::Storage(_) => Role::Storage,
             Node::Worker(_) => Role::Worker,
+            // A candidate claims leadership like a lease-based leader; the record is a store
+            // whose contents no checker reads (its holders are beliefs the candidates claim).
+            Node::LeaseCandidate(_) => Role::LeaseLeader,
+            Node::LeaseRecord(_) => Role::Storage,
         }
     }
 }

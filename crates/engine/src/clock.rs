@@ -20,6 +20,14 @@ use serde::{Deserialize, Serialize};
 
 const PPM: i128 = 1_000_000;
 
+/// Slowest drift the engine accepts, ppm: `-999_999` is a clock at 1e-6 of true rate (a
+/// stopped clock, rate 0, would make every timer infinite).
+pub const MIN_DRIFT_PPM: i64 = -999_999;
+/// Fastest drift the engine accepts, ppm: `+2_000_000` is a clock running at 3x true rate.
+/// The conversions use i128 intermediates, so they stay exact (floor for `mono`, the least
+/// true instant for timers) over this whole range and any u64 time.
+pub const MAX_DRIFT_PPM: i64 = 2_000_000;
+
 /// A reading of a node's monotonic clock, in local nanoseconds since the node's clock began.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -54,7 +62,7 @@ impl LocalTime {
 pub const DEFAULT_WALL_START_NS: i64 = 1_767_225_600_000_000_000;
 
 /// How a node's clocks start: drift in parts per million (must lie in
-/// `-999_999..=1_000_000`), the run's wall start and the node's wall offset from it.
+/// [`MIN_DRIFT_PPM`]`..=`[`MAX_DRIFT_PPM`]), the run's wall start and the node's wall offset from it.
 ///
 /// `Default` starts the wall clock at 0 (the Unix epoch): the engine's own tests read small
 /// numbers; scenarios set `wall_start_ns` (default [`DEFAULT_WALL_START_NS`]).
@@ -203,10 +211,11 @@ impl LocalClock {
     /// `cfg.wall_start_ns + cfg.wall_offset_ns`.
     ///
     /// # Panics
-    /// If `cfg.drift_ppm` is outside `-999_999..=1_000_000` (validated by the scenario layer).
+    /// If `cfg.drift_ppm` is outside [`MIN_DRIFT_PPM`]`..=`[`MAX_DRIFT_PPM`] (validated by the
+    /// scenario layer).
     pub fn new(cfg: ClockConfig) -> Self {
         assert!(
-            (-999_999..=1_000_000).contains(&cfg.drift_ppm),
+            (MIN_DRIFT_PPM..=MAX_DRIFT_PPM).contains(&cfg.drift_ppm),
             "drift_ppm out of range: {}",
             cfg.drift_ppm
         );
@@ -257,7 +266,7 @@ impl LocalClock {
 
     /// Changes the drift rate from true time `t` on; readings before `t` are unchanged.
     pub fn set_drift(&mut self, t: SimTime, drift_ppm: i64) {
-        assert!((-999_999..=1_000_000).contains(&drift_ppm));
+        assert!((MIN_DRIFT_PPM..=MAX_DRIFT_PPM).contains(&drift_ppm));
         self.seg_mono = self.mono(t).0;
         self.seg_true = t.0;
         self.drift_ppm = drift_ppm;
@@ -376,10 +385,54 @@ mod tests {
         assert!(c.mono(SimTime(t.0 - 1)).0 < 10_000_000_000);
     }
 
+    #[test]
+    fn rates_from_a_tenth_to_three_times_are_exact() {
+        // 3x: 1 s true reads 3 s local; a 3 s local timer fires after exactly 1 s true.
+        let c = clock(2_000_000);
+        assert_eq!(c.mono(SimTime(1_000_000_000)), LocalTime(3_000_000_000));
+        assert_eq!(
+            c.true_time_after(SimTime(0), SimDuration::from_secs(3)),
+            SimTime(1_000_000_000)
+        );
+        // 1 ns local at 3x: mono(1) = 3 >= 1, so the first instant is t = 1.
+        assert_eq!(c.true_time_after(SimTime(0), SimDuration(1)), SimTime(1));
+        // 0.1x: 10 s true reads 1 s local; a 1 s local timer takes 10 s true.
+        let c = clock(-900_000);
+        assert_eq!(c.mono(SimTime(10_000_000_000)), LocalTime(1_000_000_000));
+        assert_eq!(
+            c.true_time_after(SimTime(0), SimDuration::from_secs(1)),
+            SimTime(10_000_000_000)
+        );
+        // A drift change from 3x to 0.1x keeps readings continuous.
+        let mut c = clock(2_000_000);
+        c.set_drift(SimTime(1_000), -900_000);
+        assert_eq!(c.mono(SimTime(1_000)), LocalTime(3_000));
+        assert_eq!(c.mono(SimTime(1_010)), LocalTime(3_001));
+    }
+
     proptest! {
         #[test]
+        fn timer_conversion_is_exact_across_drift_changes(
+            ppm1 in -900_000i64..=2_000_000,
+            ppm2 in -900_000i64..=2_000_000,
+            change in 0u64..1_000_000_000_000,
+            now in 0u64..1_000_000_000_000,
+            d in 0u64..100_000_000_000,
+        ) {
+            let mut c = clock(ppm1);
+            c.set_drift(SimTime(change), ppm2);
+            let now = SimTime(change + now);
+            let t = c.true_time_after(now, SimDuration(d));
+            let target = c.mono(now).0 + d;
+            prop_assert!(c.mono(t).0 >= target);
+            if t > now {
+                prop_assert!(c.mono(SimTime(t.0 - 1)).0 < target);
+            }
+        }
+
+        #[test]
         fn timer_conversion_is_minimal_and_monotone(
-            ppm in -500_000i64..=500_000,
+            ppm in -900_000i64..=2_000_000,
             now in 0u64..1_000_000_000_000,
             d1 in 0u64..100_000_000_000,
             d2 in 0u64..100_000_000_000,
@@ -399,7 +452,7 @@ mod tests {
         }
 
         #[test]
-        fn mono_is_non_decreasing(ppm in -999_999i64..=1_000_000, t1 in 0u64..u64::MAX / 4, t2 in 0u64..u64::MAX / 4) {
+        fn mono_is_non_decreasing(ppm in MIN_DRIFT_PPM..=MAX_DRIFT_PPM, t1 in 0u64..u64::MAX / 4, t2 in 0u64..u64::MAX / 4) {
             let c = clock(ppm);
             let (a, b) = (t1.min(t2), t1.max(t2));
             prop_assert!(c.mono(SimTime(a)) <= c.mono(SimTime(b)));

@@ -31,9 +31,9 @@ pub use clock::{
 };
 pub use determinism::{check_determinism, first_difference, Divergence};
 pub use fault::{Fault, Nemesis, NemesisKind, Trigger};
-pub use network::{DelayDist, DropReason, LinkModel, NetRule, Network, Spike};
+pub use network::{DelayDist, DropReason, KindRule, LinkModel, NetRule, Network, Spike};
 pub use node::NodeId;
 pub use rng::RngStream;
-pub use sim::{EventOf, KindCounts, Limits, Observed, Sim, SimError, Stats};
+pub use sim::{EventOf, KindCounts, Limits, Observed, Processing, Sim, SimError, Stats};
 pub use time::{SimDuration, SimTime};
 pub use trace::{Recorder, TraceEvent, TraceSummary, TRACE_FORMAT};

@@ -98,6 +98,40 @@ impl Default for LinkModel {
     }
 }
 
+/// A rule for the messages of one kind (the engine's [`Message::kind`](crate::Message::kind)
+/// string, e.g. `"ANSWER"`) on a directed link, or on every link from or to a node: drop,
+/// delay or duplicate only those. It acts at send time, after the link's own model: a
+/// message the link did not lose is dropped with probability `drop_ppm`, duplicated with
+/// probability `duplicate_ppm` (on top of the link's own duplication), and each copy arrives
+/// `extra_delay` later than the link's delay (FIFO still holds on FIFO links). Draws come from
+/// the `"net"` stream only for matching messages, so a rule that matches nothing changes no
+/// draw. The first matching rule applies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KindRule {
+    /// The message kind it matches, exactly.
+    pub kind: String,
+    /// Sender it matches (`None`: any).
+    pub from: Option<NodeId>,
+    /// Receiver it matches (`None`: any).
+    pub to: Option<NodeId>,
+    /// Drop probability per matching message, ppm.
+    pub drop_ppm: u32,
+    /// Duplication probability per matching message, ppm.
+    pub duplicate_ppm: u32,
+    /// Extra delay added to each matching message's link delay.
+    pub extra_delay: Option<DelayDist>,
+}
+
+impl KindRule {
+    /// Does this rule apply to a message of `kind` on `from -> to`?
+    #[inline]
+    pub fn matches(&self, from: NodeId, to: NodeId, kind: &str) -> bool {
+        (self.from.is_none() || self.from == Some(from))
+            && (self.to.is_none() || self.to == Some(to))
+            && self.kind == kind
+    }
+}
+
 /// Why a message was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -176,6 +210,7 @@ pub struct Network {
     overrides: BTreeMap<(NodeId, NodeId), LinkModel>,
     loss_override_ppm: Option<u32>,
     rules: Vec<NetRule>,
+    kind_rules: Vec<KindRule>,
     last_arrival: BTreeMap<(NodeId, NodeId), SimTime>,
 }
 
@@ -187,6 +222,7 @@ impl Network {
             overrides: BTreeMap::new(),
             loss_override_ppm: None,
             rules: Vec::new(),
+            kind_rules: Vec::new(),
             last_arrival: BTreeMap::new(),
         }
     }
@@ -228,12 +264,25 @@ impl Network {
         !self.rules.is_empty() && self.rules.iter().any(|r| r.cuts(from, to))
     }
 
-    /// Decides the fate of a message sent now on `from -> to`, drawing from `rng`.
+    /// Adds a per-kind rule (after the ones already there: the first match applies).
+    pub fn add_kind_rule(&mut self, rule: KindRule) {
+        self.kind_rules.push(rule);
+    }
+
+    /// The per-kind rules, in order.
+    pub fn kind_rules(&self) -> &[KindRule] {
+        &self.kind_rules
+    }
+
+    /// Decides the fate of a message of `kind` sent now on `from -> to`, drawing from `rng`:
+    /// the link's loss, duplication and delay (plus spike), then, for a message a
+    /// [`KindRule`] matches, the rule's drop, duplication and extra delay.
     pub fn on_send(
         &mut self,
         now: SimTime,
         from: NodeId,
         to: NodeId,
+        kind: &str,
         rng: &mut RngStream,
     ) -> SendVerdict {
         let model = self.overrides.get(&(from, to)).unwrap_or(&self.default);
@@ -241,7 +290,21 @@ impl Network {
         if rng.chance_ppm(loss) {
             return SendVerdict::Lost;
         }
-        let duplicated = rng.chance_ppm(model.duplicate_ppm);
+        // Without per-kind rules (the common case) this is one length check per send.
+        let rule = if self.kind_rules.is_empty() {
+            None
+        } else {
+            self.kind_rules.iter().find(|r| r.matches(from, to, kind))
+        };
+        if let Some(r) = rule {
+            if rng.chance_ppm(r.drop_ppm) {
+                return SendVerdict::Lost;
+            }
+        }
+        let mut duplicated = rng.chance_ppm(model.duplicate_ppm);
+        if let Some(r) = rule {
+            duplicated |= rng.chance_ppm(r.duplicate_ppm);
+        }
         let fifo = model.fifo;
         let mut arrival = |rng: &mut RngStream| {
             let mut d = model.delay.sample(rng);
@@ -249,6 +312,9 @@ impl Network {
                 if rng.chance_ppm(spike.ppm) {
                     d = d.saturating_add(spike.extra.sample(rng));
                 }
+            }
+            if let Some(extra) = rule.and_then(|r| r.extra_delay.as_ref()) {
+                d = d.saturating_add(extra.sample(rng));
             }
             let mut at = now.saturating_add(d);
             if fifo {
@@ -354,7 +420,7 @@ mod tests {
         let mut rng = RngStream::new(1, "net");
         let mut last = SimTime::ZERO;
         for i in 0..1000u64 {
-            match net.on_send(SimTime(i * 10), n(0), n(1), &mut rng) {
+            match net.on_send(SimTime(i * 10), n(0), n(1), "M", &mut rng) {
                 SendVerdict::Deliver { first, .. } => {
                     assert!(first >= last);
                     last = first;
@@ -364,7 +430,7 @@ mod tests {
         }
         net.set_loss_override(Some(1_000_000));
         assert_eq!(
-            net.on_send(SimTime(0), n(0), n(1), &mut rng),
+            net.on_send(SimTime(0), n(0), n(1), "M", &mut rng),
             SendVerdict::Lost
         );
     }
@@ -378,11 +444,95 @@ mod tests {
         let mut net = Network::new(model);
         let mut rng = RngStream::new(1, "net");
         assert_eq!(
-            net.on_send(SimTime(0), n(0), n(1), &mut rng),
+            net.on_send(SimTime(0), n(0), n(1), "M", &mut rng),
             SendVerdict::Deliver {
                 first: SimTime(1_000_000),
                 duplicate: Some(SimTime(1_000_000))
             }
         );
+    }
+
+    #[test]
+    fn a_kind_rule_acts_on_its_kind_and_link_only() {
+        let mut net = Network::new(LinkModel::default());
+        net.add_kind_rule(KindRule {
+            kind: "ANSWER".into(),
+            from: Some(n(4)),
+            to: Some(n(3)),
+            drop_ppm: 0,
+            duplicate_ppm: 0,
+            extra_delay: Some(DelayDist::Fixed(SimDuration::from_millis(40))),
+        });
+        net.add_kind_rule(KindRule {
+            kind: "ELECTION".into(),
+            from: None,
+            to: None,
+            drop_ppm: 1_000_000,
+            duplicate_ppm: 0,
+            extra_delay: None,
+        });
+        let mut rng = RngStream::new(1, "net");
+        let at = |ms: u64| SendVerdict::Deliver {
+            first: SimTime(ms * 1_000_000),
+            duplicate: None,
+        };
+        // Only ANSWER from n4 to n3 is 40 ms late: 1 ms link + 40 ms.
+        assert_eq!(
+            net.on_send(SimTime(0), n(4), n(3), "ANSWER", &mut rng),
+            at(41)
+        );
+        assert_eq!(
+            net.on_send(SimTime(0), n(3), n(4), "ANSWER", &mut rng),
+            at(1)
+        );
+        assert_eq!(
+            net.on_send(SimTime(0), n(4), n(2), "ANSWER", &mut rng),
+            at(1)
+        );
+        assert_eq!(
+            net.on_send(SimTime(0), n(5), n(6), "COORDINATOR", &mut rng),
+            at(1)
+        );
+        // Every ELECTION is dropped, on every link.
+        assert_eq!(
+            net.on_send(SimTime(0), n(1), n(2), "ELECTION", &mut rng),
+            SendVerdict::Lost
+        );
+        // FIFO still holds: a later HEARTBEAT on n4 -> n3 does not overtake the late ANSWER.
+        assert_eq!(
+            net.on_send(SimTime(0), n(4), n(3), "HEARTBEAT", &mut rng),
+            at(41)
+        );
+    }
+
+    #[test]
+    fn a_kind_rule_that_matches_nothing_changes_no_draw() {
+        let model = LinkModel {
+            delay: DelayDist::Uniform {
+                lo: SimDuration(1),
+                hi: SimDuration(1_000_000),
+            },
+            loss_ppm: 100_000,
+            duplicate_ppm: 100_000,
+            fifo: false,
+            ..LinkModel::default()
+        };
+        let mut plain = Network::new(model.clone());
+        let mut ruled = Network::new(model);
+        ruled.add_kind_rule(KindRule {
+            kind: "OTHER".into(),
+            from: None,
+            to: None,
+            drop_ppm: 500_000,
+            duplicate_ppm: 500_000,
+            extra_delay: Some(DelayDist::Fixed(SimDuration(7))),
+        });
+        let (mut r1, mut r2) = (RngStream::new(3, "net"), RngStream::new(3, "net"));
+        for i in 0..1000u64 {
+            assert_eq!(
+                plain.on_send(SimTime(i), n(0), n(1), "M", &mut r1),
+                ruled.on_send(SimTime(i), n(0), n(1), "M", &mut r2)
+            );
+        }
     }
 }

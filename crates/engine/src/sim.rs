@@ -6,6 +6,16 @@
 //! comes up (lazy deletion). A crash bumps the node's incarnation, which makes its pending
 //! timers and the messages in flight to it stale in O(1).
 //!
+//! **Processing time** (Coulouris's Tprocess; off unless [`Sim::set_processing`] is called):
+//! a node handles one message at a time, like a single-threaded event loop. A message that
+//! reaches an idle node whose [`Processing`] gives it a handling time `p > 0` occupies the
+//! node from arrival to arrival + `p`; its handler runs (and is traced as delivered) at the
+//! end, so its effects (replies, clock reads) are `p` late. Whatever reaches a busy node
+//! (messages and due timers) waits in its queue in arrival order and starts when the node is
+//! free. Timers take no handling time. A pause that begins during a handling freezes it: the
+//! remaining time runs after the pause ends, before anything queued. A crash drops the
+//! message being handled (as `crashed`) with the rest of the queue.
+//!
 //! A paused node queues what reaches it in arrival order. A queued timer keeps its slot until
 //! it runs at resume, so cancelling it from an earlier queued handler still works; a crash
 //! during the pause cancels the queued timers and drops the queued messages as `crashed`.
@@ -75,6 +85,24 @@ pub struct Observed<O> {
     pub obs: O,
 }
 
+/// Handling times of one node's messages (Coulouris's Tprocess), in true ns: the first rule
+/// whose kind matches (or that names no kind) gives the time; no match means 0 (immediate).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Processing {
+    /// `(message kind or None for every kind, handling time)`, in order.
+    pub rules: Vec<(Option<String>, SimDuration)>,
+}
+
+impl Processing {
+    /// The handling time of a message of `kind`.
+    pub fn time_of(&self, kind: &str) -> SimDuration {
+        self.rules
+            .iter()
+            .find(|(k, _)| k.as_deref().map_or(true, |k| k == kind))
+            .map_or(SimDuration::ZERO, |(_, d)| *d)
+    }
+}
+
 /// Counters of one message kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KindCounts {
@@ -107,10 +135,11 @@ enum Event {
     Deliver { slot: u32 },
     Fault { index: u32 },
     Resume { node: u32, gen: u32 },
+    Done { node: u32, gen: u32 },
 }
 
 /// A queue entry, packed into 24 bytes (the heap's sift moves entries around, so their size
-/// is most of the event loop's cost): `key` is `seq << 2 | kind`, which orders exactly like
+/// is most of the event loop's cost): `key` is `seq << 3 | kind`, which orders exactly like
 /// `seq` because sequence numbers are unique; `data` holds the event's two `u32` fields.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
@@ -122,16 +151,17 @@ struct Entry {
 impl Entry {
     #[inline]
     fn new(time: SimTime, seq: u64, event: Event) -> Self {
-        debug_assert!(seq < 1 << 62, "sequence numbers fit in 62 bits");
+        debug_assert!(seq < 1 << 61, "sequence numbers fit in 61 bits");
         let (kind, a, b) = match event {
             Event::Timer { slot, gen } => (0, slot, gen),
             Event::Deliver { slot } => (1, slot, 0),
             Event::Fault { index } => (2, index, 0),
             Event::Resume { node, gen } => (3, node, gen),
+            Event::Done { node, gen } => (4, node, gen),
         };
         Entry {
             time,
-            key: seq << 2 | kind,
+            key: seq << 3 | kind,
             data: a as u64 | (b as u64) << 32,
         }
     }
@@ -139,11 +169,12 @@ impl Entry {
     #[inline]
     fn event(&self) -> Event {
         let (a, b) = (self.data as u32, (self.data >> 32) as u32);
-        match self.key & 3 {
+        match self.key & 7 {
             0 => Event::Timer { slot: a, gen: b },
             1 => Event::Deliver { slot: a },
             2 => Event::Fault { index: a },
-            _ => Event::Resume { node: a, gen: b },
+            3 => Event::Resume { node: a, gen: b },
+            _ => Event::Done { node: a, gen: b },
         }
     }
 }
@@ -201,6 +232,17 @@ pub(crate) struct NodeState<A: Actor> {
     paused_until: SimTime,
     incarnation: u32,
     pending: VecDeque<Pending<A::Msg>>,
+    /// Handling a message (processing time): nothing else runs until it is done.
+    busy: bool,
+    /// Bumped at every handling start and at every pause of one, so a stale `Done` is
+    /// skipped.
+    service_gen: u32,
+    /// When the message being handled is done (while not paused), true ns.
+    service_done_at: SimTime,
+    /// Handling time left when a pause froze the handling, true ns.
+    service_left: Option<SimDuration>,
+    /// The message being handled: `(from, id, msg)`.
+    in_service: Option<(NodeId, u64, A::Msg)>,
 }
 
 struct TriggerState {
@@ -231,6 +273,9 @@ pub(crate) struct Core<A: Actor> {
     applied: Vec<(SimTime, Fault)>,
     stats: Stats,
     recorder: Option<Recorder<EventOf<A>>>,
+    /// Per-node handling times; empty (the default) when no node has any, so the event loop
+    /// pays one length check per delivery.
+    processing: Vec<Processing>,
 }
 
 impl<A: Actor> Core<A> {
@@ -263,7 +308,7 @@ impl<A: Actor> Core<A> {
             kind: kind.to_string(),
             msg: msg.clone(),
         });
-        match self.network.on_send(now, from, to, &mut self.net_rng) {
+        match self.network.on_send(now, from, to, kind, &mut self.net_rng) {
             SendVerdict::Lost => self.drop_msg(from, to, id, kind, DropReason::Loss),
             SendVerdict::Deliver { first, duplicate } => {
                 let incarnation = self.nodes[to.index()].incarnation;
@@ -462,6 +507,7 @@ impl<A: Actor> Sim<A> {
                 applied: Vec::new(),
                 stats: Stats::default(),
                 recorder: None,
+                processing: Vec::new(),
             },
             seed,
             limits: Limits::default(),
@@ -500,8 +546,23 @@ impl<A: Actor> Sim<A> {
             paused_until: SimTime::ZERO,
             incarnation: 0,
             pending: VecDeque::new(),
+            busy: false,
+            service_gen: 0,
+            service_done_at: SimTime::ZERO,
+            service_left: None,
+            in_service: None,
         });
         id
+    }
+
+    /// Gives node `id` handling times for its messages (see the module doc, "Processing
+    /// time"). Without a call, every handling is immediate.
+    pub fn set_processing(&mut self, id: NodeId, processing: Processing) {
+        let n = self.core.nodes.len();
+        if self.core.processing.len() < n {
+            self.core.processing.resize(n, Processing::default());
+        }
+        self.core.processing[id.index()] = processing;
     }
 
     /// The network (set the default model and per-link overrides before running).
@@ -649,6 +710,7 @@ impl<A: Actor> Sim<A> {
                 self.apply_fault(fault);
             }
             Event::Resume { node, gen } => self.on_resume(NodeId(node), gen),
+            Event::Done { node, gen } => self.on_done(NodeId(node), gen),
         }
         true
     }
@@ -668,7 +730,7 @@ impl<A: Actor> Sim<A> {
             core.stats.stale_timers += 1;
             return;
         }
-        if n.paused {
+        if n.paused || n.busy {
             n.pending.push_back(Pending::Timer { slot, gen });
             return;
         }
@@ -715,7 +777,7 @@ impl<A: Actor> Sim<A> {
             return;
         }
         let n = &mut self.core.nodes[m.to.index()];
-        if n.paused {
+        if n.paused || n.busy {
             n.pending.push_back(Pending::Msg {
                 from: m.from,
                 id: m.id,
@@ -723,7 +785,75 @@ impl<A: Actor> Sim<A> {
             });
             return;
         }
+        if let Some(pr) = self.core.processing.get(m.to.index()) {
+            let p = pr.time_of(kind);
+            if p > SimDuration::ZERO {
+                self.start_service(m.to, m.from, m.id, m.msg, p);
+                return;
+            }
+        }
         self.run_message(m.from, m.to, m.id, m.msg);
+    }
+
+    /// Node `node` starts handling a message that takes `p` (processing time).
+    fn start_service(&mut self, node: NodeId, from: NodeId, id: u64, msg: A::Msg, p: SimDuration) {
+        let now = self.core.now;
+        let n = &mut self.core.nodes[node.index()];
+        n.busy = true;
+        n.in_service = Some((from, id, msg));
+        n.service_gen = n.service_gen.wrapping_add(1);
+        n.service_done_at = now.saturating_add(p);
+        let (at, gen) = (n.service_done_at, n.service_gen);
+        self.core.push(at, Event::Done { node: node.0, gen });
+    }
+
+    /// The handling of node `node`'s message is done: its handler runs, then what queued.
+    fn on_done(&mut self, node: NodeId, gen: u32) {
+        let n = &mut self.core.nodes[node.index()];
+        if !n.up || !n.busy || n.paused || n.service_gen != gen {
+            return;
+        }
+        n.busy = false;
+        let (from, id, msg) = n.in_service.take().expect("a busy node handles a message");
+        self.run_message(from, node, id, msg);
+        self.drain(node);
+    }
+
+    /// Runs what queued at `node`, in arrival order, until the queue is empty or the node is
+    /// busy again (a queued message with a processing time starts its handling).
+    fn drain(&mut self, node: NodeId) {
+        loop {
+            let n = &mut self.core.nodes[node.index()];
+            if !n.up || n.paused || n.busy {
+                return;
+            }
+            let Some(p) = n.pending.pop_front() else {
+                return;
+            };
+            match p {
+                Pending::Timer { slot, gen } => {
+                    let t = &self.core.timers[slot as usize];
+                    if t.gen == gen && t.payload.is_some() {
+                        let payload = self.core.take_timer(slot).expect("checked above");
+                        self.run_timer(node, payload);
+                    } else {
+                        // Cancelled by a handler that ran before it in this batch.
+                        self.core.stats.stale_timers += 1;
+                    }
+                }
+                Pending::Msg { from, id, msg } => {
+                    let p = match self.core.processing.get(node.index()) {
+                        Some(pr) => pr.time_of(msg.kind()),
+                        None => SimDuration::ZERO,
+                    };
+                    if p > SimDuration::ZERO {
+                        self.start_service(node, from, id, msg, p);
+                    } else {
+                        self.run_message(from, node, id, msg);
+                    }
+                }
+            }
+        }
     }
 
     fn run_message(&mut self, from: NodeId, to: NodeId, id: u64, msg: A::Msg) {
@@ -750,28 +880,19 @@ impl<A: Actor> Sim<A> {
         n.paused = false;
         let t = self.core.now;
         self.core.record(|| TraceEvent::Resume { t, node });
-        // Everything queued runs now, in arrival order, before anything newer. The count is
-        // fixed first: handlers cannot re-pause the node (faults are events), so nothing new
-        // is queued meanwhile.
-        let queued = std::mem::take(&mut self.core.nodes[node.index()].pending);
-        for p in queued {
-            if !self.core.nodes[node.index()].up {
-                break;
-            }
-            match p {
-                Pending::Timer { slot, gen } => {
-                    let t = &self.core.timers[slot as usize];
-                    if t.gen == gen && t.payload.is_some() {
-                        let payload = self.core.take_timer(slot).expect("checked above");
-                        self.run_timer(node, payload);
-                    } else {
-                        // Cancelled by a handler that ran before it in this batch.
-                        self.core.stats.stale_timers += 1;
-                    }
-                }
-                Pending::Msg { from, id, msg } => self.run_message(from, node, id, msg),
-            }
+        // A handling the pause froze resumes first, for the time it had left.
+        let n = &mut self.core.nodes[node.index()];
+        if let Some(left) = n.service_left.take() {
+            n.service_gen = n.service_gen.wrapping_add(1);
+            n.service_done_at = t.saturating_add(left);
+            let (at, gen) = (n.service_done_at, n.service_gen);
+            self.core.push(at, Event::Done { node: node.0, gen });
+            return;
         }
+        // Everything queued runs now, in arrival order, before anything newer: handlers
+        // cannot re-pause the node (faults are events) and nothing new is queued meanwhile,
+        // so the queue only shrinks (or waits behind a message with a processing time).
+        self.drain(node);
     }
 
     fn apply_fault(&mut self, fault: Fault) {
@@ -788,6 +909,14 @@ impl<A: Actor> Sim<A> {
                     n.up = false;
                     n.paused = false;
                     n.incarnation = n.incarnation.wrapping_add(1);
+                    n.busy = false;
+                    n.service_left = None;
+                    if let Some((from, id, msg)) = n.in_service.take() {
+                        let kind = msg.kind();
+                        self.core
+                            .drop_msg(from, node, id, kind, DropReason::Crashed);
+                    }
+                    let n = &mut self.core.nodes[node.index()];
                     // Work queued during a pause dies with the node: messages are dropped as
                     // `crashed` (every send ends in a delivery or a drop), timers are cancelled.
                     let queued = std::mem::take(&mut n.pending);
@@ -829,6 +958,11 @@ impl<A: Actor> Sim<A> {
                     } else {
                         now
                     });
+                    if n.busy && !n.paused {
+                        // The handling under way is frozen with the rest of the node.
+                        n.service_left = Some(n.service_done_at.saturating_since(now));
+                        n.service_gen = n.service_gen.wrapping_add(1);
+                    }
                     n.paused = true;
                     n.paused_until = until;
                     n.pause_gen = n.pause_gen.wrapping_add(1);

@@ -18,6 +18,7 @@ use crate::lease::{
     LeaderTimer, LeaseClientTimer, LeaseLeader, LeaseMsg, LeaseService, ServiceDurable,
     ServiceTimer,
 };
+use crate::lease_record::{CandidateTimer, LeaseCandidate, LeaseRecordStore, RecordMsg};
 use crate::observation::Obs;
 use crate::redis::{InstanceTimer, RedisDurable, RedisInstance, RedisMsg};
 use crate::redis_lock::RedisClientTimer;
@@ -193,6 +194,10 @@ role_enum! {
         Storage(FencedStorage),
         /// A worker driving a lock client (lease, Redis or Redlock).
         Worker(Worker),
+        /// A Kubernetes-style lease record (read and compare-and-swap only).
+        LeaseRecord(LeaseRecordStore),
+        /// A client-go-style leader-election candidate over a lease record.
+        LeaseCandidate(LeaseCandidate),
     }
 }
 
@@ -209,9 +214,41 @@ wrapper_enum! {
         Redis(RedisMsg),
         /// Storage writes and acknowledgements.
         Storage(StorageMsg),
+        /// Lease record reads and compare-and-swaps.
+        Record(RecordMsg),
     }
     impl Message { fn kind(&self) -> &'static str }
 }
+
+/// Every message kind ([`Message::kind`] of a [`Msg`]), for validating the per-kind network
+/// rules of scenario files: bully, lease service, Redis commands and replies, storage.
+pub const MESSAGE_KINDS: &[&str] = &[
+    "ELECTION",
+    "ANSWER",
+    "COORDINATOR",
+    "HEARTBEAT",
+    "LEASE_ACQUIRE",
+    "LEASE_GRANTED",
+    "LEASE_DENIED",
+    "LEASE_RENEW",
+    "LEASE_RENEWED",
+    "LEASE_RELEASE",
+    "LEASE_RELEASED",
+    "SET",
+    "GET",
+    "DEL",
+    "EVAL",
+    "PEXPIRE",
+    "PTTL",
+    "CMD",
+    "REPLY",
+    "WRITE",
+    "WRITE_ACK",
+    "RECORD_GET",
+    "RECORD",
+    "RECORD_UPDATE",
+    "RECORD_UPDATED",
+];
 
 wrapper_enum! {
     /// Every timer payload a splitbrain actor sets.
@@ -230,6 +267,8 @@ wrapper_enum! {
         Client(ClientTimer),
         /// Worker loop timers.
         Worker(WorkerTimer),
+        /// Lease candidate timers.
+        LeaseCandidate(CandidateTimer),
     }
 }
 

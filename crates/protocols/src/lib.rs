@@ -20,6 +20,7 @@ pub mod bully;
 pub mod composition;
 pub mod context;
 pub mod lease;
+pub mod lease_record;
 pub mod lock_event;
 pub mod observation;
 pub mod redis;
@@ -28,7 +29,7 @@ pub mod redlock;
 pub mod storage;
 pub mod worker;
 
-pub use composition::{ClientTimer, Durable, Msg, Node, Timer};
+pub use composition::{ClientTimer, Durable, Msg, Node, Timer, MESSAGE_KINDS};
 pub use context::{Ctx, Role, Wraps};
 pub use observation::{Obs, OBSERVATION_KINDS};
 /// The Redis instance actor ([`redis::instance`]), under the path it had before the protocols

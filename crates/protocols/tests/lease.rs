@@ -3,7 +3,9 @@
 //! "keeps believing after renewals fail" bug.
 
 use splitbrain_engine::{ClockConfig, Fault, NetRule, NodeId, Sim, SimDuration, SimTime};
-use splitbrain_protocols::lease::{LeaseLeader, LeaseLeaderConfig, LeaseService, ServiceConfig};
+use splitbrain_protocols::lease::{
+    LeaseLeader, LeaseLeaderConfig, LeaseService, RenewFailure, ServiceConfig,
+};
 use splitbrain_protocols::storage::{FencedStorage, StorageConfig};
 use splitbrain_protocols::{Node, Obs};
 
@@ -46,7 +48,10 @@ fn leaders(
     let clock = ClockConfig::default();
     let service = sim.add_node(
         "locks",
-        Node::LeaseService(LeaseService::new(ServiceConfig { first_token: 33 })),
+        Node::LeaseService(LeaseService::new(ServiceConfig {
+            first_token: 33,
+            ..ServiceConfig::default()
+        })),
         clock,
     );
     let storage = storage.map(|fencing| {
@@ -102,6 +107,16 @@ fn granted_tokens(sim: &Sim<Node>) -> Vec<u64> {
             _ => None,
         })
         .collect()
+}
+
+/// The belief policy of the old `stop_on_renew_failure` switch: `true` stops at the
+/// deadline, `false` is the classic bug.
+fn policy(stop_on_renew_failure: bool) -> RenewFailure {
+    if stop_on_renew_failure {
+        RenewFailure::StopAtDeadline
+    } else {
+        RenewFailure::KeepBelieving
+    }
 }
 
 fn no_renewal(_: usize, c: &mut LeaseLeaderConfig) {
@@ -289,7 +304,7 @@ fn deadline_is_on_the_clients_own_clock() {
 fn partitioned(stop_on_renew_failure: bool) -> Setup {
     let mut s = leaders(2, None, |i, c| {
         if i == 0 {
-            c.client.stop_on_renew_failure = stop_on_renew_failure;
+            c.client.on_renew_failure = policy(stop_on_renew_failure);
         }
     });
     let (a, b) = (s.leaders[0], s.service);
@@ -367,7 +382,7 @@ fn buggy_client_keeps_believing_under_a_partition() {
 #[test]
 fn denied_renewal_loses_at_once_unless_buggy() {
     for stop in [true, false] {
-        let mut s = leaders(1, None, |_, c| c.client.stop_on_renew_failure = stop);
+        let mut s = leaders(1, None, |_, c| c.client.on_renew_failure = policy(stop));
         s.sim
             .schedule_fault(ms(4_000), Fault::Crash { node: s.service });
         s.sim
@@ -410,7 +425,7 @@ fn buggy_leader_keeps_writing_and_only_fencing_stops_it() {
     for fencing in [false, true] {
         let mut s = leaders(2, Some(fencing), |i, c| {
             if i == 0 {
-                c.client.stop_on_renew_failure = false;
+                c.client.on_renew_failure = RenewFailure::KeepBelieving;
             }
         });
         let (a, b) = (s.leaders[0], s.service);

@@ -37,7 +37,10 @@ fn story_seeded(seed: u64, fencing: bool, idempotent: bool) -> Story {
     let clock = ClockConfig::default();
     let locks = sim.add_node(
         "locks",
-        Node::LeaseService(LeaseService::new(ServiceConfig { first_token: 33 })),
+        Node::LeaseService(LeaseService::new(ServiceConfig {
+            first_token: 33,
+            ..ServiceConfig::default()
+        })),
         clock,
     );
     let storage = sim.add_node(

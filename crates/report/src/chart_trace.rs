@@ -36,6 +36,8 @@ pub fn role_of_spec(spec: &NodeSpec) -> Role {
         NodeSpec::Redis(_) => Role::RedisInstance,
         NodeSpec::Storage(_) => Role::Storage,
         NodeSpec::Worker(_) => Role::Worker,
+        NodeSpec::LeaseCandidate(_) => Role::LeaseLeader,
+        NodeSpec::LeaseRecord(_) => Role::Storage,
     }
 }
 

@@ -182,9 +182,20 @@ fn every_lesson_page_steps_in_a_browser() {
     for file in lessons() {
         let p = page(dir.path(), &file);
         let n = p.view.steps.len();
-        assert!(n >= 3, "{}: only {n} steps", file.display());
-        // Start at step 1 (0-based), press Right twice and Left once: step 2.
-        let url = format!("{}#step=1&keys=ArrowRight,ArrowRight,ArrowLeft", p.url);
+        assert!(n >= 1, "{}: no step to show", file.display());
+        // Start at step 1 (0-based), press Right twice and Left once: step 2. A lesson with
+        // fewer steps (a Kubernetes Lease record run observes little) is stepped to its last.
+        let (target, url) = if n >= 3 {
+            (
+                2,
+                format!("{}#step=1&keys=ArrowRight,ArrowRight,ArrowLeft", p.url),
+            )
+        } else {
+            (
+                n - 1,
+                format!("{}#step=0&keys=ArrowRight,ArrowRight", p.url),
+            )
+        };
         let dom = run_browser(&browser, dir.path(), &["--dump-dom".into()], &url);
         assert!(
             dom.contains("data-ready=\"yes\""),
@@ -193,11 +204,11 @@ fn every_lesson_page_steps_in_a_browser() {
         );
         assert_eq!(
             text_of(&dom, "step-index"),
-            format!("step 3 of {n}"),
+            format!("step {} of {n}", target + 1),
             "{}",
             file.display()
         );
-        let step = &p.view.steps[2];
+        let step = &p.view.steps[target];
         assert_eq!(text_of(&dom, "cursor-time"), secs(step.t));
         assert_eq!(text_of(&dom, "step-text"), step.text);
         let rows = state_rows(&dom);

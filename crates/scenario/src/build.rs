@@ -4,8 +4,8 @@
 use crate::plan::Plan;
 use crate::schema::{DelaySpec, FaultSpec, NemesisSpec, NodeSpec, Scenario};
 use splitbrain_engine::{
-    ClockConfig, DelayDist, Fault, Limits, LinkModel, Nemesis, NemesisKind, NetRule, NodeId,
-    RngStream, Sim, SimDuration, SimTime, Spike, Trigger,
+    ClockConfig, DelayDist, Fault, KindRule, Limits, LinkModel, Nemesis, NemesisKind, NetRule,
+    NodeId, Processing, RngStream, Sim, SimDuration, SimTime, Spike, Trigger,
 };
 use splitbrain_protocols::Node;
 
@@ -63,10 +63,11 @@ pub fn fault_of(plan: &Plan, f: &FaultSpec) -> Fault {
             },
         }
     } else if let Some(b) = &f.block {
+        // A group block is one block per pair, applied by `faults_of`; here the first pair.
         Fault::Network {
             rule: NetRule::Block {
-                from: id(&b.from),
-                to: id(&b.to),
+                from: id(&b.from.names()[0]),
+                to: id(&b.to.names()[0]),
             },
         }
     } else if let Some(links) = &f.cut {
@@ -94,8 +95,23 @@ pub fn fault_of(plan: &Plan, f: &FaultSpec) -> Fault {
     }
 }
 
-/// Every engine fault one fault spec stands for (a `cut` of several links is several rules).
+/// Every engine fault one fault spec stands for (a `cut` of several links is several rules,
+/// a `block` between groups is one block per (sender, receiver) pair, senders outer).
 pub fn faults_of(plan: &Plan, f: &FaultSpec) -> Vec<Fault> {
+    if let Some(b) = &f.block {
+        let mut out = Vec::new();
+        for from in b.from.names() {
+            for to in b.to.names() {
+                out.push(Fault::Network {
+                    rule: NetRule::Block {
+                        from: plan.id(from),
+                        to: plan.id(to),
+                    },
+                });
+            }
+        }
+        return out;
+    }
     match &f.cut {
         Some(links) => links
             .iter()
@@ -197,6 +213,33 @@ pub fn build(plan: &Plan, seed: u64) -> Sim<Node> {
         if l.both_ways {
             sim.network_mut().set_link(b, a, m);
         }
+    }
+    if s.processing.iter().any(|r| r.time.0 > SimDuration::ZERO) {
+        for (i, node) in plan.nodes.iter().enumerate() {
+            let rules: Vec<_> = s
+                .processing
+                .iter()
+                .filter(|r| {
+                    r.node
+                        .as_ref()
+                        .map_or(true, |set| set.names().contains(&node.name))
+                })
+                .map(|r| (r.kind.clone(), r.time.0))
+                .collect();
+            if !rules.is_empty() {
+                sim.set_processing(NodeId(i as u32), Processing { rules });
+            }
+        }
+    }
+    for m in &net.messages {
+        sim.network_mut().add_kind_rule(KindRule {
+            kind: m.kind.clone(),
+            from: m.from.as_ref().map(|n| plan.id(n)),
+            to: m.to.as_ref().map(|n| plan.id(n)),
+            drop_ppm: m.drop.map_or(0, ppm),
+            duplicate_ppm: m.duplicate.map_or(0, ppm),
+            extra_delay: m.delay.as_ref().map(delay),
+        });
     }
     for f in &s.faults {
         for fault in faults_of(plan, f) {

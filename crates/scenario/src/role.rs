@@ -2,22 +2,100 @@
 //! its actor. Each role implements it in its own file under `roles/`; `roles/mod.rs` lists them.
 
 use crate::checker::NodeCheck;
-use crate::duration::SignedDur;
+use crate::duration::{Dur, SignedDur};
 use crate::roster::Roster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use splitbrain_protocols::lease::RenewFailure;
 use splitbrain_protocols::Node;
 
 /// A node's clocks.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClockSpec {
-    /// Monotonic clock rate error, ppm (default 0; within ±500,000).
+    /// Monotonic clock rate error, ppm (default 0; within -900,000 ..= +2,000,000, a rate of
+    /// 0.1x to 3x: +1,000,000 is a clock running at twice true speed).
     #[serde(default)]
     pub drift_ppm: i64,
     /// Wall clock reading at true time 0 (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<SignedDur>,
+}
+
+/// What a lease client (a lease worker or a lease leader) believes while its renewals fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RenewFailureSpec {
+    /// A denied renewal ends the belief at once; timed-out renewals end it at the local
+    /// deadline (`send time + ttl - safety_margin`). The correct client; the default.
+    StopAtDeadline,
+    /// Believe until a renewal is denied, whatever the deadline (a client that trusts its
+    /// session until the reconnected server says it expired).
+    UntilDenied,
+    /// Believe for `grace` more after the local deadline unless denied (ZooKeeper's
+    /// SUSPENDED-then-LOST, Consul's sessions kept up to 2 x TTL).
+    Grace,
+    /// Carry on as if every failed renewal had succeeded: the classic bug (what
+    /// `stop_on_renew_failure: false` means).
+    KeepBelieving,
+}
+
+/// The fields of a lease client's belief policy, as a role's spec holds them.
+pub struct BeliefFields {
+    /// `on_renew_failure`.
+    pub on_renew_failure: Option<RenewFailureSpec>,
+    /// `grace`.
+    pub grace: Option<Dur>,
+    /// `renew_attempts`.
+    pub renew_attempts: Option<u32>,
+    /// `stop_on_renew_failure`, the older switch kept as an alias.
+    pub stop_on_renew_failure: Option<bool>,
+}
+
+impl BeliefFields {
+    /// Checks the policy: `grace` exactly with `"grace"`, at most one of `on_renew_failure`
+    /// and its alias `stop_on_renew_failure`, `renew_attempts` at least 1.
+    pub fn validate(&self, v: &mut NodeCheck<'_, '_>) {
+        if self.on_renew_failure.is_some() && self.stop_on_renew_failure.is_some() {
+            v.err(
+                "stop_on_renew_failure",
+                "give `on_renew_failure` or its older alias `stop_on_renew_failure`, not both",
+            );
+        }
+        match (self.on_renew_failure, self.grace) {
+            (Some(RenewFailureSpec::Grace), None) => v.err(
+                "on_renew_failure",
+                "`on_renew_failure: \"grace\"` needs `grace`, how long to believe after the deadline",
+            ),
+            (Some(RenewFailureSpec::Grace), Some(_)) => v.positive("grace", self.grace),
+            (_, Some(_)) => v.err("grace", "`grace` goes with `on_renew_failure: \"grace\"`"),
+            _ => {}
+        }
+        if self.renew_attempts == Some(0) {
+            v.err(
+                "renew_attempts",
+                "renew_attempts must be at least 1 (leave it out for no limit)",
+            );
+        }
+    }
+
+    /// The protocol's policy (validated). `stop_on_renew_failure: true` is
+    /// `"stop_at_deadline"`, `false` is `"keep_believing"`.
+    pub fn policy(&self) -> RenewFailure {
+        match (self.on_renew_failure, self.stop_on_renew_failure) {
+            (Some(RenewFailureSpec::UntilDenied), _) => RenewFailure::UntilDenied,
+            (Some(RenewFailureSpec::Grace), _) => RenewFailure::Grace(
+                self.grace
+                    .map_or(splitbrain_engine::SimDuration::ZERO, |g| g.0),
+            ),
+            (Some(RenewFailureSpec::KeepBelieving), _) | (None, Some(false)) => {
+                RenewFailure::KeepBelieving
+            }
+            (Some(RenewFailureSpec::StopAtDeadline), _) | (None, Some(true) | None) => {
+                RenewFailure::StopAtDeadline
+            }
+        }
+    }
 }
 
 /// One role's node spec: the struct a node declaration of that role deserialises into.

@@ -47,6 +47,11 @@ pub struct Scenario {
     /// Faults at true times or at protocol points.
     #[serde(default)]
     pub faults: Vec<FaultSpec>,
+    /// Handling times of messages (Coulouris's Tprocess; default none: every message is
+    /// handled the instant it arrives). The first rule that matches a message's receiver and
+    /// kind gives its handling time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processing: Vec<ProcessingSpec>,
     /// A random fault generator drawn from the seed (its own stream).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nemesis: Option<NemesisSpec>,
@@ -204,6 +209,59 @@ pub struct NetworkSpec {
     /// Per-link overrides (directed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkSpec>,
+    /// Per-kind rules: delay, drop or duplicate only the messages of one kind on a link
+    /// (default none). The first rule that matches a message applies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<MessageRuleSpec>,
+}
+
+/// A handling time (Coulouris's Tprocess, T = 2 Ttrans + Tprocess): a node handles one
+/// message at a time, like a single-threaded event loop, and a matching message occupies its
+/// receiver for `time` of true time from the moment the receiver is free; the handler runs,
+/// and its replies leave, at the end. Whatever arrives meanwhile (messages, due timers) waits
+/// in arrival order. Timers take no handling time. A pause freezes a handling under way (the
+/// rest runs after the pause); a crash drops it. Example: `{"node": "n5", "kind": "ELECTION",
+/// "time": "2ms"}`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessingSpec {
+    /// Receiving node or nodes (default: every node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeSet>,
+    /// Message kind, as traces name it (default: every kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Handling time of each matching message (true time; clocks do not slow a CPU).
+    pub time: Dur,
+}
+
+/// A rule for the messages of one kind, e.g. only ANSWER from n5 to n4, 40 ms late:
+/// `{"kind": "ANSWER", "from": "n5", "to": "n4", "delay": {"fixed": "40ms"}}`. It acts after
+/// the link's own model, at send time: a message the link did not lose is dropped with
+/// probability `drop`, duplicated with probability `duplicate`, and each copy arrives `delay`
+/// later than the link's delay (FIFO links stay FIFO, so later messages on that link queue
+/// behind a delayed one).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MessageRuleSpec {
+    /// The message kind as traces name it (`ELECTION`, `ANSWER`, `COORDINATOR`, `HEARTBEAT`,
+    /// `LEASE_RENEW`, `LEASE_RENEWED`, `SET`, `REPLY`, `WRITE`, ...).
+    pub kind: String,
+    /// Sender (default: any node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Receiver (default: any node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Extra delay of each matching message, on top of the link's (default none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<DelaySpec>,
+    /// Drop probability of a matching message, 0..=1 (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop: Option<f64>,
+    /// Duplication probability of a matching message, 0..=1 (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate: Option<f64>,
 }
 
 /// An override of one directed link; unset fields follow the default model.
@@ -242,14 +300,122 @@ fn one() -> u32 {
     1
 }
 
-/// A one-way block.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+/// One side of a one-way block: a node name (`"n7"`) or a group of node names
+/// (`["n5", "n6", "n7"]`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NodeSet {
+    /// One node.
+    One(String),
+    /// A group of nodes.
+    Group(Vec<String>),
+}
+
+impl NodeSet {
+    /// The node names, in file order.
+    pub fn names(&self) -> &[String] {
+        match self {
+            NodeSet::One(n) => std::slice::from_ref(n),
+            NodeSet::Group(g) => g,
+        }
+    }
+}
+
+/// `n7`, or `{n5,n6,n7}` for a group, as fault descriptions print it.
+impl std::fmt::Display for NodeSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NodeSet::One(n) => f.write_str(n),
+            NodeSet::Group(g) => write!(f, "{{{}}}", g.join(",")),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for NodeSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = NodeSet;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a node name or a list of node names")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<NodeSet, E> {
+                Ok(NodeSet::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<NodeSet, A::Error> {
+                let mut out = Vec::new();
+                while let Some(n) = a.next_element::<String>()? {
+                    out.push(n);
+                }
+                Ok(NodeSet::Group(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A one-way block: every link from a node of `from` to a node of `to` is cut, the reverse
+/// direction stays open. Written as an object (`{"from": "n7", "to": "n1"}`, or with groups:
+/// `{"from": ["n5", "n6", "n7"], "to": ["n1", "n2"]}`) or as a pair `[from, to]`
+/// (`["n7", "n1"]`, `[["n5", "n6"], ["n1"]]`). A group block applies as one block per
+/// (sender, receiver) pair, all at the same instant.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BlockSpec {
-    /// Sender side.
-    pub from: String,
-    /// Receiver side.
-    pub to: String,
+    /// Sender side: a node or a group.
+    pub from: NodeSet,
+    /// Receiver side: a node or a group.
+    pub to: NodeSet,
+}
+
+/// The object form of [`BlockSpec`], for the schema only.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct BlockObject {
+    /// Sender side: a node or a group.
+    from: NodeSet,
+    /// Receiver side: a node or a group.
+    to: NodeSet,
+}
+
+impl JsonSchema for BlockSpec {
+    fn schema_name() -> String {
+        "BlockSpec".into()
+    }
+    fn json_schema(g: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        use schemars::schema::{
+            ArrayValidation, InstanceType, Schema, SchemaObject, SingleOrVec, SubschemaValidation,
+        };
+        let side = g.subschema_for::<NodeSet>();
+        let pair = SchemaObject {
+            instance_type: Some(SingleOrVec::Single(Box::new(InstanceType::Array))),
+            array: Some(Box::new(ArrayValidation {
+                items: Some(SingleOrVec::Vec(vec![side.clone(), side])),
+                min_items: Some(2),
+                max_items: Some(2),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        let mut o = SchemaObject {
+            subschemas: Some(Box::new(SubschemaValidation {
+                one_of: Some(vec![g.subschema_for::<BlockObject>(), pair.into()]),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        o.metadata().description = Some(
+            "A one-way block: every link from a node of `from` to a node of `to` is cut; the \
+             reverse stays open. `{\"from\": \"n7\", \"to\": \"n1\"}`, groups \
+             `{\"from\": [\"n5\", \"n6\"], \"to\": [\"n1\"]}`, or the pair `[from, to]`."
+                .into(),
+        );
+        Schema::Object(o)
+    }
 }
 
 /// One fault: when (`at` a true time, or `when` a protocol point plus `after`), and exactly one
@@ -282,7 +448,7 @@ pub struct FaultSpec {
     /// Partition into these groups (nodes in no group reach everyone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<Vec<Vec<String>>>,
-    /// Cut one direction of a link.
+    /// Cut one direction of a link, or every link from one group to another (one way).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<BlockSpec>,
     /// Cut these links both ways (pairs of node names).

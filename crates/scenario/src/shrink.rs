@@ -17,7 +17,7 @@ use crate::duration::{Dur, SignedDur};
 use crate::execute::execute;
 use crate::load::load_str;
 use crate::plan::Plan;
-use crate::schema::{BlockSpec, Expectation, FaultSpec, Scenario};
+use crate::schema::{BlockSpec, Expectation, FaultSpec, NodeSet, Scenario};
 use crate::vary::Json;
 use splitbrain_check::Verdict;
 use splitbrain_engine::{Fault, NetRule, Recorder, SimDuration, SimTime};
@@ -140,8 +140,8 @@ pub fn fault_spec_of(plan: &Plan, at: SimTime, fault: &Fault) -> FaultSpec {
             }
             NetRule::Block { from, to } => {
                 f.block = Some(BlockSpec {
-                    from: node_name(plan, *from),
-                    to: node_name(plan, *to),
+                    from: NodeSet::One(node_name(plan, *from)),
+                    to: NodeSet::One(node_name(plan, *to)),
                 })
             }
             NetRule::Cut { a, b } => f.cut = Some(vec![[node_name(plan, *a), node_name(plan, *b)]]),

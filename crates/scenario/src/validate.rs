@@ -6,9 +6,9 @@ use crate::locate::Seg;
 use crate::plan::{Plan, PlannedNode};
 use crate::roles::worker::LockKind;
 use crate::roster::Roster;
-use crate::schema::{DelaySpec, NodeSpec, Scenario};
+use crate::schema::{DelaySpec, NodeSet, NodeSpec, Scenario};
 use splitbrain_engine::SimDuration;
-use splitbrain_protocols::OBSERVATION_KINDS;
+use splitbrain_protocols::{MESSAGE_KINDS, OBSERVATION_KINDS};
 use std::collections::BTreeMap;
 
 pub use crate::checker::MAX_DURATION;
@@ -17,8 +17,10 @@ pub use crate::checker::MAX_DURATION;
 pub const MAX_NODES: usize = 1_000;
 /// Most faults listed in one scenario.
 pub const MAX_FAULTS: usize = 10_000;
-/// Largest drift accepted, ppm (either way).
-pub const MAX_DRIFT_PPM: i64 = 500_000;
+/// Slowest drift accepted, ppm: a clock at 0.1x true rate.
+pub const MIN_DRIFT_PPM: i64 = -900_000;
+/// Fastest drift accepted, ppm: a clock at 3x true rate (published analyses use 2x).
+pub const MAX_DRIFT_PPM: i64 = 2_000_000;
 
 /// Checks a delay distribution's parameters.
 fn check_delay(c: &mut Checker, path: Vec<Seg>, d: &DelaySpec) {
@@ -32,6 +34,16 @@ fn check_delay(c: &mut Checker, path: Vec<Seg>, d: &DelaySpec) {
             format!("lognormal sigma must be a finite number >= 0, found {sigma}"),
         ),
         _ => {}
+    }
+}
+
+/// Checks that `kind` names a message kind.
+fn check_message_kind(c: &mut Checker, path: Vec<Seg>, kind: &str) {
+    if !MESSAGE_KINDS.contains(&kind) {
+        let hint = did_you_mean(kind, MESSAGE_KINDS.iter().copied())
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        c.err(path, format!("unknown message kind `{kind}`{hint}"));
     }
 }
 
@@ -138,11 +150,11 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         spec.role()
             .validate(&mut NodeCheck::new(&mut c, &roster, key));
         let clock = spec.role().clock();
-        if clock.drift_ppm.abs() > MAX_DRIFT_PPM {
+        if !(MIN_DRIFT_PPM..=MAX_DRIFT_PPM).contains(&clock.drift_ppm) {
             c.err(
                 [p("clock"), vec![k("drift_ppm")]].concat(),
                 format!(
-                    "drift_ppm must be within ±{MAX_DRIFT_PPM}, found {}",
+                    "drift_ppm must be within {MIN_DRIFT_PPM}..={MAX_DRIFT_PPM} (a clock rate of 0.1x to 3x), found {}",
                     clock.drift_ppm
                 ),
             );
@@ -170,6 +182,45 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         c.probability(p("loss"), l.loss);
         if let Some(d) = &l.delay {
             check_delay(&mut c, p("delay"), d);
+        }
+    }
+
+    for (i, m) in net.messages.iter().enumerate() {
+        let p = |f: &str| vec![k("network"), k("messages"), Seg::Index(i), k(f)];
+        check_message_kind(&mut c, p("kind"), &m.kind);
+        for (field, n) in [("from", &m.from), ("to", &m.to)] {
+            if let Some(n) = n {
+                c.node_ref(&roster, p(field), n, &[]);
+            }
+        }
+        c.probability(p("drop"), m.drop);
+        c.probability(p("duplicate"), m.duplicate);
+        match &m.delay {
+            Some(d) => check_delay(&mut c, p("delay"), d),
+            None if m.drop.is_none() && m.duplicate.is_none() => c.err(
+                vec![k("network"), k("messages"), Seg::Index(i)],
+                "a message rule needs `delay`, `drop` or `duplicate`",
+            ),
+            None => {}
+        }
+    }
+
+    for (i, r) in scenario.processing.iter().enumerate() {
+        let p = |f: &str| vec![k("processing"), Seg::Index(i), k(f)];
+        if let Some(kind) = &r.kind {
+            check_message_kind(&mut c, p("kind"), kind);
+        }
+        match &r.node {
+            Some(NodeSet::One(n)) => c.node_ref(&roster, p("node"), n, &[]),
+            Some(NodeSet::Group(g)) => {
+                for (j, n) in g.iter().enumerate() {
+                    c.node_ref(&roster, [p("node"), vec![Seg::Index(j)]].concat(), n, &[]);
+                }
+            }
+            None => {}
+        }
+        if r.time.0 > MAX_DURATION {
+            c.err(p("time"), "a handling time longer than 24 h");
         }
     }
 
@@ -278,9 +329,10 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         }
         match (&f.drift, f.ppm) {
             (Some(_), None) => c.err(p("drift"), "a drift change needs `ppm`"),
-            (Some(_), Some(ppm)) if ppm.abs() > MAX_DRIFT_PPM => {
-                c.err(p("ppm"), format!("ppm must be within ±{MAX_DRIFT_PPM}"))
-            }
+            (Some(_), Some(ppm)) if !(MIN_DRIFT_PPM..=MAX_DRIFT_PPM).contains(&ppm) => c.err(
+                p("ppm"),
+                format!("ppm must be within {MIN_DRIFT_PPM}..={MAX_DRIFT_PPM} (a clock rate of 0.1x to 3x)"),
+            ),
             (None, Some(_)) => c.err(p("ppm"), "`ppm` goes with `drift`"),
             _ => {}
         }
@@ -310,17 +362,25 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             }
         }
         if let Some(b) = &f.block {
-            c.node_ref(
-                &roster,
-                [p("block"), vec![k("from")]].concat(),
-                &b.from,
-                &[],
-            );
-            c.node_ref(&roster, [p("block"), vec![k("to")]].concat(), &b.to, &[]);
-            if b.from == b.to {
+            for (side, set) in [("from", &b.from), ("to", &b.to)] {
+                let at = |j: usize| match set {
+                    NodeSet::One(_) => [p("block"), vec![k(side)]].concat(),
+                    NodeSet::Group(_) => [p("block"), vec![k(side), Seg::Index(j)]].concat(),
+                };
+                if set.names().is_empty() {
+                    c.err(
+                        [p("block"), vec![k(side)]].concat(),
+                        "a block side needs at least one node",
+                    );
+                }
+                for (j, n) in set.names().iter().enumerate() {
+                    c.node_ref(&roster, at(j), n, &[]);
+                }
+            }
+            if let Some(n) = b.from.names().iter().find(|n| b.to.names().contains(n)) {
                 c.err(
                     p("block"),
-                    format!("a node's link to itself (`{}`) cannot be blocked", b.from),
+                    format!("a node's link to itself (`{n}`) cannot be blocked"),
                 );
             }
         }

@@ -1,5 +1,7 @@
 //! Lease truth: a lease is held by `holder` from the service's `LeaseGranted` until its
-//! `LeaseFreed`, its next grant of the same lease, or the service's crash.
+//! `LeaseFreed`, its next grant of the same lease, or the service's crash. A service with
+//! durable grants re-grants the same token to the same holder when it restarts: that grant
+//! continues across the outage (it was on disk all along), so the hold is not cut at the crash.
 
 use super::{Hold, HoldSource};
 use crate::run::RunRecord;
@@ -18,6 +20,8 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
         start: Evidence,
     }
     let mut open: BTreeMap<(NodeId, String), Grant> = BTreeMap::new();
+    // Grants of a crashed service: closed at the crash unless the restart restores them.
+    let mut suspended: BTreeMap<(NodeId, String), (Grant, SimTime, Evidence)> = BTreeMap::new();
     let mut out = Vec::new();
     let close = |out: &mut Vec<Hold>,
                  service: NodeId,
@@ -54,6 +58,14 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
                     ..
                 } => {
                     let ev = obs_evidence(record, index);
+                    if let Some((g, crash_t, crash_ev)) = suspended.remove(&(node, lease.clone())) {
+                        if g.holder == *holder && g.token == *token {
+                            // Restored by a durable restart: the same hold goes on.
+                            open.insert((node, lease.clone()), g);
+                            continue;
+                        }
+                        close(&mut out, node, lease.clone(), g, crash_t, Some(crash_ev));
+                    }
                     if let Some(g) = open.remove(&(node, lease.clone())) {
                         close(&mut out, node, lease.clone(), g, t, Some(ev.clone()));
                     }
@@ -87,18 +99,14 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
                 fault: Fault::Crash { node },
             } => {
                 for (k, g) in take_node(&mut open, *node) {
-                    close(
-                        &mut out,
-                        k.0,
-                        k.1,
-                        g,
-                        t,
-                        Some(fault_evidence(record, index)),
-                    );
+                    suspended.insert(k, (g, t, fault_evidence(record, index)));
                 }
             }
             Step::Fault { .. } => {}
         }
+    }
+    for ((service, lease), (g, t, ev)) in suspended {
+        close(&mut out, service, lease, g, t, Some(ev));
     }
     let horizon = record.horizon();
     for ((service, lease), g) in open {
@@ -154,6 +162,33 @@ mod tests {
                 (Some(1), ms(1_000), ms(2_000)),
                 (Some(2), ms(3_000), ms(4_000)),
                 (Some(1), ms(4_000), ms(5_000)),
+            ]
+        );
+    }
+
+    /// A durable service's restart re-grants the same token to the same holder: the hold
+    /// goes on across the outage. Any other grant after a restart starts a new hold, and the
+    /// old one ends at the crash.
+    #[test]
+    fn a_grant_restored_by_a_restart_spans_the_outage() {
+        let r = Builder::new(&[("locks", LeaseService), ("a", Worker), ("b", Worker)])
+            .obs(ms(1_000), 0, granted(1, 1))
+            .fault(ms(2_000), crash(0))
+            .obs(ms(3_000), 0, granted(1, 1))
+            .fault(ms(4_000), crash(0))
+            .obs(ms(5_000), 0, granted(2, 2))
+            .end(ms(10_000))
+            .build();
+        let mut spans: Vec<(Option<u32>, SimTime, SimTime)> = holds(&r)
+            .iter()
+            .map(|h| (h.holder.map(|n| n.0), h.from, h.to))
+            .collect();
+        spans.sort();
+        assert_eq!(
+            spans,
+            vec![
+                (Some(1), ms(1_000), ms(4_000)),
+                (Some(2), ms(5_000), ms(10_000)),
             ]
         );
     }

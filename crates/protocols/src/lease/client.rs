@@ -12,15 +12,30 @@
 //!
 //! **Renewal.** With `renew_every: Some(p)`, the holder sends `Renew` every `p` (local) from
 //! the grant. A successful renewal moves the deadline to `renew send time + ttl - margin`.
-//! A denied renewal means the service no longer knows this grant: with
-//! `stop_on_renew_failure: true` (the default) the client emits `LockLost` at once; a timed
-//! out renewal changes nothing (the deadline timer decides).
+//! A denied renewal means the service no longer knows this grant.
 //!
-//! **The classic bug** (`stop_on_renew_failure: false`): on a denied or timed-out renewal the
-//! client carries on as if it had succeeded, extending its own belief to
-//! `renew send time + ttl - margin` (observed as `LockRenewed`, which is its belief), so it
-//! never emits `LockLost` while renewals keep failing. Without renewals (`renew_every: None`)
-//! both modes lose the lock at the deadline.
+//! **Belief policy** ([`RenewFailure`], `on_renew_failure`), what the client believes while
+//! renewals fail:
+//! - `StopAtDeadline` (the default, and the rule above): a denied renewal ends the belief at
+//!   once (`LockLost`); a timed-out one changes nothing, the deadline timer decides.
+//! - `Grace(g)`: as `StopAtDeadline`, but the belief lasts until `deadline + g` (ZooKeeper's
+//!   Curator: SUSPENDED on disconnection, LOST only when the session is known to be gone;
+//!   Consul's sessions, which the server itself keeps up to 2 x TTL). A renewal that succeeds
+//!   within the grace carries on as usual.
+//! - `UntilDenied`: the deadline ends nothing; the client believes until a reply says no
+//!   (a denied renewal), as a client does that trusts its session until the reconnected
+//!   server says it expired. Without renewals it believes until it releases.
+//! - `KeepBelieving`, **the classic bug** (the old `stop_on_renew_failure: false`): on a
+//!   denied or timed-out renewal the client carries on as if it had succeeded, extending its
+//!   own belief to `renew send time + ttl - margin` (observed as `LockRenewed`, which is its
+//!   belief), so it never emits `LockLost` while renewals keep failing. Without renewals
+//!   (`renew_every: None`) it loses the lock at the deadline like `StopAtDeadline`.
+//!
+//! **Renewal attempts** (`renew_attempts: Some(k)`, default `None`: no limit): after `k`
+//! consecutive failed renewals (denied or timed out, as counted before the policy acts) the
+//! client stops renewing but keeps believing, with no deadline, until it releases: the bug of
+//! a lock watchdog that dies quietly while the application still thinks it holds the lock
+//! (Redisson's watchdog, issue reports of a renewal task that stopped after an error).
 //!
 //! **Replies.** Replies are matched by request id; a late reply to an abandoned request is
 //! ignored, except a late `Granted`, which the client releases at once (it does not want a
@@ -54,15 +69,32 @@ pub struct LeaseClientConfig {
     pub safety_margin: SimDuration,
     /// How long to wait for a reply before giving up on a request (default 500 ms).
     pub request_timeout: SimDuration,
-    /// What a failed renewal does (default `true`: a denied renewal ends the belief at once,
-    /// a timed-out one leaves the deadline to decide; `false` is the classic bug: the client
-    /// keeps believing and extends its own deadline as if the renewal had succeeded).
-    pub stop_on_renew_failure: bool,
+    /// What the client believes while renewals fail (default
+    /// [`RenewFailure::StopAtDeadline`]; see the module doc).
+    pub on_renew_failure: RenewFailure,
+    /// Stop renewing after this many consecutive failed renewals, but keep believing
+    /// (default `None`: renew for as long as the hold lasts).
+    pub renew_attempts: Option<u32>,
+}
+
+/// What a lease client believes while its renewals fail (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RenewFailure {
+    /// Denied: lose at once; timed out: lose at the local deadline (the correct client).
+    #[default]
+    StopAtDeadline,
+    /// Believe until `deadline + grace` unless denied (ZooKeeper SUSPENDED then LOST).
+    Grace(SimDuration),
+    /// Believe until a renewal is denied, whatever the deadline.
+    UntilDenied,
+    /// Carry on as if every failed renewal had succeeded (the classic bug).
+    KeepBelieving,
 }
 
 impl LeaseClientConfig {
     /// A config for lease `lease` at `service` with every other field at its default:
-    /// ttl 10 s, no renewal, safety margin 0, request timeout 500 ms, stop on renew failure.
+    /// ttl 10 s, no renewal, safety margin 0, request timeout 500 ms, stop at the deadline
+    /// when renewals fail, no limit on renewal attempts.
     pub fn new(service: NodeId, lease: impl Into<String>) -> Self {
         LeaseClientConfig {
             service,
@@ -71,7 +103,18 @@ impl LeaseClientConfig {
             renew_every: None,
             safety_margin: SimDuration::ZERO,
             request_timeout: SimDuration::from_millis(500),
-            stop_on_renew_failure: true,
+            on_renew_failure: RenewFailure::StopAtDeadline,
+            renew_attempts: None,
+        }
+    }
+
+    /// The local instant the belief ends at if nothing is renewed, for a deadline
+    /// `valid_until` (`None`: no instant, with `UntilDenied`).
+    pub fn belief_end(&self, valid_until: LocalTime) -> Option<LocalTime> {
+        match self.on_renew_failure {
+            RenewFailure::StopAtDeadline | RenewFailure::KeepBelieving => Some(valid_until),
+            RenewFailure::Grace(g) => Some(valid_until.saturating_add(g)),
+            RenewFailure::UntilDenied => None,
         }
     }
 
@@ -120,6 +163,10 @@ enum State {
         deadline: TimerId,
         renew: Option<TimerId>,
         renewing: Option<Pending>,
+        /// Consecutive failed renewals.
+        failures: u32,
+        /// Gave up renewing after `renew_attempts` failures: believes with no deadline.
+        gave_up: bool,
     },
 }
 
@@ -276,7 +323,8 @@ impl LeaseClient {
         new_until: LocalTime,
     ) -> Option<LockEvent> {
         let now = ctx.mono_now();
-        if now >= new_until {
+        let end = self.cfg.belief_end(new_until);
+        if end.is_some_and(|end| now >= end) {
             return self.lose(ctx, "renewed too late: local deadline passed");
         }
         let State::Held {
@@ -291,7 +339,8 @@ impl LeaseClient {
         let token = *token;
         if new_until > *valid_until {
             ctx.cancel_timer(*deadline);
-            *deadline = ctx.set_timer(new_until.saturating_since(now), LeaseClientTimer::Deadline);
+            let end = end.unwrap_or(new_until);
+            *deadline = ctx.set_timer(end.saturating_since(now), LeaseClientTimer::Deadline);
             *valid_until = new_until;
         }
         let valid_until = *valid_until;
@@ -312,15 +361,39 @@ impl LeaseClient {
         sent_at: LocalTime,
         denied: bool,
     ) -> Option<LockEvent> {
-        if self.cfg.stop_on_renew_failure {
-            if denied {
-                return self.lose(ctx, "renewal denied");
+        if let (
+            State::Held {
+                failures,
+                gave_up,
+                renew,
+                ..
+            },
+            Some(k),
+        ) = (&mut self.state, self.cfg.renew_attempts)
+        {
+            *failures += 1;
+            if *failures >= k {
+                // The watchdog gives up quietly: no more renewals, and the belief stays.
+                *gave_up = true;
+                if let Some(r) = renew.take() {
+                    ctx.cancel_timer(r);
+                }
+                return None;
             }
-            return None; // the deadline timer decides
         }
-        // The classic bug: carry on as if the renewal had gone through.
-        let until = self.cfg.deadline_for(sent_at);
-        self.extend_to(ctx, until)
+        match self.cfg.on_renew_failure {
+            RenewFailure::StopAtDeadline | RenewFailure::Grace(_) | RenewFailure::UntilDenied => {
+                if denied {
+                    return self.lose(ctx, "renewal denied");
+                }
+                None // the deadline timer (and the grace) decides
+            }
+            RenewFailure::KeepBelieving => {
+                // The classic bug: carry on as if the renewal had gone through.
+                let until = self.cfg.deadline_for(sent_at);
+                self.extend_to(ctx, until)
+            }
+        }
     }
 
     /// Handles a reply from the lease service; `None` if nothing changed for the caller.
@@ -348,10 +421,9 @@ impl LeaseClient {
                             self.send(ctx, LeaseMsg::Release { req, lease, token });
                             return self.fail(ctx, "granted after the local deadline".to_string());
                         }
-                        let deadline = ctx.set_timer(
-                            valid_until.saturating_since(now),
-                            LeaseClientTimer::Deadline,
-                        );
+                        let end = self.cfg.belief_end(valid_until).unwrap_or(valid_until);
+                        let deadline =
+                            ctx.set_timer(end.saturating_since(now), LeaseClientTimer::Deadline);
                         let renew = self
                             .cfg
                             .renew_every
@@ -362,6 +434,8 @@ impl LeaseClient {
                             deadline,
                             renew,
                             renewing: None,
+                            failures: 0,
+                            gave_up: false,
                         };
                         ctx.observe(Obs::LockAcquired {
                             lock: self.cfg.lease.clone(),
@@ -406,6 +480,9 @@ impl LeaseClient {
                 } if p.req == *req => {
                     ctx.cancel_timer(p.timeout);
                     self.clear_renewing();
+                    if let State::Held { failures, .. } = &mut self.state {
+                        *failures = 0;
+                    }
                     let until = self.cfg.deadline_for(p.sent_at);
                     self.extend_to(ctx, until)
                 }
@@ -479,8 +556,20 @@ impl LeaseClient {
                 None
             }
             LeaseClientTimer::Deadline => match self.state {
-                State::Held { valid_until, .. } if ctx.mono_now() >= valid_until => {
-                    self.lose(ctx, "local deadline passed without renewal")
+                State::Held {
+                    valid_until,
+                    gave_up: false,
+                    ..
+                } if self
+                    .cfg
+                    .belief_end(valid_until)
+                    .is_some_and(|end| ctx.mono_now() >= end) =>
+                {
+                    let reason = match self.cfg.on_renew_failure {
+                        RenewFailure::Grace(_) => "grace after the local deadline passed",
+                        _ => "local deadline passed without renewal",
+                    };
+                    self.lose(ctx, reason)
                 }
                 _ => None,
             },

@@ -9,7 +9,7 @@
 //!
 //! With `write_to: Some(storage)`, while it believes it is leader it writes to that storage
 //! every `write_every` (local) with its token: a leader that keeps acting after its renewals
-//! failed (`stop_on_renew_failure: false`) then shows up in the storage's log, violating
+//! failed (`on_renew_failure: KeepBelieving`) then shows up in the storage's log, violating
 //! `no_two_accepted_writers` unless the storage fences. Storage acks are not acted on.
 //!
 //! After a crash it starts from scratch (nothing is durable): a fresh acquisition.
@@ -34,11 +34,14 @@ pub struct LeaseLeaderConfig {
     pub write_to: Option<NodeId>,
     /// Period of those writes, the first one `write_every` after the claim (default 1 s).
     pub write_every: SimDuration,
+    /// Wait this long (local) after start before the first acquisition (default 0: at once).
+    pub start_after: SimDuration,
 }
 
 impl LeaseLeaderConfig {
     /// Defaults: lease `"leader"` at `service`, ttl 10 s, renew every 3 s, margin 0, request
-    /// timeout 500 ms, stop on renew failure; retry every 1 s; no writes (period 1 s).
+    /// timeout 500 ms, stop at the deadline when renewals fail; retry every 1 s; no writes
+    /// (period 1 s); start at once.
     pub fn new(service: NodeId) -> Self {
         let mut client = LeaseClientConfig::new(service, "leader");
         client.renew_every = Some(SimDuration::from_secs(3));
@@ -47,6 +50,7 @@ impl LeaseLeaderConfig {
             retry_every: SimDuration::from_secs(1),
             write_to: None,
             write_every: SimDuration::from_secs(1),
+            start_after: SimDuration::ZERO,
         }
     }
 }
@@ -139,9 +143,13 @@ impl LeaseLeader {
 }
 
 impl<C: LeaderCtx> Role<C> for LeaseLeader {
-    /// Runs at true time 0: starts acquiring.
+    /// Runs at true time 0: starts acquiring, at once or after `start_after`.
     fn on_start(&mut self, ctx: &mut C) {
-        self.client.acquire(ctx);
+        if self.cfg.start_after == SimDuration::ZERO {
+            self.client.acquire(ctx);
+        } else {
+            self.retry = Some(ctx.set_timer(self.cfg.start_after, LeaderTimer::Retry));
+        }
     }
 
     /// Handles a message (lease replies go to the client; storage acks are ignored).

@@ -6,8 +6,8 @@ mod client;
 mod leader;
 mod service;
 
-pub use client::{LeaseClient, LeaseClientConfig, LeaseClientCtx, LeaseClientTimer};
+pub use client::{LeaseClient, LeaseClientConfig, LeaseClientCtx, LeaseClientTimer, RenewFailure};
 pub use leader::{LeaderCtx, LeaderTimer, LeaseLeader, LeaseLeaderConfig};
 pub use service::{
-    Grant, LeaseMsg, LeaseService, ServiceConfig, ServiceCtx, ServiceDurable, ServiceTimer,
+    Grant, Grants, LeaseMsg, LeaseService, ServiceConfig, ServiceCtx, ServiceDurable, ServiceTimer,
 };

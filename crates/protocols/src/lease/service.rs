@@ -28,9 +28,23 @@
 //! when the grant expires (the truth the checkers use). A request handled at that same instant
 //! before the timer sees the grant expired and frees it first (same observation, same time).
 //!
-//! **Restart.** Only the token counter is durable; grants are volatile. A restarted service has
-//! forgotten every grant and may grant a lease that an old holder still believes it holds:
-//! fencing (the durable counter) still orders the two holders' writes.
+//! **Restart.** The token counter is always durable. With [`Grants::Forgetful`] (the default)
+//! grants are volatile: a restarted service has forgotten every grant and may grant a lease
+//! that an old holder still believes it holds; fencing (the durable counter) still orders the
+//! two holders' writes. With [`Grants::Durable`] (ZooKeeper sessions and etcd leases, which
+//! live in the replicated log) every grant survives: holder, token and TTL are written before
+//! the reply leaves. **Remaining time across the outage:** a restored grant gets a full TTL
+//! from the restart instant, as etcd's lessor does when a new leader promotes itself
+//! (`Promote` refreshes every lease by its TTL) and as ZooKeeper's new leader does with session
+//! timeouts. The grant thus never ends earlier, by the service's clock, than before the
+//! crash: a holder that renewed just before the outage keeps its safety margin, and a holder
+//! that vanished during the outage is detected one TTL after the restart. The restored grant
+//! is observed as `LeaseGranted` again with the same token.
+//!
+//! **Lock delay** (Consul sessions, `lock-delay`, default 15 s in Consul, 0 here): when a grant
+//! is invalidated by expiry (its holder stopped renewing) the service refuses to grant that
+//! lease to anyone for `lock_delay` of its own clock, so a holder that is merely slow has time
+//! to notice before a new holder acts. A release by the holder starts no delay, as in Consul.
 
 use crate::context::{Ctx, Role, Wraps};
 use crate::observation::Obs;
@@ -160,11 +174,24 @@ pub enum ServiceTimer {
     },
 }
 
-/// What survives a crash of the lease service: the token counter only.
+/// What survives a crash of the lease service: the token counter, and with
+/// [`Grants::Durable`] every live grant as `lease -> (holder, token, ttl)`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ServiceDurable {
     /// The token the next grant will carry.
     pub next_token: u64,
+    /// Live grants (empty with [`Grants::Forgetful`]).
+    pub grants: BTreeMap<String, (NodeId, u64, SimDuration)>,
+}
+
+/// What a restart does to grants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Grants {
+    /// Grants are volatile: a restarted service has forgotten them (the default).
+    #[default]
+    Forgetful,
+    /// Grants are durable: a restarted service restores each with a full TTL from the restart.
+    Durable,
 }
 
 /// The context the lease service runs in: any composition whose messages, timers and durable
@@ -184,12 +211,21 @@ impl<C> ServiceCtx for C where
 pub struct ServiceConfig {
     /// Token of the very first grant (default 1). Set it to 33 to tell Kleppmann's 33/34 story.
     pub first_token: u64,
+    /// Whether grants survive a restart (default [`Grants::Forgetful`]).
+    pub grants: Grants,
+    /// After a grant expires, nobody gets that lease for this long, local ns of the service
+    /// clock (Consul's lock-delay; default 0).
+    pub lock_delay: SimDuration,
 }
 
 impl Default for ServiceConfig {
-    /// `first_token: 1`.
+    /// `first_token: 1`, forgetful grants, no lock delay.
     fn default() -> Self {
-        ServiceConfig { first_token: 1 }
+        ServiceConfig {
+            first_token: 1,
+            grants: Grants::Forgetful,
+            lock_delay: SimDuration::ZERO,
+        }
     }
 }
 
@@ -202,6 +238,8 @@ pub struct Grant {
     pub token: u64,
     /// Expiry instant, local monotonic ns of the service (exclusive: expired at this reading).
     pub expires_at: LocalTime,
+    /// The TTL of the last grant or renewal, ns.
+    pub ttl: SimDuration,
     timer: TimerId,
 }
 
@@ -211,6 +249,8 @@ pub struct LeaseService {
     cfg: ServiceConfig,
     next_token: u64,
     grants: BTreeMap<String, Grant>,
+    /// Per lease, the service-clock instant until which the lock delay refuses every acquire.
+    delayed_until: BTreeMap<String, LocalTime>,
 }
 
 impl LeaseService {
@@ -220,6 +260,7 @@ impl LeaseService {
             next_token: cfg.first_token,
             cfg,
             grants: BTreeMap::new(),
+            delayed_until: BTreeMap::new(),
         }
     }
 
@@ -235,9 +276,25 @@ impl LeaseService {
     }
 
     fn persist(&self, ctx: &mut impl ServiceCtx) {
+        let grants = match self.cfg.grants {
+            Grants::Forgetful => BTreeMap::new(),
+            Grants::Durable => self
+                .grants
+                .iter()
+                .map(|(l, g)| (l.clone(), (g.holder, g.token, g.ttl)))
+                .collect(),
+        };
         ctx.persist(ServiceDurable {
             next_token: self.next_token,
+            grants,
         });
+    }
+
+    /// Writes the grants after a change, if they are durable.
+    fn persist_grants(&self, ctx: &mut impl ServiceCtx) {
+        if self.cfg.grants == Grants::Durable {
+            self.persist(ctx);
+        }
     }
 
     /// Frees `lease` if its grant has expired by the service's clock.
@@ -251,12 +308,21 @@ impl LeaseService {
         }
         let g = self.grants.remove(lease).expect("checked above");
         ctx.cancel_timer(g.timer);
+        if self.cfg.lock_delay > SimDuration::ZERO {
+            // Consul: an invalidated session's locks are held back for lock-delay, counted
+            // from the moment the service notices (its expiry instant).
+            self.delayed_until.insert(
+                lease.to_string(),
+                g.expires_at.saturating_add(self.cfg.lock_delay),
+            );
+        }
         ctx.observe(Obs::LeaseFreed {
             lease: lease.to_string(),
             holder: g.holder,
             token: g.token,
             expired: true,
         });
+        self.persist_grants(ctx);
     }
 
     /// Sets (or resets) the grant's deadline and expiry timer to now + ttl.
@@ -286,6 +352,21 @@ impl LeaseService {
         ttl: SimDuration,
     ) {
         self.expire_if_due(ctx, &lease);
+        if let Some(&until) = self.delayed_until.get(&lease) {
+            if ctx.mono_now() < until {
+                ctx.send(
+                    from,
+                    LeaseMsg::Denied {
+                        req,
+                        lease,
+                        held_token: None,
+                        reason: "lock delay".to_string(),
+                    },
+                );
+                return;
+            }
+            self.delayed_until.remove(&lease);
+        }
         if let Some(g) = self.grants.get(&lease) {
             if g.holder != from {
                 let held_token = Some(g.token);
@@ -338,9 +419,11 @@ impl LeaseService {
                     holder: from,
                     token,
                     expires_at,
+                    ttl,
                     timer,
                 },
             );
+            self.persist_grants(ctx);
             ctx.observe(Obs::LeaseGranted {
                 lease: lease.clone(),
                 holder: from,
@@ -378,12 +461,17 @@ impl LeaseService {
                 token: g.token,
                 expired: true,
             });
+            self.persist_grants(ctx);
             return;
         }
         let (expires_at, timer) = Self::arm(ctx, lease, token, ttl);
         let g = self.grants.get_mut(lease).expect("live");
         g.expires_at = expires_at;
         g.timer = timer;
+        if g.ttl != ttl {
+            g.ttl = ttl;
+            self.persist_grants(ctx);
+        }
         ctx.observe(Obs::LeaseRenewed {
             lease: lease.to_string(),
             holder,
@@ -446,6 +534,7 @@ impl LeaseService {
                 token,
                 expired: false,
             });
+            self.persist_grants(ctx);
         }
         ctx.send(
             from,
@@ -493,14 +582,37 @@ impl<C: ServiceCtx> Role<C> for LeaseService {
         }
     }
 
-    /// Rebuilds from durable state after a crash: the counter survives, grants do not.
+    /// Rebuilds from durable state after a crash: the counter survives; grants survive with
+    /// [`Grants::Durable`], each with a full TTL from now (see the module doc), and are
+    /// observed as granted again; the lock delays are volatile.
     fn on_restart(&mut self, ctx: &mut C, durable: &C::Durable) {
         self.grants.clear();
-        self.next_token = durable
-            .part()
-            .map_or(self.cfg.first_token, |d: &ServiceDurable| {
-                d.next_token.max(self.cfg.first_token)
-            });
+        self.delayed_until.clear();
+        let d: Option<&ServiceDurable> = durable.part();
+        self.next_token = d.map_or(self.cfg.first_token, |d| {
+            d.next_token.max(self.cfg.first_token)
+        });
+        if self.cfg.grants == Grants::Durable {
+            for (lease, &(holder, token, ttl)) in d.map(|d| &d.grants).into_iter().flatten() {
+                let (expires_at, timer) = Self::arm(ctx, lease, token, ttl);
+                self.grants.insert(
+                    lease.clone(),
+                    Grant {
+                        holder,
+                        token,
+                        expires_at,
+                        ttl,
+                        timer,
+                    },
+                );
+                ctx.observe(Obs::LeaseGranted {
+                    lease: lease.clone(),
+                    holder,
+                    token,
+                    ttl_ns: ttl.as_nanos(),
+                });
+            }
+        }
         self.persist(ctx);
     }
 }

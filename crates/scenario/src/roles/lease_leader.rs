@@ -4,7 +4,7 @@
 
 use crate::checker::NodeCheck;
 use crate::duration::{or, Dur};
-use crate::role::{ClockSpec, Role};
+use crate::role::{BeliefFields, ClockSpec, RenewFailureSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -38,9 +38,26 @@ pub struct LeaseLeaderSpec {
     /// Retry period while not leader (default 1 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_every: Option<Dur>,
-    /// Relinquish when renewal fails (default true; false is the classic bug).
+    /// Older alias of `on_renew_failure`: true is "stop_at_deadline", false is
+    /// "keep_believing", the classic bug (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_on_renew_failure: Option<bool>,
+    /// What the leader believes while renewals fail (default "stop_at_deadline").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_renew_failure: Option<RenewFailureSpec>,
+    /// With `on_renew_failure: "grace"`, how long to believe after the local deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace: Option<Dur>,
+    /// Stop renewing after this many consecutive failed renewals, yet keep believing with no
+    /// deadline (a watchdog that dies quietly; default: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renew_attempts: Option<u32>,
+    /// Wait this long before the first acquisition (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_after: Option<Dur>,
+    /// How long to wait for the lease service's reply to a request (default 500 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_timeout: Option<Dur>,
     /// Storage node the leader writes to while it believes it leads (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_to: Option<String>,
@@ -72,9 +89,11 @@ impl Role for LeaseLeaderSpec {
             ("renew_every", self.renew_every),
             ("retry_every", self.retry_every),
             ("write_every", self.write_every),
+            ("request_timeout", self.request_timeout),
         ] {
             v.positive(f, d);
         }
+        self.belief().validate(v);
     }
 
     fn node(&self, roster: &Roster) -> Node {
@@ -87,10 +106,25 @@ impl Role for LeaseLeaderSpec {
             cfg.client.renew_every = Some(r.0);
         }
         cfg.client.safety_margin = or(self.safety_margin, cfg.client.safety_margin);
-        cfg.client.stop_on_renew_failure = self.stop_on_renew_failure.unwrap_or(true);
+        cfg.client.on_renew_failure = self.belief().policy();
+        cfg.client.renew_attempts = self.renew_attempts;
+        cfg.client.request_timeout = or(self.request_timeout, cfg.client.request_timeout);
+        cfg.start_after = or(self.start_after, cfg.start_after);
         cfg.retry_every = or(self.retry_every, cfg.retry_every);
         cfg.write_to = self.write_to.as_ref().map(|w| roster.id(w));
         cfg.write_every = or(self.write_every, cfg.write_every);
         Node::LeaseLeader(LeaseLeader::new(cfg))
+    }
+}
+
+impl LeaseLeaderSpec {
+    /// The lease client's belief policy fields.
+    fn belief(&self) -> BeliefFields {
+        BeliefFields {
+            on_renew_failure: self.on_renew_failure,
+            grace: self.grace,
+            renew_attempts: self.renew_attempts,
+            stop_on_renew_failure: self.stop_on_renew_failure,
+        }
     }
 }

@@ -2,11 +2,13 @@
 //! actor).
 
 use crate::checker::NodeCheck;
+use crate::duration::Dur;
 use crate::role::{ClockSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use splitbrain_protocols::lease::{LeaseService, ServiceConfig};
+use splitbrain_engine::SimDuration;
+use splitbrain_protocols::lease::{Grants, LeaseService, ServiceConfig};
 use splitbrain_protocols::Node;
 
 /// Largest first fencing token: 2^53, far below overflow whatever a bounded run grants.
@@ -22,6 +24,27 @@ pub struct LeaseServiceSpec {
     /// First fencing token issued (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_token: Option<u64>,
+    /// What a restart does to grants (default `"forgetful"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grants: Option<GrantsSpec>,
+    /// After a grant expires (its holder stopped renewing), nobody gets that lease for this
+    /// long by the service's clock: Consul's session lock-delay (default 0: none). A release
+    /// starts no delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_delay: Option<Dur>,
+}
+
+/// What a restart of the lease service does to its grants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantsSpec {
+    /// Grants are volatile: a restarted service has forgotten them and may grant a lease an
+    /// old holder still believes it holds (the default).
+    Forgetful,
+    /// Grants are durable, as ZooKeeper sessions and etcd leases: a restarted service keeps
+    /// each grant (holder, token, TTL) and gives it a full TTL from the restart, as etcd's
+    /// lessor does on leader promotion, so no grant ends earlier than before the outage.
+    Durable,
 }
 
 impl Role for LeaseServiceSpec {
@@ -30,6 +53,7 @@ impl Role for LeaseServiceSpec {
     }
 
     fn validate(&self, v: &mut NodeCheck<'_, '_>) {
+        v.positive("lock_delay", self.lock_delay);
         if self.first_token.is_some_and(|t| t > MAX_FIRST_TOKEN) {
             v.err(
                 "first_token",
@@ -41,6 +65,11 @@ impl Role for LeaseServiceSpec {
     fn node(&self, _roster: &Roster) -> Node {
         Node::LeaseService(LeaseService::new(ServiceConfig {
             first_token: self.first_token.unwrap_or(1),
+            grants: match self.grants {
+                Some(GrantsSpec::Durable) => Grants::Durable,
+                Some(GrantsSpec::Forgetful) | None => Grants::Forgetful,
+            },
+            lock_delay: self.lock_delay.map_or(SimDuration::ZERO, |d| d.0),
         }))
     }
 }

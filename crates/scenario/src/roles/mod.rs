@@ -8,7 +8,9 @@
 //! and regenerate `splitbrain.schema.json` (`splitbrain schema > splitbrain.schema.json`).
 
 pub mod bully;
+pub mod lease_candidate;
 pub mod lease_leader;
+pub mod lease_record;
 pub mod lease_service;
 pub mod redis;
 pub mod storage;
@@ -79,4 +81,8 @@ roles! {
     "storage" => Storage(storage::StorageSpec),
     /// A worker: acquire, work, check validity, write, release.
     "worker" => Worker(worker::WorkerSpec),
+    /// A Kubernetes-style lease record: read and compare-and-swap on its version only.
+    "lease_record" => LeaseRecord(lease_record::LeaseRecordSpec),
+    /// A client-go-style leader-election candidate over a lease record.
+    "lease_candidate" => LeaseCandidate(lease_candidate::LeaseCandidateSpec),
 }

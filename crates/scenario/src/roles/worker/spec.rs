@@ -3,7 +3,7 @@
 
 pub use super::redis::{OnRefreshFailureSpec, RefreshSpec};
 use crate::duration::Dur;
-use crate::role::ClockSpec;
+use crate::role::{BeliefFields, ClockSpec, RenewFailureSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -110,9 +110,20 @@ pub struct WorkerSpec {
     /// lease: stop believing this long before the local deadline (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub safety_margin: Option<Dur>,
-    /// lease: relinquish when a renewal fails (default true).
+    /// lease: older alias of `on_renew_failure`: true is "stop_at_deadline", false is
+    /// "keep_believing" (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_on_renew_failure: Option<bool>,
+    /// lease: what the client believes while renewals fail (default "stop_at_deadline").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_renew_failure: Option<RenewFailureSpec>,
+    /// lease: with `on_renew_failure: "grace"`, how long to believe after the local deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace: Option<Dur>,
+    /// lease: stop renewing after this many consecutive failed renewals, yet keep believing
+    /// with no deadline until release (a watchdog that dies quietly; default: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renew_attempts: Option<u32>,
     /// redis: the instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<String>,
@@ -136,7 +147,8 @@ pub struct WorkerSpec {
     /// redlock: the instances (node names).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instances: Option<Vec<String>>,
-    /// redlock: per-instance reply timeout (default 50 ms).
+    /// redlock: per-instance reply timeout (default 50 ms); redis and lease: reply timeout
+    /// (default 500 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout: Option<Dur>,
     /// redlock: attempts before giving up a round (default 3).
@@ -167,4 +179,16 @@ pub struct WorkerSpec {
     /// redlock: OK replies needed (default: a majority of `instances`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quorum: Option<u32>,
+}
+
+impl WorkerSpec {
+    /// The lease client's belief policy fields.
+    pub fn belief(&self) -> BeliefFields {
+        BeliefFields {
+            on_renew_failure: self.on_renew_failure,
+            grace: self.grace,
+            renew_attempts: self.renew_attempts,
+            stop_on_renew_failure: self.stop_on_renew_failure,
+        }
+    }
 }

@@ -1,0 +1,117 @@
+//! The `lease_candidate` role: a client-go-style leader-election candidate over a
+//! `lease_record` (file spec, validation, actor). Defaults as client-go's usual values:
+//! `lease_duration` 15 s, `renew_deadline` 10 s, `retry_period` 2 s, `request_timeout` 1 s,
+//! `judge_by` "record".
+
+use crate::checker::NodeCheck;
+use crate::duration::{or, Dur};
+use crate::role::{ClockSpec, Role};
+use crate::roster::Roster;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use splitbrain_protocols::lease_record::{CandidateConfig, JudgeBy, LeaseCandidate};
+use splitbrain_protocols::Node;
+
+/// Which lease duration a candidate judges a held record's expiry with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JudgeBySpec {
+    /// The `lease_duration` the holder stored in the record (current client-go; default).
+    Record,
+    /// The candidate's own `lease_duration` (older client-go: wrong when configurations
+    /// differ).
+    Own,
+}
+
+/// Lease candidate parameters (client-go's `LeaderElectionConfig`). Every duration is
+/// measured by the candidate's own monotonic clock.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeaseCandidateSpec {
+    /// Expand into `count` nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Clocks.
+    #[serde(default)]
+    pub clock: ClockSpec,
+    /// The `lease_record` node.
+    pub record: String,
+    /// How long a non-leader waits after it last saw the record change before taking it, and
+    /// what it stores as holder (default 15 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_duration: Option<Dur>,
+    /// How long the leader keeps failing to renew before it steps down (default 10 s; below
+    /// `lease_duration`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renew_deadline: Option<Dur>,
+    /// Wait between attempts (default 2 s; non-leaders add client-go's jitter, up to 1.2x
+    /// more; `renew_deadline` must exceed 1.2 x `retry_period`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_period: Option<Dur>,
+    /// Wait for the record's reply before counting an attempt failed (default 1 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_timeout: Option<Dur>,
+    /// Which lease duration judges a held record's expiry (default "record").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_by: Option<JudgeBySpec>,
+}
+
+impl LeaseCandidateSpec {
+    fn config(&self, record: splitbrain_engine::NodeId) -> CandidateConfig {
+        let mut c = CandidateConfig::new(record);
+        c.lease_duration = or(self.lease_duration, c.lease_duration);
+        c.renew_deadline = or(self.renew_deadline, c.renew_deadline);
+        c.retry_period = or(self.retry_period, c.retry_period);
+        c.request_timeout = or(self.request_timeout, c.request_timeout);
+        c.judge_by = match self.judge_by {
+            Some(JudgeBySpec::Own) => JudgeBy::Own,
+            Some(JudgeBySpec::Record) | None => JudgeBy::Record,
+        };
+        c
+    }
+}
+
+impl Role for LeaseCandidateSpec {
+    fn clock(&self) -> &ClockSpec {
+        &self.clock
+    }
+
+    fn count(&self) -> Option<u32> {
+        self.count
+    }
+
+    fn set_count(&mut self, count: u32) {
+        self.count = Some(count);
+    }
+
+    /// client-go's `NewLeaderElector` checks: `lease_duration > renew_deadline >
+    /// 1.2 x retry_period`, all positive.
+    fn validate(&self, v: &mut NodeCheck<'_, '_>) {
+        v.node_ref("record", &self.record, &["lease_record"]);
+        for (f, d) in [
+            ("lease_duration", self.lease_duration),
+            ("renew_deadline", self.renew_deadline),
+            ("retry_period", self.retry_period),
+            ("request_timeout", self.request_timeout),
+        ] {
+            v.positive(f, d);
+        }
+        let c = self.config(splitbrain_engine::NodeId(0));
+        if c.lease_duration <= c.renew_deadline {
+            v.err(
+                "renew_deadline",
+                "renew_deadline must be shorter than lease_duration (as client-go requires)",
+            );
+        }
+        if c.renew_deadline.as_nanos() * 5 <= c.retry_period.as_nanos() * 6 {
+            v.err(
+                "retry_period",
+                "renew_deadline must exceed 1.2 x retry_period (as client-go requires)",
+            );
+        }
+    }
+
+    fn node(&self, roster: &Roster) -> Node {
+        Node::LeaseCandidate(LeaseCandidate::new(self.config(roster.id(&self.record))))
+    }
+}
