@@ -38,15 +38,24 @@ fn literal_storms_and_textbook_stays_within_the_bound_on_seeds_0_to_1000() {
     // ELECTIONs, and 9 + 8 COORDINATORs (n10 tells 9 lower nodes, n9 tells 8).
     for (seed, &(election, coordinator, _, claims)) in textbook.iter().enumerate() {
         assert!(election <= 90, "seed {seed}: {election} ELECTIONs");
-        assert!(coordinator <= 9 + 8, "seed {seed}: {coordinator} COORDINATORs");
+        assert!(
+            coordinator <= 9 + 8,
+            "seed {seed}: {coordinator} COORDINATORs"
+        );
         assert_eq!(claims, 2, "seed {seed}");
     }
     // The storm: on every seed more ELECTIONs than the bound, more than five times its
     // COORDINATORs, and at least ten claims (the sitting leader re-claiming on late ELECTIONs).
     for (seed, &(election, coordinator, started, claims)) in literal.iter().enumerate() {
         assert!(election > 90, "seed {seed}: {election} ELECTIONs");
-        assert!(coordinator > 5 * 17, "seed {seed}: {coordinator} COORDINATORs");
-        assert!(claims >= 10 && started > 20, "seed {seed}: {claims} claims, {started} elections");
+        assert!(
+            coordinator > 5 * 17,
+            "seed {seed}: {coordinator} COORDINATORs"
+        );
+        assert!(
+            claims >= 10 && started > 20,
+            "seed {seed}: {claims} claims, {started} elections"
+        );
     }
     // Seed 1, the file's, as its description tells it.
     assert_eq!(literal[1], (263, 639, 148, 71));
