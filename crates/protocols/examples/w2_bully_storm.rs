@@ -22,7 +22,7 @@ use splitbrain_engine::{
     ClockConfig, DelayDist, Fault, LinkModel, Network, NodeId, Sim, SimDuration, SimTime,
 };
 use splitbrain_engine::{Recorder, TraceEvent};
-use splitbrain_protocols::bully::{BullyConfig, BullyNode, BullyTimer};
+use splitbrain_protocols::bully::{BullyConfig, BullyNode, BullyTimer, BullyVariant};
 use splitbrain_protocols::Timer;
 use splitbrain_protocols::{Node, Obs};
 use std::collections::BTreeMap;
@@ -85,7 +85,7 @@ fn main() {
         fifo: false,
         ..LinkModel::default()
     });
-    let peers: Vec<NodeId> = (0..N).map(NodeId).collect();
+    let peers: std::sync::Arc<[NodeId]> = (0..N).map(NodeId).collect();
     for i in 0..N {
         let config = BullyConfig {
             peers: peers.clone(),
@@ -95,6 +95,8 @@ fn main() {
             failure_timeout: SimDuration::from_millis(300),
             start_election_on_start: false,
             initial_leader: Some(NodeId(N - 1)),
+            // W2's rules are the literal reading (WORKLOADS.md §3.5).
+            variant: BullyVariant::Literal,
         };
         sim.add_node(
             &format!("n{i}"),

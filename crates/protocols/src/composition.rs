@@ -315,8 +315,8 @@ mod tests {
     #[test]
     fn wrappers_serialize_as_the_trace_has_them() {
         assert_eq!(
-            to_value(Msg::from(BullyMsg::Election)).unwrap(),
-            json!({"bully": "election"})
+            to_value(Msg::from(BullyMsg::Election { term: 2 })).unwrap(),
+            json!({"bully": {"election": {"term": 2}}})
         );
         assert_eq!(
             to_value(Timer::from(BullyTimer::HeartbeatTick { term: 1 })).unwrap(),

@@ -10,7 +10,7 @@
 use splitbrain_engine::{
     DelayDist, Fault, KindCounts, LinkModel, NetRule, Network, NodeId, SimDuration, SimTime,
 };
-use splitbrain_protocols::bully::{BullyConfig, BullyNode, BullyPhase};
+use splitbrain_protocols::bully::{BullyConfig, BullyNode, BullyPhase, BullyVariant};
 use splitbrain_protocols::{Node, Obs};
 
 type Sim = splitbrain_engine::Sim<Node>;
@@ -36,7 +36,7 @@ fn build(config: impl Fn(u32) -> BullyConfig) -> Sim {
         delay: DelayDist::Fixed(ms(1)),
         ..LinkModel::default()
     });
-    let peers: Vec<NodeId> = (1..=5).map(n).collect();
+    let peers: std::sync::Arc<[NodeId]> = (1..=5).map(n).collect();
     for k in 1..=5 {
         let cfg = BullyConfig {
             peers: peers.clone(),
@@ -142,11 +142,9 @@ fn node4_detects_first_best_case() {
     assert_eq!(sdd(&sim, "ELECTION"), (1, 0, 1));
     assert_eq!(sdd(&sim, "ANSWER"), (0, 0, 0));
     // After 50 ms without an ANSWER, 4 claims term 2 (its term was raised to 5's term 1 by
-    // the heartbeats) and sends COORDINATOR to all 4 other peers: the textbook's best case
-    // of N-2 = 3 messages is what is *delivered*; the copy to the (unknown to 4) dead 5 is
-    // sent and dropped. The textbook sends COORDINATOR to lower ids only; we also send it to
-    // higher peers so that a live higher node hears the claim and bullies it.
-    assert_eq!(sdd(&sim, "COORDINATOR"), (4, 3, 1));
+    // the heartbeats) and sends COORDINATOR to its 3 lower peers: the textbook's best case
+    // of N-2 = 3 messages (Coulouris §15.3: "to all processes with lower identifiers").
+    assert_eq!(sdd(&sim, "COORDINATOR"), (3, 3, 0));
     assert_eq!(claims(&sim), vec![(0, 5, 1), (1_351_000, 4, 2)]);
     assert_eq!(step_downs(&sim), vec![]);
     assert_eq!(live_leaders(&sim), vec![4]);
@@ -176,9 +174,9 @@ fn node1_detects_first_worst_case() {
     // Every delivered ELECTION is answered: 2,3,4 -> 1 at 1.302; 3,4 -> 2 and 4 -> 3 at 1.303
     // (those receivers are already electing, so they answer without a new election).
     assert_eq!(sdd(&sim, "ANSWER"), (6, 6, 0));
-    // 4 hears no ANSWER and claims at 1.302 + 50 ms; one COORDINATOR round to the 4 other
-    // peers, 3 delivered (1, 2, 3 were waiting for it) and 1 dropped (5).
-    assert_eq!(sdd(&sim, "COORDINATOR"), (4, 3, 1));
+    // 4 hears no ANSWER and claims at 1.302 + 50 ms; one COORDINATOR to each lower peer
+    // (1, 2, 3 were waiting for it).
+    assert_eq!(sdd(&sim, "COORDINATOR"), (3, 3, 0));
     assert_eq!(claims(&sim), vec![(0, 5, 1), (1_352_000, 4, 2)]);
     assert_eq!(live_leaders(&sim), vec![4]);
     assert_eq!(beliefs(&sim), vec![4, 4, 4, 4]);
@@ -209,7 +207,8 @@ fn partition_gives_two_leaders_heal_gives_one() {
     assert_eq!(elections(&sim), vec![(1_301_000, 1), (1_301_000, 2)]);
     assert_eq!(sdd(&sim, "ELECTION"), (4 + 3, 1, 6));
     assert_eq!(sdd(&sim, "ANSWER"), (1, 1, 0));
-    assert_eq!(sdd(&sim, "COORDINATOR"), (4, 1, 3));
+    // 2 tells its one lower peer.
+    assert_eq!(sdd(&sim, "COORDINATOR"), (1, 1, 0));
     assert_eq!(claims(&sim), vec![(0, 5, 1), (1_351_000, 2, 2)]);
     assert_eq!(live_leaders(&sim), vec![2, 5]);
     assert_eq!(beliefs(&sim), vec![2, 2, 5, 5, 5]);
@@ -254,7 +253,8 @@ fn restarted_higher_node_bullies_its_way_back_with_a_higher_term() {
     assert_eq!(step_downs(&sim), vec![(3_001_500, 4, 2)]);
     assert_eq!(elections(&sim).len(), 5);
     assert_eq!(sdd(&sim, "ELECTION"), (10, 6, 4));
-    assert_eq!(sdd(&sim, "COORDINATOR"), (8, 7, 1));
+    // 4's claim to 1, 2, 3, then 5's to 1, 2, 3, 4.
+    assert_eq!(sdd(&sim, "COORDINATOR"), (3 + 4, 7, 0));
     assert_eq!(live_leaders(&sim), vec![5]);
     assert_eq!(beliefs(&sim), vec![5, 5, 5, 5, 5]);
     assert_eq!(bully(&sim, 5).term(), 2);
@@ -281,12 +281,34 @@ fn restarted_node_term_exceeds_every_term_it_claimed_before() {
 }
 
 #[test]
-fn election_at_start_classic_rule() {
-    // Everyone elects at t = 0 (the default). 5 has no higher peer and claims term 1 at once.
-    // At 1 ms the ELECTIONs of 1..4 reach it while it is an idle leader: by the classic rule it
-    // answers each and elects again, winning at once each time (terms 2..5), and its
-    // COORDINATORs end the others' elections.
+fn election_at_start_textbook() {
+    // Everyone elects at t = 0 (the default). 5 has no higher peer and claims term 1 at once,
+    // telling 1..4. At 1 ms the ELECTIONs of 1..4 reach it while it is the sitting leader: it
+    // answers each and starts no election (their term, 0, is below its claim: its COORDINATOR
+    // is already on the way). The ELECTIONs 2, 3 and 4 receive at 1 ms are answered; the
+    // receivers are still electing (5's COORDINATOR arrives at the same instant, after them),
+    // so no one elects twice.
     let mut sim = build(|_| BullyConfig::default());
+    sim.run_until(SimTime(1_000_000_000)).unwrap();
+    assert_eq!(sdd(&sim, "ELECTION"), (4 + 3 + 2 + 1, 10, 0));
+    assert_eq!(sdd(&sim, "ANSWER"), (10, 10, 0));
+    assert_eq!(sdd(&sim, "COORDINATOR"), (4, 4, 0));
+    assert_eq!(elections(&sim).len(), 5);
+    assert_eq!(claims(&sim), vec![(0, 5, 1)]);
+    assert_eq!(step_downs(&sim), vec![]);
+    assert_eq!(live_leaders(&sim), vec![5]);
+    assert_eq!(beliefs(&sim), vec![5, 5, 5, 5, 5]);
+}
+
+#[test]
+fn election_at_start_literal_rule() {
+    // The literal reading: at 1 ms the ELECTIONs of 1..4 reach 5 while it is an idle leader:
+    // it answers each and elects again, winning at once each time (terms 2..5), and each time
+    // it tells all 4 others.
+    let mut sim = build(|_| BullyConfig {
+        variant: BullyVariant::Literal,
+        ..BullyConfig::default()
+    });
     sim.run_until(SimTime(1_000_000_000)).unwrap();
     assert_eq!(sdd(&sim, "ELECTION"), (4 + 3 + 2 + 1, 10, 0));
     assert_eq!(sdd(&sim, "ANSWER"), (10, 10, 0));
@@ -332,7 +354,8 @@ fn answer_without_coordinator_restarts_the_election() {
     // second, all to dead nodes.
     assert_eq!(sdd(&sim, "ELECTION"), (14, 3, 11));
     assert_eq!(sdd(&sim, "ANSWER"), (3, 3, 0));
-    assert_eq!(sdd(&sim, "COORDINATOR"), (4, 0, 4));
+    // 1 has no lower peer to tell.
+    assert_eq!(sdd(&sim, "COORDINATOR"), (0, 0, 0));
     assert_eq!(claims(&sim), vec![(0, 5, 1), (1_653_000, 1, 2)]);
     assert_eq!(live_leaders(&sim), vec![1]);
 }

@@ -3,11 +3,14 @@
 
 use splitbrain_engine::NodeId;
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 /// Every node by name, with its id (file order after expansion) and its role's name.
 #[derive(Clone, Debug, Default)]
 pub struct Roster {
     nodes: BTreeMap<String, (NodeId, &'static str)>,
+    /// [`Roster::shared_ids_of`]'s lists, built on first use (after the roster is complete).
+    by_role: OnceLock<BTreeMap<&'static str, Arc<[NodeId]>>>,
 }
 
 impl Roster {
@@ -15,6 +18,7 @@ impl Roster {
     pub(crate) fn add(&mut self, name: String, role: &'static str) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.insert(name, (id, role));
+        self.by_role = OnceLock::new();
         id
     }
 
@@ -48,5 +52,25 @@ impl Roster {
             .collect();
         ids.sort();
         ids
+    }
+
+    /// The ids of the nodes of role `role`, in id order, as one list shared by every caller:
+    /// a role whose every node lists its peers (bully) costs one list per run, not one per
+    /// node (10,000 bully nodes would otherwise hold 10^8 ids).
+    pub fn shared_ids_of(&self, role: &str) -> Arc<[NodeId]> {
+        let by_role = self.by_role.get_or_init(|| {
+            let mut lists: BTreeMap<&'static str, Vec<NodeId>> = BTreeMap::new();
+            for &(id, r) in self.nodes.values() {
+                lists.entry(r).or_default().push(id);
+            }
+            lists
+                .into_iter()
+                .map(|(r, mut ids)| {
+                    ids.sort();
+                    (r, ids.into())
+                })
+                .collect()
+        });
+        by_role.get(role).cloned().unwrap_or_else(|| Arc::from([]))
     }
 }

@@ -5,27 +5,29 @@
 //! Systems: Concepts and Design", 5th ed., §15.3 (Elections), the bully algorithm.
 //!
 //! Node ids order the bully: among the configured [`BullyConfig::peers`] (the bully nodes of a
-//! simulation, not storage or lock servers), the higher id wins. The rules, as implemented:
+//! simulation, not storage or lock servers), the higher id wins. Two readings of the published
+//! rules are implemented ([`BullyVariant`]); the rules they share:
 //!
 //! - **Election** ([`BullyNode`] starts one when its failure detector fires, when it restarts,
-//!   when it is bullied by an ELECTION while idle, or when a lower node claims leadership):
-//!   send ELECTION to every higher peer (ascending) and wait [`BullyConfig::answer_timeout`].
-//!   A node with no higher peer wins at once.
-//! - **ELECTION from a lower node**: reply ANSWER, then start an election unless one is in
-//!   progress (the classic rule: even a sitting leader answers and bullies again).
+//!   or when it is bullied by an ELECTION): send ELECTION to every higher peer (ascending) and
+//!   wait [`BullyConfig::answer_timeout`]. A node with no higher peer wins at once. A node
+//!   already in an election does not start another (Coulouris: "unless it has begun one
+//!   already").
+//! - **ELECTION from a lower node**: reply ANSWER.
 //! - **No ANSWER in time**: become leader. The term goes up by one, the node observes
-//!   [`Obs::LeaderClaim`], sends COORDINATOR{term} to every other peer (higher ones too, so a
-//!   live higher node hears the claim and bullies it) and starts heartbeating every
-//!   [`BullyConfig::heartbeat_every`].
+//!   [`Obs::LeaderClaim`], sends COORDINATOR{term} (see the variants for to whom) and starts
+//!   heartbeating every [`BullyConfig::heartbeat_every`].
 //! - **ANSWER**: a higher node is alive and electing; wait
-//!   [`BullyConfig::coordinator_timeout`] for its COORDINATOR, else restart the election.
+//!   [`BullyConfig::coordinator_timeout`] for its COORDINATOR, else restart the election
+//!   (Coulouris: "waits a further period T' for a coordinator message").
 //! - **COORDINATOR from a higher node**: accept it ([`Obs::LeaderKnown`]); a leader steps down
 //!   first ([`Obs::LeaderStepDown`]); any election in progress is abandoned.
 //!   **COORDINATOR from a lower node**: bully it (start an election) unless already electing.
 //! - **HEARTBEAT** from the followed leader resets the failure detector. A HEARTBEAT from a
 //!   node higher than both this node and the leader it follows is accepted like a COORDINATOR
 //!   (an extension: it lets the two sides of a healed partition converge without a new
-//!   election). Any other HEARTBEAT is ignored.
+//!   election, and a node that missed a COORDINATOR learn the leader). Any other HEARTBEAT is
+//!   ignored.
 //! - **Failure detector**: an idle follower that has heard nothing from its leader for
 //!   [`BullyConfig::failure_timeout`] starts an election. It is a lazy watchdog (one pending
 //!   timer per node, re-armed to the current deadline when it fires), as in
@@ -34,6 +36,40 @@
 //!   rebuilt; only the term survives ([`BullyDurable`]), so a restarted node's next claim has a
 //!   higher term than any it made before. Then it starts an election (a recovering node
 //!   bullies its way back if it is the highest).
+//!
+//! **The textbook reading** ([`BullyVariant::Textbook`], the default). Garcia-Molina's
+//! coordinator keeps its role while it is up: an inquiry from a lower node is answered, it does
+//! not reorganise the group (his `AreYouThere` is answered; only a node that finds no live
+//! higher node takes over). Coulouris sends COORDINATOR "to all processes with lower
+//! identifiers". And an election message is a statement about the coordinator the sender knew
+//! when it started; Garcia-Molina's nodes act on a `NewCoordinator` only when it belongs to the
+//! election they are in (`S.h = j`), i.e. they discard messages of an election that is over.
+//! Here that becomes:
+//!
+//! - ELECTION carries the claim term of the leader the sender followed when it started
+//!   electing (0: none). An idle follower that receives ELECTION starts its own election only
+//!   if it has no leader or the ELECTION's term is at least its leader's claim term (the
+//!   sender suspects the leader it follows). An ELECTION with a lower term was sent before the
+//!   sender heard the current claim: it is stale, ANSWER alone replies to it (the leader got
+//!   the same ELECTION and answers for itself).
+//! - A sitting leader that receives ELECTION replies ANSWER and starts no new election: it is
+//!   the highest live node it knows of, so a new election could only re-elect it. If the
+//!   ELECTION's term is at least the leader's claim term (the sender heard the claim and still
+//!   suspects it), the leader re-sends its COORDINATOR to that sender only; otherwise its
+//!   broadcast is already on the way and the heartbeats follow.
+//! - The winner sends COORDINATOR to every lower peer only.
+//!
+//! One failure then costs at most the published bound: every node elects at most once per
+//! claim it suspects, so at most N(N-1)/2 ELECTION messages (and as many ANSWERs), and one
+//! COORDINATOR to each lower peer (at most N-1) per new leader.
+//!
+//! **The literal reading** ([`BullyVariant::Literal`], the W2 workload of
+//! `shared/bench/WORKLOADS.md` §3.5): any node not already electing answers and starts an
+//! election on every ELECTION from a lower node, the sitting leader included ("the node
+//! answers and bullies again"); ELECTION's term is ignored; the winner sends COORDINATOR to
+//! every other peer, higher ones too. A sitting leader that receives a late ELECTION re-claims
+//! with a new term and broadcasts again, and followers that receive stale ELECTIONs elect
+//! again: each wave of elections feeds the next (an election storm, many times the bound).
 //!
 //! **Terms.** A term is a per-node claim counter: every claim increments it. A node also raises
 //! it to the highest term it has accepted from a leader (COORDINATOR or HEARTBEAT), so its next
@@ -48,6 +84,23 @@ use crate::context::{Ctx, Role, Wraps};
 use crate::observation::Obs;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration};
+use std::sync::Arc;
+
+/// Which reading of the published rules a node follows (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BullyVariant {
+    /// Garcia-Molina (1982) and Coulouris et al. §15.3 as published: a sitting leader answers
+    /// an ELECTION without re-electing itself, stale ELECTIONs start no election, the winner
+    /// tells the lower peers. One failure costs at most N(N-1)/2 ELECTIONs and N-1
+    /// COORDINATORs.
+    #[default]
+    Textbook,
+    /// The storm-prone literal reading (`shared/bench/WORKLOADS.md` §3.5, workload W2): every
+    /// ELECTION from a lower node makes an idle receiver elect, the sitting leader included,
+    /// and the winner broadcasts COORDINATOR to every other peer.
+    Literal,
+}
 
 /// The parameters of one bully node. Durations are lengths of the node's own **monotonic**
 /// clock (local ns; they drift with the node's clock).
@@ -55,8 +108,9 @@ use splitbrain_engine::{LocalTime, NodeId, SimDuration};
 pub struct BullyConfig {
     /// The participants of the election, in any order (sorted and deduplicated by
     /// [`BullyNode::new`]); must contain the node itself. "Higher" means a higher id among
-    /// these. Default: empty (set it).
-    pub peers: Vec<NodeId>,
+    /// these. Shared between the nodes of a run (one list, not one per node). Default: empty
+    /// (set it).
+    pub peers: Arc<[NodeId]>,
     /// How long an electing node waits for an ANSWER before it declares itself leader.
     /// Default 50 ms (local monotonic).
     pub answer_timeout: SimDuration,
@@ -75,20 +129,23 @@ pub struct BullyConfig {
     /// that node claims term 1 and heartbeats without an election. `None`: no leader, the
     /// failure detectors start the first election after `failure_timeout`. Default `None`.
     pub initial_leader: Option<NodeId>,
+    /// The reading of the published rules. Default [`BullyVariant::Textbook`].
+    pub variant: BullyVariant,
 }
 
 impl Default for BullyConfig {
     /// No peers; 50 ms answer timeout, 300 ms coordinator timeout, 100 ms heartbeats, 300 ms
-    /// failure timeout; elect at start; no initial leader.
+    /// failure timeout; elect at start; no initial leader; the textbook reading.
     fn default() -> Self {
         BullyConfig {
-            peers: Vec::new(),
+            peers: Arc::from([]),
             answer_timeout: SimDuration::from_millis(50),
             coordinator_timeout: SimDuration::from_millis(300),
             heartbeat_every: SimDuration::from_millis(100),
             failure_timeout: SimDuration::from_millis(300),
             start_election_on_start: true,
             initial_leader: None,
+            variant: BullyVariant::Textbook,
         }
     }
 }
@@ -98,10 +155,15 @@ impl Default for BullyConfig {
 #[serde(rename_all = "snake_case")]
 pub enum BullyMsg {
     /// "I am electing: is any higher node alive?" Sent to every higher peer.
-    Election,
+    Election {
+        /// The claim term of the leader the sender followed when it started this election
+        /// (0: it followed none). The textbook reading uses it to tell a stale ELECTION.
+        term: u64,
+    },
     /// "I am alive and higher; I take over the election." Reply to an ELECTION.
     Answer,
-    /// "I am the leader in `term`." Sent by the winner to every other peer.
+    /// "I am the leader in `term`." Sent by the winner to every lower peer (textbook) or to
+    /// every other peer (literal).
     Coordinator {
         /// The term of the claim.
         term: u64,
@@ -119,7 +181,7 @@ impl BullyMsg {
     /// or `"HEARTBEAT"`.
     pub fn kind(&self) -> &'static str {
         match self {
-            BullyMsg::Election => "ELECTION",
+            BullyMsg::Election { .. } => "ELECTION",
             BullyMsg::Answer => "ANSWER",
             BullyMsg::Coordinator { .. } => "COORDINATOR",
             BullyMsg::Heartbeat { .. } => "HEARTBEAT",
@@ -193,6 +255,9 @@ pub struct BullyNode {
     first_higher: usize,
     term: u64,
     leader: Option<NodeId>,
+    /// The claim term of the leader this node follows or last followed (0: none since the
+    /// start or restart); kept while electing, sent in ELECTION.
+    leader_term: u64,
     phase: BullyPhase,
     /// Elections started by this incarnation; stamps the election timers.
     election: u64,
@@ -201,16 +266,22 @@ pub struct BullyNode {
 }
 
 impl BullyNode {
-    /// A node with `config`; its peers are sorted and deduplicated.
+    /// A node with `config`; its peers are sorted and deduplicated (a list already sorted
+    /// and free of duplicates is shared as it is).
     pub fn new(mut config: BullyConfig) -> Self {
-        config.peers.sort_unstable();
-        config.peers.dedup();
+        if !config.peers.windows(2).all(|w| w[0] < w[1]) {
+            let mut peers = config.peers.to_vec();
+            peers.sort_unstable();
+            peers.dedup();
+            config.peers = peers.into();
+        }
         BullyNode {
             config,
             me: None,
             first_higher: 0,
             term: 0,
             leader: None,
+            leader_term: 0,
             phase: BullyPhase::Idle,
             election: 0,
             suspect_at: LocalTime(0),
@@ -281,11 +352,16 @@ impl BullyNode {
 
     fn send_to_others(&self, ctx: &mut impl BullyCtx, msg: BullyMsg) {
         let me = self.id();
-        for &peer in &self.config.peers {
+        for &peer in self.config.peers.iter() {
             if peer != me {
                 ctx.send(peer, msg.clone());
             }
         }
+    }
+
+    /// The peers lower than this node, ascending.
+    fn lower(&self) -> &[NodeId] {
+        &self.config.peers[..self.first_higher - 1]
     }
 
     fn start_election(&mut self, ctx: &mut impl BullyCtx) {
@@ -299,8 +375,9 @@ impl BullyNode {
             self.become_leader(ctx, true);
             return;
         }
+        let term = self.leader_term;
         for &peer in higher {
-            ctx.send(peer, BullyMsg::Election);
+            ctx.send(peer, BullyMsg::Election { term });
         }
         ctx.set_timer(
             self.config.answer_timeout,
@@ -310,17 +387,25 @@ impl BullyNode {
         );
     }
 
-    /// Claims leadership with a new term; `announce`: send COORDINATOR to every other peer
-    /// (not done for the agreed initial leader).
+    /// Claims leadership with a new term; `announce`: send COORDINATOR to every lower peer
+    /// (textbook) or every other peer (literal); not done for the agreed initial leader.
     fn become_leader(&mut self, ctx: &mut impl BullyCtx, announce: bool) {
         self.phase = BullyPhase::Idle;
         self.leader = self.me;
         self.term += 1;
+        self.leader_term = self.term;
         self.persist(ctx);
         let term = self.term;
         ctx.observe(Obs::LeaderClaim { term });
         if announce {
-            self.send_to_others(ctx, BullyMsg::Coordinator { term });
+            match self.config.variant {
+                BullyVariant::Textbook => {
+                    for &peer in self.lower() {
+                        ctx.send(peer, BullyMsg::Coordinator { term });
+                    }
+                }
+                BullyVariant::Literal => self.send_to_others(ctx, BullyMsg::Coordinator { term }),
+            }
         }
         ctx.set_timer(
             self.config.heartbeat_every,
@@ -332,6 +417,7 @@ impl BullyNode {
     fn accept_leader(&mut self, ctx: &mut impl BullyCtx, leader: NodeId, term: u64) {
         self.step_down_if_leader(ctx);
         self.leader = Some(leader);
+        self.leader_term = term;
         self.phase = BullyPhase::Idle;
         self.raise_term(ctx, term);
         self.suspect_at = ctx.mono_now().saturating_add(self.config.failure_timeout);
@@ -351,7 +437,9 @@ impl<C: BullyCtx> Role<C> for BullyNode {
             if Some(leader) == self.me {
                 self.become_leader(ctx, false);
             } else {
+                // The agreed leader claims term 1 (its first claim).
                 self.leader = Some(leader);
+                self.leader_term = 1;
                 ctx.observe(Obs::LeaderKnown { leader });
             }
         }
@@ -362,11 +450,24 @@ impl<C: BullyCtx> Role<C> for BullyNode {
         let Some(msg) = msg.into_part() else { return };
         let me = self.id();
         match msg {
-            BullyMsg::Election => {
+            BullyMsg::Election { term } => {
                 if from < me {
                     ctx.send(from, BullyMsg::Answer);
-                    if self.phase == BullyPhase::Idle {
-                        self.start_election(ctx);
+                    if self.phase != BullyPhase::Idle {
+                        return;
+                    }
+                    match self.config.variant {
+                        BullyVariant::Literal => self.start_election(ctx),
+                        BullyVariant::Textbook if self.is_leader() => {
+                            if term >= self.term {
+                                ctx.send(from, BullyMsg::Coordinator { term: self.term });
+                            }
+                        }
+                        BullyVariant::Textbook => {
+                            if self.leader.is_none() || term >= self.leader_term {
+                                self.start_election(ctx);
+                            }
+                        }
                     }
                 }
             }
@@ -391,6 +492,7 @@ impl<C: BullyCtx> Role<C> for BullyNode {
             }
             BullyMsg::Heartbeat { term } => {
                 if self.leader == Some(from) {
+                    self.leader_term = self.leader_term.max(term);
                     self.raise_term(ctx, term);
                     self.suspect_at = ctx.mono_now().saturating_add(self.config.failure_timeout);
                 } else if from > me && self.leader.map_or(true, |l| from > l) {

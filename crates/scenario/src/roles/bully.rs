@@ -6,7 +6,7 @@ use crate::role::{ClockSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use splitbrain_protocols::bully::{BullyConfig, BullyNode};
+use splitbrain_protocols::bully::{BullyConfig, BullyNode, BullyVariant};
 use splitbrain_protocols::Node;
 
 /// Bully node parameters (local monotonic durations).
@@ -35,6 +35,25 @@ pub struct BullySpec {
     /// starts as the agreed leader.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_election: Option<bool>,
+    /// Which reading of the published rules (default `textbook`). `textbook`: Garcia-Molina
+    /// (1982) and Coulouris et al. §15.3 as published: a sitting leader answers an ELECTION
+    /// without re-electing itself, an ELECTION sent before the current leader's claim starts
+    /// no election, the winner tells the lower nodes; one failure costs at most N(N-1)/2
+    /// ELECTIONs and N-1 COORDINATORs. `literal`: every ELECTION from a lower node makes an
+    /// idle receiver elect, the sitting leader included, and the winner tells every node: late
+    /// ELECTIONs re-elect the leader and restart followers (an election storm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<BullyVariantSpec>,
+}
+
+/// The reading of the bully rules a node follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BullyVariantSpec {
+    /// As published (the default): bounded messages per failure.
+    Textbook,
+    /// The storm-prone literal reading.
+    Literal,
 }
 
 impl Role for BullySpec {
@@ -64,7 +83,7 @@ impl Role for BullySpec {
     /// A bully's peers are every bully node of the scenario, itself included.
     fn node(&self, roster: &Roster) -> Node {
         let d = BullyConfig::default();
-        let peers = roster.ids_of("bully");
+        let peers = roster.shared_ids_of("bully");
         let start_election = self.start_election.unwrap_or(true);
         Node::Bully(BullyNode::new(BullyConfig {
             initial_leader: if start_election {
@@ -78,6 +97,10 @@ impl Role for BullySpec {
             heartbeat_every: or(self.heartbeat_every, d.heartbeat_every),
             failure_timeout: or(self.failure_timeout, d.failure_timeout),
             start_election_on_start: start_election,
+            variant: match self.variant {
+                None | Some(BullyVariantSpec::Textbook) => BullyVariant::Textbook,
+                Some(BullyVariantSpec::Literal) => BullyVariant::Literal,
+            },
         }))
     }
 }
