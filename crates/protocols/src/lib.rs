@@ -16,6 +16,7 @@ pub mod lock;
 pub mod msg;
 pub mod node;
 pub mod observation;
+pub mod raft;
 pub mod redis;
 pub mod redis_instance;
 pub mod redis_lock;
