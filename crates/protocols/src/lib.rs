@@ -22,6 +22,7 @@ pub mod context;
 pub mod lease;
 pub mod lock_event;
 pub mod observation;
+pub mod raft;
 pub mod redis;
 pub mod redis_lock;
 pub mod redlock;
