@@ -19,24 +19,28 @@
 //! **Architecture Invariant**: checkers are pure functions of the record; no I/O, no clocks,
 //! no hash-ordered collections.
 
+mod clocks;
 pub mod invariants;
 pub mod metrics;
 pub mod run;
+mod sent;
 pub mod spec;
 mod timeline;
+mod truth;
 pub mod verdict;
 
 #[cfg(test)]
 mod testkit;
 
+pub use clocks::{key_expired, WallClocks};
 pub use invariants::leader::{eventual_leader, single_leader};
-pub use invariants::locks::{exclusive_holders, holder_writes_only};
+pub use invariants::locks::{exclusive_holders, holder_writes_only, validity_within_truth};
 pub use invariants::progress::lock_progress;
 pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_accepted_writers};
 pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use run::{Role, RunRecord};
 pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
-pub use timeline::{key_expired, Hold, HoldSource, KeyHold, Truth, WallClocks};
+pub use truth::{Hold, HoldSource, KeyHold, Truth};
 pub use verdict::{CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation};
 
 /// Judges one invariant.
@@ -50,6 +54,7 @@ pub fn check_one(record: &RunRecord, invariant: &Invariant) -> Verdict {
         Invariant::FencingMonotonic => fencing_monotonic(record),
         Invariant::LockProgress { window } => lock_progress(record, *window),
         Invariant::ExactlyOnceEffects => exactly_once_effects(record),
+        Invariant::ValidityWithinTruth => validity_within_truth(record),
     }
 }
 

@@ -244,6 +244,7 @@ mod tests {
             1,
             Obs::WriteAccepted {
                 writer: id(2),
+                req: 0,
                 token: Some(1),
                 job: None,
                 applied: true,

@@ -2,7 +2,7 @@
 //!
 //! Names are part of the scenario format (DESIGN.md, "Invariants"): `single_leader`,
 //! `eventual_leader`, `exclusive_holders`, `holder_writes_only`, `no_two_accepted_writers`,
-//! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`. Parameterised invariants
+//! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`, `validity_within_truth`. Parameterised invariants
 //! deserialize from a bare name (defaults) or from `{"eventual_leader": {"settle": NS}}`.
 
 use serde::de::{self, MapAccess, Visitor};
@@ -50,11 +50,13 @@ pub enum Invariant {
     },
     /// No job id has more than one applied write.
     ExactlyOnceEffects,
+    /// A holder's believed end of validity is never later than the true end of its hold.
+    ValidityWithinTruth,
 }
 
 impl Invariant {
     /// Every name, in the canonical (report) order.
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "single_leader",
         "eventual_leader",
         "exclusive_holders",
@@ -63,6 +65,7 @@ impl Invariant {
         "fencing_monotonic",
         "lock_progress",
         "exactly_once_effects",
+        "validity_within_truth",
     ];
 
     /// The snake_case name used in scenario files and reports.
@@ -81,6 +84,7 @@ impl Invariant {
             Invariant::FencingMonotonic => 5,
             Invariant::LockProgress { .. } => 6,
             Invariant::ExactlyOnceEffects => 7,
+            Invariant::ValidityWithinTruth => 8,
         }
     }
 
@@ -99,11 +103,12 @@ impl Invariant {
                 window: DEFAULT_WINDOW,
             },
             "exactly_once_effects" => Invariant::ExactlyOnceEffects,
+            "validity_within_truth" => Invariant::ValidityWithinTruth,
             _ => return None,
         })
     }
 
-    /// All eight invariants with default parameters, in canonical order.
+    /// Every invariant with default parameters, in canonical order.
     pub fn all() -> Vec<Invariant> {
         Self::NAMES
             .iter()
@@ -130,6 +135,7 @@ enum TaggedInvariant {
         window: SimDuration,
     },
     ExactlyOnceEffects {},
+    ValidityWithinTruth {},
 }
 
 impl From<TaggedInvariant> for Invariant {
@@ -143,6 +149,7 @@ impl From<TaggedInvariant> for Invariant {
             TaggedInvariant::FencingMonotonic {} => Invariant::FencingMonotonic,
             TaggedInvariant::LockProgress { window } => Invariant::LockProgress { window },
             TaggedInvariant::ExactlyOnceEffects {} => Invariant::ExactlyOnceEffects,
+            TaggedInvariant::ValidityWithinTruth {} => Invariant::ValidityWithinTruth,
         }
     }
 }
@@ -178,7 +185,7 @@ pub struct CheckSpec {
 }
 
 impl Default for CheckSpec {
-    /// All eight invariants with default parameters (`settle` 5 s, `window` 10 s).
+    /// Every invariant with default parameters (`settle` 5 s, `window` 10 s).
     fn default() -> Self {
         CheckSpec {
             invariants: Invariant::all(),
@@ -274,6 +281,6 @@ mod tests {
                 Invariant::ExactlyOnceEffects,
             ]
         );
-        assert_eq!(CheckSpec::default().invariants.len(), 8);
+        assert_eq!(CheckSpec::default().invariants.len(), 9);
     }
 }

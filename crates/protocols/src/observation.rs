@@ -33,6 +33,12 @@ pub enum Obs {
     LockRequested {
         /// Lock (lease or key) name.
         lock: String,
+        /// The lock servers this client asks (its lease service, its Redis instance, or its
+        /// Redlock instances), as configured. A lock is named by its key within this set: the
+        /// checkers judge its truth over these servers only. Empty in traces written before
+        /// the field existed.
+        #[serde(default)]
+        servers: Vec<NodeId>,
     },
     /// "I hold `lock` until local monotonic `valid_until_local`."
     LockAcquired {
@@ -84,6 +90,11 @@ pub enum Obs {
     },
     /// A worker sent a write to storage.
     WriteSent {
+        /// The writer's request id (unique per writer), echoed by the storage's
+        /// `WriteAccepted`, so a write is judged by the hold it was sent under. 0 in traces
+        /// written before the field existed.
+        #[serde(default)]
+        req: u64,
         /// Fencing token carried, if any.
         token: Option<u64>,
         /// Job id, for idempotent work.
@@ -144,7 +155,8 @@ pub enum Obs {
         /// `RedisKeySet`.
         deadline_wall: Option<WallTime>,
     },
-    /// Redis instance: `key` was deleted (DEL, release script, PEXPIRE <= 0).
+    /// Redis instance: `key` was deleted (DEL, release script, PEXPIRE <= 0, or lazy expiry:
+    /// an expired key found on access).
     RedisKeyDeleted {
         /// Key.
         key: String,
@@ -159,6 +171,10 @@ pub enum Obs {
     WriteAccepted {
         /// The client whose write it was.
         writer: NodeId,
+        /// The writer's request id of the write (its `WriteSent`'s `req`); 0 in traces
+        /// written before the field existed.
+        #[serde(default)]
+        req: u64,
         /// Its fencing token, if it carried one.
         token: Option<u64>,
         /// Job id (idempotent work).

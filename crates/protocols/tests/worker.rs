@@ -103,10 +103,10 @@ fn idempotent_jobs_are_applied_once() {
             Obs::WriteAccepted { .. } | Obs::WriteRejected { .. }
         )),
         [
-            r#"2.004 s storage {"obs":"write_accepted","writer":2,"token":1,"job":1,"applied":true}"#,
-            r#"5.008 s storage {"obs":"write_accepted","writer":3,"token":2,"job":1,"applied":false}"#,
-            r#"8.013 s storage {"obs":"write_accepted","writer":3,"token":3,"job":2,"applied":true}"#,
-            r#"10.019 s storage {"obs":"write_accepted","writer":2,"token":4,"job":2,"applied":false}"#,
+            r#"2.004 s storage {"obs":"write_accepted","writer":2,"req":1,"token":1,"job":1,"applied":true}"#,
+            r#"5.008 s storage {"obs":"write_accepted","writer":3,"req":1,"token":2,"job":1,"applied":false}"#,
+            r#"8.013 s storage {"obs":"write_accepted","writer":3,"req":2,"token":3,"job":2,"applied":true}"#,
+            r#"10.019 s storage {"obs":"write_accepted","writer":2,"req":2,"token":4,"job":2,"applied":false}"#,
         ]
     );
     let Node::Storage(st) = s.sim.actor(s.storage) else {
@@ -138,6 +138,7 @@ fn plain_workers_alternate_with_increasing_tokens() {
                 token,
                 job: None,
                 applied,
+                ..
             } => Some((token, writer, applied)),
             Obs::WriteRejected { .. } => panic!("no write is stale without faults"),
             _ => None,
@@ -177,7 +178,7 @@ fn a_failed_validity_check_gives_up_the_round() {
     assert_eq!(
         render(&s.sim, |_| true),
         [
-            r#"0.000 s worker-1 {"obs":"lock_requested","lock":"job-lock"}"#,
+            r#"0.000 s worker-1 {"obs":"lock_requested","lock":"job-lock","servers":[0]}"#,
             r#"0.001 s locks {"obs":"lease_granted","lease":"job-lock","holder":2,"token":1,"ttl_ns":10000000000}"#,
             r#"0.002 s worker-1 {"obs":"lock_acquired","lock":"job-lock","token":1,"value":"1","valid_until_local":10000000000}"#,
             r#"10.001 s locks {"obs":"lease_freed","lease":"job-lock","holder":2,"token":1,"expired":true}"#,
@@ -217,8 +218,8 @@ fn a_crashed_worker_starts_over() {
             r#"3.001 s locks {"obs":"lease_freed","lease":"job-lock","holder":2,"token":1,"expired":false}"#,
             r#"3.001 s locks {"obs":"lease_granted","lease":"job-lock","holder":2,"token":2,"ttl_ns":10000000000}"#,
             r#"3.002 s worker-1 {"obs":"lock_acquired","lock":"job-lock","token":2,"value":"2","valid_until_local":13000000000}"#,
-            r#"5.003 s worker-1 {"obs":"write_sent","token":2,"job":1}"#,
-            r#"5.004 s storage {"obs":"write_accepted","writer":2,"token":2,"job":1,"applied":true}"#,
+            r#"5.003 s worker-1 {"obs":"write_sent","req":1,"token":2,"job":1}"#,
+            r#"5.004 s storage {"obs":"write_accepted","writer":2,"req":1,"token":2,"job":1,"applied":true}"#,
             r#"5.006 s locks {"obs":"lease_freed","lease":"job-lock","holder":2,"token":2,"expired":false}"#,
         ]
     );

@@ -109,7 +109,7 @@ fn denied_retries() -> Vec<String> {
     for k in 0..9u64 {
         let t = SimTime((1_000 + k * 1_002) * MS);
         v.push(format!(
-            r#"{t} client-2 {{"obs":"lock_requested","lock":"resource"}}"#
+            r#"{t} client-2 {{"obs":"lock_requested","lock":"resource","servers":[0]}}"#
         ));
         let t = SimTime((1_002 + k * 1_002) * MS);
         v.push(format!(
@@ -123,7 +123,7 @@ fn denied_retries() -> Vec<String> {
 fn gc_pause_fenced_storage_rejects_33_after_34_event_for_event() {
     let s = run(story(true, false));
     let mut want = vec![
-        r#"0.000 s client-1 {"obs":"lock_requested","lock":"resource"}"#.to_string(),
+        r#"0.000 s client-1 {"obs":"lock_requested","lock":"resource","servers":[0]}"#.to_string(),
         r#"0.001 s locks {"obs":"lease_granted","lease":"resource","holder":2,"token":33,"ttl_ns":10000000000}"#.to_string(),
         r#"0.002 s client-1 {"obs":"lock_acquired","lock":"resource","token":33,"value":"33","valid_until_local":10000000000}"#.to_string(),
     ];
@@ -138,15 +138,15 @@ fn gc_pause_fenced_storage_rejects_33_after_34_event_for_event() {
     want.extend(
         [
             r#"10.001 s locks {"obs":"lease_freed","lease":"resource","holder":2,"token":33,"expired":true}"#,
-            r#"10.018 s client-2 {"obs":"lock_requested","lock":"resource"}"#,
+            r#"10.018 s client-2 {"obs":"lock_requested","lock":"resource","servers":[0]}"#,
             r#"10.019 s locks {"obs":"lease_granted","lease":"resource","holder":3,"token":34,"ttl_ns":10000000000}"#,
             r#"10.020 s client-2 {"obs":"lock_acquired","lock":"resource","token":34,"value":"34","valid_until_local":20018000000}"#,
             r#"12.020 s client-2 {"obs":"validity_checked","lock":"resource","valid":true,"remaining_ns":7998000000}"#,
-            r#"12.021 s client-2 {"obs":"write_sent","token":34,"job":null}"#,
-            r#"12.022 s storage {"obs":"write_accepted","writer":3,"token":34,"job":null,"applied":true}"#,
+            r#"12.021 s client-2 {"obs":"write_sent","req":1,"token":34,"job":null}"#,
+            r#"12.022 s storage {"obs":"write_accepted","writer":3,"req":1,"token":34,"job":null,"applied":true}"#,
             r#"12.023 s client-2 {"obs":"lock_released","lock":"resource"}"#,
             r#"12.024 s locks {"obs":"lease_freed","lease":"resource","holder":3,"token":34,"expired":false}"#,
-            r#"17.002 s client-1 {"obs":"write_sent","token":33,"job":null}"#,
+            r#"17.002 s client-1 {"obs":"write_sent","req":1,"token":33,"job":null}"#,
             r#"17.002 s client-1 {"obs":"lock_lost","lock":"resource","reason":"local deadline passed without renewal"}"#,
             r#"17.003 s storage {"obs":"write_rejected","writer":2,"token":33,"highest":34,"reason":"stale token"}"#,
         ]
@@ -182,8 +182,8 @@ fn gc_pause_unfenced_storage_accepts_33_after_34() {
     assert_eq!(
         storage_log(&s),
         [
-            r#"12.022 s storage {"obs":"write_accepted","writer":3,"token":34,"job":null,"applied":true}"#,
-            r#"17.003 s storage {"obs":"write_accepted","writer":2,"token":33,"job":null,"applied":true}"#,
+            r#"12.022 s storage {"obs":"write_accepted","writer":3,"req":1,"token":34,"job":null,"applied":true}"#,
+            r#"17.003 s storage {"obs":"write_accepted","writer":2,"req":1,"token":33,"job":null,"applied":true}"#,
         ]
     );
     // Everything else is the same run as with fencing.
@@ -201,8 +201,8 @@ fn gc_pause_idempotent_job_is_applied_once_even_unfenced() {
     assert_eq!(
         storage_log(&s),
         [
-            r#"12.022 s storage {"obs":"write_accepted","writer":3,"token":34,"job":1,"applied":true}"#,
-            r#"17.003 s storage {"obs":"write_accepted","writer":2,"token":33,"job":1,"applied":false}"#,
+            r#"12.022 s storage {"obs":"write_accepted","writer":3,"req":1,"token":34,"job":1,"applied":true}"#,
+            r#"17.003 s storage {"obs":"write_accepted","writer":2,"req":1,"token":33,"job":1,"applied":false}"#,
         ]
     );
     let Node::Storage(st) = s.sim.actor(s.storage) else {
@@ -223,7 +223,7 @@ fn fencing_survives_a_storage_restart() {
     assert_eq!(
         storage_log(&s),
         [
-            r#"12.022 s storage {"obs":"write_accepted","writer":3,"token":34,"job":null,"applied":true}"#,
+            r#"12.022 s storage {"obs":"write_accepted","writer":3,"req":1,"token":34,"job":null,"applied":true}"#,
             r#"17.003 s storage {"obs":"write_rejected","writer":2,"token":33,"highest":34,"reason":"stale token"}"#,
         ]
     );

@@ -127,7 +127,7 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
         Obs::LeaderStepDown { term } => format!("{who} steps down as leader (term {term})"),
         Obs::ElectionStarted => format!("{who} starts an election"),
         Obs::LeaderKnown { leader } => format!("{who} accepts {} as leader", name(names, *leader)),
-        Obs::LockRequested { lock } => format!("{who} requests lock \"{lock}\""),
+        Obs::LockRequested { lock, .. } => format!("{who} requests lock \"{lock}\""),
         Obs::LockAcquired {
             lock,
             token: t,
@@ -168,7 +168,7 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
                 )
             }
         }
-        Obs::WriteSent { token: t, job } => match job {
+        Obs::WriteSent { token: t, job, .. } => match job {
             Some(j) => format!("{who} sends its write for job {j} ({})", token(t)),
             None => format!("{who} sends its write ({})", token(t)),
         },
@@ -223,6 +223,7 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
             token: t,
             job,
             applied,
+            ..
         } => {
             let dup = if *applied {
                 ""

@@ -4,10 +4,11 @@
 //! `LockReleased` / `LockLost` for `L` or its crash; a paused client goes on believing.
 
 use super::{end_evidence, join_names, names, tidy};
+use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
-use crate::timeline::{
-    describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode, Truth, WallClocks,
-};
+use crate::sent::{SentUnder, Start};
+use crate::timeline::{describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode};
+use crate::truth::{servers_of, HoldId, Truth};
 use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
@@ -63,19 +64,20 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
 
 /// `holder_writes_only` (DESIGN.md): "every write the storage accepts was sent by the client
 /// that truly held the lock at the instant of acceptance". Every `WriteAccepted` (applied or
-/// not) at true time `t` is judged against the truth at `t`:
+/// not) at true time `t` is judged against the truth at `t` ([`Truth`]): the hold the write
+/// was SENT under ([`crate::sent`]: its `WriteSent`'s hold, or its token's) must be true at
+/// `t`. A write in flight across its writer's re-acquisition belongs to the old hold, so it
+/// fails here if the old hold ended, even though its writer holds the lock again.
 /// - a lease is held by `holder` from `LeaseGranted` until `LeaseFreed`, a new grant of the
-///   same lease, or the service's crash;
+///   same lease, or the service's crash; the write's token must be the grant's;
 /// - a Redis lock (key) is held by the client whose `LockAcquired.value` a majority of the
-///   run's `RedisInstance` nodes hold at `t`. An instance holds a value from `RedisKeySet`
-///   until `RedisKeyDeleted`, an overwrite, its crash, or its wall clock reaching the key's
-///   deadline (see [`key_expired`](crate::key_expired); the wall clock is rebuilt from the
-///   node's initial clock and its `ClockStep` / `SetDrift` faults); keys listed in
-///   `RedisRestarted` hold again.
+///   lock's own instances (the `servers` its clients' `LockRequested` name) hold at `t`; see
+///   [`KeyHold`](crate::KeyHold) for when an instance holds a key (a down instance grants to
+///   nobody and goes on counting for what it held).
 ///
-/// The lock a write is for is the writer's latest `LockAcquired` before the acceptance; a
-/// writer that never acquired one (a lease-based leader) must truly hold some lock. A run
-/// with accepted writes but no lock servers is `Inconclusive`: nothing defines the truth.
+/// A writer that never acquired a lock (a lease-based leader) must truly hold a grant whose
+/// token is its claimed term. A run with accepted writes but no lock servers is
+/// `Inconclusive`: nothing defines the truth.
 pub fn holder_writes_only(record: &RunRecord) -> Verdict {
     let writes: Vec<usize> = record
         .observations
@@ -95,6 +97,7 @@ pub fn holder_writes_only(record: &RunRecord) -> Verdict {
         };
     }
     let truth = Truth::new(record, &WallClocks::new(record));
+    let sent = SentUnder::new(record);
     let acquisitions = PerNode::new(record, |o| matches!(o, Obs::LockAcquired { .. }));
     let mut violations = Vec::new();
     for i in writes {
@@ -102,21 +105,19 @@ pub fn holder_writes_only(record: &RunRecord) -> Verdict {
         let Obs::WriteAccepted { writer, .. } = o.obs else {
             unreachable!("filtered above")
         };
-        let acquired = acquisitions
-            .before(writer, i)
-            .map(|j| match &record.observations[j].obs {
-                Obs::LockAcquired { lock, .. } => (j, lock.as_str()),
-                _ => unreachable!("indexed LockAcquired observations"),
-            });
-        let lock = acquired.map(|(_, l)| l);
-        if truth.at(lock, o.t).any(|h| h.holder == Some(writer)) {
+        let under = sent.of(record, i);
+        let (lock, id) = under.hold(record);
+        if truth
+            .at(lock, o.t)
+            .any(|h| h.holder == Some(writer) && h.is(&id))
+        {
             continue;
         }
         let mut nodes: BTreeSet<NodeId> = [writer, o.node].into_iter().collect();
         let mut evidence = vec![obs_evidence(record, i)];
-        if let Some((j, _)) = acquired {
-            evidence.push(obs_evidence(record, j));
-        }
+        evidence.extend(under.index().map(|j| obs_evidence(record, j)));
+        let send = sent.send_of(record, i);
+        evidence.extend(send.map(|s| obs_evidence(record, s)));
         if let Some(last) = truth.last_by(lock, writer, o.t) {
             evidence.extend(last.started_by.iter().cloned());
             evidence.extend(last.ended_by.iter().cloned());
@@ -141,13 +142,20 @@ pub fn holder_writes_only(record: &RunRecord) -> Verdict {
                 .collect();
             held.join(" and ")
         };
-        let summary = format!(
-            "{} accepted a write from {} while {truly}",
-            record.name(o.node),
-            record.name(writer)
-        );
+        // Say which hold the write was sent under when it is not the writer's latest.
+        let latest = acquisitions.before(writer, i);
+        let what = match (under, send) {
+            (Start::Acquired(j), Some(s)) if latest != Some(j) => format!(
+                "a write {} sent at {} under its hold acquired at {}",
+                record.name(writer),
+                record.observations[s].t,
+                record.observations[j].t
+            ),
+            _ => format!("a write from {}", record.name(writer)),
+        };
+        let summary = format!("{} accepted {what} while {truly}", record.name(o.node));
         let mut relevant = nodes.clone();
-        relevant.extend(servers.iter().copied());
+        relevant.extend(servers_of(record, lock));
         violations.push(Violation {
             invariant: "holder_writes_only",
             from: o.t,
@@ -158,6 +166,114 @@ pub fn holder_writes_only(record: &RunRecord) -> Verdict {
             faults: describe_faults(record, &relevant, o.t),
         });
     }
+    Verdict::from_violations(violations)
+}
+
+/// `validity_within_truth`: a holder's believed end of validity, converted to true time
+/// through its own monotonic clock, is never later than the true end of its hold on the
+/// servers ([`Truth`]: the lease grant's end; for a Redis lock, the instant its value stops
+/// being live on a majority of the lock's instances). Catches a client that measures validity
+/// from the wrong timestamp even when no second client acquires inside the gap.
+///
+/// Per belief (`LockAcquired` until `LockReleased` / `LockLost` / crash): the believed end is
+/// the latest `valid_until_local` of the acquisition and of the client's `LockRenewed` for
+/// the lock during the belief, each converted with
+/// [`WallClocks::true_time_of_mono`](crate::WallClocks::true_time_of_mono) from the instant it
+/// was observed. The true end is the end of the client's hold with the acquisition's token or
+/// value that contains the acquisition instant (the acquisition instant itself if there is
+/// none). A violation is the window from the true end to the believed end, cut at the end of
+/// the belief: a client that releases before its hold ends never violates.
+pub fn validity_within_truth(record: &RunRecord) -> Verdict {
+    let beliefs = lock_beliefs(record);
+    if beliefs.is_empty() {
+        return Verdict::Holds;
+    }
+    if record.nodes_where(Role::is_lock_server).is_empty() {
+        return Verdict::Inconclusive {
+            reason: "the run has no lock servers, so nothing defines when a hold truly ends"
+                .to_string(),
+        };
+    }
+    let clocks = WallClocks::new(record);
+    let truth = Truth::new(record, &clocks);
+    let mut violations = Vec::new();
+    for b in &beliefs {
+        let acq = &record.observations[b.start];
+        let Obs::LockAcquired {
+            token,
+            value,
+            valid_until_local,
+            ..
+        } = &acq.obs
+        else {
+            continue;
+        };
+        let id = HoldId {
+            token: *token,
+            value: Some(value.clone()),
+        };
+        let believed_at = |i: usize, local: u64| {
+            clocks.true_time_of_mono(b.node, record.observations[i].t, local)
+        };
+        let mut believed = (believed_at(b.start, valid_until_local.0), b.start);
+        for (i, o) in record.observations.iter().enumerate().skip(b.start + 1) {
+            if o.t >= b.to {
+                break;
+            }
+            if let Obs::LockRenewed {
+                lock,
+                valid_until_local,
+                ..
+            } = &o.obs
+            {
+                if o.node == b.node && *lock == b.key {
+                    believed = believed.max((believed_at(i, valid_until_local.0), i));
+                }
+            }
+        }
+        let hold = truth
+            .holds
+            .iter()
+            .filter(|h| h.lock == b.key && h.holder == Some(b.node) && h.is(&id))
+            .find(|h| h.from <= b.from && b.from < h.to);
+        let true_end = hold.map_or(b.from, |h| h.to);
+        let until = believed.0.min(b.to);
+        if true_end >= until {
+            continue;
+        }
+        let mut nodes: BTreeSet<NodeId> = [b.node].into_iter().collect();
+        let mut evidence = vec![obs_evidence(record, b.start)];
+        if believed.1 != b.start {
+            evidence.push(obs_evidence(record, believed.1));
+        }
+        if let Some(h) = hold {
+            evidence.extend(h.started_by.iter().cloned());
+            evidence.extend(h.ended_by.iter().cloned());
+        }
+        let truly = match hold {
+            Some(h) => format!("its hold ({}) truly ended at {true_end}", h.what),
+            None => "the servers never truly held it for it".to_string(),
+        };
+        let summary = format!(
+            "{} believed {} valid until {} (true time) but {truly}",
+            record.name(b.node),
+            b.key,
+            believed.0
+        );
+        let mut relevant = nodes.clone();
+        relevant.extend(servers_of(record, Some(&b.key)));
+        nodes.extend(hold.and_then(|h| h.holder));
+        violations.push(Violation {
+            invariant: "validity_within_truth",
+            from: true_end,
+            to: until,
+            nodes: names(record, &nodes),
+            summary,
+            evidence: tidy(evidence),
+            faults: describe_faults(record, &relevant, until),
+        });
+    }
+    violations.sort_by_key(|v| (v.from, v.to));
     Verdict::from_violations(violations)
 }
 
@@ -190,6 +306,7 @@ mod tests {
     fn accepted(writer: u32, token: Option<u64>) -> Obs {
         Obs::WriteAccepted {
             writer: id(writer),
+            req: 0,
             token,
             job: None,
             applied: true,
@@ -277,7 +394,7 @@ mod tests {
     mod holder_writes_only {
         use super::*;
         use crate::invariants::locks::holder_writes_only;
-        use crate::timeline::{Truth, WallClocks};
+        use crate::{Truth, WallClocks};
 
         fn granted(holder: u32, token: u64) -> Obs {
             Obs::LeaseGranted {
@@ -526,6 +643,91 @@ mod tests {
                 holder_writes_only(&r).outcome(),
                 crate::verdict::Outcome::Inconclusive
             );
+        }
+    }
+
+    mod validity_within_truth {
+        use super::*;
+        use crate::invariants::locks::validity_within_truth;
+
+        /// One Redis instance; client c SETs at 1 s with a 10 s TTL (deadline wall 11.001 s)
+        /// and acquires at `acq_ms`, believing itself valid until local `valid_ms`; it loses
+        /// the lock at 20 s.
+        fn redis_run(acq_ms: u64, valid_ms: u64) -> crate::run::RunRecord {
+            Builder::new(&[("redis", RedisInstance), ("c", Worker)])
+                .obs(ms(1_000), 0, set("k", "x", Some(WallTime(11_001_000_000))))
+                .obs(
+                    ms(acq_ms),
+                    1,
+                    Obs::LockAcquired {
+                        lock: "k".to_string(),
+                        token: None,
+                        value: "x".to_string(),
+                        valid_until_local: LocalTime(valid_ms * 1_000_000),
+                    },
+                )
+                .obs(ms(20_000), 1, lost("k"))
+                .end(ms(30_000))
+                .build()
+        }
+
+        #[test]
+        fn validity_measured_from_before_the_request_holds() {
+            // Start before the SET (0.999 s) + 10 s TTL - 10 ms drift margin.
+            let r = redis_run(1_002, 10_989);
+            assert_eq!(validity_within_truth(&r), Verdict::Holds);
+        }
+
+        #[test]
+        fn validity_measured_from_after_slow_replies_is_violated() {
+            // Start taken after the replies (3 s): believed valid until 12.990 s, but the key
+            // expires at 11.001 s; no second client is needed to see it.
+            let r = redis_run(3_000, 12_990);
+            let v = violations(validity_within_truth(&r));
+            assert_eq!(v.len(), 1);
+            assert_eq!((v[0].from, v[0].to), (ms(11_001), ms(12_990)));
+            assert_eq!(
+                v[0].summary,
+                "c believed k valid until 12.990 s (true time) but its hold (value x on a \
+                 majority (1 of 1) of Redis instances) truly ended at 11.001 s"
+            );
+        }
+
+        #[test]
+        fn a_belief_ended_before_the_truth_is_fine_and_drift_converts_the_deadline() {
+            // Released at 5 s: nothing believed after the hold.
+            let r = Builder::new(&[("redis", RedisInstance), ("c", Worker)])
+                .obs(ms(1_000), 0, set("k", "x", Some(WallTime(11_001_000_000))))
+                .obs(ms(1_002), 1, acquired("k", None, "x"))
+                .obs(ms(5_000), 1, released("k"))
+                .end(ms(30_000))
+                .build();
+            assert_eq!(validity_within_truth(&r), Verdict::Holds);
+            // A client clock running 10% slow: local 10.989 s is true 12.21 s.
+            let r = Builder::new(&[("redis", RedisInstance), ("c", Worker)])
+                .clock(
+                    1,
+                    splitbrain_engine::ClockConfig {
+                        drift_ppm: -100_000,
+                        wall_offset_ns: 0,
+                    },
+                )
+                .obs(ms(1_000), 0, set("k", "x", Some(WallTime(11_001_000_000))))
+                .obs(
+                    ms(1_002),
+                    1,
+                    Obs::LockAcquired {
+                        lock: "k".to_string(),
+                        token: None,
+                        value: "x".to_string(),
+                        valid_until_local: LocalTime(10_989_000_000),
+                    },
+                )
+                .obs(ms(20_000), 1, lost("k"))
+                .end(ms(30_000))
+                .build();
+            let v = violations(validity_within_truth(&r));
+            assert_eq!((v[0].from, v[0].to), (ms(11_001), ms(12_210)));
         }
     }
 }

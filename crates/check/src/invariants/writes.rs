@@ -3,53 +3,17 @@
 
 use super::{names, tidy};
 use crate::run::RunRecord;
-use crate::timeline::{describe_faults, obs_evidence, PerNode};
+use crate::sent::SentUnder;
+use crate::sent::Start;
+use crate::timeline::{describe_faults, obs_evidence};
+use crate::truth::servers_of;
 use crate::verdict::{Evidence, Verdict, Violation};
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// What started a holder epoch: observation indices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Start {
-    /// The writer's `LockAcquired`.
-    Acquired(usize),
-    /// The writer's `LeaderClaim` (a leader writing without a lock).
-    Claimed(usize),
-    /// Neither was observed.
-    Unknown,
-}
-
-/// A holder epoch: (writer, the start of its hold).
+/// A holder epoch: (writer, the start of the hold its write was sent under).
 type Epoch = (NodeId, Start);
-
-/// Finds holder epochs: per writer, its `LockAcquired` and `LeaderClaim` observations.
-struct Epochs {
-    acquired: PerNode,
-    claimed: PerNode,
-}
-
-impl Epochs {
-    fn new(record: &RunRecord) -> Epochs {
-        Epochs {
-            acquired: PerNode::new(record, |o| matches!(o, Obs::LockAcquired { .. })),
-            claimed: PerNode::new(record, |o| matches!(o, Obs::LeaderClaim { .. })),
-        }
-    }
-
-    /// The epoch of write `index` by `writer`: its most recent `LockAcquired` before the
-    /// acceptance, else its most recent `LeaderClaim`, else unknown.
-    fn of(&self, writer: NodeId, index: usize) -> Epoch {
-        let start = if let Some(j) = self.acquired.before(writer, index) {
-            Start::Acquired(j)
-        } else if let Some(j) = self.claimed.before(writer, index) {
-            Start::Claimed(j)
-        } else {
-            Start::Unknown
-        };
-        (writer, start)
-    }
-}
 
 fn describe_epoch(record: &RunRecord, (writer, start): Epoch) -> String {
     let who = record.name(writer);
@@ -61,10 +25,13 @@ fn describe_epoch(record: &RunRecord, (writer, start): Epoch) -> String {
 }
 
 fn epoch_evidence(record: &RunRecord, (_, start): Epoch) -> Option<Evidence> {
-    match start {
-        Start::Acquired(j) | Start::Claimed(j) => Some(obs_evidence(record, j)),
-        Start::Unknown => None,
-    }
+    start.index().map(|j| obs_evidence(record, j))
+}
+
+/// The lock servers an epoch's truth comes from: its lock's servers (a leader's claim: every
+/// lock server of the run).
+fn epoch_servers(record: &RunRecord, (_, start): Epoch) -> BTreeSet<NodeId> {
+    servers_of(record, start.hold(record).0)
 }
 
 /// Accepted writes per storage node: `(observation index, writer, token, job, applied)`.
@@ -78,6 +45,7 @@ fn accepted_by_storage(record: &RunRecord) -> BTreeMap<NodeId, Vec<Accepted>> {
             token,
             job,
             applied,
+            ..
         } = o.obs
         {
             out.entry(o.node)
@@ -88,61 +56,102 @@ fn accepted_by_storage(record: &RunRecord) -> BTreeMap<NodeId, Vec<Accepted>> {
     out
 }
 
+/// One stale epoch's writes accepted while a later epoch was the latest to write.
+struct Window {
+    stale: Epoch,
+    later: Epoch,
+    /// The later epoch's accepted write before the first stale write.
+    by: usize,
+    /// The stale writes, in acceptance order.
+    writes: Vec<usize>,
+}
+
 /// `no_two_accepted_writers` (DESIGN.md): "the storage's accepted writes, in acceptance
 /// order, never return to an earlier holder after a later holder's write was accepted (A A B
-/// B is fine, A B A is a violation)". Each accepted write (applied or not) belongs to a
-/// holder epoch: (writer, the writer's most recent `LockAcquired` before the acceptance, or
-/// its most recent `LeaderClaim` if it never acquired a lock). Epochs are ordered by when
-/// they began (true time of the acquisition). Per storage node, once a write of an epoch has
-/// been accepted, a write of an epoch that began EARLIER must not be: A1 B1 A2 is fine (A2
-/// is a new hold), A1 B1 A1 is a violation, and so is B1 A1 when A acquired before B (the
-/// paused holder's first write lands after the new holder's). Writes whose epoch is unknown
-/// (no acquisition observed) cannot be ordered and are skipped. Each late epoch is reported
-/// once, at its first late write, its window from the later epoch's write to it.
+/// B is fine, A B A is a violation)". Each accepted write (applied or not) belongs to the
+/// holder epoch it was SENT under ([`crate::sent`]): (writer, the writer's latest
+/// `LockAcquired` before its `WriteSent`, or its latest `LeaderClaim` if it never acquired a
+/// lock), not to whatever its writer holds when it lands: a write in flight across its
+/// writer's re-acquisition is a write of the old epoch. Epochs are ordered by when they began
+/// (the acquisition's place in the record). Per storage node, once a write of an epoch has
+/// been accepted, a write of an epoch that began EARLIER must not be: A1 B1 A2 is fine (A2 is
+/// a new hold), A1 B1 A1 is a violation, and so is B1 A1 when A acquired before B (the paused
+/// holder's first write lands after the new holder's). Writes whose epoch is unknown (no
+/// acquisition observed) cannot be ordered and are skipped.
+///
+/// Every stale write is reported: the stale writes of one epoch while one later epoch is the
+/// latest to have written make one window, from that later epoch's write before them to the
+/// last of them, with their count. Contributing faults include those on the lock servers the
+/// epochs' truth is built from (a lock service's crash or restart can cause the overlap).
 pub fn no_two_accepted_writers(record: &RunRecord) -> Verdict {
-    let epochs = Epochs::new(record);
-    let began = |(_, start): Epoch| match start {
-        Start::Acquired(j) | Start::Claimed(j) => Some(j),
-        Start::Unknown => None,
-    };
-    let mut violations = Vec::new();
+    let sent = SentUnder::new(record);
+    let mut windows: Vec<(NodeId, Window)> = Vec::new();
     for (storage, writes) in accepted_by_storage(record) {
         // The accepted write whose epoch began latest so far: (epoch, its start, write index).
         let mut latest: Option<(Epoch, usize, usize)> = None;
-        let mut reported: BTreeSet<Epoch> = BTreeSet::new();
+        // Open windows by (stale, later) epoch, as indices into `windows`.
+        let mut open: BTreeMap<(Epoch, Epoch), usize> = BTreeMap::new();
         for &(i, writer, ..) in &writes {
-            let e = epochs.of(writer, i);
-            let Some(start) = began(e) else { continue };
+            let e: Epoch = (writer, sent.of(record, i));
+            let Some(start) = e.1.index() else { continue };
             match latest {
-                Some((_, later_start, _)) if start < later_start && reported.contains(&e) => {}
                 Some((later, later_start, by)) if start < later_start => {
-                    reported.insert(e);
-                    let by_writer = later.0;
-                    let nodes: BTreeSet<NodeId> =
-                        [writer, by_writer, storage].into_iter().collect();
-                    let mut evidence = vec![obs_evidence(record, by), obs_evidence(record, i)];
-                    evidence.extend(epoch_evidence(record, e));
-                    evidence.extend(epoch_evidence(record, later));
-                    let (from, to) = (record.observations[by].t, record.observations[i].t);
-                    violations.push(Violation {
-                        invariant: "no_two_accepted_writers",
-                        from,
-                        to,
-                        nodes: names(record, &nodes),
-                        summary: format!(
-                            "{} accepted a write of {} after a write of the later {}",
-                            record.name(storage),
-                            describe_epoch(record, e),
-                            describe_epoch(record, later)
-                        ),
-                        evidence: tidy(evidence),
-                        faults: describe_faults(record, &nodes, to),
-                    });
+                    match open.get(&(e, later)) {
+                        Some(&w) => windows[w].1.writes.push(i),
+                        None => {
+                            open.insert((e, later), windows.len());
+                            windows.push((
+                                storage,
+                                Window {
+                                    stale: e,
+                                    later,
+                                    by,
+                                    writes: vec![i],
+                                },
+                            ));
+                        }
+                    }
                 }
                 _ => latest = Some((e, start, i)),
             }
         }
     }
+    let mut violations: Vec<Violation> = windows
+        .into_iter()
+        .map(|(storage, w)| {
+            let nodes: BTreeSet<NodeId> = [w.stale.0, w.later.0, storage].into_iter().collect();
+            let first = w.writes[0];
+            let last = *w.writes.last().expect("a window has a write");
+            let mut evidence = vec![obs_evidence(record, w.by), obs_evidence(record, first)];
+            if last != first {
+                evidence.push(obs_evidence(record, last));
+            }
+            evidence.extend(epoch_evidence(record, w.stale));
+            evidence.extend(epoch_evidence(record, w.later));
+            let (from, to) = (record.observations[w.by].t, record.observations[last].t);
+            let count = match w.writes.len() {
+                1 => String::new(),
+                n => format!(" ({n} stale writes)"),
+            };
+            let mut relevant = nodes.clone();
+            relevant.extend(epoch_servers(record, w.stale));
+            relevant.extend(epoch_servers(record, w.later));
+            Violation {
+                invariant: "no_two_accepted_writers",
+                from,
+                to,
+                nodes: names(record, &nodes),
+                summary: format!(
+                    "{} accepted a write of {} after a write of the later {}{count}",
+                    record.name(storage),
+                    describe_epoch(record, w.stale),
+                    describe_epoch(record, w.later)
+                ),
+                evidence: tidy(evidence),
+                faults: describe_faults(record, &relevant, to),
+            }
+        })
+        .collect();
     violations.sort_by_key(|v| (v.from, v.to));
     Verdict::from_violations(violations)
 }
@@ -247,6 +256,7 @@ mod tests {
     fn write(writer: u32, token: Option<u64>, job: Option<u64>, applied: bool) -> Obs {
         Obs::WriteAccepted {
             writer: id(writer),
+            req: 0,
             token,
             job,
             applied,
@@ -320,14 +330,14 @@ mod tests {
                 .end(ms(20_000))
                 .build();
             let v = violations(no_two_accepted_writers(&r));
-            // Reported once, at the first returning write (applied or not).
+            // One window for both returning writes (applied or not), counted.
             assert_eq!(v.len(), 1);
-            assert_eq!((v[0].from, v[0].to), (ms(4_000), ms(12_600)));
+            assert_eq!((v[0].from, v[0].to), (ms(4_000), ms(13_000)));
             assert_eq!(v[0].nodes, vec!["A", "B", "storage"]);
             assert_eq!(
                 v[0].summary,
                 "storage accepted a write of A's hold acquired at 1.000 s after a write of \
-                 the later B's hold acquired at 3.000 s"
+                 the later B's hold acquired at 3.000 s (2 stale writes)"
             );
             assert_eq!(
                 texts(&v[0].evidence),
@@ -336,9 +346,44 @@ mod tests {
                     "3.000 s B: acquired lease (token none, value )",
                     "4.000 s storage: accepted a write from B (token none, job none)",
                     "12.600 s storage: accepted a write from A (token none, job none, duplicate: not applied)",
+                    "13.000 s storage: accepted a write from A (token none, job none)",
                 ]
             );
             assert_eq!(v[0].faults, vec!["A was paused 2.500 s to 12.500 s"]);
+        }
+
+        /// Issue 17 item 2: A's write sent under its first hold lands after B's write and
+        /// after A re-acquired; it is a write of A's first hold (A1 B1 A1), not of A2.
+        #[test]
+        fn a_write_belongs_to_the_hold_it_was_sent_under() {
+            let sent = |req| Obs::WriteSent {
+                req,
+                token: None,
+                job: None,
+            };
+            let landed = |req| Obs::WriteAccepted {
+                writer: id(1),
+                req,
+                token: None,
+                job: None,
+                applied: true,
+            };
+            let r = run()
+                .obs(ms(1_000), 1, acquired(None))
+                .obs(ms(1_003), 1, sent(1))
+                .obs(ms(2_500), 2, acquired(None))
+                .obs(ms(3_004), 0, write(2, None, None, true))
+                .obs(ms(3_509), 1, acquired(None))
+                .obs(ms(5_003), 0, landed(1))
+                .end(ms(12_000))
+                .build();
+            let v = violations(no_two_accepted_writers(&r));
+            assert_eq!((v[0].from, v[0].to), (ms(3_004), ms(5_003)));
+            assert_eq!(
+                v[0].summary,
+                "storage accepted a write of A's hold acquired at 1.000 s after a write of \
+                 the later B's hold acquired at 2.500 s"
+            );
         }
 
         #[test]

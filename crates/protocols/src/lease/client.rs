@@ -190,6 +190,7 @@ impl LeaseClient {
         self.state = State::Acquiring(p);
         ctx.observe(Obs::LockRequested {
             lock: self.cfg.lease.clone(),
+            servers: vec![self.cfg.service],
         });
     }
 

@@ -172,6 +172,7 @@ impl<C: LeaderCtx> Role<C> for LeaseLeader {
                         },
                     );
                     ctx.observe(Obs::WriteSent {
+                        req: self.writes_sent,
                         token: Some(term),
                         job: None,
                     });

@@ -19,8 +19,10 @@
 //! `(deadline_ms + 1) * 1_000_000` ns ([`first_expired_wall_ns`]), because Redis keeps the key
 //! alive through the whole millisecond `deadline_ms` (`now_ms > deadline_ms` expires it). The
 //! checker's `key_expired(wall, deadline) = wall >= deadline` then agrees with Redis to the
-//! nanosecond. A key found expired on access (lazy expiry) is **not** observed as deleted: its
-//! truth already ended at its deadline.
+//! nanosecond. A key found expired on access and deleted then (lazy expiry) is observed as
+//! `RedisKeyDeleted` too (Redis propagates that deletion as a `DEL`): its truth already ended
+//! at its deadline, but once deleted a backward wall-clock step cannot bring it back, so the
+//! checkers must know it is gone.
 //!
 //! **Persistence** (what `ctx.persist` keeps, [`RedisDurable`]):
 //! - `none`: nothing durable; a restart comes back empty;
@@ -251,17 +253,23 @@ impl<C: InstanceCtx> Role<C> for RedisInstance {
         let keys = touched_keys(&args);
         let live = |inst: &Instance, k: &str| inst.keyspace().peek(k, now).cloned();
         let before: Vec<Option<Entry>> = keys.iter().map(|k| live(&self.inst, k)).collect();
-        let stored_before = self.inst.keyspace().stored_len();
+        let stored = |inst: &Instance, k: &str| inst.keyspace().iter().any(|(s, _)| s == k);
+        let stored_before: Vec<bool> = keys.iter().map(|k| stored(&self.inst, k)).collect();
+        let stored_count = self.inst.keyspace().stored_len();
         let reply = match self.inst.execute(&args, now) {
             Ok(r) => r,
             // The model refuses commands only when stopped; the actor never stops it.
             Err(e) => Reply::Error(format!("ERR {e}")),
         };
-        let mut changed = self.inst.keyspace().stored_len() != stored_before;
-        for (key, before) in keys.iter().zip(before) {
+        let mut changed = self.inst.keyspace().stored_len() != stored_count;
+        for ((key, before), was_stored) in keys.iter().zip(before).zip(stored_before) {
             let after = live(&self.inst, key);
             let obs = match (before, after) {
                 (Some(_), None) => Some(Obs::RedisKeyDeleted { key: key.clone() }),
+                // Lazy expiry: an expired key found on access is deleted.
+                (None, None) if was_stored && !stored(&self.inst, key) => {
+                    Some(Obs::RedisKeyDeleted { key: key.clone() })
+                }
                 (None, Some(a)) => Some(Obs::RedisKeySet {
                     key: key.clone(),
                     deadline_wall: deadline_wall(&a),

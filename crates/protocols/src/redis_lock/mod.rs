@@ -186,6 +186,7 @@ impl RedisLockClient {
         };
         ctx.observe(Obs::LockRequested {
             lock: self.cfg.key.clone(),
+            servers: vec![self.cfg.instance],
         });
     }
 

@@ -337,6 +337,7 @@ impl RedlockClient {
         self.attempts += 1;
         ctx.observe(Obs::LockRequested {
             lock: self.cfg.key.clone(),
+            servers: self.cfg.instances.clone(),
         });
         let start = ctx.mono_now();
         let n = self.cfg.instances.len();

@@ -172,6 +172,7 @@ impl<C: StorageCtx> Role<C> for FencedStorage {
         ctx.persist(self.state.clone());
         ctx.observe(Obs::WriteAccepted {
             writer: from,
+            req,
             token,
             job,
             applied,

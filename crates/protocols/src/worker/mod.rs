@@ -276,7 +276,7 @@ impl Worker {
                 data,
             },
         );
-        ctx.observe(Obs::WriteSent { token, job });
+        ctx.observe(Obs::WriteSent { req, token, job });
         self.phase = Phase::AwaitAck { req };
         self.set(ctx, self.cfg.ack_timeout, WorkerTimer::AckTimeout);
     }

@@ -1,0 +1,206 @@
+//! Redis majority truth: a Redis lock is held by the client whose value a majority of the
+//! lock's own instances hold (Redlock's quorum rule; one instance is a majority of one).
+//!
+//! **Which instances.** A lock is named by its key within the set of instances its clients
+//! ask (each client's `LockRequested { servers }`): two single-instance locks on different
+//! instances are two locks, even under one name, and an instance no client of the lock asks
+//! has no say in it. A key no client requested (a hand-built record, a trace written before
+//! `servers` existed) is judged over every Redis instance of the run.
+
+use super::{Hold, HoldSource, KeyHold};
+use crate::run::{Role, RunRecord};
+use crate::timeline::overlaps;
+use crate::verdict::Evidence;
+use splitbrain_engine::{NodeId, SimTime};
+use splitbrain_protocols::Obs;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The instance sets each Redis lock (key) is asked of, from the clients' `LockRequested`:
+/// per key, each distinct set (sorted), in key then set order. Sets naming a node that is not
+/// a Redis instance (a lease service) are left out.
+pub(crate) fn lock_instances(record: &RunRecord) -> BTreeMap<&str, BTreeSet<Vec<NodeId>>> {
+    let mut out: BTreeMap<&str, BTreeSet<Vec<NodeId>>> = BTreeMap::new();
+    for o in &record.observations {
+        if let Obs::LockRequested { lock, servers } = &o.obs {
+            let mut set = servers.clone();
+            set.sort();
+            set.dedup();
+            if !set.is_empty()
+                && set
+                    .iter()
+                    .all(|n| record.role(*n) == Some(Role::RedisInstance))
+            {
+                out.entry(lock.as_str()).or_default().insert(set);
+            }
+        }
+    }
+    out
+}
+
+/// Windows during which a majority (`n / 2 + 1`) of a lock's `n` instances hold one
+/// `(key, value)`, for each instance set the key is asked of.
+pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Hold> {
+    let all = record.nodes_where(|r| r == Role::RedisInstance);
+    if all.is_empty() {
+        return Vec::new();
+    }
+    let sets = lock_instances(record);
+    // Key pieces per (key, value).
+    let mut by_value: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+    for (i, h) in held.iter().enumerate() {
+        by_value
+            .entry((h.key.as_str(), h.value.as_str()))
+            .or_default()
+            .push(i);
+    }
+    let mut out = Vec::new();
+    for ((key, value), idx) in by_value {
+        let key_sets: Vec<Vec<NodeId>> = match sets.get(key) {
+            Some(s) => s.iter().cloned().collect(),
+            None => vec![all.clone()],
+        };
+        for instances in key_sets {
+            let idx: Vec<usize> = idx
+                .iter()
+                .copied()
+                .filter(|&i| instances.contains(&held[i].instance))
+                .collect();
+            out.extend(majority_windows(held, &idx, key, value, &instances));
+        }
+    }
+    out
+}
+
+/// The majority windows of one `(key, value)` over one instance set, from its pieces `idx`.
+fn majority_windows(
+    held: &[KeyHold],
+    idx: &[usize],
+    key: &str,
+    value: &str,
+    instances: &[NodeId],
+) -> Vec<Hold> {
+    let n = instances.len();
+    let majority = n / 2 + 1;
+    let spans: Vec<(SimTime, SimTime)> = idx.iter().map(|&i| (held[i].from, held[i].to)).collect();
+    let mut out = Vec::new();
+    for o in overlaps(&spans, majority) {
+        let members: Vec<&KeyHold> = o.members.iter().map(|&m| &held[idx[m]]).collect();
+        let mut started_by: Vec<Evidence> = members
+            .iter()
+            .filter(|h| h.from <= o.from)
+            .map(|h| h.start.clone())
+            .collect();
+        started_by.sort_by_key(|e| e.t);
+        let ended_by: Vec<Evidence> = members
+            .iter()
+            .filter(|h| h.to == o.to)
+            .filter_map(|h| h.end.clone())
+            .collect();
+        out.push(Hold {
+            lock: key.to_string(),
+            holder: members[0].holder,
+            source: HoldSource::RedisMajority {
+                value: value.to_string(),
+                instances: instances.to_vec(),
+            },
+            what: format!("value {value} on a majority ({majority} of {n}) of Redis instances"),
+            from: o.from,
+            to: o.to,
+            started_by,
+            ended_by,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testkit::*;
+    use crate::{Truth, WallClocks};
+    use splitbrain_engine::{LocalTime, SimTime};
+    use splitbrain_protocols::Obs;
+
+    fn requested(lock: &str, servers: &[u32]) -> Obs {
+        Obs::LockRequested {
+            lock: lock.to_string(),
+            servers: servers.iter().map(|&i| id(i)).collect(),
+        }
+    }
+    fn set(key: &str, value: &str) -> Obs {
+        Obs::RedisKeySet {
+            key: key.to_string(),
+            value: value.to_string(),
+            deadline_wall: None,
+        }
+    }
+    fn acquired(lock: &str, value: &str) -> Obs {
+        Obs::LockAcquired {
+            lock: lock.to_string(),
+            token: None,
+            value: value.to_string(),
+            valid_until_local: LocalTime(0),
+        }
+    }
+
+    /// Issue 10 §1: a lock's truth is a majority of its OWN instances. Two single-instance
+    /// locks on two instances each hold with 1 of 1; before, each needed 2 of the run's 2.
+    /// A same-named lock on another instance set is a separate lock.
+    #[test]
+    fn each_lock_is_judged_over_the_instances_its_clients_ask() {
+        let r = Builder::new(&[
+            ("redis-x", RedisInstance),
+            ("redis-y", RedisInstance),
+            ("c1", Worker),
+            ("c2", Worker),
+        ])
+        .obs(ms(0), 2, requested("lock-x", &[0]))
+        .obs(ms(1), 0, set("lock-x", "v1"))
+        .obs(ms(2), 2, acquired("lock-x", "v1"))
+        .obs(ms(3_000), 3, requested("lock", &[1]))
+        .obs(ms(3_001), 1, set("lock", "v2"))
+        .obs(ms(3_002), 3, acquired("lock", "v2"))
+        .end(ms(10_000))
+        .build();
+        let truth = Truth::new(&r, &WallClocks::new(&r));
+        let spans: Vec<(&str, Option<u32>, SimTime, &str)> = truth
+            .holds
+            .iter()
+            .map(|h| {
+                (
+                    h.lock.as_str(),
+                    h.holder.map(|n| n.0),
+                    h.from,
+                    h.what.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            spans,
+            vec![
+                (
+                    "lock-x",
+                    Some(2),
+                    ms(1),
+                    "value v1 on a majority (1 of 1) of Redis instances"
+                ),
+                (
+                    "lock",
+                    Some(3),
+                    ms(3_001),
+                    "value v2 on a majority (1 of 1) of Redis instances"
+                ),
+            ]
+        );
+    }
+
+    /// With no `LockRequested` naming the instances, every Redis instance of the run counts.
+    #[test]
+    fn without_requests_every_instance_counts() {
+        let r = Builder::new(&[("a", RedisInstance), ("b", RedisInstance), ("c", Worker)])
+            .obs(ms(1), 0, set("k", "v"))
+            .obs(ms(2), 2, acquired("k", "v"))
+            .end(ms(10_000))
+            .build();
+        assert!(Truth::new(&r, &WallClocks::new(&r)).holds.is_empty());
+    }
+}

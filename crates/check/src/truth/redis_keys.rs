@@ -1,0 +1,315 @@
+//! Redis key truth: which value each Redis instance holds at each key over true time, keys
+//! expiring by the instance's own wall clock ([`key_expired`](crate::key_expired)).
+
+use crate::clocks::WallClocks;
+use crate::run::{Role, RunRecord};
+use crate::timeline::{fmt_wall, obs_evidence, steps, take_node, Step};
+use crate::verdict::{Evidence, Source};
+use splitbrain_engine::{NodeId, SimTime, WallTime};
+use splitbrain_protocols::Obs;
+use std::collections::BTreeMap;
+
+/// One Redis instance holding `value` at `key` over `[from, to)` (true time, ns): from the
+/// instance's `SET` (or its restart with the key) until `DEL` (a deletion by lazy expiry
+/// included), a new `SET`, its return from a crash (`RedisRestarted`: it then holds only the
+/// keys it came back with, as its persistence decides), or the key's expiry by the instance's
+/// wall clock ([`key_expired`](crate::key_expired)). While the instance is down (crashed, or
+/// restarted but still in its restart delay) it answers nobody, so it grants the key to no one
+/// else: the key goes on counting for its value until its deadline or the instance's return.
+/// A backward clock step makes an expired key live again, which starts a new piece, unless the
+/// instance deleted it in between (an access to an expired key deletes it and is observed), as
+/// the Redis model does. A change of the key's expiry (`PEXPIRE`) ends the piece with no
+/// evidence and the next piece of the same key and value starts at that instant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyHold {
+    /// The Redis instance.
+    pub instance: NodeId,
+    /// The key.
+    pub key: String,
+    /// The value it holds.
+    pub value: String,
+    /// The client that reported acquiring lock `key` with `value` (the first to), if any.
+    pub holder: Option<NodeId>,
+    /// Start, true time.
+    pub from: SimTime,
+    /// End, true time (exclusive).
+    pub to: SimTime,
+    /// The fact that started it.
+    pub start: Evidence,
+    /// The fact that ended it: the event, or the expiry (derived); `None` if it lasted to the
+    /// horizon or the key's expiry changed at `to` (the next piece continues it).
+    pub end: Option<Evidence>,
+}
+
+/// An open Redis key on one instance.
+struct KeySeg {
+    value: String,
+    deadline: Option<WallTime>,
+    since: SimTime,
+    start: Evidence,
+}
+
+/// The client behind each `(lock, value)`: the first that reported acquiring the lock with it.
+fn value_owners(record: &RunRecord) -> BTreeMap<(&str, &str), NodeId> {
+    let mut owner: BTreeMap<(&str, &str), NodeId> = BTreeMap::new();
+    for o in &record.observations {
+        if let Obs::LockAcquired { lock, value, .. } = &o.obs {
+            owner
+                .entry((lock.as_str(), value.as_str()))
+                .or_insert(o.node);
+        }
+    }
+    owner
+}
+
+/// Every key held on every Redis instance of the run, as [`KeyHold`]s in the order they ended.
+pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold> {
+    let instances = record.nodes_where(|r| r == Role::RedisInstance);
+    if instances.is_empty() {
+        return Vec::new();
+    }
+    let owner = value_owners(record);
+    let is_instance = |n: NodeId| instances.contains(&n);
+    let mut open: BTreeMap<(NodeId, String), KeySeg> = BTreeMap::new();
+    let mut held: Vec<KeyHold> = Vec::new();
+    let close = |held: &mut Vec<KeyHold>,
+                 node: NodeId,
+                 key: String,
+                 seg: KeySeg,
+                 t: SimTime,
+                 end: Option<Evidence>| {
+        let pieces = match seg.deadline {
+            None => vec![(seg.since, t, None)],
+            Some(d) => clocks.live_pieces(node, seg.since, t, d),
+        };
+        let n = pieces.len();
+        for (i, (from, to, expired)) in pieces.into_iter().enumerate() {
+            let end = match expired {
+                Some(wall) => Some(Evidence {
+                    t: to,
+                    node: record.name(node),
+                    text: format!(
+                        "key {key} (value {}) expired: wall clock {} >= deadline {}",
+                        seg.value,
+                        fmt_wall(wall),
+                        fmt_wall(seg.deadline.expect("pieces expire only with a deadline"))
+                    ),
+                    source: Source::Derived,
+                }),
+                None if i + 1 == n => end.clone(),
+                None => None,
+            };
+            held.push(KeyHold {
+                instance: node,
+                key: key.clone(),
+                value: seg.value.clone(),
+                holder: owner.get(&(key.as_str(), seg.value.as_str())).copied(),
+                from,
+                to,
+                start: seg.start.clone(),
+                end,
+            });
+        }
+    };
+    for step in steps(record) {
+        match step {
+            Step::Obs {
+                index,
+                t,
+                node,
+                obs,
+            } if is_instance(node) => {
+                let ev = || obs_evidence(record, index);
+                match obs {
+                    Obs::RedisKeySet {
+                        key,
+                        value,
+                        deadline_wall,
+                    } => {
+                        if let Some(seg) = open.remove(&(node, key.clone())) {
+                            close(&mut held, node, key.clone(), seg, t, Some(ev()));
+                        }
+                        open.insert(
+                            (node, key.clone()),
+                            KeySeg {
+                                value: value.clone(),
+                                deadline: *deadline_wall,
+                                since: t,
+                                start: ev(),
+                            },
+                        );
+                    }
+                    Obs::RedisKeyExpiry { key, deadline_wall } => {
+                        if let Some(seg) = open.remove(&(node, key.clone())) {
+                            let value = seg.value.clone();
+                            let start = seg.start.clone();
+                            close(&mut held, node, key.clone(), seg, t, None);
+                            open.insert(
+                                (node, key.clone()),
+                                KeySeg {
+                                    value,
+                                    deadline: *deadline_wall,
+                                    since: t,
+                                    start,
+                                },
+                            );
+                        }
+                    }
+                    Obs::RedisKeyDeleted { key } => {
+                        if let Some(seg) = open.remove(&(node, key.clone())) {
+                            close(&mut held, node, key.clone(), seg, t, Some(ev()));
+                        }
+                    }
+                    Obs::RedisRestarted { keys } => {
+                        // Serving again: it holds exactly what it came back with (its
+                        // persistence decides); whatever it held when it went down is gone.
+                        for (k, seg) in take_node(&mut open, node) {
+                            close(&mut held, k.0, k.1, seg, t, Some(ev()));
+                        }
+                        for (key, value, deadline) in keys {
+                            if let Some(seg) = open.remove(&(node, key.clone())) {
+                                close(&mut held, node, key.clone(), seg, t, Some(ev()));
+                            }
+                            open.insert(
+                                (node, key.clone()),
+                                KeySeg {
+                                    value: value.clone(),
+                                    deadline: *deadline,
+                                    since: t,
+                                    start: ev(),
+                                },
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // A crash ends nothing here: a down instance (crashed, or restarted but still in
+            // its restart delay) answers nobody, so it grants the key to no one else; it goes
+            // on counting for the value it held until that key's deadline by its wall clock,
+            // or until it serves again (`RedisRestarted`, above).
+            _ => {}
+        }
+    }
+    let horizon = record.horizon();
+    for ((node, key), seg) in std::mem::take(&mut open) {
+        close(&mut held, node, key, seg, horizon, None);
+    }
+    held.retain(|h| h.from < h.to);
+    held
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_holds;
+    use crate::clocks::WallClocks;
+    use crate::testkit::*;
+    use splitbrain_engine::{SimTime, WallTime};
+    use splitbrain_protocols::Obs;
+
+    fn set(value: &str, deadline_s: i64) -> Obs {
+        Obs::RedisKeySet {
+            key: "k".to_string(),
+            value: value.to_string(),
+            deadline_wall: Some(WallTime(deadline_s * 1_000_000_000)),
+        }
+    }
+    fn spans(r: &crate::run::RunRecord) -> Vec<(SimTime, SimTime, Vec<String>)> {
+        key_holds(r, &WallClocks::new(r))
+            .iter()
+            .map(|k| {
+                (
+                    k.from,
+                    k.to,
+                    texts(&k.end.clone().into_iter().collect::<Vec<_>>()),
+                )
+            })
+            .collect()
+    }
+
+    /// Issue 17 item 6: the key is still live (deadline 100 s) when the instance crashes at
+    /// 4 s. Down, it grants to nobody and keeps counting for its value; it comes back at 6 s
+    /// (after a restart delay) with no keys, which ends the key there.
+    #[test]
+    fn a_crashed_instance_holds_its_key_until_it_comes_back_without_it() {
+        let base = || {
+            Builder::new(&[("redis", RedisInstance), ("c", Worker)])
+                .obs(ms(1_000), 0, set("x", 100))
+                .fault(ms(4_000), crash(0))
+                .fault(ms(5_000), restart(0))
+                .end(ms(200_000))
+        };
+        let r = base()
+            .obs(ms(6_000), 0, Obs::RedisRestarted { keys: vec![] })
+            .build();
+        assert_eq!(
+            spans(&r),
+            vec![(
+                ms(1_000),
+                ms(6_000),
+                vec!["6.000 s redis: restarted with 0 key(s)".to_string()]
+            )]
+        );
+        // Back with the key (persistence): a new piece from the restart to the deadline.
+        let r = base()
+            .obs(
+                ms(6_000),
+                0,
+                Obs::RedisRestarted {
+                    keys: vec![(
+                        "k".to_string(),
+                        "x".to_string(),
+                        Some(WallTime(100_000_000_000)),
+                    )],
+                },
+            )
+            .build();
+        let s = spans(&r);
+        assert_eq!(
+            s.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            vec![(ms(1_000), ms(6_000)), (ms(6_000), ms(100_000))]
+        );
+        // Never back: the key counts until its deadline by the instance's wall clock.
+        let r = base().build();
+        assert_eq!(
+            spans(&r).iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            vec![(ms(1_000), ms(100_000))]
+        );
+    }
+
+    /// A deletion observed before a backward step ends the key for good; without it the key
+    /// is live again after the step, as the Redis model finds it.
+    #[test]
+    fn a_backward_step_revives_only_a_key_not_deleted() {
+        let base = || {
+            Builder::new(&[("redis", RedisInstance), ("c", Worker)])
+                .obs(ms(1_000), 0, set("x", 5))
+                .fault(
+                    ms(6_000),
+                    splitbrain_engine::Fault::ClockStep {
+                        node: id(0),
+                        delta_ns: -3_000_000_000,
+                    },
+                )
+                .end(ms(20_000))
+        };
+        let r = base().build();
+        assert_eq!(
+            spans(&r).iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            vec![(ms(1_000), ms(5_000)), (ms(6_000), ms(8_000))]
+        );
+        let r = base()
+            .obs(
+                ms(5_500),
+                0,
+                Obs::RedisKeyDeleted {
+                    key: "k".to_string(),
+                },
+            )
+            .build();
+        assert_eq!(
+            spans(&r).iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            vec![(ms(1_000), ms(5_000))]
+        );
+    }
+}
