@@ -19,6 +19,7 @@ use crate::lease::{
     ServiceTimer,
 };
 use crate::observation::Obs;
+use crate::raft::{RaftClientTimer, RaftDurable, RaftMsg, RaftNode, RaftTimer};
 use crate::redis::{InstanceTimer, RedisDurable, RedisInstance, RedisMsg};
 use crate::redis_lock::RedisClientTimer;
 use crate::redlock::RedlockTimer;
@@ -191,8 +192,10 @@ role_enum! {
         RedisInstance(RedisInstance),
         /// Fenced (or unfenced) storage.
         Storage(FencedStorage),
-        /// A worker driving a lock client (lease, Redis or Redlock).
+        /// A worker driving a lock client (lease, Redis, Redlock or Raft).
         Worker(Worker),
+        /// A replica of the Raft lock service.
+        Raft(RaftNode),
     }
 }
 
@@ -209,6 +212,8 @@ wrapper_enum! {
         Redis(RedisMsg),
         /// Storage writes and acknowledgements.
         Storage(StorageMsg),
+        /// Raft RPCs and the Raft lock service's client requests and replies.
+        Raft(RaftMsg),
     }
     impl Message { fn kind(&self) -> &'static str }
 }
@@ -230,6 +235,8 @@ wrapper_enum! {
         Client(ClientTimer),
         /// Worker loop timers.
         Worker(WorkerTimer),
+        /// Raft replica timers (election, heartbeat, lease check).
+        Raft(RaftTimer),
     }
 }
 
@@ -244,10 +251,12 @@ wrapper_enum! {
         Redis(RedisClientTimer),
         /// Redlock client timers.
         Redlock(RedlockTimer),
+        /// Raft lock client timers.
+        Raft(RaftClientTimer),
     }
 }
 
-wraps_through!(Timer::Client(ClientTimer): LeaseClientTimer, RedisClientTimer, RedlockTimer);
+wraps_through!(Timer::Client(ClientTimer): LeaseClientTimer, RedisClientTimer, RedlockTimer, RaftClientTimer);
 
 wrapper_enum! {
     /// The durable state of a node (what survives a crash, see `Context::persist`);
@@ -265,6 +274,8 @@ wrapper_enum! {
         Redis(RedisDurable),
         /// Storage: its highest token and applied jobs.
         Storage(StorageDurable),
+        /// Raft replica: current term, vote and log.
+        Raft(RaftDurable),
     }
 }
 

@@ -12,13 +12,13 @@
 //! The fencing token handed to storage is the key's create revision.
 
 use super::msg::{LeaseId, RaftMsg};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, Observation, SimDuration};
 
 /// The client's timers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ClientTimer {
+pub enum RaftClientTimer {
     /// The outstanding request got no answer in time: try the next replica.
     Retry,
     /// Time to send a keepalive.
@@ -89,7 +89,7 @@ pub trait RaftClientEnv {
     /// Sends `msg` to `to`.
     fn send(&mut self, to: NodeId, msg: RaftMsg);
     /// Sets `timer` to fire after `after` of the client's monotonic clock.
-    fn set_timer(&mut self, after: SimDuration, timer: ClientTimer) -> Self::TimerHandle;
+    fn set_timer(&mut self, after: SimDuration, timer: RaftClientTimer) -> Self::TimerHandle;
     /// Cancels a pending timer.
     fn cancel_timer(&mut self, handle: Self::TimerHandle);
     /// The client's monotonic clock now, local ns.
@@ -134,6 +134,8 @@ enum State {
     Releasing {
         req: u64,
         lease: LeaseId,
+        /// `acquire` was called while the release was outstanding: acquire once it is answered.
+        then_acquire: bool,
     },
 }
 
@@ -184,8 +186,13 @@ impl<H: Copy> RaftLockClient<H> {
         self.state == State::Idle
     }
 
-    /// Starts acquiring (ignored unless idle).
+    /// Starts acquiring (ignored unless idle; while a release is outstanding, acquiring starts
+    /// once the release is answered, so the client never competes with its own lease).
     pub fn acquire<E: RaftClientEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        if let State::Releasing { then_acquire, .. } = &mut self.state {
+            *then_acquire = true;
+            return;
+        }
         if self.state != State::Idle {
             return;
         }
@@ -206,20 +213,24 @@ impl<H: Copy> RaftLockClient<H> {
             env.observe(ClientObs::Released { revision });
             self.clear_hold_timers(env);
             let req = self.fresh_req();
-            self.state = State::Releasing { req, lease };
+            self.state = State::Releasing {
+                req,
+                lease,
+                then_acquire: false,
+            };
             self.send_current(env);
         }
     }
 
     /// A timer came due.
-    pub fn on_timer<E: RaftClientEnv<TimerHandle = H>>(&mut self, env: &mut E, timer: ClientTimer) {
+    pub fn on_timer<E: RaftClientEnv<TimerHandle = H>>(&mut self, env: &mut E, timer: RaftClientTimer) {
         match timer {
-            ClientTimer::Retry => {
+            RaftClientTimer::Retry => {
                 self.retry = None;
                 self.target = (self.target + 1) % self.cfg.replicas.len();
                 self.send_current(env);
             }
-            ClientTimer::KeepAlive => {
+            RaftClientTimer::KeepAlive => {
                 self.keepalive = None;
                 if let State::Holding { keepalive, .. } = &mut self.state {
                     let req = self.next_req;
@@ -229,7 +240,7 @@ impl<H: Copy> RaftLockClient<H> {
                     self.arm_keepalive(env);
                 }
             }
-            ClientTimer::Deadline => {
+            RaftClientTimer::Deadline => {
                 self.deadline = None;
                 if let State::Holding {
                     revision, deadline, ..
@@ -348,12 +359,43 @@ impl<H: Copy> RaftLockClient<H> {
                 self.cancel_retry(env);
                 self.lose(env, revision, "lease_not_found");
             }
-            (RaftMsg::Released { req, .. }, State::Releasing { req: r, .. }) if req == r => {
+            (
+                RaftMsg::Released { req, .. },
+                State::Releasing {
+                    req: r,
+                    then_acquire,
+                    ..
+                },
+            ) if req == r => {
                 self.cancel_retry(env);
                 self.state = State::Idle;
+                if then_acquire {
+                    self.acquire(env);
+                }
             }
             // Late or unrelated replies.
             _ => {}
+        }
+    }
+
+    /// Forgets all volatile state (the owning node crashed; the engine dropped its timers).
+    /// Request ids keep counting, so a reply to a request sent before the crash, or the store's
+    /// memory of it, never matches a request sent after.
+    pub fn reset(&mut self) {
+        self.state = State::Idle;
+        self.target = 0;
+        self.retry = None;
+        self.keepalive = None;
+        self.deadline = None;
+    }
+
+    /// The fencing token and local deadline of the current hold, whatever the time.
+    pub fn hold(&self) -> Option<(u64, LocalTime)> {
+        match &self.state {
+            State::Holding {
+                revision, deadline, ..
+            } => Some((*revision, *deadline)),
+            _ => None,
         }
     }
 
@@ -407,14 +449,14 @@ impl<H: Copy> RaftLockClient<H> {
                 lease: *lease,
             },
             State::Holding { .. } => return,
-            State::Releasing { req, lease } => RaftMsg::Release {
+            State::Releasing { req, lease, .. } => RaftMsg::Release {
                 req: *req,
                 lease: *lease,
             },
         };
         env.send(to, msg);
         self.cancel_retry(env);
-        self.retry = Some(env.set_timer(self.cfg.request_timeout, ClientTimer::Retry));
+        self.retry = Some(env.set_timer(self.cfg.request_timeout, RaftClientTimer::Retry));
     }
 
     fn cancel_retry<E: RaftClientEnv<TimerHandle = H>>(&mut self, env: &mut E) {
@@ -428,7 +470,7 @@ impl<H: Copy> RaftLockClient<H> {
             env.cancel_timer(t);
         }
         let every = SimDuration((self.cfg.ttl.0 / 3).max(1));
-        self.keepalive = Some(env.set_timer(every, ClientTimer::KeepAlive));
+        self.keepalive = Some(env.set_timer(every, RaftClientTimer::KeepAlive));
     }
 
     fn arm_deadline<E: RaftClientEnv<TimerHandle = H>>(
@@ -440,7 +482,7 @@ impl<H: Copy> RaftLockClient<H> {
             env.cancel_timer(t);
         }
         let after = deadline.saturating_since(env.mono_now());
-        self.deadline = Some(env.set_timer(after, ClientTimer::Deadline));
+        self.deadline = Some(env.set_timer(after, RaftClientTimer::Deadline));
     }
 
     fn clear_hold_timers<E: RaftClientEnv<TimerHandle = H>>(&mut self, env: &mut E) {

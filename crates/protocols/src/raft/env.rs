@@ -5,7 +5,7 @@
 //! simulator implements it over the engine's `Context`, and the unit tests over a tiny
 //! deterministic harness.
 
-use super::msg::{Command, Entry, LeaseId, LogIndex, RaftTimer, Term};
+use super::msg::{Entry, LeaseId, LogIndex, RaftTimer, Term};
 use serde::Serialize;
 use splitbrain_engine::{LocalTime, NodeId, Observation, SimDuration};
 
@@ -99,10 +99,35 @@ pub enum RaftObs {
         index: LogIndex,
         /// The entry's term.
         term: Term,
-        /// [`Command::digest`] of the command.
+        /// [`Command::digest`](super::msg::Command::digest) of the command.
         digest: u64,
-        /// The command.
-        command: Command,
+    },
+    /// Applying a committed `Acquire` created the lock key `lock` (every replica that applies
+    /// the entry says so; the first to say it marks the commit in true time).
+    KeyCreated {
+        /// The lock key.
+        lock: String,
+        /// The client whose `Acquire` created it.
+        owner: NodeId,
+        /// The key's create revision (the fencing token).
+        revision: u64,
+        /// The lease the key is attached to.
+        lease: LeaseId,
+    },
+    /// Applying a committed `Release` or `ExpireLease` deleted the lock key `lock` (every
+    /// replica that applies the entry says so).
+    KeyDeleted {
+        /// The lock key.
+        lock: String,
+        /// The deleted key's create revision.
+        revision: u64,
+        /// True if its lease expired, false if its holder revoked it.
+        expired: bool,
+    },
+    /// The replica was leader of `term` and is not any more (it saw a higher term).
+    SteppedDown {
+        /// The term it led.
+        term: Term,
     },
     /// A new leader re-armed every lease it knows to `now + extend + TTL` (etcd
     /// `lessor.Promote`).
@@ -176,6 +201,9 @@ impl RaftObs {
             RaftObs::KeptAlive { .. } => "raft_kept_alive",
             RaftObs::LockFreed { .. } => "raft_lock_freed",
             RaftObs::Restarted { .. } => "raft_restarted",
+            RaftObs::KeyCreated { .. } => "raft_key_created",
+            RaftObs::KeyDeleted { .. } => "raft_key_deleted",
+            RaftObs::SteppedDown { .. } => "raft_stepped_down",
         }
     }
 }

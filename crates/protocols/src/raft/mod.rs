@@ -8,24 +8,32 @@
 //!   its observations.
 //! - [`replica`]: one Raft replica ([`RaftReplica`]).
 //! - [`client`]: a lock client ([`RaftLockClient`]).
+//! - [`node`]: the replica as a role of the composition ([`RaftNode`], [`RaftCtx`]): an
+//!   adapter implements [`RaftEnv`] over the shared context trait and maps [`RaftObs`] onto
+//!   the shared `Obs`.
+//! - [`lock`]: the client as one of the lock clients a worker drives ([`RaftLock`]).
 //!
-//! Nothing here knows the engine's `Context` or the other protocols: an adapter implements
-//! [`RaftEnv`] over the engine.
+//! The replica and the client know neither the engine's `Context` nor the other protocols:
+//! they run over [`RaftEnv`] / [`client::RaftClientEnv`], which `node` and `lock` implement.
 
 pub mod client;
 pub mod config;
 pub mod env;
+pub mod lock;
 pub mod log;
 pub mod msg;
+pub mod node;
 pub mod replica;
 pub mod store;
 
 #[cfg(test)]
 mod tests;
 
-pub use client::RaftLockClient;
+pub use client::{RaftClientConfig, RaftClientTimer, RaftLockClient};
 pub use config::RaftConfig;
 pub use env::{RaftDurable, RaftEnv, RaftObs};
+pub use lock::{RaftLock, RaftLockCtx};
 pub use msg::{Command, Entry, LeaseId, LogIndex, RaftMsg, RaftTimer, Term};
+pub use node::{RaftCtx, RaftNode};
 pub use replica::{RaftReplica, Role};
 pub use store::LockStore;

@@ -5,7 +5,7 @@
 //! `Granted` / `Released` after the request's entry committed and was applied, a `KeptAlive`
 //! after a ReadIndex round (Ongaro's thesis §6.4) confirmed the leader still leads.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use splitbrain_engine::{Message, NodeId, SimDuration};
 
 /// A Raft term (§5.1): a logical clock, starting at 0, that only grows.
@@ -17,7 +17,7 @@ pub type LogIndex = u64;
 pub type LeaseId = u64;
 
 /// A command of the lock store's replicated state machine ([`super::store::LockStore`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "op")]
 pub enum Command {
     /// The no-op a new leader appends at the start of its term, so that it can commit entries
@@ -94,7 +94,7 @@ impl Command {
 }
 
 /// One log entry: a command and the term in which a leader created it (§5.3).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// The leader's term when the entry was appended.
     pub term: Term,
@@ -103,7 +103,7 @@ pub struct Entry {
 }
 
 /// Everything a Raft replica and its lock clients send.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum RaftMsg {
     /// Candidate -> replica: vote for me in `term` (§5.2, Figure 2 "RequestVote RPC").
@@ -261,7 +261,7 @@ impl Message for RaftMsg {
 }
 
 /// A replica's timers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RaftTimer {
     /// Follower or candidate: no leader heard from for a whole election timeout (§5.2).

@@ -388,15 +388,18 @@ impl<H: Copy> RaftReplica<H> {
     ) {
         assert!(term >= self.term, "terms never go back");
         let changed_term = term > self.term;
+        let led = self.term;
         if changed_term {
             self.term = term;
             self.voted_for = None;
             self.persist(env);
         }
         let was = self.role;
+        let leader_changed = self.leader != leader;
         self.role = Role::Follower;
         self.leader = leader;
         if was == Role::Leader {
+            env.observe(RaftObs::SteppedDown { term: led });
             // etcd `lessor.Demote`: a follower keeps no expiries; pending reads are dropped
             // (their clients time out and retry elsewhere).
             for t in [self.heartbeat_timer.take(), self.lease_timer.take()]
@@ -409,7 +412,7 @@ impl<H: Copy> RaftReplica<H> {
             self.lease_expiry.clear();
             self.revoking.clear();
         }
-        if changed_term || was != Role::Follower {
+        if changed_term || was != Role::Follower || (leader_changed && leader.is_some()) {
             env.observe(RaftObs::BecameFollower { term, leader });
         }
         if self.election_timer.is_none() {
@@ -729,9 +732,34 @@ impl<H: Copy> RaftReplica<H> {
                 index,
                 term: entry.term,
                 digest: entry.command.digest(),
-                command: entry.command.clone(),
             });
             let result = self.store.apply(index, &entry.command);
+            match &result {
+                ApplyResult::Granted {
+                    client,
+                    lock,
+                    revision,
+                    lease,
+                    fresh: true,
+                    ..
+                } => env.observe(RaftObs::KeyCreated {
+                    lock: lock.clone(),
+                    owner: *client,
+                    revision: *revision,
+                    lease: *lease,
+                }),
+                ApplyResult::Released { deleted, .. } | ApplyResult::Expired { deleted, .. } => {
+                    let expired = matches!(result, ApplyResult::Expired { .. });
+                    for (lock, revision) in deleted {
+                        env.observe(RaftObs::KeyDeleted {
+                            lock: lock.clone(),
+                            revision: *revision,
+                            expired,
+                        });
+                    }
+                }
+                _ => {}
+            }
             if self.role != Role::Leader {
                 continue;
             }

@@ -2,7 +2,7 @@
 //! random delays, crashes, restarts, partitions) driving replicas and clients together, and
 //! the tests of the Raft lock service built on it.
 
-use super::client::{ClientObs, ClientTimer, RaftClientConfig, RaftClientEnv, RaftLockClient};
+use super::client::{ClientObs, RaftClientTimer, RaftClientConfig, RaftClientEnv, RaftLockClient};
 use super::config::RaftConfig;
 use super::env::{RaftDurable, RaftEnv, RaftObs};
 use super::msg::{RaftMsg, RaftTimer};
@@ -15,7 +15,7 @@ const MS: u64 = 1_000_000;
 #[derive(Clone, Copy, Debug)]
 enum AnyTimer {
     Raft(RaftTimer),
-    Client(ClientTimer),
+    Client(RaftClientTimer),
 }
 
 #[derive(Debug)]
@@ -134,7 +134,7 @@ impl RaftClientEnv for Env<'_> {
     fn send(&mut self, to: NodeId, msg: RaftMsg) {
         self.net.send(self.node, to, msg);
     }
-    fn set_timer(&mut self, after: SimDuration, timer: ClientTimer) -> u64 {
+    fn set_timer(&mut self, after: SimDuration, timer: RaftClientTimer) -> u64 {
         self.net
             .set_timer(self.node, after, AnyTimer::Client(timer))
     }
