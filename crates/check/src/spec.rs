@@ -2,7 +2,8 @@
 //!
 //! Names are part of the scenario format (DESIGN.md, "Invariants"): `single_leader`,
 //! `eventual_leader`, `exclusive_holders`, `holder_writes_only`, `no_two_accepted_writers`,
-//! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`, `validity_within_truth`. Parameterised invariants
+//! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`, `validity_within_truth`,
+//! `state_machine_safety`. Parameterised invariants
 //! deserialize from a bare name (defaults) or from `{"eventual_leader": {"settle": NS}}`.
 
 use serde::de::{self, MapAccess, Visitor};
@@ -52,11 +53,13 @@ pub enum Invariant {
     ExactlyOnceEffects,
     /// A holder's believed end of validity is never later than the true end of its hold.
     ValidityWithinTruth,
+    /// No two Raft replicas apply different entries at the same log index (Raft §5.4.3).
+    StateMachineSafety,
 }
 
 impl Invariant {
     /// Every name, in the canonical (report) order.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 10] = [
         "single_leader",
         "eventual_leader",
         "exclusive_holders",
@@ -66,6 +69,7 @@ impl Invariant {
         "lock_progress",
         "exactly_once_effects",
         "validity_within_truth",
+        "state_machine_safety",
     ];
 
     /// The snake_case name used in scenario files and reports.
@@ -85,6 +89,7 @@ impl Invariant {
             Invariant::LockProgress { .. } => 6,
             Invariant::ExactlyOnceEffects => 7,
             Invariant::ValidityWithinTruth => 8,
+            Invariant::StateMachineSafety => 9,
         }
     }
 
@@ -104,6 +109,7 @@ impl Invariant {
             },
             "exactly_once_effects" => Invariant::ExactlyOnceEffects,
             "validity_within_truth" => Invariant::ValidityWithinTruth,
+            "state_machine_safety" => Invariant::StateMachineSafety,
             _ => return None,
         })
     }
@@ -136,6 +142,7 @@ enum TaggedInvariant {
     },
     ExactlyOnceEffects {},
     ValidityWithinTruth {},
+    StateMachineSafety {},
 }
 
 impl From<TaggedInvariant> for Invariant {
@@ -150,6 +157,7 @@ impl From<TaggedInvariant> for Invariant {
             TaggedInvariant::LockProgress { window } => Invariant::LockProgress { window },
             TaggedInvariant::ExactlyOnceEffects {} => Invariant::ExactlyOnceEffects,
             TaggedInvariant::ValidityWithinTruth {} => Invariant::ValidityWithinTruth,
+            TaggedInvariant::StateMachineSafety {} => Invariant::StateMachineSafety,
         }
     }
 }
@@ -281,6 +289,6 @@ mod tests {
                 Invariant::ExactlyOnceEffects,
             ]
         );
-        assert_eq!(CheckSpec::default().invariants.len(), 9);
+        assert_eq!(CheckSpec::default().invariants.len(), 10);
     }
 }

@@ -1,6 +1,6 @@
 //! Hand-built run records for the checkers' tests.
 
-pub(crate) use crate::run::Role::{Bully, LeaseService, RedisInstance, Storage, Worker};
+pub(crate) use crate::run::Role::{Bully, LeaseService, Raft, RedisInstance, Storage, Worker};
 use crate::run::{Role, RunRecord};
 use crate::verdict::{Evidence, Verdict, Violation};
 use splitbrain_engine::{ClockConfig, Fault, NodeId, Observed, SimDuration, SimTime};

@@ -35,6 +35,7 @@ pub fn role_of_spec(spec: &NodeSpec) -> Role {
         NodeSpec::Redis(_) => Role::RedisInstance,
         NodeSpec::Storage(_) => Role::Storage,
         NodeSpec::Worker(_) => Role::Worker,
+        NodeSpec::Raft(_) => Role::Raft,
     }
 }
 

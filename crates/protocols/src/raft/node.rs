@@ -113,45 +113,55 @@ pub fn to_obs(obs: RaftObs) -> Option<Obs> {
 }
 
 /// One replica of the Raft lock service, as a role (see [`RaftReplica`] for the algorithm).
+/// The replica is built at start from the node's own id (the group's config lists every
+/// replica; a node learns which one it is from its context).
 #[derive(Clone, Debug)]
 pub struct RaftNode {
-    replica: RaftReplica<TimerId>,
+    cfg: RaftConfig,
+    replica: Option<RaftReplica<TimerId>>,
 }
 
 impl RaftNode {
-    /// Replica `id` of the group `cfg` (validated; panics otherwise, as [`RaftReplica::new`]).
-    pub fn new(id: NodeId, cfg: RaftConfig) -> Self {
-        RaftNode {
-            replica: RaftReplica::new(id, cfg),
-        }
+    /// A replica of the group `cfg` (validated and listing this node: the scenario layer
+    /// checks both; [`RaftReplica::new`] panics otherwise).
+    pub fn new(cfg: RaftConfig) -> Self {
+        RaftNode { cfg, replica: None }
     }
 
-    /// The replica's state (for tests and narration).
-    pub fn replica(&self) -> &RaftReplica<TimerId> {
-        &self.replica
+    /// The replica's state, once started (for tests and narration).
+    pub fn replica(&self) -> Option<&RaftReplica<TimerId>> {
+        self.replica.as_ref()
+    }
+
+    #[inline]
+    fn replica_mut(&mut self, id: NodeId) -> &mut RaftReplica<TimerId> {
+        let cfg = &self.cfg;
+        self.replica
+            .get_or_insert_with(|| RaftReplica::new(id, cfg.clone()))
     }
 }
 
 impl<C: RaftCtx> Role<C> for RaftNode {
     fn on_start(&mut self, ctx: &mut C) {
-        self.replica.on_start(&mut Env(ctx));
+        self.replica_mut(ctx.id()).on_start(&mut Env(ctx));
     }
 
     fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
         if let Some(m) = msg.into_part() {
-            self.replica.on_message(&mut Env(ctx), from, m);
+            self.replica_mut(ctx.id())
+                .on_message(&mut Env(ctx), from, m);
         }
     }
 
     fn on_timer(&mut self, ctx: &mut C, timer: C::Timer) {
         if let Some(t) = timer.into_part() {
-            self.replica.on_timer(&mut Env(ctx), t);
+            self.replica_mut(ctx.id()).on_timer(&mut Env(ctx), t);
         }
     }
 
     fn on_restart(&mut self, ctx: &mut C, durable: &C::Durable) {
         let empty = RaftDurable::default();
         let d = durable.part().unwrap_or(&empty);
-        self.replica.on_restart(&mut Env(ctx), d);
+        self.replica_mut(ctx.id()).on_restart(&mut Env(ctx), d);
     }
 }

@@ -10,6 +10,7 @@
 pub mod bully;
 pub mod lease_leader;
 pub mod lease_service;
+pub mod raft;
 pub mod redis;
 pub mod storage;
 pub mod worker;
@@ -79,4 +80,6 @@ roles! {
     "storage" => Storage(storage::StorageSpec),
     /// A worker: acquire, work, check validity, write, release.
     "worker" => Worker(worker::WorkerSpec),
+    /// A replica of the Raft-replicated lock service (every raft node forms one group).
+    "raft" => Raft(raft::RaftSpec),
 }
