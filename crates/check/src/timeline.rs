@@ -454,7 +454,11 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
             expired,
         } => format!(
             "committed the deletion of {lock} (create revision {revision}): {}",
-            if *expired { "lease expired" } else { "released" }
+            if *expired {
+                "lease expired"
+            } else {
+                "released"
+            }
         ),
         Obs::WriteAccepted {
             writer,

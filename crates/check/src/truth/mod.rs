@@ -88,9 +88,10 @@ impl Hold {
     /// Whether this hold is the one `id` names.
     pub(crate) fn is(&self, id: &HoldId) -> bool {
         match &self.source {
-            HoldSource::Lease { token, .. } | HoldSource::Raft { revision: token, .. } => {
-                id.token.map_or(true, |t| t == *token)
-            }
+            HoldSource::Lease { token, .. }
+            | HoldSource::Raft {
+                revision: token, ..
+            } => id.token.map_or(true, |t| t == *token),
             HoldSource::RedisMajority { value, .. } => {
                 id.value.as_deref().map_or(true, |v| v == value)
             }

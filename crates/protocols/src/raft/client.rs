@@ -223,7 +223,11 @@ impl<H: Copy> RaftLockClient<H> {
     }
 
     /// A timer came due.
-    pub fn on_timer<E: RaftClientEnv<TimerHandle = H>>(&mut self, env: &mut E, timer: RaftClientTimer) {
+    pub fn on_timer<E: RaftClientEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        timer: RaftClientTimer,
+    ) {
         match timer {
             RaftClientTimer::Retry => {
                 self.retry = None;

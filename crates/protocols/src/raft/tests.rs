@@ -2,7 +2,7 @@
 //! random delays, crashes, restarts, partitions) driving replicas and clients together, and
 //! the tests of the Raft lock service built on it.
 
-use super::client::{ClientObs, RaftClientTimer, RaftClientConfig, RaftClientEnv, RaftLockClient};
+use super::client::{ClientObs, RaftClientConfig, RaftClientEnv, RaftClientTimer, RaftLockClient};
 use super::config::RaftConfig;
 use super::env::{RaftDurable, RaftEnv, RaftObs};
 use super::msg::{RaftMsg, RaftTimer};
@@ -57,6 +57,9 @@ struct Net {
     up: Vec<bool>,
     epoch: Vec<u64>,
     group: Vec<u8>,
+    /// Also drop a message at delivery if its ends are in different groups by then (a
+    /// partition cuts messages in flight).
+    cut_in_flight: bool,
     durable: Vec<RaftDurable>,
     sent: BTreeMap<&'static str, u64>,
     said: Vec<(u64, NodeId, Said)>,
@@ -165,10 +168,22 @@ struct Cluster {
 impl Cluster {
     /// `replicas` replicas (ids 0..) and `clients` lock clients (ids after them) on lock "L".
     fn new(seed: u64, replicas: usize, clients: usize, delay_ms: (u64, u64)) -> Cluster {
+        Cluster::new_with(seed, replicas, clients, delay_ms, |_| {})
+    }
+
+    /// As [`Cluster::new`], with `tune` applied to the replicas' config.
+    fn new_with(
+        seed: u64,
+        replicas: usize,
+        clients: usize,
+        delay_ms: (u64, u64),
+        tune: impl FnOnce(&mut RaftConfig),
+    ) -> Cluster {
         let total = replicas + clients;
         let ids: Vec<NodeId> = (0..replicas as u32).map(NodeId).collect();
         let mut cfg = RaftConfig::with_replicas(ids.clone());
         cfg.lease_check_interval = SimDuration::from_millis(50);
+        tune(&mut cfg);
         let mut nodes = Vec::new();
         for &id in &ids {
             nodes.push(Node::Replica(Box::new(RaftReplica::new(id, cfg.clone()))));
@@ -201,6 +216,7 @@ impl Cluster {
             up: vec![true; total],
             epoch: vec![0; total],
             group: vec![0; total],
+            cut_in_flight: false,
             durable: vec![RaftDurable::default(); total],
             sent: BTreeMap::new(),
             said: Vec::new(),
@@ -259,6 +275,12 @@ impl Cluster {
         };
         self.net.now = at;
         let (node, ev) = match ev {
+            Ev::Msg { from, to, .. }
+                if self.net.cut_in_flight
+                    && self.net.group[from.index()] != self.net.group[to.index()] =>
+            {
+                return true;
+            }
             Ev::Msg { to, .. } => (to, ev),
             Ev::Timer {
                 node, id, epoch, ..
@@ -815,5 +837,103 @@ fn a_replica_missing_committed_entries_cannot_win_an_election() {
         c.run_until(c.net.now + 500 * MS);
         assert_eq!(c.replica(f2).store().revision(), 4, "seed {seed}");
         c.check_safety().unwrap();
+    }
+}
+
+/// Figure 8 of the paper (§5.4.2): an entry of an earlier term stored on a majority can still
+/// be overwritten by a later leader, so a leader must not count replicas to commit it; it
+/// commits it only with an entry of its own term. The script below builds exactly that
+/// situation (one entry per AppendEntries so the old entry reaches a majority alone, and
+/// partitions that cut messages in flight): without the rule, leader L2 commits and applies
+/// the old entry X at index 2, and the later leader W then overwrites index 2 with its own
+/// entry on a majority and applies that: two different commands applied at one index.
+#[test]
+fn figure_8_an_old_term_entry_on_a_majority_is_not_committed_by_counting() {
+    for seed in 0..20 {
+        let mut c = Cluster::new_with(seed, 5, 0, (1, 1), |cfg| cfg.max_entries_per_append = 1);
+        c.net.cut_in_flight = true;
+        // (a) A first leader S1 commits its no-op at index 1 everywhere.
+        let s1 = c.run_until_leader(10_000 * MS);
+        c.run_until(c.net.now + 200 * MS);
+        assert!((0..5).all(|i| c.replica(i).commit_index() == 1));
+        // S1 appends X at index 2 and gets it only to S2.
+        let s2 = (s1 + 1) % 5;
+        for i in 0..5 {
+            c.net.group[i] = if i == s1 || i == s2 { 0 } else { 1 + i as u8 };
+        }
+        let x = RaftMsg::Acquire {
+            req: 1,
+            lock: "X".into(),
+            ttl: SimDuration::from_millis(1000),
+        };
+        // The request comes from S2's id (a replica ignores the reply).
+        c.net.push(
+            c.net.now + MS,
+            Ev::Msg {
+                from: NodeId(s2 as u32),
+                to: NodeId(s1 as u32),
+                msg: x,
+            },
+        );
+        c.run_until(c.net.now + 20 * MS);
+        assert_eq!(c.replica(s2).log().last_index(), 2, "seed {seed}: X on S2");
+        // (b) S1 crashes; the other three elect W, whose no-op lands at index 2 in its term
+        // and reaches nobody (W is cut off the moment it wins).
+        c.crash(s1);
+        let rest: Vec<usize> = (0..5).filter(|&i| i != s1 && i != s2).collect();
+        for &i in &rest {
+            c.net.group[i] = 1;
+        }
+        c.net.group[s2] = 2;
+        let w = c.run_until_leader(c.net.now + 10_000 * MS);
+        c.net.group[w] = 3;
+        c.run_until(c.net.now + 5 * MS);
+        assert_eq!(c.replica(w).log().last_index(), 2, "seed {seed}: W's no-op");
+        c.crash(w);
+        // (c) S1 restarts; S1, S2 and S3 elect L2 (S1 or S2, whose logs hold X). L2 sends X
+        // to S3 alone, one entry per message; L2 crashes just after S3's ack arrives, before
+        // its own no-op (index 3) reaches a majority.
+        let others: Vec<usize> = rest.iter().copied().filter(|&i| i != w).collect();
+        let (s3, s4) = (others[0], others[1]);
+        c.restart(s1);
+        for i in 0..5 {
+            c.net.group[i] = 4;
+        }
+        c.net.group[w] = 5;
+        c.net.group[s4] = 6;
+        let l2 = c.run_until_leader(c.net.now + 10_000 * MS);
+        assert!(l2 == s1 || l2 == s2, "seed {seed}: L2 holds X");
+        loop {
+            let ack = matches!(
+                c.net.queue.first_key_value(),
+                Some((_, Ev::Msg { from, to, msg: RaftMsg::AppendEntriesResponse { success: true, match_index, .. } }))
+                    if from.index() == s3 && to.index() == l2 && *match_index >= 2
+            );
+            assert!(c.step(), "queue ran dry");
+            if ack {
+                break;
+            }
+            assert!(c.net.now < 100_000 * MS, "seed {seed}: S3 never stored X");
+        }
+        c.crash(l2);
+        // (d) W restarts; with S3 and S4 (whose last terms are older than W's) it wins a new
+        // term and replicates its own index 2 over X on S3.
+        let f = if l2 == s1 { s2 } else { s1 };
+        c.net.group[f] = 7;
+        for i in [w, s3, s4] {
+            c.net.group[i] = 8;
+        }
+        c.restart(w);
+        c.run_until(c.net.now + 3_000 * MS);
+        // Everyone back.
+        c.restart(l2);
+        c.net.group.iter_mut().for_each(|g| *g = 0);
+        c.run_until(c.net.now + 3_000 * MS);
+        if let Err(e) = c.check_safety() {
+            panic!("seed {seed}: {e}");
+        }
+        // Every replica ends with one log, and X (a term-1 entry never committed) may be gone.
+        let log0 = c.replica(0).log().entries().to_vec();
+        assert!((1..5).all(|i| c.replica(i).log().entries() == log0.as_slice()));
     }
 }
