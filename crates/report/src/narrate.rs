@@ -458,7 +458,13 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                     }
                     _ => {}
                 }
-                Some(describe_obs(names, name(names, *node), obs))
+                // Every replica applies every entry: the story tells the commits of lock keys
+                // (`RaftKeyCreated` / `RaftKeyDeleted`) instead.
+                if matches!(obs, Obs::RaftApplied { .. }) {
+                    None
+                } else {
+                    Some(describe_obs(names, name(names, *node), obs))
+                }
             }
         };
         if let Some(line) = line {
