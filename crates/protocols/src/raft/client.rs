@@ -9,7 +9,9 @@
 //! the TTL. The service's expiry is never earlier than that instant (see
 //! [`super::replica`]), so the margin only has to cover the clocks' rate difference over a TTL
 //! (`ttl * (drift_client + drift_leader) / 1e6`) plus what the holder needs to stop in time.
-//! The fencing token handed to storage is the key's create revision.
+//! The fencing token handed to storage is the key's create revision. A grant that arrives after
+//! its own deadline (the acquisition took longer than the TTL, say across a partition) is given
+//! up at once and its lease revoked, so the key does not block the lock for a whole TTL.
 
 use super::msg::{LeaseId, RaftMsg};
 use serde::{Deserialize, Serialize};
@@ -305,7 +307,16 @@ impl<H: Copy> RaftLockClient<H> {
                     keepalive: None,
                 };
                 if now >= deadline {
+                    // Granted too late to act on: stop at once and hand the lease back, so the
+                    // key does not block everyone until the leader expires it.
                     self.lose(env, revision, "deadline");
+                    let req = self.fresh_req();
+                    self.state = State::Releasing {
+                        req,
+                        lease,
+                        then_acquire: false,
+                    };
+                    self.send_current(env);
                     return;
                 }
                 self.arm_deadline(env, deadline);

@@ -937,3 +937,42 @@ fn figure_8_an_old_term_entry_on_a_majority_is_not_committed_by_counting() {
         assert!((1..5).all(|i| c.replica(i).log().entries() == log0.as_slice()));
     }
 }
+
+/// A grant that arrives after the client's own deadline (the acquisition outlasted the TTL:
+/// no leader could be elected for longer than that) is given up at once AND its lease is
+/// revoked, so the key does not block the lock until the leader's expiry.
+#[test]
+fn a_grant_after_the_deadline_is_handed_back() {
+    let mut c = Cluster::new(3, 3, 1, (1, 1));
+    // No two replicas can talk: no leader for 3 s; the client (id 3) keeps retrying.
+    for i in 0..3 {
+        c.net.group[i] = i as u8;
+    }
+    c.acquire(3);
+    c.run_until(3_000 * MS);
+    c.net.group.iter_mut().for_each(|g| *g = 0);
+    c.run_until(6_000 * MS);
+    let said: Vec<&ClientObs> = c.client_said().map(|(_, _, o)| o).collect();
+    assert!(
+        matches!(
+            said.as_slice(),
+            [
+                ClientObs::Acquired { .. },
+                ClientObs::Lost {
+                    reason: "deadline",
+                    ..
+                }
+            ]
+        ),
+        "{said:?}"
+    );
+    let freed: Vec<bool> = c
+        .raft_said()
+        .filter_map(|(_, _, o)| match o {
+            RaftObs::LockFreed { expired, .. } => Some(*expired),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(freed, vec![false], "revoked by the client, not expired");
+    c.check_safety().unwrap();
+}
