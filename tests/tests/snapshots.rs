@@ -29,7 +29,12 @@ fn lesson_summaries_and_narrations() {
         .unwrap();
         let events = r.trace.as_ref().and_then(|t| t.kept.as_deref()).unwrap();
         let opts = NarrationOptions {
-            hide_kinds: vec!["HEARTBEAT".into()],
+            // Raft's replication traffic too (heartbeats are empty AppendEntries).
+            hide_kinds: vec![
+                "HEARTBEAT".into(),
+                "APPEND_ENTRIES".into(),
+                "APPEND_ACK".into(),
+            ],
             max_lines: Some(40),
             facts: derived_facts(&r.record),
             ..Default::default()

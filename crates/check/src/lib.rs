@@ -37,6 +37,7 @@ pub use clocks::{key_expired, WallClocks};
 pub use invariants::leader::{eventual_leader, single_leader, single_leader_per_term};
 pub use invariants::locks::{exclusive_holders, holder_writes_only, validity_within_truth};
 pub use invariants::progress::lock_progress;
+pub use invariants::raft::state_machine_safety;
 pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_accepted_writers};
 pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use run::{Role, RunRecord};
@@ -57,6 +58,7 @@ pub fn check_one(record: &RunRecord, invariant: &Invariant) -> Verdict {
         Invariant::ExactlyOnceEffects => exactly_once_effects(record),
         Invariant::ValidityWithinTruth => validity_within_truth(record),
         Invariant::SingleLeaderPerTerm => single_leader_per_term(record),
+        Invariant::StateMachineSafety => state_machine_safety(record),
     }
 }
 

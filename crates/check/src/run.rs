@@ -28,16 +28,19 @@ pub enum Role {
     Storage,
     /// A worker driving a lock client.
     Worker,
+    /// A replica of the Raft lock service: a leader-election participant, and a lock server
+    /// whose applied log is the truth of who holds a Raft lock.
+    Raft,
 }
 
 impl Role {
     /// Whether the role takes part in leader election (`eventual_leader` asks these to agree).
     pub fn elects_leader(self) -> bool {
-        matches!(self, Role::Bully | Role::LeaseLeader)
+        matches!(self, Role::Bully | Role::LeaseLeader | Role::Raft)
     }
     /// Whether the role is a lock server (`lock_progress` counts these).
     pub fn is_lock_server(self) -> bool {
-        matches!(self, Role::LeaseService | Role::RedisInstance)
+        matches!(self, Role::LeaseService | Role::RedisInstance | Role::Raft)
     }
 }
 
@@ -54,6 +57,7 @@ impl From<&Node> for Role {
             // whose contents no checker reads (its holders are beliefs the candidates claim).
             Node::LeaseCandidate(_) => Role::LeaseLeader,
             Node::LeaseRecord(_) => Role::Storage,
+            Node::Raft(_) => Role::Raft,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! Names are part of the scenario format (DESIGN.md, "Invariants"): `single_leader`,
 //! `eventual_leader`, `exclusive_holders`, `holder_writes_only`, `no_two_accepted_writers`,
 //! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`, `validity_within_truth`,
-//! `single_leader_per_term`. Parameterised invariants
+//! `single_leader_per_term`, `state_machine_safety`. Parameterised invariants
 //! deserialize from a bare name (defaults) or from `{"eventual_leader": {"settle": NS}}`.
 
 use serde::de::{self, MapAccess, Visitor};
@@ -57,11 +57,13 @@ pub enum Invariant {
     ValidityWithinTruth,
     /// At most one node claims leadership for any one term (epoch): Raft's election safety.
     SingleLeaderPerTerm,
+    /// No two Raft replicas apply different entries at the same log index (Raft §5.4.3).
+    StateMachineSafety,
 }
 
 impl Invariant {
     /// Every name, in the canonical (report) order.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "single_leader",
         "eventual_leader",
         "exclusive_holders",
@@ -72,6 +74,7 @@ impl Invariant {
         "exactly_once_effects",
         "validity_within_truth",
         "single_leader_per_term",
+        "state_machine_safety",
     ];
 
     /// The snake_case name used in scenario files and reports.
@@ -92,6 +95,7 @@ impl Invariant {
             Invariant::ExactlyOnceEffects => 7,
             Invariant::ValidityWithinTruth => 8,
             Invariant::SingleLeaderPerTerm => 9,
+            Invariant::StateMachineSafety => 10,
         }
     }
 
@@ -112,6 +116,7 @@ impl Invariant {
             "exactly_once_effects" => Invariant::ExactlyOnceEffects,
             "validity_within_truth" => Invariant::ValidityWithinTruth,
             "single_leader_per_term" => Invariant::SingleLeaderPerTerm,
+            "state_machine_safety" => Invariant::StateMachineSafety,
             _ => return None,
         })
     }
@@ -145,6 +150,7 @@ enum TaggedInvariant {
     ExactlyOnceEffects {},
     ValidityWithinTruth {},
     SingleLeaderPerTerm {},
+    StateMachineSafety {},
 }
 
 impl From<TaggedInvariant> for Invariant {
@@ -160,6 +166,7 @@ impl From<TaggedInvariant> for Invariant {
             TaggedInvariant::ExactlyOnceEffects {} => Invariant::ExactlyOnceEffects,
             TaggedInvariant::ValidityWithinTruth {} => Invariant::ValidityWithinTruth,
             TaggedInvariant::SingleLeaderPerTerm {} => Invariant::SingleLeaderPerTerm,
+            TaggedInvariant::StateMachineSafety {} => Invariant::StateMachineSafety,
         }
     }
 }
@@ -291,6 +298,6 @@ mod tests {
                 Invariant::ExactlyOnceEffects,
             ]
         );
-        assert_eq!(CheckSpec::default().invariants.len(), 10);
+        assert_eq!(CheckSpec::default().invariants.len(), 11);
     }
 }

@@ -1,7 +1,7 @@
 //! Hand-built run records for the checkers' tests.
 
 pub(crate) use crate::run::Role::{
-    Bully, LeaseLeader, LeaseService, RedisInstance, Storage, Worker,
+    Bully, LeaseLeader, LeaseService, Raft, RedisInstance, Storage, Worker,
 };
 use crate::run::{Role, RunRecord};
 use crate::verdict::{Evidence, Verdict, Violation};

@@ -431,6 +431,31 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
         ),
         Obs::RedisKeyDeleted { key } => format!("DEL {key}"),
         Obs::RedisRestarted { keys } => format!("restarted with {} key(s)", keys.len()),
+        Obs::RaftApplied {
+            index,
+            term,
+            digest,
+        } => format!("applied log entry {index} (term {term}, command digest {digest:016x})"),
+        Obs::RaftKeyCreated {
+            lock,
+            holder,
+            revision,
+        } => format!(
+            "committed {lock} to {} (create revision {revision})",
+            name(holder)
+        ),
+        Obs::RaftKeyDeleted {
+            lock,
+            revision,
+            expired,
+        } => format!(
+            "committed the deletion of {lock} (create revision {revision}): {}",
+            if *expired {
+                "lease expired"
+            } else {
+                "released"
+            }
+        ),
         Obs::WriteAccepted {
             writer,
             token,

@@ -35,6 +35,10 @@ pub fn vacuous(record: &RunRecord, invariant: &Invariant) -> Option<String> {
             any(&|o| matches!(o, Obs::LockRequested { .. })),
             "no client ever asked for a lock",
         ),
+        Invariant::StateMachineSafety => (
+            any(&|o| matches!(o, Obs::RaftApplied { .. })),
+            "no Raft replica applied a log entry",
+        ),
         Invariant::ExactlyOnceEffects => (
             any(&|o| matches!(o, Obs::WriteAccepted { job: Some(_), .. })),
             "the storage accepted no write carrying a job id",
@@ -83,6 +87,7 @@ mod tests {
                 Some("the storage accepted no write carrying a job id".to_string()),
                 Some("no client ever acquired a lock".to_string()),
                 Some("no node ever claimed leadership".to_string()),
+                Some("no Raft replica applied a log entry".to_string()),
             ]
         );
         let written = Builder::new(&[("storage", Storage), ("client-1", Worker)])

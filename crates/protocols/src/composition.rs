@@ -20,6 +20,7 @@ use crate::lease::{
 };
 use crate::lease_record::{CandidateTimer, LeaseCandidate, LeaseRecordStore, RecordMsg};
 use crate::observation::Obs;
+use crate::raft::{RaftClientTimer, RaftDurable, RaftMsg, RaftNode, RaftTimer};
 use crate::redis::{InstanceTimer, RedisDurable, RedisInstance, RedisMsg};
 use crate::redis_lock::RedisClientTimer;
 use crate::redlock::RedlockTimer;
@@ -192,12 +193,14 @@ role_enum! {
         RedisInstance(RedisInstance),
         /// Fenced (or unfenced) storage.
         Storage(FencedStorage),
-        /// A worker driving a lock client (lease, Redis or Redlock).
+        /// A worker driving a lock client (lease, Redis, Redlock or Raft).
         Worker(Worker),
         /// A Kubernetes-style lease record (read and compare-and-swap only).
         LeaseRecord(LeaseRecordStore),
         /// A client-go-style leader-election candidate over a lease record.
         LeaseCandidate(LeaseCandidate),
+        /// A replica of the Raft lock service.
+        Raft(RaftNode),
     }
 }
 
@@ -216,6 +219,8 @@ wrapper_enum! {
         Storage(StorageMsg),
         /// Lease record reads and compare-and-swaps.
         Record(RecordMsg),
+        /// Raft RPCs and the Raft lock service's client requests and replies.
+        Raft(RaftMsg),
     }
     impl Message { fn kind(&self) -> &'static str }
 }
@@ -248,6 +253,19 @@ pub const MESSAGE_KINDS: &[&str] = &[
     "RECORD",
     "RECORD_UPDATE",
     "RECORD_UPDATED",
+    "REQUEST_VOTE",
+    "VOTE",
+    "APPEND_ENTRIES",
+    "APPEND_ACK",
+    "RAFT_ACQUIRE",
+    "RAFT_KEEPALIVE",
+    "RAFT_RELEASE",
+    "RAFT_GRANTED",
+    "RAFT_DENIED",
+    "RAFT_KEPT_ALIVE",
+    "RAFT_LEASE_NOT_FOUND",
+    "RAFT_RELEASED",
+    "RAFT_REDIRECT",
 ];
 
 wrapper_enum! {
@@ -269,6 +287,8 @@ wrapper_enum! {
         Worker(WorkerTimer),
         /// Lease candidate timers.
         LeaseCandidate(CandidateTimer),
+        /// Raft replica timers (election, heartbeat, lease check).
+        Raft(RaftTimer),
     }
 }
 
@@ -283,10 +303,12 @@ wrapper_enum! {
         Redis(RedisClientTimer),
         /// Redlock client timers.
         Redlock(RedlockTimer),
+        /// Raft lock client timers.
+        Raft(RaftClientTimer),
     }
 }
 
-wraps_through!(Timer::Client(ClientTimer): LeaseClientTimer, RedisClientTimer, RedlockTimer);
+wraps_through!(Timer::Client(ClientTimer): LeaseClientTimer, RedisClientTimer, RedlockTimer, RaftClientTimer);
 
 wrapper_enum! {
     /// The durable state of a node (what survives a crash, see `Context::persist`);
@@ -304,6 +326,8 @@ wrapper_enum! {
         Redis(RedisDurable),
         /// Storage: its highest token and applied jobs.
         Storage(StorageDurable),
+        /// Raft replica: current term, vote and log.
+        Raft(RaftDurable),
     }
 }
 

@@ -167,6 +167,38 @@ pub enum Obs {
         /// expired wall instant, as in `RedisKeySet`).
         keys: Vec<(String, String, Option<WallTime>)>,
     },
+    /// Raft replica: applied the committed entry at log `index` (of `term`), whose command has
+    /// the 64-bit digest `digest` (state machine safety: every replica applies the same
+    /// command at an index).
+    RaftApplied {
+        /// Log index (1-based).
+        index: u64,
+        /// The entry's term.
+        term: u64,
+        /// FNV-1a digest of the entry's command.
+        digest: u64,
+    },
+    /// Raft replica: applying a committed `Acquire` created the lock key `lock` for `holder`
+    /// at create revision `revision` (its fencing token). Every replica that applies the entry
+    /// says so; the first marks the commit.
+    RaftKeyCreated {
+        /// Lock key.
+        lock: String,
+        /// The client whose acquisition created the key.
+        holder: NodeId,
+        /// The key's create revision: the fencing token.
+        revision: u64,
+    },
+    /// Raft replica: applying a committed lease revocation (release, or expiry decided by the
+    /// leader) deleted the lock key `lock` created at `revision`.
+    RaftKeyDeleted {
+        /// Lock key.
+        lock: String,
+        /// The deleted key's create revision.
+        revision: u64,
+        /// `true` if its lease expired, `false` if its holder released it.
+        expired: bool,
+    },
     /// Storage accepted a write.
     WriteAccepted {
         /// The client whose write it was.
@@ -217,6 +249,9 @@ impl Observation for Obs {
             Obs::RedisKeyExpiry { .. } => "redis_key_expiry",
             Obs::RedisKeyDeleted { .. } => "redis_key_deleted",
             Obs::RedisRestarted { .. } => "redis_restarted",
+            Obs::RaftApplied { .. } => "raft_applied",
+            Obs::RaftKeyCreated { .. } => "raft_key_created",
+            Obs::RaftKeyDeleted { .. } => "raft_key_deleted",
             Obs::WriteAccepted { .. } => "write_accepted",
             Obs::WriteRejected { .. } => "write_rejected",
         }
@@ -244,6 +279,9 @@ pub const OBSERVATION_KINDS: &[&str] = &[
     "redis_key_expiry",
     "redis_key_deleted",
     "redis_restarted",
+    "raft_applied",
+    "raft_key_created",
+    "raft_key_deleted",
     "write_accepted",
     "write_rejected",
 ];

@@ -40,7 +40,7 @@ impl LaneGroup {
     fn of(role: Role) -> LaneGroup {
         match role {
             Role::Bully => LaneGroup::Election,
-            Role::LeaseService | Role::RedisInstance => LaneGroup::Servers,
+            Role::LeaseService | Role::RedisInstance | Role::Raft => LaneGroup::Servers,
             Role::LeaseLeader | Role::Worker => LaneGroup::Clients,
             Role::Storage => LaneGroup::Storage,
         }
@@ -56,6 +56,7 @@ pub fn role_label(role: Role) -> &'static str {
         Role::RedisInstance => "redis",
         Role::Storage => "storage",
         Role::Worker => "worker",
+        Role::Raft => "raft replica",
     }
 }
 
@@ -541,6 +542,9 @@ impl TimelineModel {
                     Some(token)
                 }
                 HoldSource::RedisMajority { .. } => None,
+                // The committed log is everyone's: its truth is drawn on the holder's lane
+                // only (the replicas' lanes show their terms as leader).
+                HoldSource::Raft { revision, .. } => Some(revision),
             };
             true_holds.push((holder, h.from, to, token));
         }

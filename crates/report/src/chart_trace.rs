@@ -38,6 +38,7 @@ pub fn role_of_spec(spec: &NodeSpec) -> Role {
         NodeSpec::Worker(_) => Role::Worker,
         NodeSpec::LeaseCandidate(_) => Role::LeaseLeader,
         NodeSpec::LeaseRecord(_) => Role::Storage,
+        NodeSpec::Raft(_) => Role::Raft,
     }
 }
 

@@ -222,6 +222,31 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
         },
         Obs::RedisKeyDeleted { key } => format!("{who}: {key} deleted"),
         Obs::RedisRestarted { keys } => format!("{who} is back with {} key(s)", keys.len()),
+        Obs::RaftApplied {
+            index,
+            term,
+            digest,
+        } => format!("{who} applies log entry {index} (term {term}, digest {digest:016x})"),
+        Obs::RaftKeyCreated {
+            lock,
+            holder,
+            revision,
+        } => format!(
+            "{who} applies the COMMITTED grant of \"{lock}\" to {} (create revision {revision}: the fencing token)",
+            name(names, *holder)
+        ),
+        Obs::RaftKeyDeleted {
+            lock,
+            revision,
+            expired,
+        } => {
+            let how = if *expired {
+                "its lease EXPIRED (the leader's decision, committed)"
+            } else {
+                "released"
+            };
+            format!("{who} applies the deletion of \"{lock}\" (create revision {revision}): {how}")
+        }
         Obs::WriteAccepted {
             writer,
             token: t,
@@ -500,6 +525,11 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                         leads.remove(node);
                     }
                     _ => {}
+                }
+                // Every replica applies every entry: the story tells the commits of lock keys
+                // (`RaftKeyCreated` / `RaftKeyDeleted`) instead.
+                if matches!(obs, Obs::RaftApplied { .. }) {
+                    continue;
                 }
                 let who = name(names, *node);
                 Some(match obs {

@@ -600,7 +600,8 @@ fn fencing_behind_redis(c: &mut Checker, scenario: &Scenario, nodes: &[PlannedNo
             .iter()
             .filter(|n| match &n.spec {
                 NodeSpec::Worker(w) => {
-                    w.lock != LockKind::Lease && storage_names.contains(&w.storage.as_str())
+                    matches!(w.lock, LockKind::Redis | LockKind::Redlock)
+                        && storage_names.contains(&w.storage.as_str())
                 }
                 _ => false,
             })

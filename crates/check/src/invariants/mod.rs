@@ -4,6 +4,7 @@
 pub mod leader;
 pub mod locks;
 pub mod progress;
+pub mod raft;
 pub mod writes;
 
 use crate::run::RunRecord;

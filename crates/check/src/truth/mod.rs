@@ -4,12 +4,14 @@
 //! - [`redis_keys`]: a key's value on each Redis instance, expiring by that instance's wall
 //!   clock ([`WallClocks`](crate::WallClocks));
 //! - [`majority`]: a value held on a majority of Redis instances (a single instance is the
-//!   majority of one).
+//!   majority of one);
+//! - [`raft`]: a key in the Raft lock store as of the committed log.
 //!
 //! [`Truth`] puts them together; the checkers and the charts read only [`Truth`].
 
 pub(crate) mod lease;
 pub(crate) mod majority;
+pub(crate) mod raft;
 pub(crate) mod redis_keys;
 
 use crate::clocks::WallClocks;
@@ -64,6 +66,14 @@ pub enum HoldSource {
         /// The lock's instances (the set its clients ask), sorted.
         instances: Vec<NodeId>,
     },
+    /// A key of the Raft lock store, from the commit of the `Acquire` that created it (its
+    /// first application on any replica) to the commit of the command that deleted it.
+    Raft {
+        /// The key's create revision: the holder's fencing token.
+        revision: u64,
+        /// The replica group.
+        replicas: Vec<NodeId>,
+    },
 }
 
 /// Which of a client's holds: the fencing token of a lease grant, the random value of a Redis
@@ -78,7 +88,10 @@ impl Hold {
     /// Whether this hold is the one `id` names.
     pub(crate) fn is(&self, id: &HoldId) -> bool {
         match &self.source {
-            HoldSource::Lease { token, .. } => id.token.map_or(true, |t| t == *token),
+            HoldSource::Lease { token, .. }
+            | HoldSource::Raft {
+                revision: token, ..
+            } => id.token.map_or(true, |t| t == *token),
             HoldSource::RedisMajority { value, .. } => {
                 id.value.as_deref().map_or(true, |v| v == value)
             }
@@ -127,6 +140,7 @@ impl Truth {
         let mut holds = lease::holds(record);
         let keys = redis_keys::key_holds(record, clocks);
         holds.extend(majority::holds(record, &keys));
+        holds.extend(raft::holds(record));
         holds.sort_by(|a, b| (a.from, &a.lock, a.holder).cmp(&(b.from, &b.lock, b.holder)));
         Truth { holds, keys }
     }

@@ -1,21 +1,22 @@
-//! The lock clients a worker can drive: one enum over the lease, single-Redis and Redlock
-//! clients, with the same methods on each. (Also reachable as `splitbrain_protocols::lock`.)
+//! The lock clients a worker can drive: one enum over the lease, single-Redis, Redlock and
+//! Raft clients, with the same methods on each. (Also reachable as `splitbrain_protocols::lock`.)
 //!
 //! A client emits its own `LockRequested` / `LockAcquired` / `LockFailed` / `LockReleased` /
 //! `LockLost` observations; it tells its worker what happened through [`LockEvent`].
 //! [`LockConfig`] selects and configures a client; [`LockClient::new`] builds it.
 
 use crate::lease::{LeaseClient, LeaseClientConfig, LeaseClientCtx};
+use crate::raft::{RaftClientConfig, RaftLock, RaftLockCtx};
 use crate::redis_lock::{RedisLockClient, RedisLockConfig, RedisLockCtx};
 use crate::redlock::{RedlockClient, RedlockConfig, RedlockCtx};
 use splitbrain_engine::{LocalTime, NodeId};
 
 pub use crate::lock_event::LockEvent;
 
-/// The context any lock client runs in: the union of the three clients' contexts.
-pub trait LockClientCtx: LeaseClientCtx + RedisLockCtx + RedlockCtx {}
+/// The context any lock client runs in: the union of the clients' contexts.
+pub trait LockClientCtx: LeaseClientCtx + RedisLockCtx + RedlockCtx + RaftLockCtx {}
 
-impl<C: LeaseClientCtx + RedisLockCtx + RedlockCtx> LockClientCtx for C {}
+impl<C: LeaseClientCtx + RedisLockCtx + RedlockCtx + RaftLockCtx> LockClientCtx for C {}
 
 /// Which lock client to build, with its configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +27,8 @@ pub enum LockConfig {
     Redis(RedisLockConfig),
     /// A Redlock client.
     Redlock(RedlockConfig),
+    /// A client of the Raft lock service.
+    Raft(RaftClientConfig),
 }
 
 /// A lock client of any kind.
@@ -37,6 +40,8 @@ pub enum LockClient {
     Redis(RedisLockClient),
     /// Redlock client.
     Redlock(RedlockClient),
+    /// Raft lock service client.
+    Raft(RaftLock),
 }
 
 macro_rules! each {
@@ -45,6 +50,7 @@ macro_rules! each {
             LockClient::Lease($c) => $e,
             LockClient::Redis($c) => $e,
             LockClient::Redlock($c) => $e,
+            LockClient::Raft($c) => $e,
         }
     };
 }
@@ -56,6 +62,7 @@ impl LockClient {
             LockConfig::Lease(c) => LockClient::Lease(LeaseClient::new(c)),
             LockConfig::Redis(c) => LockClient::Redis(RedisLockClient::new(c)),
             LockConfig::Redlock(c) => LockClient::Redlock(RedlockClient::new(c)),
+            LockConfig::Raft(c) => LockClient::Raft(RaftLock::new(c)),
         }
     }
     /// The lock's name (lease name or Redis key), as the client's observations carry it.
@@ -74,7 +81,7 @@ impl LockClient {
         match self {
             LockClient::Redlock(c) => c.extend(ctx),
             LockClient::Redis(c) => c.extend(ctx),
-            LockClient::Lease(_) => false,
+            LockClient::Lease(_) | LockClient::Raft(_) => false,
         }
     }
     /// Releases the lock (if held).

@@ -12,6 +12,7 @@ pub mod lease_candidate;
 pub mod lease_leader;
 pub mod lease_record;
 pub mod lease_service;
+pub mod raft;
 pub mod redis;
 pub mod storage;
 pub mod worker;
@@ -85,4 +86,6 @@ roles! {
     "lease_record" => LeaseRecord(lease_record::LeaseRecordSpec),
     /// A client-go-style leader-election candidate over a lease record.
     "lease_candidate" => LeaseCandidate(lease_candidate::LeaseCandidateSpec),
+    /// A replica of the Raft-replicated lock service (every raft node forms one group).
+    "raft" => Raft(raft::RaftSpec),
 }

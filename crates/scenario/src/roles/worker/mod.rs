@@ -4,6 +4,7 @@
 //! `think_time` 1 s, `write_delay` 1 ms, `start_after` 0, no bound on rounds, not idempotent.
 
 mod lease;
+mod raft;
 mod redis;
 mod redlock;
 mod spec;
@@ -28,6 +29,7 @@ impl LockKind {
             LockKind::Lease => lease::own_fields(w),
             LockKind::Redis => redis::own_fields(w),
             LockKind::Redlock => redlock::own_fields(w),
+            LockKind::Raft => raft::own_fields(w),
         }
     }
 }
@@ -63,9 +65,10 @@ impl Role for WorkerSpec {
             );
         }
         let own = self.lock.name();
+        let mine = self.lock.own_fields(self);
         for kind in LockKind::ALL.into_iter().filter(|k| *k != self.lock) {
             for (f, set) in kind.own_fields(self) {
-                if set {
+                if set && !mine.iter().any(|(m, _)| *m == f) {
                     v.err(
                         f,
                         format!(
@@ -94,6 +97,7 @@ impl Role for WorkerSpec {
             LockKind::Lease => lease::validate(self, v),
             LockKind::Redis => redis::validate(self, v),
             LockKind::Redlock => redlock::validate(self, v),
+            LockKind::Raft => raft::validate(self, v),
         }
         redlock::check_drift_factor(self, v);
     }
@@ -104,6 +108,7 @@ impl Role for WorkerSpec {
             LockKind::Lease => lease::config(self, roster, name),
             LockKind::Redis => redis::config(self, roster, name),
             LockKind::Redlock => redlock::config(self, roster, name),
+            LockKind::Raft => raft::config(self, roster, name),
         };
         let mut c = WorkerConfig::new(lock, roster.id(&self.storage));
         c.work_time = or(self.work_time, c.work_time);

@@ -17,11 +17,18 @@ pub enum LockKind {
     Redis,
     /// Redlock over several instances (`instances`).
     Redlock,
+    /// The Raft-replicated lock service (`replicas`).
+    Raft,
 }
 
 impl LockKind {
     /// Every lock kind, in the order of the schema.
-    pub const ALL: [LockKind; 3] = [LockKind::Lease, LockKind::Redis, LockKind::Redlock];
+    pub const ALL: [LockKind; 4] = [
+        LockKind::Lease,
+        LockKind::Redis,
+        LockKind::Redlock,
+        LockKind::Raft,
+    ];
 
     /// The kind's name in files (`"lock": "redlock"`).
     pub fn name(self) -> &'static str {
@@ -29,6 +36,7 @@ impl LockKind {
             LockKind::Lease => "lease",
             LockKind::Redis => "redis",
             LockKind::Redlock => "redlock",
+            LockKind::Raft => "raft",
         }
     }
 }
@@ -107,7 +115,7 @@ pub struct WorkerSpec {
     /// lease: renewal period while working (default: no renewal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renew_every: Option<Dur>,
-    /// lease: stop believing this long before the local deadline (default 0).
+    /// lease, raft: stop believing this long before the local deadline (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub safety_margin: Option<Dur>,
     /// lease: older alias of `on_renew_failure`: true is "stop_at_deadline", false is
@@ -148,7 +156,7 @@ pub struct WorkerSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instances: Option<Vec<String>>,
     /// redlock: per-instance reply timeout (default 50 ms); redis and lease: reply timeout
-    /// (default 500 ms).
+    /// (default 500 ms); raft: wait before trying the next replica (default 200 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout: Option<Dur>,
     /// redlock: attempts before giving up a round (default 3).
@@ -179,6 +187,9 @@ pub struct WorkerSpec {
     /// redlock: OK replies needed (default: a majority of `instances`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quorum: Option<u32>,
+    /// raft: the replicas of the Raft lock service (node names), tried in this order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<Vec<String>>,
 }
 
 impl WorkerSpec {

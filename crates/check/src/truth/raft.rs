@@ -1,0 +1,150 @@
+//! Raft truth: a Raft lock is held by the owner of its key in the lock store **as of the
+//! committed log**. The key created at revision `r` is truly held from the first
+//! `RaftKeyCreated { revision: r }` any replica reports (the first application of the
+//! committed `Acquire`: the leader applies an entry the moment it learns it is committed, and
+//! no replica applies an entry before it is committed) until the first `RaftKeyDeleted {
+//! revision: r }` (the first application of the committed `Release` or `ExpireLease`).
+//!
+//! This is the linearizable view: the store's state changes at the commit of each command
+//! (its linearization point), whatever any replica or client believes. Crashes do not end a
+//! hold: the log is durable, and a key lives until a committed command deletes it, even while
+//! every replica is down (the whole-cluster restart keeps every grant). Replicas re-applying
+//! the same entries after a restart report them again; only the first report counts.
+
+use super::{Hold, HoldSource};
+use crate::run::{Role, RunRecord};
+use crate::timeline::obs_evidence;
+use crate::verdict::Evidence;
+use splitbrain_engine::{NodeId, SimTime};
+use splitbrain_protocols::Obs;
+use std::collections::BTreeMap;
+
+/// Every hold of every Raft lock key, as [`Hold`]s (unsorted).
+pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
+    let replicas = record.nodes_where(|r| r == Role::Raft);
+    if replicas.is_empty() {
+        return Vec::new();
+    }
+    struct Open {
+        holder: NodeId,
+        since: SimTime,
+        start: Evidence,
+    }
+    let mut open: BTreeMap<(String, u64), Open> = BTreeMap::new();
+    let mut closed: BTreeMap<(String, u64), ()> = BTreeMap::new();
+    let mut out = Vec::new();
+    let hold = |lock: String, revision: u64, o: Open, to: SimTime, end: Option<Evidence>| Hold {
+        lock,
+        holder: Some(o.holder),
+        source: HoldSource::Raft {
+            revision,
+            replicas: replicas.clone(),
+        },
+        what: format!("key with create revision {revision} in the committed Raft log"),
+        from: o.since,
+        to,
+        started_by: vec![o.start],
+        ended_by: end.into_iter().collect(),
+    };
+    for (index, ob) in record.observations.iter().enumerate() {
+        match &ob.obs {
+            Obs::RaftKeyCreated {
+                lock,
+                holder,
+                revision,
+            } => {
+                let k = (lock.clone(), *revision);
+                if !open.contains_key(&k) && !closed.contains_key(&k) {
+                    open.insert(
+                        k,
+                        Open {
+                            holder: *holder,
+                            since: ob.t,
+                            start: obs_evidence(record, index),
+                        },
+                    );
+                }
+            }
+            Obs::RaftKeyDeleted { lock, revision, .. } => {
+                let k = (lock.clone(), *revision);
+                if let Some(o) = open.remove(&k) {
+                    out.push(hold(
+                        k.0.clone(),
+                        k.1,
+                        o,
+                        ob.t,
+                        Some(obs_evidence(record, index)),
+                    ));
+                    closed.insert(k, ());
+                }
+            }
+            _ => {}
+        }
+    }
+    let horizon = record.horizon();
+    for ((lock, revision), o) in open {
+        out.push(hold(lock, revision, o, horizon, None));
+    }
+    out.retain(|h| h.from < h.to);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds;
+    use crate::testkit::*;
+    use splitbrain_engine::SimTime;
+    use splitbrain_protocols::Obs;
+
+    fn created(holder: u32, revision: u64) -> Obs {
+        Obs::RaftKeyCreated {
+            lock: "l".to_string(),
+            holder: id(holder),
+            revision,
+        }
+    }
+    fn deleted(revision: u64) -> Obs {
+        Obs::RaftKeyDeleted {
+            lock: "l".to_string(),
+            revision,
+            expired: false,
+        }
+    }
+
+    /// A key is held from its first application on any replica to the first application of
+    /// its deletion; re-applications after restarts and replica crashes change nothing.
+    #[test]
+    fn first_application_counts_and_crashes_do_not_end_a_hold() {
+        let r = Builder::new(&[
+            ("r1", Raft),
+            ("r2", Raft),
+            ("r3", Raft),
+            ("a", Worker),
+            ("b", Worker),
+        ])
+        .obs(ms(1_000), 0, created(3, 2))
+        .obs(ms(1_001), 1, created(3, 2))
+        .fault(ms(1_500), crash(0))
+        .fault(ms(1_600), crash(1))
+        .fault(ms(1_700), crash(2))
+        .obs(ms(3_000), 1, deleted(2))
+        .obs(ms(3_002), 2, deleted(2))
+        .obs(ms(4_000), 2, created(4, 4))
+        // r1 restarts and re-applies the old history.
+        .obs(ms(5_000), 0, created(3, 2))
+        .obs(ms(5_000), 0, deleted(2))
+        .end(ms(10_000))
+        .build();
+        let spans: Vec<(Option<u32>, SimTime, SimTime)> = holds(&r)
+            .iter()
+            .map(|h| (h.holder.map(|n| n.0), h.from, h.to))
+            .collect();
+        assert_eq!(
+            spans,
+            vec![
+                (Some(3), ms(1_000), ms(3_000)),
+                (Some(4), ms(4_000), ms(10_000)),
+            ]
+        );
+    }
+}

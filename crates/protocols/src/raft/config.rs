@@ -1,0 +1,131 @@
+//! The configuration of one Raft replica group: who the replicas are and the timing rules.
+//!
+//! Every duration is measured on the replica's own **monotonic** clock (local ns): Raft never
+//! compares clocks across machines, it only needs each timer to run at roughly the right rate
+//! (Ongaro & Ousterhout, "In Search of an Understandable Consensus Algorithm", USENIX ATC 2014,
+//! §5.6 "Timing and availability": `broadcastTime << electionTimeout << MTBF`).
+
+use splitbrain_engine::{NodeId, SimDuration};
+use std::fmt;
+
+/// The timing and membership of a Raft replica group. Membership is fixed for the whole run
+/// (no joint consensus, §6 of the paper, is modelled).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RaftConfig {
+    /// Every replica of the group (the voters), including the replica this config is given
+    /// to. Order does not matter; duplicates are rejected by [`RaftConfig::validate`].
+    pub replicas: Vec<NodeId>,
+    /// Lower bound of the randomized election timeout, local monotonic ns. A follower that
+    /// hears from no leader and grants no vote for this long becomes a candidate (§5.2).
+    pub election_timeout_min: SimDuration,
+    /// Upper bound (inclusive) of the randomized election timeout, local monotonic ns. Each
+    /// timeout is drawn uniformly from `[min, max]` from the replica's own random stream, so
+    /// split votes are rare and resolve quickly (§5.2; the paper uses 150–300 ms).
+    pub election_timeout_max: SimDuration,
+    /// How often a leader sends AppendEntries to every follower when it has nothing else to
+    /// send, local monotonic ns (§5.2 "heartbeats"). Must be well below
+    /// `election_timeout_min` (§5.6); etcd's default is 100 ms against a 1 s election timeout.
+    pub heartbeat_interval: SimDuration,
+    /// At most this many log entries in one AppendEntries message (etcd: `MaxSizePerMsg`,
+    /// counted in entries here). At least 1.
+    pub max_entries_per_append: usize,
+    /// How often the leader looks for leases whose TTL has run out on its clock, local
+    /// monotonic ns. etcd's lessor checks every 500 ms (`lessor.runLoop`) and proposes a
+    /// `LeaseRevoke` through Raft for each expired lease; here the proposal is
+    /// [`Command::ExpireLease`](super::msg::Command::ExpireLease).
+    pub lease_check_interval: SimDuration,
+    /// The extension a new leader adds to every lease when it takes over, local monotonic ns:
+    /// etcd's `lessor.Promote(extend)` sets each lease's expiry to `now + extend + TTL`, and
+    /// etcd passes its election timeout as `extend`. So a lease whose holder died just before
+    /// a leader change is revoked no sooner than `extend + TTL` after the new leader took over
+    /// (takeover time grows by up to one TTL plus one election timeout).
+    pub lease_promote_extend: SimDuration,
+}
+
+/// Why a [`RaftConfig`] cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RaftConfigError {
+    /// No replicas listed.
+    NoReplicas,
+    /// A replica is listed twice.
+    DuplicateReplica(NodeId),
+    /// `election_timeout_min` is 0 or above `election_timeout_max`.
+    ElectionTimeoutRange,
+    /// `heartbeat_interval` is 0 or not below `election_timeout_min`.
+    HeartbeatNotBelowElectionTimeout,
+    /// `max_entries_per_append` is 0.
+    NoEntriesPerAppend,
+    /// `lease_check_interval` is 0.
+    LeaseCheckInterval,
+}
+
+impl fmt::Display for RaftConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RaftConfigError::NoReplicas => write!(f, "a Raft group needs at least one replica"),
+            RaftConfigError::DuplicateReplica(n) => write!(f, "replica {n} is listed twice"),
+            RaftConfigError::ElectionTimeoutRange => write!(
+                f,
+                "expected 0 < election_timeout_min <= election_timeout_max"
+            ),
+            RaftConfigError::HeartbeatNotBelowElectionTimeout => write!(
+                f,
+                "expected 0 < heartbeat_interval < election_timeout_min (Raft §5.6)"
+            ),
+            RaftConfigError::NoEntriesPerAppend => {
+                write!(f, "expected max_entries_per_append >= 1")
+            }
+            RaftConfigError::LeaseCheckInterval => write!(f, "expected lease_check_interval > 0"),
+        }
+    }
+}
+
+impl std::error::Error for RaftConfigError {}
+
+impl RaftConfig {
+    /// A config with the paper's timing (election timeout 150–300 ms, §5.6), heartbeats every
+    /// 50 ms, etcd's 500 ms lease check and a promote extension of one maximal election
+    /// timeout (300 ms).
+    pub fn with_replicas(replicas: Vec<NodeId>) -> RaftConfig {
+        RaftConfig {
+            replicas,
+            election_timeout_min: SimDuration::from_millis(150),
+            election_timeout_max: SimDuration::from_millis(300),
+            heartbeat_interval: SimDuration::from_millis(50),
+            max_entries_per_append: 64,
+            lease_check_interval: SimDuration::from_millis(500),
+            lease_promote_extend: SimDuration::from_millis(300),
+        }
+    }
+
+    /// Checks the rules above.
+    pub fn validate(&self) -> Result<(), RaftConfigError> {
+        if self.replicas.is_empty() {
+            return Err(RaftConfigError::NoReplicas);
+        }
+        let mut seen = self.replicas.clone();
+        seen.sort();
+        if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+            return Err(RaftConfigError::DuplicateReplica(w[0]));
+        }
+        if self.election_timeout_min.0 == 0 || self.election_timeout_min > self.election_timeout_max
+        {
+            return Err(RaftConfigError::ElectionTimeoutRange);
+        }
+        if self.heartbeat_interval.0 == 0 || self.heartbeat_interval >= self.election_timeout_min {
+            return Err(RaftConfigError::HeartbeatNotBelowElectionTimeout);
+        }
+        if self.max_entries_per_append == 0 {
+            return Err(RaftConfigError::NoEntriesPerAppend);
+        }
+        if self.lease_check_interval.0 == 0 {
+            return Err(RaftConfigError::LeaseCheckInterval);
+        }
+        Ok(())
+    }
+
+    /// The number of replicas that makes a majority: `n / 2 + 1` (§5.2, §5.3).
+    pub fn quorum(&self) -> usize {
+        self.replicas.len() / 2 + 1
+    }
+}

@@ -1,0 +1,39 @@
+//! A Raft-replicated, etcd-style lock service (issue 12), as pure state machines.
+//!
+//! - [`config`]: replica group and timing ([`RaftConfig`]).
+//! - [`msg`]: the wire vocabulary ([`RaftMsg`]), log entries and commands, timers.
+//! - [`log`]: the replicated log (consistency check, conflict truncation, up-to-date check).
+//! - [`store`]: the lock store state machine (revisions, leases, create-if-absent locks).
+//! - [`env`]: the context trait a replica runs against ([`RaftEnv`]), its durable state and
+//!   its observations.
+//! - [`replica`]: one Raft replica ([`RaftReplica`]).
+//! - [`client`]: a lock client ([`RaftLockClient`]).
+//! - [`node`]: the replica as a role of the composition ([`RaftNode`], [`RaftCtx`]): an
+//!   adapter implements [`RaftEnv`] over the shared context trait and maps [`RaftObs`] onto
+//!   the shared `Obs`.
+//! - [`lock`]: the client as one of the lock clients a worker drives ([`RaftLock`]).
+//!
+//! The replica and the client know neither the engine's `Context` nor the other protocols:
+//! they run over [`RaftEnv`] / [`client::RaftClientEnv`], which `node` and `lock` implement.
+
+pub mod client;
+pub mod config;
+pub mod env;
+pub mod lock;
+pub mod log;
+pub mod msg;
+pub mod node;
+pub mod replica;
+pub mod store;
+
+#[cfg(test)]
+mod tests;
+
+pub use client::{RaftClientConfig, RaftClientTimer, RaftLockClient};
+pub use config::RaftConfig;
+pub use env::{RaftDurable, RaftEnv, RaftObs};
+pub use lock::{RaftLock, RaftLockCtx};
+pub use msg::{Command, Entry, LeaseId, LogIndex, RaftMsg, RaftTimer, Term};
+pub use node::{RaftCtx, RaftNode};
+pub use replica::{RaftReplica, Role};
+pub use store::LockStore;

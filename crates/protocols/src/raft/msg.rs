@@ -1,0 +1,273 @@
+//! Raft's wire vocabulary: the two RPCs of the paper (Figure 2), the lock service's client
+//! requests and replies, the log entry and its command, and the replica's timers.
+//!
+//! Client replies are sent only by a leader, and only once the answer is linearizable: a
+//! `Granted` / `Released` after the request's entry committed and was applied, a `KeptAlive`
+//! after a ReadIndex round (Ongaro's thesis §6.4) confirmed the leader still leads.
+
+use serde::{Deserialize, Serialize};
+use splitbrain_engine::{Message, NodeId, SimDuration};
+
+/// A Raft term (§5.1): a logical clock, starting at 0, that only grows.
+pub type Term = u64;
+/// A position in the replicated log, 1-based; 0 means "before the first entry" (§5.3).
+pub type LogIndex = u64;
+/// An etcd-style lease id: the log index of the entry that created the lease (unique and
+/// identical on every replica; etcd draws lease ids on the leader instead).
+pub type LeaseId = u64;
+
+/// A command of the lock store's replicated state machine ([`super::store::LockStore`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "op")]
+pub enum Command {
+    /// The no-op a new leader appends at the start of its term, so that it can commit entries
+    /// of earlier terms and serve ReadIndex reads (Raft §5.4.2, §8; thesis §6.4).
+    Noop,
+    /// etcd `LeaseGrant(ttl)` then `Txn(If(CreateRevision(lock) == 0), Then(Put(lock, lease)))`
+    /// in one entry: a lease is created and attached to the lock key only if the key is absent.
+    Acquire {
+        /// The client that asked (the key's owner if granted).
+        client: NodeId,
+        /// The client's request id (a retry with the same id is answered the same way).
+        req: u64,
+        /// The lock key.
+        lock: String,
+        /// The lease's TTL, ns of the leader's monotonic clock.
+        ttl: SimDuration,
+    },
+    /// etcd `LeaseRevoke(lease)` by its holder: the lease and every key attached go.
+    Release {
+        /// The client that asked.
+        client: NodeId,
+        /// The client's request id.
+        req: u64,
+        /// The lease to revoke.
+        lease: LeaseId,
+    },
+    /// The leader found `lease` expired on its clock (etcd: the lessor's expiry loop proposes
+    /// `LeaseRevoke`): the lease and every key attached go.
+    ExpireLease {
+        /// The expired lease.
+        lease: LeaseId,
+    },
+}
+
+impl Command {
+    /// A stable 64-bit FNV-1a digest of the command, for state-machine safety checks that keep
+    /// only `(index, digest)` per replica.
+    pub fn digest(&self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for b in bytes {
+                h ^= u64::from(*b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        match self {
+            Command::Noop => eat(b"noop"),
+            Command::Acquire {
+                client,
+                req,
+                lock,
+                ttl,
+            } => {
+                eat(b"acquire");
+                eat(&client.0.to_le_bytes());
+                eat(&req.to_le_bytes());
+                eat(&(lock.len() as u64).to_le_bytes());
+                eat(lock.as_bytes());
+                eat(&ttl.0.to_le_bytes());
+            }
+            Command::Release { client, req, lease } => {
+                eat(b"release");
+                eat(&client.0.to_le_bytes());
+                eat(&req.to_le_bytes());
+                eat(&lease.to_le_bytes());
+            }
+            Command::ExpireLease { lease } => {
+                eat(b"expire_lease");
+                eat(&lease.to_le_bytes());
+            }
+        }
+        h
+    }
+}
+
+/// One log entry: a command and the term in which a leader created it (§5.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The leader's term when the entry was appended.
+    pub term: Term,
+    /// The state machine command.
+    pub command: Command,
+}
+
+/// Everything a Raft replica and its lock clients send.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum RaftMsg {
+    /// Candidate -> replica: vote for me in `term` (§5.2, Figure 2 "RequestVote RPC").
+    RequestVote {
+        /// The candidate's term.
+        term: Term,
+        /// Index of the candidate's last log entry (§5.4.1).
+        last_log_index: LogIndex,
+        /// Term of the candidate's last log entry (§5.4.1).
+        last_log_term: Term,
+    },
+    /// Replica -> candidate: the answer to `RequestVote`.
+    RequestVoteResponse {
+        /// The voter's current term, for the candidate to update itself.
+        term: Term,
+        /// True means the candidate received the vote.
+        vote_granted: bool,
+    },
+    /// Leader -> follower: replicate entries, and heartbeat (§5.3, Figure 2 "AppendEntries").
+    AppendEntries {
+        /// The leader's term.
+        term: Term,
+        /// Index of the entry just before `entries`.
+        prev_log_index: LogIndex,
+        /// Term of the entry at `prev_log_index` (0 if `prev_log_index` is 0).
+        prev_log_term: Term,
+        /// Entries to store (empty for a heartbeat).
+        entries: Vec<Entry>,
+        /// The leader's commit index.
+        leader_commit: LogIndex,
+        /// The leader's broadcast round, echoed in the response: a majority of echoes of round
+        /// `seq` proves the leader still led after the round began (ReadIndex, thesis §6.4;
+        /// etcd carries it as the heartbeat's `Context`).
+        seq: u64,
+    },
+    /// Follower -> leader: the answer to `AppendEntries`.
+    AppendEntriesResponse {
+        /// The follower's current term.
+        term: Term,
+        /// True if the follower's log matched `prev_log_index`/`prev_log_term`.
+        success: bool,
+        /// On success, the index of the last entry now known to match the leader's log; on
+        /// failure, the follower's last log index (a hint so the leader backs up quickly,
+        /// the optimization sketched at the end of §5.3).
+        match_index: LogIndex,
+        /// The `seq` of the `AppendEntries` answered.
+        seq: u64,
+    },
+    /// Client -> replica: create the lock key `lock` with a new lease of `ttl` if absent.
+    Acquire {
+        /// Client request id, echoed in the reply.
+        req: u64,
+        /// The lock key.
+        lock: String,
+        /// Lease TTL, ns.
+        ttl: SimDuration,
+    },
+    /// Client -> replica: keep `lease` alive (etcd `LeaseKeepAlive`).
+    KeepAlive {
+        /// Client request id.
+        req: u64,
+        /// The lease.
+        lease: LeaseId,
+    },
+    /// Client -> replica: revoke `lease`, releasing the lock attached to it.
+    Release {
+        /// Client request id.
+        req: u64,
+        /// The lease.
+        lease: LeaseId,
+    },
+    /// Leader -> client: the lock is yours. `revision` (the key's create revision) is the
+    /// fencing token: it grows with every grant, across leader changes.
+    Granted {
+        /// Request id of the `Acquire`.
+        req: u64,
+        /// The lock key.
+        lock: String,
+        /// The key's create revision: the fencing token.
+        revision: u64,
+        /// The lease the key is attached to.
+        lease: LeaseId,
+        /// The lease's TTL, ns.
+        ttl: SimDuration,
+    },
+    /// Leader -> client: the key exists (someone else holds the lock).
+    Denied {
+        /// Request id of the `Acquire`.
+        req: u64,
+        /// The lock key.
+        lock: String,
+        /// The holder's create revision.
+        held_revision: u64,
+    },
+    /// Leader -> client: the keepalive was confirmed by a ReadIndex round; the lease lives at
+    /// least `ttl` from when the client sent the request.
+    KeptAlive {
+        /// Request id of the `KeepAlive`.
+        req: u64,
+        /// The lease.
+        lease: LeaseId,
+        /// The lease's TTL, ns.
+        ttl: SimDuration,
+    },
+    /// Leader -> client: the lease does not exist (expired, revoked, or being revoked).
+    LeaseNotFound {
+        /// Request id.
+        req: u64,
+        /// The lease.
+        lease: LeaseId,
+    },
+    /// Leader -> client: the lease is revoked; `freed` tells whether a lock key went with it.
+    Released {
+        /// Request id of the `Release`.
+        req: u64,
+        /// The lease.
+        lease: LeaseId,
+        /// True if the lease existed and was revoked by this request.
+        freed: bool,
+    },
+    /// Non-leader -> client: ask the leader instead (`None` when this replica knows none).
+    Redirect {
+        /// Request id.
+        req: u64,
+        /// The leader of this replica's current term, if it knows it.
+        leader_hint: Option<NodeId>,
+    },
+}
+
+impl RaftMsg {
+    /// A short stable name of the message's kind, as traces and charts show it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RaftMsg::RequestVote { .. } => "REQUEST_VOTE",
+            RaftMsg::RequestVoteResponse { .. } => "VOTE",
+            RaftMsg::AppendEntries { .. } => "APPEND_ENTRIES",
+            RaftMsg::AppendEntriesResponse { .. } => "APPEND_ACK",
+            RaftMsg::Acquire { .. } => "RAFT_ACQUIRE",
+            RaftMsg::KeepAlive { .. } => "RAFT_KEEPALIVE",
+            RaftMsg::Release { .. } => "RAFT_RELEASE",
+            RaftMsg::Granted { .. } => "RAFT_GRANTED",
+            RaftMsg::Denied { .. } => "RAFT_DENIED",
+            RaftMsg::KeptAlive { .. } => "RAFT_KEPT_ALIVE",
+            RaftMsg::LeaseNotFound { .. } => "RAFT_LEASE_NOT_FOUND",
+            RaftMsg::Released { .. } => "RAFT_RELEASED",
+            RaftMsg::Redirect { .. } => "RAFT_REDIRECT",
+        }
+    }
+}
+
+impl Message for RaftMsg {
+    fn kind(&self) -> &'static str {
+        RaftMsg::kind(self)
+    }
+}
+
+/// A replica's timers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RaftTimer {
+    /// Follower or candidate: no leader heard from for a whole election timeout (§5.2).
+    Election,
+    /// Leader: time to send heartbeats (§5.2).
+    Heartbeat,
+    /// Leader: time to look for expired leases (etcd's lessor loop).
+    LeaseCheck,
+}

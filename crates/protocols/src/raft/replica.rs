@@ -1,0 +1,925 @@
+//! One Raft replica of the lock service, as a pure state machine over [`RaftEnv`].
+//!
+//! Raft as published (Ongaro & Ousterhout, "In Search of an Understandable Consensus
+//! Algorithm (Extended Version)", 2014, Figure 2; Ongaro's thesis, 2014, §6.4 for reads):
+//! - **Terms and roles** (§5.1): any message with a higher term makes the receiver adopt it
+//!   and become a follower; a message with a lower term is rejected.
+//! - **Election** (§5.2): a follower that hears no leader for a randomized election timeout
+//!   (drawn from its own random stream, measured on its own monotonic clock) becomes a
+//!   candidate, votes for itself and asks every replica; a replica grants at most one vote per
+//!   term, only to a candidate whose log is at least as up-to-date (§5.4.1); a majority wins.
+//! - **Replication** (§5.3): the leader appends client commands and sends AppendEntries with
+//!   the consistency check; followers truncate conflicting suffixes; heartbeats are empty
+//!   AppendEntries.
+//! - **Commit** (§5.4.2): the leader commits an entry only of its own term once a majority
+//!   stores it (earlier entries commit with it); it appends a no-op when elected (§8).
+//! - **Durability** (Figure 2): `currentTerm`, `votedFor` and the log are persisted before the
+//!   replica sends anything that depends on them; a restart rebuilds from them alone.
+//!
+//! **The lock service on top (etcd's behaviour).** `Acquire` and `Release` go through the log;
+//! the client gets its answer only after the entry committed and the leader applied it, so a
+//! deposed leader in a minority never grants. `KeepAlive` is not logged (as in etcd, whose
+//! `LeaseRenew` first calls `ensureLeadership`, a linearizable read): it is confirmed by a
+//! **ReadIndex round** (thesis §6.4): the leader notes the next broadcast round `seq`, sends
+//! AppendEntries to everyone, and confirms once a majority of the current term has answered
+//! that round and an entry of its term is committed. A deposed leader never gets that
+//! majority, so it never confirms.
+//!
+//! **Lease expiry** is leader-local, volatile state, as in etcd's lessor: a lease's expiry is
+//! set to `now + TTL` when the leader applies its grant or confirms a keepalive; followers keep
+//! no expiry ("forever", etcd `Demote`). Every `lease_check_interval` the leader proposes
+//! [`Command::ExpireLease`] for each lease past its expiry; the lock key goes when that entry
+//! is applied. A new leader re-arms every lease to `now + lease_promote_extend + TTL` (etcd
+//! `lessor.Promote(extend)`, `extend` = election timeout; etcd without lease checkpoints uses
+//! the full TTL, not the remaining one). **Effect on takeover:** after the holder dies, its lock
+//! is freed no sooner than `TTL` after its last confirmed keepalive, and if the leader changes
+//! in between, no sooner than `extend + TTL` after the new leader took over: a leader change
+//! can delay takeover by up to a whole TTL plus one election timeout.
+//!
+//! **Why a holder's belief is safe** (modulo clock rates, which the client's safety margin
+//! absorbs): a client counts its TTL from when it *sent* the request. The serving leader sets
+//! the expiry at or after receiving it; any later leader was elected by a majority that
+//! includes a replica which had acknowledged the serving leader's round after the request
+//! arrived, so it took over later still and arms the lease at `takeover + extend + TTL`. No
+//! leader therefore commits `ExpireLease` before the client's own deadline has passed.
+
+use super::config::RaftConfig;
+use super::env::{RaftDurable, RaftEnv, RaftObs};
+use super::log::RaftLog;
+use super::msg::{Command, Entry, LeaseId, LogIndex, RaftMsg, RaftTimer, Term};
+use super::store::{ApplyResult, LockStore};
+use splitbrain_engine::{LocalTime, NodeId, SimDuration};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A replica's role (§5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    /// Passive: answers leaders and candidates.
+    Follower,
+    /// Asking for votes in its term.
+    Candidate,
+    /// Handles clients and replicates the log.
+    Leader,
+}
+
+/// A keepalive waiting for its ReadIndex round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PendingRead {
+    /// The broadcast round that must be acknowledged by a majority.
+    seq: u64,
+    client: NodeId,
+    req: u64,
+    lease: LeaseId,
+}
+
+/// One replica. `H` is the environment's timer handle type.
+#[derive(Clone, Debug)]
+pub struct RaftReplica<H> {
+    id: NodeId,
+    cfg: RaftConfig,
+    peers: Vec<NodeId>,
+    // Persistent state (Figure 2).
+    term: Term,
+    voted_for: Option<NodeId>,
+    log: RaftLog,
+    // Volatile state.
+    role: Role,
+    leader: Option<NodeId>,
+    commit_index: LogIndex,
+    last_applied: LogIndex,
+    store: LockStore,
+    votes: BTreeSet<NodeId>,
+    // Volatile leader state.
+    next_index: BTreeMap<NodeId, LogIndex>,
+    match_index: BTreeMap<NodeId, LogIndex>,
+    acked_seq: BTreeMap<NodeId, u64>,
+    seq: u64,
+    pending_reads: Vec<PendingRead>,
+    lease_expiry: BTreeMap<LeaseId, LocalTime>,
+    revoking: BTreeSet<LeaseId>,
+    election_timer: Option<H>,
+    heartbeat_timer: Option<H>,
+    lease_timer: Option<H>,
+}
+
+impl<H: Copy> RaftReplica<H> {
+    /// A fresh replica `id` of the group `cfg` (term 0, empty log). Panics if `cfg` does not
+    /// validate or does not list `id`: the scenario layer validates first.
+    pub fn new(id: NodeId, cfg: RaftConfig) -> Self {
+        if let Err(e) = cfg.validate() {
+            panic!("invalid Raft config: {e}");
+        }
+        assert!(
+            cfg.replicas.contains(&id),
+            "replica {id} is not in its group"
+        );
+        let mut peers: Vec<NodeId> = cfg.replicas.iter().copied().filter(|p| *p != id).collect();
+        peers.sort();
+        RaftReplica {
+            id,
+            cfg,
+            peers,
+            term: 0,
+            voted_for: None,
+            log: RaftLog::new(),
+            role: Role::Follower,
+            leader: None,
+            commit_index: 0,
+            last_applied: 0,
+            store: LockStore::new(),
+            votes: BTreeSet::new(),
+            next_index: BTreeMap::new(),
+            match_index: BTreeMap::new(),
+            acked_seq: BTreeMap::new(),
+            seq: 0,
+            pending_reads: Vec::new(),
+            lease_expiry: BTreeMap::new(),
+            revoking: BTreeSet::new(),
+            election_timer: None,
+            heartbeat_timer: None,
+            lease_timer: None,
+        }
+    }
+
+    /// This replica's id.
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+    /// Its current role.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+    /// Its current term.
+    pub fn term(&self) -> Term {
+        self.term
+    }
+    /// Whom it voted for in the current term.
+    pub fn voted_for(&self) -> Option<NodeId> {
+        self.voted_for
+    }
+    /// The leader of its current term, if known.
+    pub fn leader_hint(&self) -> Option<NodeId> {
+        self.leader
+    }
+    /// Highest index known committed.
+    pub fn commit_index(&self) -> LogIndex {
+        self.commit_index
+    }
+    /// Highest index applied to the store.
+    pub fn last_applied(&self) -> LogIndex {
+        self.last_applied
+    }
+    /// The log.
+    pub fn log(&self) -> &RaftLog {
+        &self.log
+    }
+    /// The lock store (the applied prefix of the log).
+    pub fn store(&self) -> &LockStore {
+        &self.store
+    }
+    /// The durable state as it should be persisted now.
+    pub fn durable(&self) -> RaftDurable {
+        RaftDurable {
+            current_term: self.term,
+            voted_for: self.voted_for,
+            log: self.log.entries().to_vec(),
+        }
+    }
+
+    /// First start: a follower of term 0 with an election timer.
+    pub fn on_start<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        env.observe(RaftObs::BecameFollower {
+            term: self.term,
+            leader: None,
+        });
+        self.reset_election_timer(env);
+    }
+
+    /// Restart after a crash: everything but `durable` is gone (pending timers too).
+    pub fn on_restart<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E, durable: &RaftDurable) {
+        *self = RaftReplica::new(self.id, self.cfg.clone());
+        self.term = durable.current_term;
+        self.voted_for = durable.voted_for;
+        self.log = RaftLog::from_entries(durable.log.clone());
+        env.observe(RaftObs::Restarted {
+            term: self.term,
+            log_len: self.log.last_index(),
+        });
+        env.observe(RaftObs::BecameFollower {
+            term: self.term,
+            leader: None,
+        });
+        self.reset_election_timer(env);
+    }
+
+    /// A timer came due.
+    pub fn on_timer<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E, timer: RaftTimer) {
+        match timer {
+            RaftTimer::Election => {
+                self.election_timer = None;
+                if self.role != Role::Leader {
+                    self.start_election(env);
+                }
+            }
+            RaftTimer::Heartbeat => {
+                self.heartbeat_timer = None;
+                if self.role == Role::Leader {
+                    self.broadcast_append(env);
+                    self.heartbeat_timer =
+                        Some(env.set_timer(self.cfg.heartbeat_interval, RaftTimer::Heartbeat));
+                }
+            }
+            RaftTimer::LeaseCheck => {
+                self.lease_timer = None;
+                if self.role == Role::Leader {
+                    self.check_leases(env);
+                    self.lease_timer =
+                        Some(env.set_timer(self.cfg.lease_check_interval, RaftTimer::LeaseCheck));
+                }
+            }
+        }
+    }
+
+    /// A message arrived from `from`.
+    pub fn on_message<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        msg: RaftMsg,
+    ) {
+        match msg {
+            RaftMsg::RequestVote {
+                term,
+                last_log_index,
+                last_log_term,
+            } => self.on_request_vote(env, from, term, last_log_index, last_log_term),
+            RaftMsg::RequestVoteResponse { term, vote_granted } => {
+                self.on_vote(env, from, term, vote_granted)
+            }
+            RaftMsg::AppendEntries {
+                term,
+                prev_log_index,
+                prev_log_term,
+                entries,
+                leader_commit,
+                seq,
+            } => self.on_append(
+                env,
+                from,
+                term,
+                prev_log_index,
+                prev_log_term,
+                &entries,
+                leader_commit,
+                seq,
+            ),
+            RaftMsg::AppendEntriesResponse {
+                term,
+                success,
+                match_index,
+                seq,
+            } => self.on_append_response(env, from, term, success, match_index, seq),
+            RaftMsg::Acquire { req, lock, ttl } => {
+                if self.redirect(env, from, req) {
+                    return;
+                }
+                self.propose(
+                    env,
+                    Command::Acquire {
+                        client: from,
+                        req,
+                        lock,
+                        ttl,
+                    },
+                );
+            }
+            RaftMsg::Release { req, lease } => {
+                if self.redirect(env, from, req) {
+                    return;
+                }
+                self.propose(
+                    env,
+                    Command::Release {
+                        client: from,
+                        req,
+                        lease,
+                    },
+                );
+            }
+            RaftMsg::KeepAlive { req, lease } => {
+                if self.redirect(env, from, req) {
+                    return;
+                }
+                self.pending_reads.push(PendingRead {
+                    seq: self.seq + 1,
+                    client: from,
+                    req,
+                    lease,
+                });
+                self.broadcast_append(env);
+                self.check_reads(env);
+            }
+            // Replies are for clients; a replica ignores them.
+            RaftMsg::Granted { .. }
+            | RaftMsg::Denied { .. }
+            | RaftMsg::KeptAlive { .. }
+            | RaftMsg::LeaseNotFound { .. }
+            | RaftMsg::Released { .. }
+            | RaftMsg::Redirect { .. } => {}
+        }
+    }
+
+    // ---- elections (§5.2, §5.4.1) ----
+
+    fn election_timeout<E: RaftEnv<TimerHandle = H>>(&self, env: &mut E) -> SimDuration {
+        let (lo, hi) = (
+            self.cfg.election_timeout_min.0,
+            self.cfg.election_timeout_max.0,
+        );
+        let span = u128::from(hi - lo) + 1;
+        let x = u128::from(env.rng_u64());
+        SimDuration(lo + ((x * span) >> 64) as u64)
+    }
+
+    fn reset_election_timer<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        if let Some(t) = self.election_timer.take() {
+            env.cancel_timer(t);
+        }
+        let after = self.election_timeout(env);
+        self.election_timer = Some(env.set_timer(after, RaftTimer::Election));
+    }
+
+    fn persist<E: RaftEnv<TimerHandle = H>>(&self, env: &mut E) {
+        env.persist(self.durable());
+    }
+
+    fn start_election<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        self.term += 1;
+        self.role = Role::Candidate;
+        self.leader = None;
+        self.voted_for = Some(self.id);
+        self.votes = BTreeSet::from([self.id]);
+        self.persist(env);
+        env.observe(RaftObs::BecameCandidate { term: self.term });
+        env.observe(RaftObs::Voted {
+            term: self.term,
+            candidate: self.id,
+        });
+        self.reset_election_timer(env);
+        let msg = RaftMsg::RequestVote {
+            term: self.term,
+            last_log_index: self.log.last_index(),
+            last_log_term: self.log.last_term(),
+        };
+        for &p in &self.peers {
+            env.send(p, msg.clone());
+        }
+        if self.votes.len() >= self.cfg.quorum() {
+            self.become_leader(env);
+        }
+    }
+
+    /// Adopts `term` (if higher) and becomes a follower of `leader`.
+    fn become_follower<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        term: Term,
+        leader: Option<NodeId>,
+    ) {
+        assert!(term >= self.term, "terms never go back");
+        let changed_term = term > self.term;
+        let led = self.term;
+        if changed_term {
+            self.term = term;
+            self.voted_for = None;
+            self.persist(env);
+        }
+        let was = self.role;
+        let leader_changed = self.leader != leader;
+        self.role = Role::Follower;
+        self.leader = leader;
+        if was == Role::Leader {
+            env.observe(RaftObs::SteppedDown { term: led });
+            // etcd `lessor.Demote`: a follower keeps no expiries; pending reads are dropped
+            // (their clients time out and retry elsewhere).
+            for t in [self.heartbeat_timer.take(), self.lease_timer.take()]
+                .into_iter()
+                .flatten()
+            {
+                env.cancel_timer(t);
+            }
+            self.pending_reads.clear();
+            self.lease_expiry.clear();
+            self.revoking.clear();
+        }
+        if changed_term || was != Role::Follower || (leader_changed && leader.is_some()) {
+            env.observe(RaftObs::BecameFollower { term, leader });
+        }
+        if self.election_timer.is_none() {
+            self.reset_election_timer(env);
+        }
+    }
+
+    fn on_request_vote<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        term: Term,
+        last_log_index: LogIndex,
+        last_log_term: Term,
+    ) {
+        if term > self.term {
+            self.become_follower(env, term, None);
+        }
+        let grant = term == self.term
+            && (self.voted_for.is_none() || self.voted_for == Some(from))
+            && self
+                .log
+                .candidate_is_up_to_date(last_log_index, last_log_term);
+        if grant {
+            if self.voted_for != Some(from) {
+                self.voted_for = Some(from);
+                self.persist(env);
+                env.observe(RaftObs::Voted {
+                    term: self.term,
+                    candidate: from,
+                });
+            }
+            self.reset_election_timer(env);
+        }
+        env.send(
+            from,
+            RaftMsg::RequestVoteResponse {
+                term: self.term,
+                vote_granted: grant,
+            },
+        );
+    }
+
+    fn on_vote<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        term: Term,
+        granted: bool,
+    ) {
+        if term > self.term {
+            self.become_follower(env, term, None);
+            return;
+        }
+        if self.role != Role::Candidate || term != self.term || !granted {
+            return;
+        }
+        self.votes.insert(from);
+        if self.votes.len() >= self.cfg.quorum() {
+            self.become_leader(env);
+        }
+    }
+
+    fn become_leader<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        self.role = Role::Leader;
+        self.leader = Some(self.id);
+        if let Some(t) = self.election_timer.take() {
+            env.cancel_timer(t);
+        }
+        env.observe(RaftObs::BecameLeader { term: self.term });
+        let next = self.log.last_index() + 1;
+        for &p in &self.peers {
+            self.next_index.insert(p, next);
+            self.match_index.insert(p, 0);
+            self.acked_seq.insert(p, 0);
+        }
+        // etcd `lessor.Promote(extend)`: every known lease lives `extend + TTL` from now.
+        let now = env.mono_now();
+        let extend = self.cfg.lease_promote_extend;
+        self.lease_expiry = self
+            .store
+            .leases()
+            .values()
+            .map(|l| (l.id, now.saturating_add(extend.saturating_add(l.ttl))))
+            .collect();
+        env.observe(RaftObs::LeasesPromoted {
+            term: self.term,
+            leases: self.lease_expiry.len(),
+            extend,
+        });
+        self.heartbeat_timer =
+            Some(env.set_timer(self.cfg.heartbeat_interval, RaftTimer::Heartbeat));
+        self.lease_timer =
+            Some(env.set_timer(self.cfg.lease_check_interval, RaftTimer::LeaseCheck));
+        // The no-op of §8: commits the earlier terms' entries and enables ReadIndex.
+        self.propose(env, Command::Noop);
+    }
+
+    // ---- replication (§5.3, §5.4.2) ----
+
+    /// Non-leaders answer client requests with a redirect; returns true if it did.
+    fn redirect<E: RaftEnv<TimerHandle = H>>(&self, env: &mut E, client: NodeId, req: u64) -> bool {
+        if self.role == Role::Leader {
+            return false;
+        }
+        env.send(
+            client,
+            RaftMsg::Redirect {
+                req,
+                leader_hint: self.leader,
+            },
+        );
+        true
+    }
+
+    fn propose<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E, command: Command) {
+        debug_assert_eq!(self.role, Role::Leader);
+        let index = self.log.push(Entry {
+            term: self.term,
+            command,
+        });
+        self.persist(env);
+        env.observe(RaftObs::Appended {
+            from: index,
+            to: index,
+            term: self.term,
+        });
+        self.broadcast_append(env);
+        self.advance_commit(env);
+    }
+
+    fn broadcast_append<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        self.seq += 1;
+        for i in 0..self.peers.len() {
+            let p = self.peers[i];
+            self.send_append(env, p);
+        }
+    }
+
+    fn send_append<E: RaftEnv<TimerHandle = H>>(&self, env: &mut E, to: NodeId) {
+        let next = self.next_index[&to];
+        let prev = next - 1;
+        let prev_term = self
+            .log
+            .term_at(prev)
+            .expect("next_index never passes the leader's log end + 1");
+        env.send(
+            to,
+            RaftMsg::AppendEntries {
+                term: self.term,
+                prev_log_index: prev,
+                prev_log_term: prev_term,
+                entries: self.log.slice_from(next, self.cfg.max_entries_per_append),
+                leader_commit: self.commit_index,
+                seq: self.seq,
+            },
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn on_append<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        term: Term,
+        prev: LogIndex,
+        prev_term: Term,
+        entries: &[Entry],
+        leader_commit: LogIndex,
+        seq: u64,
+    ) {
+        if term < self.term {
+            env.send(
+                from,
+                RaftMsg::AppendEntriesResponse {
+                    term: self.term,
+                    success: false,
+                    match_index: self.log.last_index(),
+                    seq,
+                },
+            );
+            return;
+        }
+        assert!(
+            !(self.role == Role::Leader && term == self.term),
+            "two leaders in term {term}: {} and {from} (Election Safety broken)",
+            self.id
+        );
+        if term > self.term || self.role != Role::Follower || self.leader != Some(from) {
+            self.become_follower(env, term, Some(from));
+        }
+        self.reset_election_timer(env);
+        if !self.log.matches(prev, prev_term) {
+            env.send(
+                from,
+                RaftMsg::AppendEntriesResponse {
+                    term: self.term,
+                    success: false,
+                    match_index: self.log.last_index().min(prev.saturating_sub(1)),
+                    seq,
+                },
+            );
+            return;
+        }
+        let out = self.log.append_from(prev, entries);
+        if let Some(from) = out.truncated_from {
+            assert!(
+                from > self.commit_index,
+                "a committed entry was truncated (Leader Completeness broken)"
+            );
+            env.observe(RaftObs::Truncated { from });
+        }
+        if let Some((a, b)) = out.appended {
+            self.persist(env);
+            env.observe(RaftObs::Appended {
+                from: a,
+                to: b,
+                term: self.log.last_term(),
+            });
+        }
+        let new_commit = leader_commit.min(out.last_new_index);
+        if new_commit > self.commit_index {
+            self.commit_index = new_commit;
+            env.observe(RaftObs::CommitAdvanced {
+                commit_index: new_commit,
+            });
+            self.apply(env);
+        }
+        env.send(
+            from,
+            RaftMsg::AppendEntriesResponse {
+                term: self.term,
+                success: true,
+                match_index: out.last_new_index,
+                seq,
+            },
+        );
+    }
+
+    fn on_append_response<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        term: Term,
+        success: bool,
+        match_index: LogIndex,
+        seq: u64,
+    ) {
+        if term > self.term {
+            self.become_follower(env, term, None);
+            return;
+        }
+        if self.role != Role::Leader || term != self.term {
+            return;
+        }
+        let Some(acked) = self.acked_seq.get_mut(&from) else {
+            return;
+        };
+        *acked = (*acked).max(seq);
+        let matched = self.match_index[&from];
+        if success {
+            if match_index > matched {
+                self.match_index.insert(from, match_index);
+                let next = self.next_index[&from].max(match_index + 1);
+                self.next_index.insert(from, next);
+                self.advance_commit(env);
+                if next <= self.log.last_index() {
+                    self.send_append(env, from);
+                }
+            }
+        } else {
+            let next = self.next_index[&from];
+            let backed = (next - 1).min(match_index + 1).max(matched + 1).max(1);
+            if backed < next {
+                self.next_index.insert(from, backed);
+                self.send_append(env, from);
+            }
+        }
+        self.check_reads(env);
+    }
+
+    /// Figure 2, "Rules for Servers, Leaders": the highest N > commitIndex stored by a
+    /// majority with `log[N].term == currentTerm` becomes the commit index (§5.4.2).
+    fn advance_commit<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        if self.role != Role::Leader {
+            return;
+        }
+        let mut n = self.log.last_index();
+        while n > self.commit_index {
+            if self.log.term_at(n) != Some(self.term) {
+                break;
+            }
+            let stored = 1 + self.match_index.values().filter(|m| **m >= n).count();
+            if stored >= self.cfg.quorum() {
+                self.commit_index = n;
+                env.observe(RaftObs::CommitAdvanced { commit_index: n });
+                self.apply(env);
+                self.check_reads(env);
+                return;
+            }
+            n -= 1;
+        }
+    }
+
+    // ---- the state machine and its clients ----
+
+    fn apply<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        while self.last_applied < self.commit_index {
+            self.last_applied += 1;
+            let index = self.last_applied;
+            let entry = self
+                .log
+                .get(index)
+                .expect("committed entries exist")
+                .clone();
+            env.observe(RaftObs::Applied {
+                index,
+                term: entry.term,
+                digest: entry.command.digest(),
+            });
+            let result = self.store.apply(index, &entry.command);
+            match &result {
+                ApplyResult::Granted {
+                    client,
+                    lock,
+                    revision,
+                    lease,
+                    fresh: true,
+                    ..
+                } => env.observe(RaftObs::KeyCreated {
+                    lock: lock.clone(),
+                    owner: *client,
+                    revision: *revision,
+                    lease: *lease,
+                }),
+                ApplyResult::Released { deleted, .. } | ApplyResult::Expired { deleted, .. } => {
+                    let expired = matches!(result, ApplyResult::Expired { .. });
+                    for (lock, revision) in deleted {
+                        env.observe(RaftObs::KeyDeleted {
+                            lock: lock.clone(),
+                            revision: *revision,
+                            expired,
+                        });
+                    }
+                }
+                _ => {}
+            }
+            if self.role != Role::Leader {
+                continue;
+            }
+            // Only entries of the current term were proposed by this leader; replies to earlier
+            // terms' requests are left to the client's retry (answered idempotently).
+            let reply = entry.term == self.term;
+            match result {
+                ApplyResult::Noop => {}
+                ApplyResult::Granted {
+                    client,
+                    req,
+                    lock,
+                    revision,
+                    lease,
+                    ttl,
+                    fresh,
+                } => {
+                    if fresh {
+                        // etcd `lessor.Grant` on the primary: `refresh(0)`.
+                        let now = env.mono_now();
+                        self.lease_expiry.insert(lease, now.saturating_add(ttl));
+                    }
+                    if reply {
+                        env.observe(RaftObs::Granted {
+                            client,
+                            lock: lock.clone(),
+                            revision,
+                            lease,
+                            ttl,
+                            fresh,
+                        });
+                        env.send(
+                            client,
+                            RaftMsg::Granted {
+                                req,
+                                lock,
+                                revision,
+                                lease,
+                                ttl,
+                            },
+                        );
+                    }
+                }
+                ApplyResult::Denied {
+                    client,
+                    req,
+                    lock,
+                    held_revision,
+                } => {
+                    if reply {
+                        env.send(
+                            client,
+                            RaftMsg::Denied {
+                                req,
+                                lock,
+                                held_revision,
+                            },
+                        );
+                    }
+                }
+                ApplyResult::Released {
+                    client,
+                    req,
+                    lease,
+                    freed,
+                    deleted,
+                } => {
+                    self.forget_lease(env, lease, deleted, false);
+                    if reply {
+                        env.send(client, RaftMsg::Released { req, lease, freed });
+                    }
+                }
+                ApplyResult::Expired { lease, deleted, .. } => {
+                    self.forget_lease(env, lease, deleted, true);
+                }
+            }
+        }
+    }
+
+    fn forget_lease<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        lease: LeaseId,
+        deleted: Vec<(String, u64)>,
+        expired: bool,
+    ) {
+        self.lease_expiry.remove(&lease);
+        self.revoking.remove(&lease);
+        for (lock, revision) in deleted {
+            env.observe(RaftObs::LockFreed {
+                lock,
+                revision,
+                lease,
+                expired,
+            });
+        }
+    }
+
+    /// Confirms the keepalives whose ReadIndex round a majority of this term acknowledged, once
+    /// an entry of this term is committed (thesis §6.4 steps 1–2; the leader applies as it
+    /// commits, so step 3–4 hold at once).
+    fn check_reads<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        if self.role != Role::Leader
+            || self.pending_reads.is_empty()
+            || self.log.term_at(self.commit_index) != Some(self.term)
+        {
+            return;
+        }
+        let quorum = self.cfg.quorum();
+        let acked = &self.acked_seq;
+        let (ready, waiting): (Vec<PendingRead>, Vec<PendingRead>) =
+            std::mem::take(&mut self.pending_reads)
+                .into_iter()
+                .partition(|r| 1 + acked.values().filter(|s| **s >= r.seq).count() >= quorum);
+        self.pending_reads = waiting;
+        let now = env.mono_now();
+        for r in ready {
+            let live = !self.revoking.contains(&r.lease)
+                && self.lease_expiry.get(&r.lease).is_some_and(|e| *e > now);
+            match self.store.lease(r.lease) {
+                Some(l) if live => {
+                    let ttl = l.ttl;
+                    self.lease_expiry.insert(r.lease, now.saturating_add(ttl));
+                    env.observe(RaftObs::KeptAlive {
+                        client: r.client,
+                        lease: r.lease,
+                        ttl,
+                    });
+                    env.send(
+                        r.client,
+                        RaftMsg::KeptAlive {
+                            req: r.req,
+                            lease: r.lease,
+                            ttl,
+                        },
+                    );
+                }
+                _ => env.send(
+                    r.client,
+                    RaftMsg::LeaseNotFound {
+                        req: r.req,
+                        lease: r.lease,
+                    },
+                ),
+            }
+        }
+    }
+
+    /// The leader's expiry loop: proposes `ExpireLease` for each lease past its expiry.
+    fn check_leases<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        let now = env.mono_now();
+        let expired: Vec<LeaseId> = self
+            .lease_expiry
+            .iter()
+            .filter(|(id, e)| **e <= now && !self.revoking.contains(id))
+            .map(|(id, _)| *id)
+            .collect();
+        for lease in expired {
+            self.revoking.insert(lease);
+            self.propose(env, Command::ExpireLease { lease });
+        }
+    }
+}

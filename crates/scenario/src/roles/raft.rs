@@ -1,0 +1,122 @@
+//! The `raft` role: a replica of the Raft-replicated, etcd-style lock service (file spec,
+//! validation, actor). Every `raft` node of a scenario belongs to one replica group (3 or 5
+//! make the usual clusters). Defaults as the protocol's `RaftConfig::with_replicas`: election
+//! timeout 150–300 ms (the paper's, §5.6), heartbeats every 50 ms, at most 64 entries per
+//! AppendEntries, lease checks every 500 ms (etcd's lessor loop), lease promote extension
+//! 300 ms (etcd extends by its election timeout).
+
+use crate::checker::NodeCheck;
+use crate::duration::{or, Dur};
+use crate::role::{ClockSpec, Role};
+use crate::roster::Roster;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use splitbrain_protocols::raft::{RaftConfig, RaftNode};
+use splitbrain_protocols::Node;
+
+/// Raft replica parameters (local monotonic durations of the replica's own clock).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RaftSpec {
+    /// Expand into `count` replicas named `<name>1..<name>count` (default: one node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Clocks.
+    #[serde(default)]
+    pub clock: ClockSpec,
+    /// Lower bound of the randomized election timeout (default 150 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub election_timeout_min: Option<Dur>,
+    /// Upper bound (inclusive) of the randomized election timeout, drawn uniformly from the
+    /// replica's own random stream (default 300 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub election_timeout_max: Option<Dur>,
+    /// Leader heartbeat period, below `election_timeout_min` (default 50 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heartbeat_interval: Option<Dur>,
+    /// At most this many log entries per AppendEntries (default 64; at least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_entries_per_append: Option<u32>,
+    /// How often the leader looks for expired leases and commits their revocation (default
+    /// 500 ms, etcd's lessor loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_check_interval: Option<Dur>,
+    /// A new leader re-arms every lease to `now + lease_promote_extend + TTL` (etcd
+    /// `lessor.Promote`; default 300 ms). Takeover after a holder's death can take this plus a
+    /// whole TTL when the leader changes in between.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_promote_extend: Option<Dur>,
+}
+
+impl RaftSpec {
+    /// The group config with this spec's timing and `replicas` as the group.
+    fn config(&self, replicas: Vec<splitbrain_engine::NodeId>) -> RaftConfig {
+        let d = RaftConfig::with_replicas(replicas);
+        RaftConfig {
+            election_timeout_min: or(self.election_timeout_min, d.election_timeout_min),
+            election_timeout_max: or(self.election_timeout_max, d.election_timeout_max),
+            heartbeat_interval: or(self.heartbeat_interval, d.heartbeat_interval),
+            max_entries_per_append: self
+                .max_entries_per_append
+                .map_or(d.max_entries_per_append, |n| n as usize),
+            lease_check_interval: or(self.lease_check_interval, d.lease_check_interval),
+            lease_promote_extend: or(self.lease_promote_extend, d.lease_promote_extend),
+            replicas: d.replicas,
+        }
+    }
+}
+
+impl Role for RaftSpec {
+    fn clock(&self) -> &ClockSpec {
+        &self.clock
+    }
+
+    fn count(&self) -> Option<u32> {
+        self.count
+    }
+
+    fn set_count(&mut self, count: u32) {
+        self.count = Some(count);
+    }
+
+    fn validate(&self, v: &mut NodeCheck<'_, '_>) {
+        for (f, d) in [
+            ("election_timeout_min", self.election_timeout_min),
+            ("election_timeout_max", self.election_timeout_max),
+            ("heartbeat_interval", self.heartbeat_interval),
+            ("lease_check_interval", self.lease_check_interval),
+        ] {
+            v.positive(f, d);
+        }
+        if self.max_entries_per_append == Some(0) {
+            v.err(
+                "max_entries_per_append",
+                "max_entries_per_append must be at least 1",
+            );
+        }
+        let c = self.config(vec![splitbrain_engine::NodeId(0)]);
+        if c.election_timeout_min > c.election_timeout_max {
+            v.err(
+                "election_timeout_max",
+                format!(
+                    "election_timeout_max ({}) must be at least election_timeout_min ({})",
+                    c.election_timeout_max, c.election_timeout_min
+                ),
+            );
+        }
+        if c.heartbeat_interval >= c.election_timeout_min {
+            v.err(
+                "heartbeat_interval",
+                format!(
+                    "heartbeat_interval ({}) must be below election_timeout_min ({}): Raft §5.6, broadcast time << election timeout",
+                    c.heartbeat_interval, c.election_timeout_min
+                ),
+            );
+        }
+    }
+
+    /// A replica's group is every `raft` node of the scenario, itself included.
+    fn node(&self, roster: &Roster) -> Node {
+        Node::Raft(RaftNode::new(self.config(roster.ids_of("raft"))))
+    }
+}
