@@ -211,7 +211,10 @@ mod window_tests {
             fmt_window(SimTime(10_020_000_000), SimTime(12_023_000_000)),
             "10.020 s \u{2013} 12.023 s"
         );
-        assert_eq!(fmt_window(SimTime(6_003_000_000), SimTime(6_003_000_000)), "at 6.003 s");
+        assert_eq!(
+            fmt_window(SimTime(6_003_000_000), SimTime(6_003_000_000)),
+            "at 6.003 s"
+        );
         // Ends a few µs apart keep both ends apart, with the same decimals.
         assert_eq!(
             fmt_window(SimTime(1_300_000_000), SimTime(1_300_004_000)),
