@@ -145,13 +145,16 @@ pub struct Threshold {
     pub bracket: Option<(Probe, Probe)>,
 }
 
+/// Measures one value (its text as written into the scenario): `(violated, runs)`, or why not.
+pub type Measure<'a> = dyn FnMut(&str) -> Result<(u64, u64), String> + 'a;
+
 /// Bisects `search` for where the rate crosses `level`, measuring with `measure` (one value's
 /// text to its violated/runs), at most `steps` midpoints.
 pub fn bisect(
     search: &Search,
     level: f64,
     steps: u32,
-    measure: &mut dyn FnMut(&str) -> Result<(u64, u64), String>,
+    measure: &mut Measure<'_>,
 ) -> Result<Threshold, String> {
     let mut probe = |v: Num| -> Result<Probe, String> {
         let (violated, runs) = measure(&v.text())?;
