@@ -451,17 +451,18 @@ pub(crate) fn net_labels(
                 x1,
                 p.to,
                 kind,
-                vec![if kind == 0 { p.label.clone() } else { link }],
+                // A rule alone keeps its own words ("link a \u{2194} b cut").
+                vec![p.label.clone(), link],
             )),
         }
     }
     groups
         .into_iter()
         .map(|(i, x0, x1, _, kind, links)| {
+            // links[0] is the first rule's own label, the rest each rule's link in short.
+            let (own, links) = (&links[0], &links[1..]);
             let text = match (kind, links.len()) {
-                (0, _) => links[0].clone(),
-                (1, 1) => format!("link {} cut", links[0]),
-                (2, 1) => format!("link {} blocked (one way)", links[0]),
+                (0, _) | (_, 1) => own.clone(),
                 (k, n) => {
                     let head = if k == 1 {
                         format!("links cut (\u{00d7}{n}): ")
