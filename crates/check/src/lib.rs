@@ -43,7 +43,9 @@ pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use run::{Role, RunRecord};
 pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
 pub use truth::{Hold, HoldSource, KeyHold, Truth};
-pub use verdict::{CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation};
+pub use verdict::{
+    fmt_window, CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation,
+};
 
 /// Judges one invariant.
 pub fn check_one(record: &RunRecord, invariant: &Invariant) -> Verdict {
@@ -131,7 +133,7 @@ mod tests {
         assert_eq!(
             report.results[0].verdict.violations()[0].to_string(),
             [
-                "single_leader violated from 0.200 s to 0.300 s: n1 and n2 both claim leadership",
+                "single_leader violated 0.200 s \u{2013} 0.300 s: n1 and n2 both claim leadership",
                 "       0.100 s  n1: claims leadership (term 1)",
                 "       0.200 s  n2: claims leadership (term 1)",
                 "       0.300 s  n2: steps down (term 1)",

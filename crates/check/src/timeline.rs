@@ -362,8 +362,30 @@ fn fmt_step(delta_ns: i64) -> String {
     }
 }
 
-fn fmt_opt(x: Option<u64>) -> String {
-    x.map_or_else(|| "none".to_string(), |v| v.to_string())
+/// The parts that are present, in parentheses after a space (` (token 33, job 1)`), or
+/// nothing: an absent token or job is left out rather than told as `none` (issue 16).
+fn parts(items: &[(&str, Option<String>)]) -> String {
+    let present: Vec<String> = items
+        .iter()
+        .filter_map(|(name, v)| {
+            v.as_ref().map(|v| {
+                if name.is_empty() {
+                    v.clone()
+                } else {
+                    format!("{name} {v}")
+                }
+            })
+        })
+        .collect();
+    if present.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", present.join(", "))
+    }
+}
+
+fn num(x: Option<u64>) -> Option<String> {
+    x.map(|v| v.to_string())
 }
 
 /// An observation in a few words.
@@ -377,9 +399,15 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
         Obs::LockRequested { lock, .. } => format!("requests {lock}"),
         Obs::LockAcquired {
             lock, token, value, ..
-        } => format!("acquired {lock} (token {}, value {value})", fmt_opt(*token)),
+        } => format!(
+            "acquired {lock}{}",
+            parts(&[
+                ("token", num(*token)),
+                ("value", Some(value.clone()).filter(|v| !v.is_empty())),
+            ])
+        ),
         Obs::LockRenewed { lock, token, .. } => {
-            format!("renewed {lock} (token {})", fmt_opt(*token))
+            format!("renewed {lock}{}", parts(&[("token", num(*token))]))
         }
         Obs::LockFailed { lock, reason } => format!("failed to acquire {lock}: {reason}"),
         Obs::LockReleased { lock } => format!("released {lock}"),
@@ -388,12 +416,18 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
             lock,
             valid,
             remaining_ns,
-        } => format!("checked validity of {lock}: valid={valid}, remaining {remaining_ns} ns"),
+        } => {
+            let left = SimDuration(remaining_ns.unsigned_abs());
+            match (*valid, *remaining_ns >= 0) {
+                (true, _) => format!("checked validity of {lock}: valid, {left} left"),
+                (false, true) => format!("checked validity of {lock}: not valid, {left} left"),
+                (false, false) => format!("checked validity of {lock}: not valid, {left} past"),
+            }
+        }
         Obs::WriteSent { token, job, .. } => {
             format!(
-                "sent a write (token {}, job {})",
-                fmt_opt(*token),
-                fmt_opt(*job)
+                "sent a write{}",
+                parts(&[("token", num(*token)), ("job", num(*job))])
             )
         }
         Obs::LeaseGranted {
@@ -463,15 +497,16 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
             applied,
             ..
         } => format!(
-            "accepted a write from {} (token {}, job {}{})",
+            "accepted a write from {}{}",
             name(writer),
-            fmt_opt(*token),
-            fmt_opt(*job),
-            if *applied {
-                ""
-            } else {
-                ", duplicate: not applied"
-            }
+            parts(&[
+                ("token", num(*token)),
+                ("job", num(*job)),
+                (
+                    "",
+                    (!*applied).then(|| "duplicate: not applied".to_string())
+                ),
+            ])
         ),
         Obs::WriteRejected {
             writer,
@@ -479,9 +514,9 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
             reason,
             ..
         } => format!(
-            "rejected a write from {} (token {}): {reason}",
+            "rejected a write from {}{}: {reason}",
             name(writer),
-            fmt_opt(*token)
+            parts(&[("token", num(*token))])
         ),
     }
 }
@@ -614,4 +649,50 @@ pub(crate) fn describe_faults(
         out.push(text);
     }
     out
+}
+
+#[cfg(test)]
+mod describe_tests {
+    use super::describe;
+    use crate::testkit::{id, Builder, Storage, Worker};
+    use splitbrain_protocols::Obs;
+
+    /// Regression (issue 16): evidence told `job none` and `token none` for writes without a
+    /// job or a token, and `valid=true, remaining N ns` for a validity check.
+    #[test]
+    fn absent_tokens_and_jobs_are_left_out_of_evidence() {
+        let rec = Builder::new(&[("client-1", Worker), ("storage", Storage)]).build();
+        let accepted = |token, job, applied| Obs::WriteAccepted {
+            writer: id(0),
+            req: 1,
+            token,
+            job,
+            applied,
+        };
+        assert_eq!(
+            describe(&rec, &accepted(Some(33), None, true)),
+            "accepted a write from client-1 (token 33)"
+        );
+        assert_eq!(
+            describe(&rec, &accepted(None, None, true)),
+            "accepted a write from client-1"
+        );
+        assert_eq!(
+            describe(&rec, &accepted(None, Some(1), false)),
+            "accepted a write from client-1 (job 1, duplicate: not applied)"
+        );
+        let checked = Obs::ValidityChecked {
+            lock: "lock".into(),
+            valid: true,
+            remaining_ns: 1_500_000_000,
+        };
+        assert_eq!(
+            describe(&rec, &checked),
+            "checked validity of lock: valid, 1.500 s left"
+        );
+        for obs in [accepted(None, None, true), checked] {
+            let text = describe(&rec, &obs);
+            assert!(!text.contains("none") && !text.contains("ns"), "{text}");
+        }
+    }
 }

@@ -105,21 +105,49 @@ pub struct Violation {
     pub faults: Vec<String>,
 }
 
+impl Violation {
+    /// The violating window in words, in one style for every invariant and lesson:
+    /// `at 6.003 s` for an instant, `2.253 s \u{2013} 6.002 s` for a window; see [`fmt_window`].
+    pub fn window(&self) -> String {
+        fmt_window(self.from, self.to)
+    }
+}
+
+/// A true-time window in one unit style: seconds with millisecond decimals (`2.253 s`), the
+/// same number of decimals at both ends, with more (µs, then ns) only where milliseconds
+/// would make the two ends equal. An instant (`from == to`) is `at T`.
+pub fn fmt_window(from: SimTime, to: SimTime) -> String {
+    if from == to {
+        return format!("at {}", fmt_secs_fixed(from, 3));
+    }
+    let decimals = [3usize, 6, 9]
+        .into_iter()
+        .find(|d| fmt_secs_fixed(from, *d) != fmt_secs_fixed(to, *d))
+        .unwrap_or(9);
+    format!(
+        "{} \u{2013} {}",
+        fmt_secs_fixed(from, decimals),
+        fmt_secs_fixed(to, decimals)
+    )
+}
+
+/// `t` in seconds with exactly `decimals` (3, 6 or 9) decimals, rounded half up.
+fn fmt_secs_fixed(t: SimTime, decimals: usize) -> String {
+    let unit = 10u64.pow(9 - decimals.min(9) as u32);
+    let q = t.0 / unit + u64::from(t.0 % unit >= unit.div_ceil(2));
+    let per_sec = 1_000_000_000 / unit;
+    format!("{}.{:0w$} s", q / per_sec, q % per_sec, w = decimals)
+}
+
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.from == self.to {
-            writeln!(
-                f,
-                "{} violated at {}: {}",
-                self.invariant, self.from, self.summary
-            )?;
-        } else {
-            writeln!(
-                f,
-                "{} violated from {} to {}: {}",
-                self.invariant, self.from, self.to, self.summary
-            )?;
-        }
+        writeln!(
+            f,
+            "{} violated {}: {}",
+            self.invariant,
+            self.window(),
+            self.summary
+        )?;
         for e in &self.evidence {
             writeln!(f, "  {:>12}  {}: {}", e.t.to_string(), e.node, e.text)?;
         }
@@ -163,5 +191,38 @@ impl CheckReport {
             .iter()
             .find(|r| r.name == name)
             .map(|r| &r.verdict)
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::fmt_window;
+    use splitbrain_engine::SimTime;
+
+    /// Regression (issue 16): lesson 03 printed `2.252760180 s – 6.001600041 s` (ns) where
+    /// other lessons print `10.020 s – 12.023 s` (ms): one style now, finer only when needed.
+    #[test]
+    fn windows_print_in_one_unit_style() {
+        assert_eq!(
+            fmt_window(SimTime(2_252_760_180), SimTime(6_001_600_041)),
+            "2.253 s \u{2013} 6.002 s"
+        );
+        assert_eq!(
+            fmt_window(SimTime(10_020_000_000), SimTime(12_023_000_000)),
+            "10.020 s \u{2013} 12.023 s"
+        );
+        assert_eq!(
+            fmt_window(SimTime(6_003_000_000), SimTime(6_003_000_000)),
+            "at 6.003 s"
+        );
+        // Ends a few µs apart keep both ends apart, with the same decimals.
+        assert_eq!(
+            fmt_window(SimTime(1_300_000_000), SimTime(1_300_004_000)),
+            "1.300000 s \u{2013} 1.300004 s"
+        );
+        assert_eq!(
+            fmt_window(SimTime(1), SimTime(2)),
+            "0.000000001 s \u{2013} 0.000000002 s"
+        );
     }
 }

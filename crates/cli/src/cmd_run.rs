@@ -6,7 +6,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 use splitbrain_engine::Recorder;
 use splitbrain_report::{derived_facts, narrate, summary_json, summary_text, NarrationOptions};
-use splitbrain_scenario::{execute, load_file, TraceHeader};
+use splitbrain_scenario::vary::{plan_with, Setting};
+use splitbrain_scenario::{execute, TraceHeader};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
@@ -33,6 +34,11 @@ pub struct RunArgs {
     /// Write the run as one self-contained HTML page to step through in a browser.
     #[arg(long, value_name = "OUT.html")]
     pub view: Option<PathBuf>,
+    /// Set the scenario's JSON at a dotted path before running (repeatable), e.g.
+    /// `--set faults.0.for=5s --set nodes.client-1.clock.drift_ppm=1000`; the edited file is
+    /// validated like any file, and the reproduce line repeats the settings.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<Setting>,
     /// Chart drawing flags (with --chart).
     #[command(flatten)]
     pub draw: crate::cmd_chart::DrawArgs,
@@ -40,9 +46,21 @@ pub struct RunArgs {
 
 /// Runs `run`.
 pub fn run(a: RunArgs) -> Result<u8> {
-    let plan = load_file(&a.file)?;
+    let path = a.file.display().to_string();
+    let plan = if a.set.is_empty() {
+        splitbrain_scenario::load_file(&a.file)?
+    } else {
+        let src =
+            std::fs::read_to_string(&a.file).map_err(|e| exit::BadInput(format!("{path}: {e}")))?;
+        plan_with(&path, &src, &a.set).map_err(|e| exit::BadInput(e.to_string()))?
+    };
     let seed = a.seed.unwrap_or(plan.scenario.seed);
-    let file = a.file.display().to_string();
+    // The file as the summary names it: with its settings, so the reproduce line
+    // (`splitbrain run FILE --set PATH=V --seed N`) runs this very scenario.
+    let file = std::iter::once(path)
+        .chain(a.set.iter().map(|s| format!("--set {s}")))
+        .collect::<Vec<_>>()
+        .join(" ");
 
     let out_file = match &a.trace {
         Some(p) => Some(AtomicFile::create(p)?),

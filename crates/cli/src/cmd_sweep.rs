@@ -9,12 +9,16 @@ use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use splitbrain_report::reproduce_command;
-use splitbrain_report::sweep_chart::{sweep_chart_svg, RatePoint, RateSeries};
+use splitbrain_report::sweep_chart::{
+    log_axis_ok, render_sweep, RatePoint, RateSeries, SweepChart, SweepParam,
+};
+use splitbrain_report::ChartFormat;
 use splitbrain_scenario::sweep::{
     invariant_stats, judge_rates, results_jsonl, run_jobs, seeds_of, InvariantStats, Job, SeedLine,
     SeedRange, Shard, SweepHeader, VaryHeader,
 };
-use splitbrain_scenario::vary::{vary_plans, Vary};
+use splitbrain_scenario::threshold::{bisect, Probe, Search};
+use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
 use splitbrain_scenario::{load_str, Plan};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -35,16 +39,35 @@ pub struct SweepArgs {
     #[arg(long, value_name = "results.jsonl")]
     pub out: Option<PathBuf>,
     /// Sweep a parameter: set the scenario's JSON at a dotted path to each value in turn
-    /// (e.g. nodes.client-1.clock.drift_ppm=0,100,1000 or faults.0.for=1s,5s,15s).
+    /// (e.g. nodes.client-1.clock.drift_ppm=0,100,1000 or faults.0.for=1s,5s,15s). Repeat it
+    /// for a grid: every combination of the values is swept, the first parameter outermost.
     #[arg(long, value_name = "PATH=V1,V2,...")]
-    pub vary: Option<Vary>,
+    pub vary: Vec<Vary>,
+    /// Bisect a numeric or duration parameter between LO and HI for the value where the
+    /// violation rate of --invariant crosses --level (e.g. faults.0.for=1s..20s); every probe
+    /// runs the same --seeds, so the search is deterministic.
+    #[arg(long, value_name = "PATH=LO..HI", conflicts_with_all = ["vary", "chart", "out", "shard"])]
+    pub find_threshold: Option<Search>,
+    /// With --find-threshold: the violation rate to find, 0..1.
+    #[arg(long, default_value_t = 0.5, value_name = "RATE")]
+    pub level: f64,
+    /// With --find-threshold: the invariant whose rate is searched (default: the only one checked).
+    #[arg(long, value_name = "NAME")]
+    pub invariant: Option<String>,
+    /// With --find-threshold: most midpoints to probe after the two ends.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub steps: u32,
     /// Run only the K-th of N interleaved slices of the seeds ((seed - A) % N == K); combine
     /// the shards' --out files with `splitbrain merge`.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
-    /// With --vary: draw P(violation) against the parameter as SVG.
-    #[arg(long, value_name = "OUT.svg")]
+    /// With --vary: draw P(violation) against the parameter (one --vary), or a heat map per
+    /// invariant (two --vary), as SVG or PNG by the extension.
+    #[arg(long, value_name = "OUT.svg|png")]
     pub chart: Option<PathBuf>,
+    /// With --chart and one numeric --vary: a logarithmic x axis (every value above zero).
+    #[arg(long)]
+    pub log_x: bool,
     /// Failing seeds to list per invariant.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub show: usize,
@@ -101,31 +124,17 @@ fn progress(total: u64) -> (ProgressBar, bool) {
 /// Most worker threads `--jobs` accepts.
 const MAX_JOBS: usize = 256;
 
-/// Runs `sweep`.
-pub fn run(a: SweepArgs) -> Result<u8> {
-    let file = a.file.display().to_string();
-    let src =
-        std::fs::read_to_string(&a.file).map_err(|e| exit::BadInput(format!("{file}: {e}")))?;
-    let base = load_str(&file, &src)?;
-    if a.chart.is_some() && a.vary.is_none() {
-        return Err(exit::BadInput(
-            "--chart draws P(violation) against a parameter: it needs --vary".into(),
-        )
-        .into());
+/// The command that reproduces one seed of one combination: `run` with the varied values.
+fn run_command(file: &str, seed: u64, combo: &[Setting]) -> String {
+    let mut cmd = reproduce_command(file, seed);
+    for s in combo {
+        cmd.push_str(&format!(" --set {s}"));
     }
-    if let Some(chart) = &a.chart {
-        if chart.extension().and_then(|e| e.to_str()) != Some("svg") {
-            return Err(exit::BadInput(format!(
-                "{}: the sweep chart is SVG: name it OUT.svg",
-                chart.display()
-            ))
-            .into());
-        }
-    }
-    // Outputs are checked writable before any seed runs (a long sweep must not fail at its end).
-    let out_file = a.out.as_deref().map(AtomicFile::create).transpose()?;
-    let chart_file = a.chart.as_deref().map(AtomicFile::create).transpose()?;
-    let threads = match a.jobs {
+    cmd
+}
+
+fn threads_of(jobs: Option<usize>) -> Result<usize> {
+    Ok(match jobs {
         Some(0) => return Err(exit::BadInput("--jobs must be at least 1".into()).into()),
         Some(n) if n > MAX_JOBS => {
             return Err(exit::BadInput(format!(
@@ -135,13 +144,220 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         }
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    })
+}
+
+/// The sweep chart's format by its extension, checked against the --vary count and --log-x.
+fn chart_format(chart: &std::path::Path, a: &SweepArgs) -> Result<ChartFormat> {
+    let Some(format) = ChartFormat::from_path(chart) else {
+        return Err(exit::BadInput(format!(
+            "{}: the sweep chart is SVG or PNG: name it OUT.svg or OUT.png",
+            chart.display()
+        ))
+        .into());
     };
-    let (plans, values): (Vec<Plan>, Vec<String>) = match &a.vary {
-        Some(v) => (
-            vary_plans(&file, &src, v).map_err(|e| exit::BadInput(e.to_string()))?,
-            v.values.clone(),
-        ),
-        None => (vec![base.clone()], Vec::new()),
+    if a.vary.len() > 2 {
+        return Err(exit::BadInput(format!(
+            "--chart draws one parameter (a line) or two (a heat map), not {}",
+            a.vary.len()
+        ))
+        .into());
+    }
+    if a.log_x {
+        if a.vary.len() != 1 {
+            return Err(exit::BadInput("--log-x needs exactly one --vary".into()).into());
+        }
+        log_axis_ok(&a.vary[0].values)
+            .map_err(|e| exit::BadInput(format!("--log-x with --vary {}: {e}", a.vary[0].path)))?;
+    }
+    Ok(format)
+}
+
+/// `--find-threshold`: bisects the parameter, printing each probe and the bracket found.
+fn find_threshold(
+    a: &SweepArgs,
+    file: &str,
+    src: &str,
+    base: &Plan,
+    search: &Search,
+) -> Result<u8> {
+    if !(0.0..=1.0).contains(&a.level) || a.level.is_nan() {
+        return Err(exit::BadInput(format!("--level {} is not a rate in 0..1", a.level)).into());
+    }
+    let checked: Vec<String> = splitbrain_scenario::check_spec(&base.scenario)
+        .invariants
+        .iter()
+        .map(|i| i.name().to_string())
+        .collect();
+    let invariant = match (&a.invariant, checked.as_slice()) {
+        (Some(n), _) if checked.contains(n) => n.clone(),
+        (Some(n), _) => {
+            return Err(exit::BadInput(format!(
+                "--invariant {n} is not checked by {file} (it checks {})",
+                checked.join(", ")
+            ))
+            .into())
+        }
+        (None, [one]) => one.clone(),
+        (None, _) => {
+            return Err(exit::BadInput(format!(
+                "{file} checks several invariants ({}): name one with --invariant",
+                checked.join(", ")
+            ))
+            .into())
+        }
+    };
+    let threads = threads_of(a.jobs)?;
+    let seeds = seeds_of(a.seeds, None);
+    if seeds.is_empty() {
+        return Err(exit::BadInput("--seeds holds no seed".into()).into());
+    }
+    // Both ends must make valid scenarios before anything runs.
+    for end in [search.lo, search.hi] {
+        let set = [Setting {
+            path: search.path.clone(),
+            value: end.text(),
+        }];
+        plan_with(file, src, &set).map_err(|e| exit::BadInput(e.to_string()))?;
+    }
+    println!("sweep     {} ({file})", base.scenario.name);
+    println!(
+        "search    {} in {}..{} for P({invariant} violated) = {} over seeds {} ({} seeds, {threads} jobs)",
+        search.path,
+        search.lo.text(),
+        search.hi.text(),
+        pct(a.level),
+        a.seeds,
+        seeds.len()
+    );
+    let mut measure = |value: &str| -> Result<(u64, u64), String> {
+        let set = [Setting {
+            path: search.path.clone(),
+            value: value.to_string(),
+        }];
+        let plan = plan_with(file, src, &set).map_err(|e| e.to_string())?;
+        let jobs: Vec<Job> = seeds.iter().map(|&seed| Job { plan: 0, seed }).collect();
+        let lines = run_jobs(
+            std::slice::from_ref(&plan),
+            &[value.to_string()],
+            &jobs,
+            threads.min(jobs.len()),
+            &|_| {},
+        )
+        .map_err(|e| e.to_string())?;
+        let runs = lines
+            .iter()
+            .filter(|l| l.outcomes.contains_key(&invariant))
+            .count() as u64;
+        let violated = lines
+            .iter()
+            .filter(|l| l.outcomes.get(&invariant) == Some(&splitbrain_check::Outcome::Violated))
+            .count() as u64;
+        let ci = splitbrain_scenario::sweep::wilson(violated, runs);
+        println!(
+            "  probe   {:<14} {:>12}  {:>8}  [{}, {}]",
+            value,
+            format!("{violated}/{runs}"),
+            pct(violated as f64 / runs.max(1) as f64),
+            pct(ci.0),
+            pct(ci.1)
+        );
+        Ok((violated, runs))
+    };
+    let result = bisect(search, a.level, a.steps, &mut measure)
+        .map_err(|e| anyhow::anyhow!("a probe failed: {e}"))?;
+    let describe = |p: &Probe| {
+        format!(
+            "{} at {} [{}, {}]",
+            pct(p.rate()),
+            p.value.text(),
+            pct(p.ci.0),
+            pct(p.ci.1)
+        )
+    };
+    println!();
+    match &result.bracket {
+        Some((below, above)) => {
+            println!(
+                "threshold {} crosses {} between {} and {} ({} probes)",
+                search.path,
+                pct(a.level),
+                below.value.text(),
+                above.value.text(),
+                result.probes.len()
+            );
+            println!("  below   {}", describe(below));
+            println!("  above   {}", describe(above));
+            let unsure = [below, above]
+                .iter()
+                .any(|p| p.ci.0 <= a.level && a.level <= p.ci.1);
+            if unsure {
+                println!(
+                    "  note    a 95% interval at an end contains the level: more --seeds would \
+                     place the threshold surely"
+                );
+            }
+            Ok(exit::OK)
+        }
+        None => {
+            let (lo, hi) = (&result.probes[0], &result.probes[1]);
+            println!(
+                "threshold none: the rate does not cross {} between {} and {}",
+                pct(a.level),
+                search.lo.text(),
+                search.hi.text()
+            );
+            println!("  low     {}", describe(lo));
+            println!("  high    {}", describe(hi));
+            Ok(exit::MISMATCH)
+        }
+    }
+}
+
+/// Runs `sweep`.
+pub fn run(a: SweepArgs) -> Result<u8> {
+    let file = a.file.display().to_string();
+    let src =
+        std::fs::read_to_string(&a.file).map_err(|e| exit::BadInput(format!("{file}: {e}")))?;
+    let base = load_str(&file, &src)?;
+    if let Some(search) = a.find_threshold.clone() {
+        return find_threshold(&a, &file, &src, &base, &search);
+    }
+    if a.chart.is_some() && a.vary.is_empty() {
+        return Err(exit::BadInput(
+            "--chart draws P(violation) against a parameter: it needs --vary".into(),
+        )
+        .into());
+    }
+    let chart_format = match &a.chart {
+        Some(chart) => Some(chart_format(chart, &a)?),
+        None => None,
+    };
+    // Outputs are checked writable before any seed runs (a long sweep must not fail at its end).
+    let out_file = a.out.as_deref().map(AtomicFile::create).transpose()?;
+    let chart_file = a.chart.as_deref().map(AtomicFile::create).transpose()?;
+    let threads = threads_of(a.jobs)?;
+    // One plan per combination of the --vary values (one plan without --vary).
+    let combos = grid(&a.vary);
+    let plans: Vec<Plan> = combos
+        .iter()
+        .map(|c| plan_with(&file, &src, c))
+        .collect::<Result<_, _>>()
+        .map_err(|e| exit::BadInput(e.to_string()))?;
+    // A combination's label in the results file: its values joined by ',' (a single --vary
+    // keeps its plain value; values cannot hold a ',').
+    let values: Vec<String> = if a.vary.is_empty() {
+        Vec::new()
+    } else {
+        combos
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .map(|s| s.value.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect()
     };
     let seeds = seeds_of(a.seeds, a.shard);
     let jobs: Vec<Job> = (0..plans.len())
@@ -171,7 +387,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             seeds.len()
         ),
     }
-    if let Some(v) = &a.vary {
+    for v in &a.vary {
         println!("vary      {} = {}", v.path, v.values.join(", "));
     }
 
@@ -195,9 +411,14 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     let header = SweepHeader::new(
         &base.scenario,
         a.seeds,
-        a.vary.as_ref().map(|v| VaryHeader {
-            path: v.path.clone(),
-            values: v.values.clone(),
+        (!a.vary.is_empty()).then(|| VaryHeader {
+            path: a
+                .vary
+                .iter()
+                .map(|v| v.path.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+            values: values.clone(),
         }),
         a.shard,
     );
@@ -217,16 +438,16 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             .collect();
         let stats = invariant_stats(&mine, a.show);
         println!();
-        match (&a.vary, values.get(i)) {
-            (Some(v), Some(val)) => {
-                println!("{} = {val}", v.path);
-                let arg = format!("{}={val}", v.path);
-                print_stats(&stats, &|seed| {
-                    format!("splitbrain sweep {file} --seeds {seed} --vary '{arg}'")
-                });
-            }
-            _ => print_stats(&stats, &|seed| reproduce_command(&file, seed)),
+        let combo = &combos[i];
+        if !combo.is_empty() {
+            let words: Vec<String> = combo
+                .iter()
+                .map(|s| format!("{} = {}", s.path, s.value))
+                .collect();
+            println!("{}", words.join(", "));
         }
+        // A failing seed is reproduced by `run` with the varied values applied.
+        print_stats(&stats, &|seed| run_command(&file, seed, combo));
         for j in judge_rates(&plans[i].scenario, &mine) {
             println!("  rate      {j}");
             rates_ok &= j.ok;
@@ -234,7 +455,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         per_value.push(stats);
     }
 
-    if let Some(v) = &a.vary {
+    if !a.vary.is_empty() {
         let names: Vec<String> = per_value
             .iter()
             .flatten()
@@ -242,15 +463,20 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
+        let paths: Vec<&str> = a.vary.iter().map(|v| v.path.as_str()).collect();
         println!();
-        println!("P(violation) by {}", v.path);
-        print!("  {:<14}", "value");
+        println!("P(violation) by {}", paths.join(" \u{00d7} "));
+        for p in &paths {
+            print!("  {p:<14}");
+        }
         for n in &names {
             print!("  {n:>26}");
         }
         println!();
-        for (val, stats) in values.iter().zip(&per_value) {
-            print!("  {val:<14}");
+        for (combo, stats) in combos.iter().zip(&per_value) {
+            for (s, p) in combo.iter().zip(&paths) {
+                print!("  {:<w$}", s.value, w = p.len().max(14));
+            }
             for n in &names {
                 let cell = stats
                     .iter()
@@ -260,7 +486,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             }
             println!();
         }
-        if let Some(f) = chart_file {
+        if let (Some(f), Some(format)) = (chart_file, chart_format) {
             let series: Vec<RateSeries> = names
                 .iter()
                 .map(|n| RateSeries {
@@ -284,13 +510,25 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                         .collect(),
                 })
                 .collect();
-            let title = format!(
-                "{}: P(violation) over {} seeds",
-                base.scenario.name,
-                seeds.len()
-            );
-            let svg = sweep_chart_svg(&title, &v.path, &values, &series);
-            finish(f, svg.as_bytes())?;
+            let chart = SweepChart {
+                title: format!(
+                    "{}: P(violation) over {} seeds",
+                    base.scenario.name,
+                    seeds.len()
+                ),
+                params: a
+                    .vary
+                    .iter()
+                    .map(|v| SweepParam {
+                        path: v.path.clone(),
+                        values: v.values.clone(),
+                    })
+                    .collect(),
+                series,
+                log_x: a.log_x,
+            };
+            let bytes = render_sweep(&chart, format).context("drawing the sweep chart")?;
+            finish(f, &bytes)?;
         }
     }
 

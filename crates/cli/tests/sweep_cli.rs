@@ -125,7 +125,12 @@ fn vary_prints_rates_per_value_draws_the_chart_and_rejects_bad_input() {
     assert_eq!(code(&o), 1, "{}", stdout(&o));
     let out = stdout(&o);
     assert!(out.contains("P(violation) by faults.1.at"), "{out}");
-    assert!(out.contains("--vary 'faults.1.at=4s'"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "splitbrain run {LESSON} --seed 0 --set faults.1.at=4s"
+        )),
+        "{out}"
+    );
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg") && chart.contains("single_leader"));
 
@@ -146,6 +151,145 @@ fn vary_prints_rates_per_value_draws_the_chart_and_rejects_bad_input() {
     assert_eq!(code(&bad), 2);
     let bad = splitbrain(&["sweep", LESSON, "--seeds", "4..4"]);
     assert_eq!(code(&bad), 2);
+}
+
+/// Regression (issue 16): a failing varied seed's reproduce line was another one-seed sweep;
+/// it is a `run` with the varied values applied, and that run violates the same invariant.
+#[test]
+fn a_grid_sweep_draws_heat_maps_and_its_reproduce_lines_are_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("grid.png").display().to_string();
+    let results = dir.path().join("grid.jsonl").display().to_string();
+    let o = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..3",
+        "--vary",
+        "faults.1.at=2.1s,4s",
+        "--vary",
+        "nodes.n.failure_timeout=300ms,1s",
+        "--chart",
+        &png,
+        "--out",
+        &results,
+    ]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains("P(violation) by faults.1.at \u{00d7} nodes.n.failure_timeout"),
+        "{out}"
+    );
+    assert!(
+        out.contains("faults.1.at = 4s, nodes.n.failure_timeout = 300ms"),
+        "{out}"
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    let header = std::fs::read_to_string(&results).unwrap();
+    assert!(
+        header.contains(r#""path":"faults.1.at,nodes.n.failure_timeout""#),
+        "{header}"
+    );
+    // Every printed reproduce line runs, with its values, to a violation.
+    let repro = out
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .split_once("splitbrain run ")
+                .map(|x| x.1.to_string())
+        })
+        .expect("a failing seed with its command");
+    assert!(repro.contains("--set faults.1.at="), "{repro}");
+    let args: Vec<&str> = repro.split_whitespace().collect();
+    let mut run = vec!["run"];
+    run.extend(args);
+    let r = splitbrain(&run);
+    let text = stdout(&r);
+    assert!(
+        text.contains("single_leader") && text.contains("VIOLATED"),
+        "{text}"
+    );
+    assert!(
+        text.contains("reproduce splitbrain run ") && text.contains("--set "),
+        "{text}"
+    );
+
+    let bad = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..2",
+        "--vary",
+        "faults.1.at=1s,2s",
+        "--vary",
+        "seed=1,2",
+        "--vary",
+        "duration=9s,10s",
+        "--chart",
+        &png,
+    ]);
+    assert_eq!(code(&bad), 2, "three parameters have no chart");
+    let bad = splitbrain(&["run", LESSON, "--set", "faults.9.at=1s"]);
+    assert_eq!(code(&bad), 2);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("out of range"));
+}
+
+#[test]
+fn find_threshold_brackets_the_crossing_deterministically() {
+    let args = [
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..4",
+        "--find-threshold",
+        "faults.1.at=2s..4s",
+        "--invariant",
+        "single_leader",
+        "--steps",
+        "4",
+    ];
+    let o = splitbrain(&args);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains("threshold faults.1.at crosses 50.00% between "),
+        "{out}"
+    );
+    assert!(out.contains("  below   0.00% at "), "{out}");
+    assert!(out.contains("  above   100.00% at "), "{out}");
+    // Two ends plus four midpoints.
+    assert_eq!(out.matches("  probe   ").count(), 6, "{out}");
+    let again = stdout(&splitbrain(&args));
+    let strip = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("speed"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&out), strip(&again));
+    let bad = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..2",
+        "--find-threshold",
+        "faults.1.at=4s..2s",
+    ]);
+    assert_eq!(code(&bad), 2);
+    let bad = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..2",
+        "--find-threshold",
+        "faults.1.at=2s..4s",
+    ]);
+    assert_eq!(
+        code(&bad),
+        2,
+        "two invariants are checked: --invariant names one"
+    );
 }
 
 #[test]

@@ -116,6 +116,9 @@ pub enum BandKind {
     Paused,
     /// The node was down.
     Crashed,
+    /// The node was running again but not serving: a Redis instance's `restart_delay`, from
+    /// its restart until it answered again.
+    Unavailable,
 }
 
 /// A band: `[from, to)` in lane `lane`.
@@ -142,6 +145,8 @@ pub enum MarkKind {
         writer: String,
         /// Its token.
         token: Option<u64>,
+        /// `false` for a duplicate of an already-applied job: accepted, with no effect.
+        applied: bool,
     },
     /// Storage rejected a write.
     WriteRejected {
@@ -198,6 +203,9 @@ pub struct NetPeriod {
     pub label: String,
     /// A partition into sides (else a cut or blocked link between the two marked lanes).
     pub partition: bool,
+    /// A one-way block: the lanes of its sender and its receiver (messages from the first to
+    /// the second are dropped, the other way passes).
+    pub blocked: Option<(usize, usize)>,
 }
 
 /// A violation window.
@@ -303,6 +311,8 @@ impl TimelineModel {
         let mut holds: BTreeMap<(NodeId, String), OpenHold> = BTreeMap::new();
         let mut lease_tokens: BTreeMap<NodeId, u64> = BTreeMap::new();
         let mut down: BTreeMap<NodeId, SimTime> = BTreeMap::new();
+        // Redis instances restarted and not yet answering (restart_delay), since when.
+        let mut restarting: BTreeMap<NodeId, SimTime> = BTreeMap::new();
         let mut pending: BTreeMap<u64, (NodeId, NodeId, SimTime, String)> = BTreeMap::new();
         let mut rules: Vec<(SimTime, NetRule)> = Vec::new();
 
@@ -350,6 +360,14 @@ impl TimelineModel {
                     Fault::Crash { node } => {
                         if let Some(l) = lane(*node) {
                             down.entry(*node).or_insert(*t);
+                            if let Some(since) = restarting.remove(node).filter(|s| s < t) {
+                                bands.push(Band {
+                                    lane: l,
+                                    from: since,
+                                    to: *t,
+                                    kind: BandKind::Unavailable,
+                                });
+                            }
                             if let Some((since, term, token)) = leaders.remove(node) {
                                 bands.push(leader_band(l, since, *t, term, token));
                             }
@@ -383,6 +401,11 @@ impl TimelineModel {
                                 kind: BandKind::Crashed,
                             });
                         }
+                        // A Redis instance tells when it answers again (`RedisRestarted`);
+                        // until then it is unavailable.
+                        if roles.get(node.index()) == Some(&Role::RedisInstance) {
+                            restarting.insert(*node, *t);
+                        }
                     }
                     Fault::Pause { node, duration } => {
                         if let Some(l) = lane(*node) {
@@ -412,6 +435,18 @@ impl TimelineModel {
                 Event::Observe { t, node, obs } => {
                     let Some(l) = lane(*node) else { continue };
                     let t = *t;
+                    if let (Obs::RedisRestarted { .. }, Some(since)) =
+                        (obs, restarting.remove(node))
+                    {
+                        if t > since {
+                            bands.push(Band {
+                                lane: l,
+                                from: since,
+                                to: t,
+                                kind: BandKind::Unavailable,
+                            });
+                        }
+                    }
                     match obs {
                         Obs::LeaderClaim { term } => {
                             let token = lease_tokens.get(node).copied();
@@ -464,12 +499,18 @@ impl TimelineModel {
                                 );
                             }
                         }
-                        Obs::WriteAccepted { writer, token, .. } => marks.push(Mark {
+                        Obs::WriteAccepted {
+                            writer,
+                            token,
+                            applied,
+                            ..
+                        } => marks.push(Mark {
                             lane: l,
                             t,
                             kind: MarkKind::WriteAccepted {
                                 writer: name(*writer),
                                 token: *token,
+                                applied: *applied,
                             },
                         }),
                         Obs::WriteRejected { writer, token, .. } => marks.push(Mark {
@@ -514,6 +555,16 @@ impl TimelineModel {
                     from: since,
                     to: end,
                     kind: BandKind::Crashed,
+                });
+            }
+        }
+        for (node, since) in restarting {
+            if let Some(l) = lane(node).filter(|_| since < end) {
+                bands.push(Band {
+                    lane: l,
+                    from: since,
+                    to: end,
+                    kind: BandKind::Unavailable,
                 });
             }
         }
@@ -736,6 +787,7 @@ fn net_period(
 ) -> NetPeriod {
     let nm = |id: &NodeId| names.get(id.index()).cloned().unwrap_or_default();
     let mut sides = vec![None; n];
+    let mut blocked = None;
     let label = match rule {
         NetRule::Partition { groups } => {
             for (g, members) in groups.iter().enumerate() {
@@ -757,6 +809,9 @@ fn net_period(
                     sides[l] = Some(0);
                 }
             }
+            if let (Some(&la), Some(&lb)) = (lane_of.get(a.index()), lane_of.get(b.index())) {
+                blocked = Some((la, lb));
+            }
             format!("link {} \u{2192} {} blocked", nm(a), nm(b))
         }
         NetRule::Cut { a, b } => {
@@ -774,5 +829,6 @@ fn net_period(
         sides,
         label,
         partition: matches!(rule, NetRule::Partition { .. }),
+        blocked,
     }
 }

@@ -100,11 +100,7 @@ pub fn lesson_page(
             let _ = writeln!(out, "- `{}` inconclusive: {}", res.name, cell(reason));
         }
         for v in vs.iter().take(3) {
-            let window = if v.from == v.to {
-                format!("at {}", v.from)
-            } else {
-                format!("{} \u{2013} {}", v.from, v.to)
-            };
+            let window = v.window();
             let _ = writeln!(
                 out,
                 "- `{}` violated {window} ({}): {}",

@@ -53,11 +53,7 @@ pub fn reproduce_command(file: &str, seed: u64) -> String {
 }
 
 fn violation_text(out: &mut String, v: &Violation) {
-    let window = if v.from == v.to {
-        format!("at {}", v.from)
-    } else {
-        format!("{} .. {}", v.from, v.to)
-    };
+    let window = v.window();
     let _ = writeln!(out, "    {window}  [{}]  {}", v.nodes.join(", "), v.summary);
     for f in &v.faults {
         let _ = writeln!(out, "      because: {f}");

@@ -1,11 +1,24 @@
-//! The parameter-sweep chart: P(violation) per invariant against a swept parameter, with 95%
-//! confidence intervals as error bars. Plain data in, an SVG document out.
+//! The parameter-sweep charts, as SVG or PNG (the timeline chart's canvas, with the embedded
+//! font, so both formats have the same layout):
 //!
-//! Written as SVG text directly rather than through plotters: the chart is a handful of lines,
-//! points and labels, and writing it by hand needs no font file (plotters measures text with a
-//! registered font) and gives byte-identical output on every machine.
+//! - one parameter: P(violation) per invariant against the parameter, with 95% Wilson
+//!   intervals as error bars. When every value is a number or every value a duration the x
+//!   axis is numeric (durations in seconds), linear or, on request, logarithmic; otherwise the
+//!   values are evenly spaced in the order swept.
+//! - two parameters (a grid): a heat map per invariant, the first parameter down, the second
+//!   across, each cell coloured by its violation rate and labelled with it where it fits.
+//!
+//! Labels never overlap: tick and value labels that would touch the previous one are left
+//! out, and legend entries each have their own row.
 
-use std::fmt::Write;
+use crate::chart::canvas::{
+    line, rect, style, text, text_on, text_width, Cv, DrawResult, BLUE, GREEN, GREY, INK, LIGHT,
+    ORANGE, PURPLE, SKY, VERMILLION,
+};
+use crate::chart::{png_surface, svg_surface, ChartError, ChartFormat};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+use splitbrain_scenario::duration::parse_duration_ns;
 
 /// One point of a series: the violation rate at one parameter value and its interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -18,7 +31,8 @@ pub struct RatePoint {
     pub hi: f64,
 }
 
-/// One invariant's rates, one point per parameter value.
+/// One invariant's rates, one point per parameter value (per grid cell, first parameter
+/// outermost).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RateSeries {
     /// Invariant name (the legend).
@@ -27,213 +41,553 @@ pub struct RateSeries {
     pub points: Vec<RatePoint>,
 }
 
-const W: f64 = 760.0;
-const H: f64 = 440.0;
-const LEFT: f64 = 70.0;
-const RIGHT: f64 = 210.0;
-const TOP: f64 = 50.0;
-const BOTTOM: f64 = 70.0;
-const COLORS: [&str; 8] = [
-    "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-];
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// A swept parameter: its dotted path and its values, in the order swept.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepParam {
+    /// Dotted path.
+    pub path: String,
+    /// Values as written.
+    pub values: Vec<String>,
 }
 
-/// The chart as an SVG document. `values` label the x axis (evenly spaced, in the order
-/// swept: values may be numbers or durations); each series has one point per value.
-pub fn sweep_chart_svg(
-    title: &str,
-    parameter: &str,
-    values: &[String],
-    series: &[RateSeries],
-) -> String {
-    let plot_w = W - LEFT - RIGHT;
-    let plot_h = H - TOP - BOTTOM;
-    let n = values.len().max(1);
-    let x_of = |i: usize, s: usize| {
-        let slot = plot_w / n as f64;
-        // Series side by side within a slot so error bars do not hide each other.
-        let spread = (slot * 0.3).min(24.0);
-        let off = if series.len() > 1 {
-            spread * (s as f64 / (series.len() - 1) as f64 - 0.5)
+/// What a sweep chart shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepChart {
+    /// Title.
+    pub title: String,
+    /// One parameter (a line chart) or two (heat maps).
+    pub params: Vec<SweepParam>,
+    /// Rates per invariant.
+    pub series: Vec<RateSeries>,
+    /// A logarithmic x axis (one numeric parameter, all values above zero).
+    pub log_x: bool,
+}
+
+/// The values as numbers on one axis: plain numbers, or durations in seconds (with the unit
+/// for the axis title); `None` if any value is neither.
+pub fn numeric_axis(values: &[String]) -> Option<(Vec<f64>, Option<&'static str>)> {
+    let nums: Option<Vec<f64>> = values
+        .iter()
+        .map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite()))
+        .collect();
+    if let Some(n) = nums {
+        return Some((n, None));
+    }
+    let durs: Option<Vec<f64>> = values
+        .iter()
+        .map(|v| parse_duration_ns(v).ok().map(|ns| ns as f64 / 1e9))
+        .collect();
+    durs.map(|d| (d, Some("s")))
+}
+
+/// Whether `values` can be drawn on a log axis; the reason if not.
+pub fn log_axis_ok(values: &[String]) -> Result<(), String> {
+    match numeric_axis(values) {
+        None => Err("a log axis needs numeric or duration values".into()),
+        Some((v, _)) if v.iter().any(|x| *x <= 0.0) => {
+            Err("a log axis needs every value above zero".into())
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+/// Renders the chart in `format`.
+pub fn render_sweep(chart: &SweepChart, format: ChartFormat) -> Result<Vec<u8>, ChartError> {
+    let size = size_of(chart);
+    match format {
+        ChartFormat::Svg => svg_surface(size, |cv| draw(cv, chart, size)).map(String::into_bytes),
+        ChartFormat::Png => png_surface(size, |cv| draw(cv, chart, size)),
+    }
+}
+
+const W: i32 = 900;
+const LEFT: i32 = 80;
+const TOP: i32 = 56;
+const LINE_H: i32 = 480;
+const PANEL_GRID_H: i32 = 260;
+const PANEL_H: i32 = PANEL_GRID_H + 80;
+const SERIES_COLOURS: [RGBColor; 6] = [VERMILLION, BLUE, GREEN, ORANGE, PURPLE, SKY];
+
+fn size_of(chart: &SweepChart) -> (u32, u32) {
+    if chart.params.len() >= 2 {
+        let panels = chart.series.len().max(1) as i32;
+        (W as u32, (TOP + PANEL_H * panels + 20) as u32)
+    } else {
+        (W as u32, LINE_H as u32)
+    }
+}
+
+fn draw<DB: DrawingBackend>(
+    cv: &Cv<'_, DB>,
+    chart: &SweepChart,
+    size: (u32, u32),
+) -> DrawResult<DB> {
+    cv.fill(&WHITE)?;
+    text(
+        cv,
+        &chart.title,
+        (16, 14),
+        &style(16.0, INK, HPos::Left, VPos::Top),
+    )?;
+    if chart.params.len() >= 2 {
+        heat_maps(cv, chart)
+    } else {
+        line_chart(cv, chart, size)
+    }
+}
+
+/// Labels at `xs` (centre x, text), left to right: each that would come within 8 px of the
+/// one before is left out. Returns the ones kept.
+fn spaced(labels: Vec<(i32, String)>, size: f64) -> Vec<(i32, String)> {
+    let mut kept: Vec<(i32, String)> = Vec::new();
+    let mut right = i32::MIN;
+    for (x, s) in labels {
+        let w = text_width(&s, size);
+        if x - w / 2 < right + 8 {
+            continue;
+        }
+        right = x + w / 2;
+        kept.push((x, s));
+    }
+    kept
+}
+
+/// A short number: no trailing zeros, at most 6 significant digits.
+fn fmt_num(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let s = format!("{:.6}", x);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if x.abs() >= 1e6 || x.abs() < 1e-4 {
+        format!("{x:e}")
+    } else {
+        s.to_string()
+    }
+}
+
+fn line_chart<DB: DrawingBackend>(
+    cv: &Cv<'_, DB>,
+    chart: &SweepChart,
+    size: (u32, u32),
+) -> DrawResult<DB> {
+    let empty = SweepParam {
+        path: String::new(),
+        values: Vec::new(),
+    };
+    let param = chart.params.first().unwrap_or(&empty);
+    let legend_w = chart
+        .series
+        .iter()
+        .map(|s| text_width(&s.name, 12.0) + 40)
+        .max()
+        .unwrap_or(0)
+        .clamp(120, 300);
+    let (x0, x1) = (LEFT, W - legend_w - 20);
+    let (y0, y1) = (TOP, size.1 as i32 - 70);
+    let y_of = |p: f64| y1 - ((y1 - y0) as f64 * p.clamp(0.0, 1.0)).round() as i32;
+
+    // X positions of the values, and the tick labels.
+    let n = param.values.len().max(1);
+    let numeric = numeric_axis(&param.values);
+    let log = chart.log_x && log_axis_ok(&param.values).is_ok();
+    let (xs, ticks, unit): (Vec<i32>, Vec<(i32, String)>, Option<&str>) = match &numeric {
+        Some((vals, unit)) if vals.len() >= 2 || log => {
+            let f = |x: f64| if log { x.log10() } else { x };
+            let lo = vals.iter().copied().map(f).fold(f64::INFINITY, f64::min);
+            let hi = vals
+                .iter()
+                .copied()
+                .map(f)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let (lo, hi) = if hi > lo {
+                (lo, hi)
+            } else {
+                (lo - 1.0, hi + 1.0)
+            };
+            let pad = (hi - lo) * 0.04;
+            let (lo, hi) = (lo - pad, hi + pad);
+            let px = move |x: f64| x0 + ((x1 - x0) as f64 * (f(x) - lo) / (hi - lo)).round() as i32;
+            let xs = vals.iter().map(|v| px(*v)).collect();
+            let mut ticks = Vec::new();
+            if log {
+                let mut k = lo.floor() as i32;
+                while (k as f64) <= hi {
+                    for m in [1.0, 2.0, 5.0] {
+                        let v = m * 10f64.powi(k);
+                        let lv = v.log10();
+                        if lv >= lo && lv <= hi {
+                            ticks.push((px(v), fmt_num(v)));
+                        }
+                    }
+                    k += 1;
+                }
+            } else {
+                let step = crate::chart::nice_step(hi - lo, 8.0);
+                let mut t = (lo / step).ceil() * step;
+                while t <= hi + step * 1e-9 {
+                    ticks.push((px(t), fmt_num((t / step).round() * step)));
+                    t += step;
+                }
+            }
+            (xs, ticks, *unit)
+        }
+        _ => {
+            let slot = (x1 - x0) as f64 / n as f64;
+            let xs: Vec<i32> = (0..n)
+                .map(|i| x0 + (slot * (i as f64 + 0.5)).round() as i32)
+                .collect();
+            let ticks = xs
+                .iter()
+                .zip(&param.values)
+                .map(|(x, v)| (*x, v.clone()))
+                .collect();
+            (xs, ticks, None)
+        }
+    };
+
+    // Grid, axes and labels.
+    for k in 0..=4 {
+        let y = y_of(k as f64 / 4.0);
+        line(cv, vec![(x0, y), (x1, y)], LIGHT.stroke_width(1))?;
+        text(
+            cv,
+            &format!("{}%", k * 25),
+            (x0 - 8, y),
+            &style(12.0, INK, HPos::Right, VPos::Center),
+        )?;
+    }
+    line(cv, vec![(x0, y0), (x0, y1)], INK.stroke_width(1))?;
+    line(cv, vec![(x0, y1), (x1, y1)], INK.stroke_width(1))?;
+    for (x, label) in spaced(ticks, 12.0) {
+        line(cv, vec![(x, y1), (x, y1 + 5)], INK.stroke_width(1))?;
+        text(
+            cv,
+            &label,
+            (x, y1 + 8),
+            &style(12.0, INK, HPos::Center, VPos::Top),
+        )?;
+    }
+    let axis_title = match (unit, log) {
+        (Some(u), true) => format!("{} ({u}, log scale)", param.path),
+        (Some(u), false) => format!("{} ({u})", param.path),
+        (None, true) => format!("{} (log scale)", param.path),
+        (None, false) => param.path.clone(),
+    };
+    text(
+        cv,
+        &axis_title,
+        ((x0 + x1) / 2, y1 + 32),
+        &style(13.0, INK, HPos::Center, VPos::Top),
+    )?;
+    text(
+        cv,
+        "P(violation), 95% CI",
+        (16, TOP - 20),
+        &style(12.0, GREY, HPos::Left, VPos::Center),
+    )?;
+
+    // Series, side by side around each value so error bars do not hide each other.
+    let k = chart.series.len();
+    for (s, ser) in chart.series.iter().enumerate() {
+        let c = SERIES_COLOURS[s % SERIES_COLOURS.len()];
+        let off = if k > 1 {
+            (s as f64 / (k - 1) as f64 - 0.5) * 12.0
         } else {
             0.0
-        };
-        LEFT + slot * (i as f64 + 0.5) + off
-    };
-    let y_of = |p: f64| TOP + plot_h * (1.0 - p.clamp(0.0, 1.0));
-
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(out, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
-    let _ = writeln!(
-        out,
-        r#"<text x="{:.1}" y="28" text-anchor="middle" font-size="16">{}</text>"#,
-        LEFT + plot_w / 2.0,
-        esc(title)
-    );
-    // Y grid and labels.
-    for k in 0..=4 {
-        let p = k as f64 / 4.0;
-        let y = y_of(p);
-        let _ = writeln!(
-            out,
-            r##"<line x1="{LEFT:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#dddddd"/>"##,
-            LEFT + plot_w
-        );
-        let _ = writeln!(
-            out,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}%</text>"#,
-            LEFT - 8.0,
-            y + 4.0,
-            k * 25
-        );
-    }
-    // Axes.
-    let _ = writeln!(
-        out,
-        r#"<line x1="{LEFT:.1}" y1="{TOP:.1}" x2="{LEFT:.1}" y2="{:.1}" stroke="black"/>"#,
-        TOP + plot_h
-    );
-    let _ = writeln!(
-        out,
-        r#"<line x1="{LEFT:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="black"/>"#,
-        TOP + plot_h,
-        LEFT + plot_w,
-        TOP + plot_h
-    );
-    for (i, v) in values.iter().enumerate() {
-        let x = LEFT + plot_w / n as f64 * (i as f64 + 0.5);
-        let _ = writeln!(
-            out,
-            r#"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="black"/>"#,
-            TOP + plot_h,
-            TOP + plot_h + 5.0
-        );
-        let _ = writeln!(
-            out,
-            r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            TOP + plot_h + 20.0,
-            esc(v)
-        );
-    }
-    let _ = writeln!(
-        out,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-        LEFT + plot_w / 2.0,
-        H - 20.0,
-        esc(parameter)
-    );
-    let _ = writeln!(
-        out,
-        r#"<text transform="translate(18,{:.1}) rotate(-90)" text-anchor="middle">P(violation), 95% CI</text>"#,
-        TOP + plot_h / 2.0
-    );
-    // Series.
-    for (s, ser) in series.iter().enumerate() {
-        let color = COLORS[s % COLORS.len()];
-        let pts: Vec<String> = ser
+        }
+        .round() as i32;
+        let pts: Vec<(i32, i32)> = ser
             .points
             .iter()
-            .enumerate()
-            .map(|(i, p)| format!("{:.1},{:.1}", x_of(i, s), y_of(p.rate)))
+            .zip(&xs)
+            .map(|(p, x)| (x + off, y_of(p.rate)))
             .collect();
         if pts.len() > 1 {
-            let _ = writeln!(
-                out,
-                r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"/>"#,
-                pts.join(" ")
-            );
+            line(cv, pts.clone(), c.stroke_width(2))?;
         }
-        for (i, p) in ser.points.iter().enumerate() {
-            let x = x_of(i, s);
-            let (y, ylo, yhi) = (y_of(p.rate), y_of(p.lo), y_of(p.hi));
-            let _ = writeln!(
-                out,
-                r#"<line x1="{x:.1}" y1="{ylo:.1}" x2="{x:.1}" y2="{yhi:.1}" stroke="{color}"/>"#
-            );
+        for (p, (x, y)) in ser.points.iter().zip(&pts) {
+            let (ylo, yhi) = (y_of(p.lo), y_of(p.hi));
+            line(cv, vec![(*x, ylo), (*x, yhi)], c.stroke_width(1))?;
             for yc in [ylo, yhi] {
-                let _ = writeln!(
-                    out,
-                    r#"<line x1="{:.1}" y1="{yc:.1}" x2="{:.1}" y2="{yc:.1}" stroke="{color}"/>"#,
-                    x - 4.0,
-                    x + 4.0
-                );
+                line(cv, vec![(x - 4, yc), (x + 4, yc)], c.stroke_width(1))?;
             }
-            let _ = writeln!(
-                out,
-                r#"<circle cx="{x:.1}" cy="{y:.1}" r="3.5" fill="{color}"><title>{}: {:.2}% [{:.2}%, {:.2}%]</title></circle>"#,
-                esc(&ser.name),
-                p.rate * 100.0,
-                p.lo * 100.0,
-                p.hi * 100.0
-            );
+            cv.draw(&Circle::new((*x, *y), 4, c.filled()))?;
         }
-        // Legend.
-        let ly = TOP + 10.0 + 20.0 * s as f64;
-        let lx = W - RIGHT + 20.0;
-        let _ = writeln!(
-            out,
-            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2"/>"#,
-            lx + 20.0
-        );
-        let _ = writeln!(
-            out,
-            r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
-            lx + 26.0,
-            ly + 4.0,
-            esc(&ser.name)
-        );
+        // Legend: one row each.
+        let ly = TOP + 10 + 22 * s as i32;
+        let lx = x1 + 24;
+        line(cv, vec![(lx, ly), (lx + 22, ly)], c.stroke_width(2))?;
+        text(
+            cv,
+            &ser.name,
+            (lx + 28, ly),
+            &style(12.0, INK, HPos::Left, VPos::Center),
+        )?;
     }
-    out.push_str("</svg>\n");
-    out
+    Ok(())
+}
+
+/// The fill of a rate: white at 0, vermillion at 1.
+fn heat(rate: f64) -> RGBColor {
+    let r = rate.clamp(0.0, 1.0);
+    let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * r).round() as u8;
+    RGBColor(
+        mix(255, VERMILLION.0),
+        mix(255, VERMILLION.1),
+        mix(255, VERMILLION.2),
+    )
+}
+
+fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawResult<DB> {
+    let (rows_p, cols_p) = (&chart.params[0], &chart.params[1]);
+    let (nr, nc) = (rows_p.values.len().max(1), cols_p.values.len().max(1));
+    let label_w = rows_p
+        .values
+        .iter()
+        .map(|v| text_width(v, 12.0))
+        .max()
+        .unwrap_or(0)
+        .clamp(20, 160);
+    let gx0 = 24 + label_w + 10;
+    let cw = ((W - gx0 - 140) / nc as i32).clamp(6, 90);
+    let ch = (PANEL_GRID_H / nr as i32).clamp(6, 40);
+    for (s, ser) in chart.series.iter().enumerate() {
+        let top = TOP + PANEL_H * s as i32;
+        text(
+            cv,
+            &format!("{}: P(violation)", ser.name),
+            (gx0, top),
+            &style(13.0, INK, HPos::Left, VPos::Top),
+        )?;
+        let gy0 = top + 22;
+        for (i, p) in ser.points.iter().enumerate() {
+            let (r, c) = ((i / nc) as i32, (i % nc) as i32);
+            let (ax, ay) = (gx0 + c * cw, gy0 + r * ch);
+            let fill = heat(p.rate);
+            rect(cv, (ax, ay), (ax + cw, ay + ch), fill.filled())?;
+            rect(cv, (ax, ay), (ax + cw, ay + ch), WHITE.stroke_width(1))?;
+            let label = format!("{:.0}%", p.rate * 100.0);
+            if text_width(&label, 11.0) + 4 < cw && ch >= 14 {
+                text(
+                    cv,
+                    &label,
+                    (ax + cw / 2, ay + ch / 2),
+                    &style(11.0, text_on(fill), HPos::Center, VPos::Center),
+                )?;
+            }
+        }
+        let gx1 = gx0 + cw * nc as i32;
+        let gy1 = gy0 + ch * nr as i32;
+        rect(cv, (gx0, gy0), (gx1, gy1), GREY.stroke_width(1))?;
+        // Row labels (first parameter), every one that has room.
+        let mut last = i32::MIN;
+        for (r, v) in rows_p.values.iter().enumerate() {
+            let y = gy0 + ch * r as i32 + ch / 2;
+            if y - 7 < last {
+                continue;
+            }
+            last = y + 7;
+            text(
+                cv,
+                v,
+                (gx0 - 6, y),
+                &style(12.0, INK, HPos::Right, VPos::Center),
+            )?;
+        }
+        // Column labels (second parameter), left out where they would overlap.
+        let cols: Vec<(i32, String)> = cols_p
+            .values
+            .iter()
+            .enumerate()
+            .map(|(c, v)| (gx0 + cw * c as i32 + cw / 2, v.clone()))
+            .collect();
+        for (x, v) in spaced(cols, 12.0) {
+            text(
+                cv,
+                &v,
+                (x, gy1 + 5),
+                &style(12.0, INK, HPos::Center, VPos::Top),
+            )?;
+        }
+        text(
+            cv,
+            &format!("{} \u{2192}", cols_p.path),
+            ((gx0 + gx1) / 2, gy1 + 24),
+            &style(12.0, GREY, HPos::Center, VPos::Top),
+        )?;
+        text(
+            cv,
+            &format!("\u{2193} {}", rows_p.path),
+            (8, gy0 - 10),
+            &style(12.0, GREY, HPos::Left, VPos::Center),
+        )?;
+        // Colour scale.
+        let sx = gx1 + 30;
+        for k in 0..=10 {
+            let y = gy0 + (PANEL_GRID_H.min(ch * nr as i32) * (10 - k) / 10);
+            rect(
+                cv,
+                (sx, y - 6),
+                (sx + 16, y + 6),
+                heat(k as f64 / 10.0).filled(),
+            )?;
+            if k % 5 == 0 {
+                text(
+                    cv,
+                    &format!("{}%", k * 10),
+                    (sx + 22, y),
+                    &style(11.0, INK, HPos::Left, VPos::Center),
+                )?;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn pt(rate: f64) -> RatePoint {
+        RatePoint {
+            rate,
+            lo: (rate - 0.1).max(0.0),
+            hi: (rate + 0.1).min(1.0),
+        }
+    }
+
+    fn one(values: &[&str], log_x: bool) -> SweepChart {
+        SweepChart {
+            title: "a <title>".into(),
+            params: vec![SweepParam {
+                path: "nodes.c.clock.drift_ppm".into(),
+                values: values.iter().map(|s| s.to_string()).collect(),
+            }],
+            series: vec![RateSeries {
+                name: "no_two_accepted_writers".into(),
+                points: values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, _)| pt(i as f64 / 10.0))
+                    .collect(),
+            }],
+            log_x,
+        }
+    }
+
+    fn svg(c: &SweepChart) -> String {
+        String::from_utf8(render_sweep(c, ChartFormat::Svg).unwrap()).unwrap()
+    }
+
+    /// The text elements of an SVG as (x, text).
+    fn texts(svg: &str) -> Vec<(f64, String)> {
+        svg.split("<text")
+            .skip(1)
+            .map(|t| {
+                let x: f64 = t
+                    .split("x=\"")
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(-1.0);
+                let body = t
+                    .split('>')
+                    .nth(1)
+                    .unwrap_or("")
+                    .split('<')
+                    .next()
+                    .unwrap_or("");
+                (x, body.trim().to_string())
+            })
+            .collect()
+    }
+
     #[test]
-    fn draws_points_bars_and_labels() {
-        let values = vec!["0".to_string(), "100".into(), "1000".into()];
-        let series = vec![RateSeries {
-            name: "no_two_accepted_writers".into(),
-            points: vec![
-                RatePoint {
-                    rate: 0.0,
-                    lo: 0.0,
-                    hi: 0.1,
+    fn numeric_values_sit_at_their_value_not_evenly() {
+        let s = svg(&one(&["0", "100", "1000"], false));
+        assert!(s.starts_with("<svg"));
+        assert!(s.contains("a &lt;title&gt;"));
+        assert_eq!(s.matches("<circle").count(), 3);
+        // Ticks at a nice step (0, 200, ..., 1000), not one label per value.
+        let t = texts(&s);
+        let x = |l: &str| t.iter().find(|(_, s)| s == l).map(|p| p.0);
+        let (x0, x200, x1000) = (x("0").unwrap(), x("200").unwrap(), x("1000").unwrap());
+        assert!(
+            ((x200 - x0) * 5.0 - (x1000 - x0)).abs() < 3.0,
+            "{x0} {x200} {x1000}"
+        );
+        assert!(x("100").is_none(), "100 is a value, not a tick");
+    }
+
+    #[test]
+    fn durations_and_log_scale_name_the_unit() {
+        let s = svg(&one(&["100ms", "1s", "10s"], true));
+        assert!(s.contains("nodes.c.clock.drift_ppm (s, log scale)"));
+        let t = texts(&s);
+        let x = |l: &str| t.iter().find(|(_, s)| s == l).map(|p| p.0).unwrap();
+        // Decades are equally spaced on a log axis.
+        let (a, b, c) = (x("0.1"), x("1"), x("10"));
+        assert!(((b - a) - (c - b)).abs() < 2.0, "{a} {b} {c}");
+        assert!(log_axis_ok(&["0".into(), "5".into()]).is_err());
+        assert!(log_axis_ok(&["a".into()]).is_err());
+    }
+
+    /// Regression (issue 16): the sweep chart's value labels overlapped when there were many.
+    #[test]
+    fn many_category_labels_do_not_overlap() {
+        let values: Vec<String> = (0..60).map(|i| format!("mode-{i}")).collect();
+        let refs: Vec<&str> = values.iter().map(String::as_str).collect();
+        let s = svg(&one(&refs, false));
+        let mut spans: Vec<(f64, f64)> = texts(&s)
+            .into_iter()
+            .filter(|(_, t)| t.starts_with("mode-"))
+            .map(|(x, t)| {
+                let w = text_width(&t, 12.0) as f64;
+                (x - w / 2.0, x + w / 2.0)
+            })
+            .collect();
+        assert!(spans.len() > 3 && spans.len() < 60, "{}", spans.len());
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for w in spans.windows(2) {
+            assert!(w[0].1 <= w[1].0, "{:?} overlaps {:?}", w[0], w[1]);
+        }
+    }
+
+    #[test]
+    fn two_parameters_draw_a_heat_map_per_invariant_and_a_png() {
+        let c = SweepChart {
+            title: "grid".into(),
+            params: vec![
+                SweepParam {
+                    path: "faults.0.for".into(),
+                    values: vec!["1s".into(), "5s".into(), "15s".into()],
                 },
-                RatePoint {
-                    rate: 0.5,
-                    lo: 0.4,
-                    hi: 0.6,
-                },
-                RatePoint {
-                    rate: 1.0,
-                    lo: 0.9,
-                    hi: 1.0,
+                SweepParam {
+                    path: "nodes.s.fencing".into(),
+                    values: vec!["true".into(), "false".into()],
                 },
             ],
-        }];
-        let svg = sweep_chart_svg("a <title>", "drift_ppm", &values, &series);
-        assert!(svg.starts_with("<svg"));
-        assert!(svg.ends_with("</svg>\n"));
-        assert_eq!(svg.matches("<circle").count(), 3);
-        assert!(svg.contains("a &lt;title&gt;"));
-        assert!(svg.contains(">1000</text>"));
-        assert!(svg.contains("50.00% [40.00%, 60.00%]"));
-        assert_eq!(
-            svg,
-            sweep_chart_svg("a <title>", "drift_ppm", &values, &series)
-        );
+            series: vec![
+                RateSeries {
+                    name: "a".into(),
+                    points: (0..6).map(|i| pt(i as f64 / 5.0)).collect(),
+                },
+                RateSeries {
+                    name: "b".into(),
+                    points: (0..6).map(|_| pt(0.0)).collect(),
+                },
+            ],
+            log_x: false,
+        };
+        let s = svg(&c);
+        let t = texts(&s);
+        assert!(t.iter().any(|(_, x)| x == "a: P(violation)"));
+        assert!(t.iter().any(|(_, x)| x == "b: P(violation)"));
+        assert!(t.iter().any(|(_, x)| x == "100%"));
+        assert!(t.iter().any(|(_, x)| x == "60%"));
+        assert_eq!(s, svg(&c), "deterministic");
+        let png = render_sweep(&c, ChartFormat::Png).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
     }
 }

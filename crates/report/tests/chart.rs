@@ -229,3 +229,105 @@ fn a_broken_trace_is_an_error_with_its_line() {
         .to_string()
         .starts_with("line 1:"));
 }
+
+/// Regression (issue 16): one-way blocks did not show their direction, and twelve of them
+/// stacked twelve labels whose brackets ran through each other's text.
+#[test]
+fn one_way_blocks_show_their_direction_and_share_one_label() {
+    let mut faults = Vec::new();
+    let names = ["n1", "n2", "n3", "n4"];
+    let mut k = 0;
+    for a in names {
+        for b in names {
+            if a != b {
+                faults.push(format!(
+                    r#"{{"at": "{}ms", "block": {{"from": "{a}", "to": "{b}"}}}}"#,
+                    1000 + 10 * k
+                ));
+                k += 1;
+            }
+        }
+    }
+    faults.push(r#"{"at": "5s", "heal": true}"#.to_string());
+    let src = format!(
+        r#"{{"splitbrain": 1, "name": "twelve-blocks", "seed": 1, "duration": "8s",
+            "network": {{"delay": {{"fixed": "1ms"}}}},
+            "nodes": {{"n": {{"role": "bully", "count": 4}}}},
+            "faults": [{}], "check": ["single_leader"]}}"#,
+        faults.join(",")
+    );
+    let plan = splitbrain_scenario::load_str("twelve.json", &src).unwrap();
+    let rec = Recorder::hash_only().keep_events();
+    let r = execute(&plan, 1, Some(rec)).unwrap();
+    let m = model_of_run(&r);
+    let lane = |n: &str| m.lanes.iter().position(|l| l.name == n).unwrap();
+    let first = &m.net[0];
+    assert_eq!(first.blocked, Some((lane("n1"), lane("n2"))));
+    assert_eq!(m.net.iter().filter(|p| p.blocked.is_some()).count(), 12);
+    let svg = render_svg(&m, &ChartOptions::default()).unwrap();
+    let labels: Vec<&str> = svg
+        .split("<text")
+        .filter_map(|t| t.split(">\n").nth(1))
+        .filter_map(|t| t.split("\n</text>").next())
+        .filter(|t| t.contains("\u{2192}n"))
+        .collect();
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    assert!(
+        labels[0].starts_with("one-way blocks (\u{00d7}12): n1\u{2192}n2, n1\u{2192}n3"),
+        "{labels:?}"
+    );
+    assert!(has_text(&svg, "one-way block (sender \u{2192} receiver)"));
+    let view = splitbrain_report::view_of_run(&r, None);
+    let tops: Vec<&Option<String>> = view.net.iter().map(|n| &n.top_label).collect();
+    assert!(tops[0].is_some() && tops[1..].iter().all(|t| t.is_none()));
+    assert_eq!(view.net[0].blocked, Some((lane("n1"), lane("n2"))));
+}
+
+/// Regression (issue 16): lesson 09's second key (client-2's, half a second) had no label.
+#[test]
+fn a_narrow_key_band_still_names_whose_value_it_holds() {
+    let m = model("09-redis-lock-plain-del.json");
+    let svg = render_svg(&m, &ChartOptions::default()).unwrap();
+    // The lane name, the storage write label, and client-2's key on the redis lane.
+    assert_eq!(svg.matches(">\nclient-2\n</text>").count(), 3);
+}
+
+/// Regression (issue 16): lesson 14b's 12 s restart delay was not drawn, only the crash.
+#[test]
+fn a_restart_delay_is_drawn_as_unavailable() {
+    let m = model("14b-redlock-delayed-restart.json");
+    let c = m.lanes.iter().position(|l| l.name == "redis-c").unwrap();
+    let un: Vec<(u64, u64)> = m
+        .bands
+        .iter()
+        .filter(|b| b.lane == c && b.kind == BandKind::Unavailable)
+        .map(|b| (b.from.0, b.to.0))
+        .collect();
+    assert_eq!(un.len(), 1);
+    assert_eq!(un[0].1 - un[0].0, 12_000_000_000, "{un:?}");
+    let svg = render_svg(&m, &ChartOptions::default()).unwrap();
+    assert!(has_text(&svg, "unavailable 12.000 s (restart delay)"));
+    assert!(has_text(
+        &svg,
+        "restarted, not yet answering (restart delay)"
+    ));
+}
+
+/// Regression (issue 16): in lesson 16 the harmless duplicate looked like a harmful write.
+#[test]
+fn a_duplicate_write_looks_distinct_from_an_applied_one() {
+    let m = model("16-idempotent-work-under-gc-pause.json");
+    let writes: Vec<(Option<u64>, bool)> = m
+        .marks
+        .iter()
+        .filter_map(|x| match &x.kind {
+            MarkKind::WriteAccepted { token, applied, .. } => Some((*token, *applied)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(writes, vec![(Some(34), true), (Some(33), false)]);
+    let svg = render_svg(&m, &ChartOptions::default()).unwrap();
+    assert!(has_text(&svg, "33 duplicate, no effect"));
+    assert!(has_text(&svg, "duplicate write accepted, no effect"));
+    assert!(has_text(&svg, "34"));
+}

@@ -19,6 +19,7 @@ pub mod roster;
 pub mod schema;
 pub mod shrink;
 pub mod sweep;
+pub mod threshold;
 pub mod trace_file;
 pub mod validate;
 pub mod vary;

@@ -33,6 +33,12 @@ pub enum VaryError {
     /// The argument is not `path=v1,v2,...`.
     #[error("--vary expects PATH=V1,V2,... (e.g. nodes.client-1.clock.drift_ppm=0,100,1000), found `{0}`")]
     Syntax(String),
+    /// The argument is not `path=value`.
+    #[error("--set expects PATH=VALUE (e.g. faults.0.for=5s), found `{0}`")]
+    SetSyntax(String),
+    /// The argument is not `path=lo..hi`.
+    #[error("--find-threshold expects PATH=LO..HI with numbers or durations (e.g. faults.0.for=1s..20s), found {0}")]
+    SearchSyntax(String),
     /// The path does not lead anywhere in the scenario.
     #[error("--vary path `{path}`: {reason}")]
     Path {
@@ -141,6 +147,93 @@ pub fn vary_text(src: &str, path: &str, text: &str) -> Result<String, VaryError>
     Ok(serde_json::to_string_pretty(&root).expect("JSON serialises"))
 }
 
+/// A parsed `--set PATH=VALUE` (`run --set`, and the reproduce line of a varied sweep): one
+/// value at a dotted path, applied with [`set_path`]'s typing. Everything after the first `=`
+/// is the value, commas included.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setting {
+    /// Dotted path into the scenario JSON.
+    pub path: String,
+    /// The value, as written.
+    pub value: String,
+}
+
+impl std::str::FromStr for Setting {
+    type Err = VaryError;
+    fn from_str(s: &str) -> Result<Self, VaryError> {
+        let syntax = || VaryError::SetSyntax(s.to_string());
+        let (path, value) = s.split_once('=').ok_or_else(syntax)?;
+        let (path, value) = (path.trim(), value.trim());
+        if path.is_empty() || value.is_empty() {
+            return Err(syntax());
+        }
+        Ok(Setting {
+            path: path.to_string(),
+            value: value.to_string(),
+        })
+    }
+}
+
+impl std::fmt::Display for Setting {
+    /// `PATH=VALUE`, quoted for a POSIX shell when it needs to be.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let word = format!("{}={}", self.path, self.value);
+        let plain = word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-+=,:/@%".contains(c));
+        if plain {
+            write!(f, "{word}")
+        } else {
+            write!(f, "'{}'", word.replace('\'', r"'\''"))
+        }
+    }
+}
+
+/// The scenario text `src` with every setting applied in order, pretty-printed.
+pub fn apply_settings(src: &str, settings: &[Setting]) -> Result<String, VaryError> {
+    let mut root: Json = serde_json::from_str(src).map_err(|e| VaryError::Json(e.to_string()))?;
+    for s in settings {
+        set_path(&mut root, &s.path, &s.value)?;
+    }
+    Ok(serde_json::to_string_pretty(&root).expect("JSON serialises"))
+}
+
+/// The validated plan of `file` (text `src`) with `settings` applied; errors name the settings
+/// (`file [path=value]`) and the located problem in the edited text.
+pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, VaryPlanError> {
+    if settings.is_empty() {
+        return Ok(load_str(file, src)?);
+    }
+    let text = apply_settings(src, settings)?;
+    let label: Vec<String> = settings
+        .iter()
+        .map(|s| format!("{}={}", s.path, s.value))
+        .collect();
+    Ok(load_str(&format!("{file} [{}]", label.join(" ")), &text)?)
+}
+
+/// Every combination of the values of `varies` (a grid), the first parameter outermost: for
+/// `a=1,2` and `b=x,y`, `[a=1 b=x] [a=1 b=y] [a=2 b=x] [a=2 b=y]`.
+pub fn grid(varies: &[Vary]) -> Vec<Vec<Setting>> {
+    let mut out: Vec<Vec<Setting>> = vec![Vec::new()];
+    for v in varies {
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                v.values.iter().map(move |value| {
+                    let mut s = prefix.clone();
+                    s.push(Setting {
+                        path: v.path.clone(),
+                        value: value.clone(),
+                    });
+                    s
+                })
+            })
+            .collect();
+    }
+    out
+}
+
 /// Why a varied scenario cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum VaryPlanError {
@@ -205,5 +298,43 @@ mod tests {
         assert!("a=1,,2".parse::<Vary>().is_err());
         let v: Vary = "faults.0.for=1s, 5s,15s".parse().unwrap();
         assert_eq!(v.values, vec!["1s", "5s", "15s"]);
+    }
+
+    #[test]
+    fn a_grid_is_every_combination_first_parameter_outermost() {
+        let a: Vary = "a=1,2".parse().unwrap();
+        let b: Vary = "b=x,y,z".parse().unwrap();
+        let g = grid(&[a, b]);
+        let words: Vec<String> = g
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        assert_eq!(
+            words,
+            ["a=1 b=x", "a=1 b=y", "a=1 b=z", "a=2 b=x", "a=2 b=y", "a=2 b=z"]
+        );
+        assert_eq!(grid(&[]), vec![Vec::<Setting>::new()]);
+    }
+
+    #[test]
+    fn settings_apply_in_order_and_print_as_shell_words() {
+        let a: Setting = "a.x=5s".parse().unwrap();
+        let b: Setting = "b=7".parse().unwrap();
+        let out = apply_settings(SRC, &[a.clone(), b]).unwrap();
+        let compact: Json = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            serde_json::to_string(&compact).unwrap(),
+            r#"{"b":7,"a":{"x":"5s"},"l":[{"for":"2s"},3]}"#
+        );
+        assert_eq!(a.to_string(), "a.x=5s");
+        let spaced: Setting = "name=a b".parse().unwrap();
+        assert_eq!(spaced.to_string(), "'name=a b'");
+        assert!("nope".parse::<Setting>().is_err());
+        assert!("a=".parse::<Setting>().is_err());
     }
 }

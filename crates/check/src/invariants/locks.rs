@@ -462,7 +462,7 @@ mod tests {
                     "1.001 s client-1: acquired lease (token 33, value 33)",
                     "11.000 s locks: lease of client-1 (token 33) expired",
                     "16.000 s locks: granted lease to client-2 (token 34)",
-                    "45.002 s storage: accepted a write from client-1 (token 33, job none)",
+                    "45.002 s storage: accepted a write from client-1 (token 33)",
                 ]
             );
             assert_eq!(v[0].faults, vec!["client-1 was paused 5.000 s to 45.000 s"]);
@@ -556,11 +556,11 @@ mod tests {
                 vec![
                     "1.000 s redis-a: SET lock = v1 until wall 1970-01-01T00:00:11.000Z",
                     "1.000 s redis-c: SET lock = v1 until wall 1970-01-01T00:00:11.000Z",
-                    "1.010 s client-1: acquired lock (token none, value v1)",
+                    "1.010 s client-1: acquired lock (value v1)",
                     "3.000 s redis-c: key lock (value v1) expired: wall clock 1970-01-01T00:00:23.000Z >= deadline 1970-01-01T00:00:11.000Z",
                     "4.000 s redis-b: SET lock = v2 until wall 1970-01-01T00:00:14.000Z",
                     "4.000 s redis-c: SET lock = v2 until wall 1970-01-01T00:00:34.000Z",
-                    "5.000 s storage: accepted a write from client-1 (token none, job none)",
+                    "5.000 s storage: accepted a write from client-1",
                 ]
             );
             assert_eq!(

@@ -404,9 +404,9 @@ mod tests {
         assert_eq!(
             texts(&v[0].evidence),
             vec![
-                "1.001 s client-1: acquired lock (token none, value )",
+                "1.001 s client-1: acquired lock",
                 "2.000 s client-2: requests lock",
-                "11.501 s client-2: acquired lock (token none, value )",
+                "11.501 s client-2: acquired lock",
             ]
         );
     }

@@ -342,11 +342,11 @@ mod tests {
             assert_eq!(
                 texts(&v[0].evidence),
                 vec![
-                    "1.000 s A: acquired lease (token none, value )",
-                    "3.000 s B: acquired lease (token none, value )",
-                    "4.000 s storage: accepted a write from B (token none, job none)",
-                    "12.600 s storage: accepted a write from A (token none, job none, duplicate: not applied)",
-                    "13.000 s storage: accepted a write from A (token none, job none)",
+                    "1.000 s A: acquired lease",
+                    "3.000 s B: acquired lease",
+                    "4.000 s storage: accepted a write from B",
+                    "12.600 s storage: accepted a write from A (duplicate: not applied)",
+                    "13.000 s storage: accepted a write from A",
                 ]
             );
             assert_eq!(v[0].faults, vec!["A was paused 2.500 s to 12.500 s"]);

@@ -171,6 +171,32 @@ fn layer_net<DB: DrawingBackend>(
                 )?;
             }
         }
+        // A one-way block: an arrow from the sender's lane to the receiver's, ending in a bar
+        // (nothing gets through that way); blocks starting together are set side by side.
+        if let Some((a, b)) = p.blocked {
+            let k = model
+                .net
+                .iter()
+                .take_while(|q| !std::ptr::eq(*q, p))
+                .filter(|q| q.blocked.is_some() && l.x(q.from) == x0)
+                .count() as i32;
+            let bx = (x0 + 6 + 7 * k).min(x1.max(x0 + 6));
+            let (ya, yb) = (l.lane_mid(a), l.lane_mid(b));
+            let dir = if yb > ya { 1 } else { -1 };
+            let head = yb - dir * 6;
+            line(root, vec![(bx, ya), (bx, head)], CUT.stroke_width(2))?;
+            arrow_head(
+                root,
+                (bx as f64, ya as f64),
+                (bx as f64, head as f64),
+                CUT.stroke_width(2),
+            )?;
+            line(
+                root,
+                vec![(bx - 5, yb - dir * 2), (bx + 5, yb - dir * 2)],
+                CUT.stroke_width(3),
+            )?;
+        }
         for x in [x0, x1] {
             if x > px0 && x < px1 {
                 line(
@@ -231,6 +257,45 @@ fn layer_faults<DB: DrawingBackend>(
                         (x0 + 5, y + LANE_H / 2),
                         &style(12.0, INK, HPos::Left, VPos::Center),
                     )?;
+                }
+            }
+            BandKind::Unavailable => {
+                rect(
+                    root,
+                    (x0, y + 2),
+                    (x1, y + LANE_H - 2),
+                    RGBColor(160, 160, 160).mix(0.30).filled(),
+                )?;
+                hatch(
+                    root,
+                    (x0, y + 2),
+                    (x1, y + LANE_H - 2),
+                    10,
+                    RGBColor(120, 120, 120).mix(0.5).stroke_width(1),
+                )?;
+                rect(
+                    root,
+                    (x0, y + 2),
+                    (x1, y + LANE_H - 2),
+                    RGBColor(120, 120, 120).stroke_width(1),
+                )?;
+                let label = format!(
+                    "unavailable {} (restart delay)",
+                    splitbrain_engine::SimDuration(b.to.0 - b.from.0)
+                );
+                for t in [label.as_str(), "unavailable"] {
+                    if text_width(t, 12.0) + 10 < x1 - x0 {
+                        let ly = y + LANE_H - 9;
+                        let w = text_width(t, 12.0);
+                        rect(root, (x0 + 3, ly - 7), (x0 + w + 7, ly + 6), WHITE.filled())?;
+                        text(
+                            root,
+                            t,
+                            (x0 + 5, ly),
+                            &style(12.0, INK, HPos::Left, VPos::Center),
+                        )?;
+                        break;
+                    }
                 }
             }
             BandKind::Paused => {
@@ -401,22 +466,33 @@ fn layer_violations<DB: DrawingBackend>(
             )?;
         }
     }
+    // Brackets first, from each label down to the lanes; then the labels on a white ground,
+    // so a bracket passing a lower row never runs through that row's text.
+    for lab in &l.top_labels {
+        let y = l.labels_top + LABEL_ROW_H * lab.row;
+        let c = if lab.violation { VIOLATION } else { GREY };
+        line(
+            root,
+            vec![(lab.x0, y + LABEL_ROW_H - 1), (lab.x0, top)],
+            c.mix(0.6).stroke_width(1),
+        )?;
+    }
     for lab in &l.top_labels {
         let y = l.labels_top + LABEL_ROW_H * lab.row;
         let c = if lab.violation { VIOLATION } else { GREY };
         let w = text_width(&lab.text, 12.0) + 8;
         let lx = lab.x0.min(px1 - w).max(px0);
+        rect(
+            root,
+            (lx - 1, y + 1),
+            (lx + w - 6, y + LABEL_ROW_H - 1),
+            WHITE.filled(),
+        )?;
         text(
             root,
             &lab.text,
             (lx, y + LABEL_ROW_H / 2),
             &style(12.0, c, HPos::Left, VPos::Center),
-        )?;
-        // A bracket from the label down to the lanes.
-        line(
-            root,
-            vec![(lab.x0, y + LABEL_ROW_H - 1), (lab.x0, top)],
-            c.mix(0.6).stroke_width(1),
         )?;
         let _ = lab.x1;
     }
@@ -509,17 +585,24 @@ fn layer_marks<DB: DrawingBackend>(
                     INK.filled(),
                 ))?;
             }
-            MarkKind::WriteAccepted { token, writer }
+            MarkKind::WriteAccepted { token, writer, .. }
             | MarkKind::WriteRejected { token, writer } => {
                 let rejected = matches!(m.kind, MarkKind::WriteRejected { .. });
+                let duplicate = matches!(m.kind, MarkKind::WriteAccepted { applied: false, .. });
                 let label = match token {
                     Some(t) if rejected => format!("{t} rejected"),
+                    Some(t) if duplicate => format!("{t} duplicate, no effect"),
                     Some(t) => t.to_string(),
                     None if rejected => format!("{writer} rejected"),
+                    None if duplicate => format!("{writer} duplicate, no effect"),
                     None => writer.clone(),
                 };
                 if rejected {
                     root.draw(&Cross::new((x, mid), 6, VERMILLION.stroke_width(3)))?;
+                } else if duplicate {
+                    // A hollow ring: accepted, but it changed nothing (an applied job again).
+                    root.draw(&Circle::new((x, mid), 6, WHITE.filled()))?;
+                    root.draw(&Circle::new((x, mid), 6, GREY.stroke_width(2)))?;
                 } else {
                     let c = token.map_or(INK, tone);
                     root.draw(&Circle::new((x, mid), 5, c.filled()))?;
@@ -673,6 +756,35 @@ fn legend_swatch<DB: DrawingBackend>(
             rect(root, a, b, LIGHT.stroke_width(1))?;
         }
         LegendItem::Cut => rect(root, a, b, CUT.mix(0.16).filled())?,
+        LegendItem::Blocked => {
+            line(root, vec![(x + 4, y), (x + 24, y)], CUT.stroke_width(2))?;
+            arrow_head(
+                root,
+                (x as f64 + 4.0, y as f64),
+                (x as f64 + 24.0, y as f64),
+                CUT.stroke_width(2),
+            )?;
+            line(
+                root,
+                vec![(x + 28, y - 5), (x + 28, y + 5)],
+                CUT.stroke_width(3),
+            )?;
+        }
+        LegendItem::Unavailable => {
+            rect(root, a, b, RGBColor(160, 160, 160).mix(0.30).filled())?;
+            hatch(
+                root,
+                a,
+                b,
+                10,
+                RGBColor(120, 120, 120).mix(0.5).stroke_width(1),
+            )?;
+            rect(root, a, b, RGBColor(120, 120, 120).stroke_width(1))?;
+        }
+        LegendItem::Duplicate => {
+            root.draw(&Circle::new((x + 16, y), 6, WHITE.filled()))?;
+            root.draw(&Circle::new((x + 16, y), 6, GREY.stroke_width(2)))?;
+        }
         LegendItem::Kind(i) => {
             let (_, c, faint) = &kinds[i];
             let c = c.mix(if *faint { 0.35 } else { 0.9 });
@@ -753,6 +865,8 @@ pub(crate) fn band_look(kind: &BandKind) -> Option<(RGBColor, String, String)> {
     let short = match kind {
         BandKind::Leader { term, .. } => format!("t{term}"),
         BandKind::Holds { token: Some(t), .. } | BandKind::Grant { token: t, .. } => t.to_string(),
+        // A narrow key band still says whose value it holds.
+        BandKind::Key { holder, .. } => holder.clone().unwrap_or_else(|| "?".into()),
         _ => String::new(),
     };
     Some((fill, label, short))

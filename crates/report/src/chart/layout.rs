@@ -68,11 +68,14 @@ pub(crate) enum LegendItem {
     Validity,
     Paused,
     Crashed,
+    Unavailable,
     Partition,
     Cut,
+    Blocked,
     Message,
     Dropped,
     Accepted,
+    Duplicate,
     Rejected,
     Violation,
     ClockStep,
@@ -109,6 +112,9 @@ impl LegendItem {
             LegendItem::Crashed => "down (crashed)",
             LegendItem::Partition => "partition side (A, B, ...)",
             LegendItem::Cut => "cut / blocked link",
+            LegendItem::Blocked => "one-way block (sender \u{2192} receiver)",
+            LegendItem::Unavailable => "restarted, not yet answering (restart delay)",
+            LegendItem::Duplicate => "duplicate write accepted, no effect",
             LegendItem::Message => "message, send \u{2192} handled",
             LegendItem::Dropped => "dropped message",
             LegendItem::Accepted => "write accepted (token)",
@@ -227,16 +233,8 @@ impl Layout {
                 w.2 = format!("{} (\u{00d7}{c})", w.2);
             }
         }
-        for p in &model.net {
-            if p.to < from || p.from > to {
-                continue;
-            }
-            wanted.push((
-                px(p.from.max(from)),
-                px(p.to.min(to)),
-                p.label.clone(),
-                false,
-            ));
+        for (_, x0, x1, label) in net_labels(model, from, to, &px, plot_x1 - plot_x0 - 8) {
+            wanted.push((x0, x1, label, false));
         }
         let mut rows_end: Vec<i32> = Vec::new();
         let mut top_labels = Vec::new();
@@ -302,6 +300,7 @@ impl Layout {
                 BandKind::Key { .. } => LegendItem::Key,
                 BandKind::Paused => LegendItem::Paused,
                 BandKind::Crashed => LegendItem::Crashed,
+                BandKind::Unavailable => LegendItem::Unavailable,
             });
         }
         for m in &model.marks {
@@ -310,7 +309,8 @@ impl Layout {
             }
             legend.push(match m.kind {
                 MarkKind::ValidityEnd => LegendItem::Validity,
-                MarkKind::WriteAccepted { .. } => LegendItem::Accepted,
+                MarkKind::WriteAccepted { applied: true, .. } => LegendItem::Accepted,
+                MarkKind::WriteAccepted { applied: false, .. } => LegendItem::Duplicate,
                 MarkKind::WriteRejected { .. } => LegendItem::Rejected,
                 MarkKind::ClockStep { .. } => LegendItem::ClockStep,
             });
@@ -322,6 +322,9 @@ impl Layout {
                 } else {
                     LegendItem::Cut
                 });
+                if p.blocked.is_some() {
+                    legend.push(LegendItem::Blocked);
+                }
             }
         }
         // Message kinds: each its colour; the most frequent kind, if it is most of the
@@ -406,6 +409,89 @@ impl Layout {
     pub(crate) fn band_y(&self, lane: usize) -> (i32, i32) {
         (self.lane_y[lane] + 12, self.lane_y[lane] + 34)
     }
+}
+
+/// The labels of the network rules in the window: `(first rule's index in model.net, x0, x1,
+/// text)`. Links cut or blocked
+/// close together (starts within 160 px) and healed together get one label listing them
+/// ("one-way blocks (\u{00d7}12): n1\u{2192}n2, n1\u{2192}n3, \u{2026}"), cut to `max_w` px, so twelve
+/// blocks do not stack twelve rows of labels whose brackets cross each other's text.
+pub(crate) fn net_labels(
+    model: &TimelineModel,
+    from: SimTime,
+    to: SimTime,
+    px: &dyn Fn(SimTime) -> i32,
+    max_w: i32,
+) -> Vec<(usize, i32, i32, String)> {
+    // (first index, x0, x1, end, kind: 0 partition / 1 cut / 2 block, the links)
+    let mut groups: Vec<(usize, i32, i32, SimTime, u8, Vec<String>)> = Vec::new();
+    for (i, p) in model.net.iter().enumerate() {
+        if p.to < from || p.from > to {
+            continue;
+        }
+        let (x0, x1) = (px(p.from.max(from)), px(p.to.min(to)));
+        let kind = match (p.partition, p.blocked.is_some()) {
+            (true, _) => 0,
+            (false, false) => 1,
+            (false, true) => 2,
+        };
+        let link = p
+            .label
+            .trim_start_matches("link ")
+            .trim_end_matches(" blocked")
+            .trim_end_matches(" cut")
+            .replace(' ', "");
+        match groups.last_mut() {
+            Some(g) if kind != 0 && g.4 == kind && g.3 == p.to && x0 - g.1 < 160 => {
+                g.5.push(link);
+            }
+            _ => groups.push((
+                i,
+                x0,
+                x1,
+                p.to,
+                kind,
+                // A rule alone keeps its own words ("link a \u{2194} b cut").
+                vec![p.label.clone(), link],
+            )),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(i, x0, x1, _, kind, links)| {
+            // links[0] is the first rule's own label, the rest each rule's link in short.
+            let (own, links) = (&links[0], &links[1..]);
+            let text = match (kind, links.len()) {
+                (0, _) | (_, 1) => own.clone(),
+                (k, n) => {
+                    let head = if k == 1 {
+                        format!("links cut (\u{00d7}{n}): ")
+                    } else {
+                        format!("one-way blocks (\u{00d7}{n}): ")
+                    };
+                    let mut text = head;
+                    for (i, l) in links.iter().enumerate() {
+                        let sep = if i == 0 { "" } else { ", " };
+                        let rest = n - i;
+                        let more = format!("{sep}\u{2026} +{rest} more");
+                        let candidate = format!("{text}{sep}{l}");
+                        let tail = if i + 1 < n {
+                            format!(", \u{2026} +{} more", rest - 1)
+                        } else {
+                            String::new()
+                        };
+                        if text_width(&format!("{candidate}{tail}"), 12.0) + 8 > max_w {
+                            text.push_str(&more);
+                            break;
+                        }
+                        text = candidate;
+                    }
+                    text
+                }
+            };
+            (i, x0, x1, text)
+        })
+        .collect()
 }
 
 pub(crate) fn counts_len(arrows: &[Arrow]) -> usize {

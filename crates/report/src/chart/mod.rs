@@ -10,20 +10,20 @@
 //! named. PNG text uses the embedded DejaVu Sans (no system fonts needed); SVG output is a pure
 //! function of the model and options (byte-deterministic).
 
-mod canvas;
+pub(crate) mod canvas;
 mod clocks;
 mod layers;
 mod layout;
 
 use crate::chart_model::TimelineModel;
-use canvas::Cv;
+use canvas::{Cv, DrawResult};
 
 use canvas::{raster_text, PendingText, FONT};
 pub(crate) use canvas::{tone, BLUE, GREEN, GREY, INK, ORANGE, PURPLE, SKY, VERMILLION, VIOLATION};
 pub(crate) use layers::band_look;
 use layers::draw;
 use layout::Layout;
-pub(crate) use layout::{kind_colours, GROUP_H, LANE_H};
+pub(crate) use layout::{kind_colours, net_labels, nice_step, GROUP_H, LANE_H, LEFT, RIGHT};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use splitbrain_engine::SimTime;
@@ -119,28 +119,45 @@ pub fn render(
 
 /// Renders `model` as SVG text.
 pub fn render_svg(model: &TimelineModel, opts: &ChartOptions) -> Result<String, ChartError> {
-    register_font();
     let layout = Layout::new(model, opts)?;
+    svg_surface((layout.width, layout.height), |cv| draw(cv, model, &layout))
+}
+
+/// Renders `model` as a PNG image.
+pub fn render_png(model: &TimelineModel, opts: &ChartOptions) -> Result<Vec<u8>, ChartError> {
+    let layout = Layout::new(model, opts)?;
+    png_surface((layout.width, layout.height), |cv| draw(cv, model, &layout))
+}
+
+/// Draws with `paint` on an SVG canvas of `size` px and returns the document (text measured
+/// with the embedded font, so the layout equals the PNG's).
+pub(crate) fn svg_surface(
+    size: (u32, u32),
+    paint: impl for<'a, 'b> FnOnce(&Cv<'a, SVGBackend<'b>>) -> DrawResult<SVGBackend<'b>>,
+) -> Result<String, ChartError> {
+    register_font();
     let mut out = String::new();
     {
-        let root =
-            SVGBackend::with_string(&mut out, (layout.width, layout.height)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
         let cv = Cv {
             area: &root,
             texts: None,
         };
-        draw(&cv, model, &layout).map_err(|e| ChartError::Draw(e.to_string()))?;
+        paint(&cv).map_err(|e| ChartError::Draw(e.to_string()))?;
         root.present()
             .map_err(|e| ChartError::Draw(e.to_string()))?;
     }
     Ok(out)
 }
 
-/// Renders `model` as a PNG image.
-pub fn render_png(model: &TimelineModel, opts: &ChartOptions) -> Result<Vec<u8>, ChartError> {
+/// Draws with `paint` on an RGB canvas of `size` px and returns it as a PNG; text is
+/// rasterised with the embedded font.
+pub(crate) fn png_surface(
+    size: (u32, u32),
+    paint: impl for<'a, 'b> FnOnce(&Cv<'a, BitMapBackend<'b>>) -> DrawResult<BitMapBackend<'b>>,
+) -> Result<Vec<u8>, ChartError> {
     register_font();
-    let layout = Layout::new(model, opts)?;
-    let (w, h) = (layout.width, layout.height);
+    let (w, h) = size;
     let mut rgb = vec![0u8; w as usize * h as usize * 3];
     let texts: Vec<PendingText>;
     {
@@ -149,7 +166,7 @@ pub fn render_png(model: &TimelineModel, opts: &ChartOptions) -> Result<Vec<u8>,
             area: &root,
             texts: Some(RefCell::new(Vec::new())),
         };
-        draw(&cv, model, &layout).map_err(|e| ChartError::Draw(e.to_string()))?;
+        paint(&cv).map_err(|e| ChartError::Draw(e.to_string()))?;
         texts = cv.texts.map(RefCell::into_inner).unwrap_or_default();
         root.present()
             .map_err(|e| ChartError::Draw(e.to_string()))?;

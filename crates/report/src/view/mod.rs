@@ -166,6 +166,11 @@ pub struct ViewNet {
     pub label: String,
     /// A partition (else a cut or blocked link).
     pub partition: bool,
+    /// A one-way block: sender and receiver lanes.
+    pub blocked: Option<(usize, usize)>,
+    /// The label above the lanes; `None` when this rule is listed in an earlier rule's label
+    /// (links cut or blocked together share one label, as on the static chart).
+    pub top_label: Option<String>,
 }
 
 /// A violation.
@@ -493,6 +498,14 @@ impl ViewModel {
                         format!("paused {}", SimDuration(b.to.0 - b.from.0)),
                         String::new(),
                     ),
+                    BandKind::Unavailable => (
+                        GREY,
+                        format!(
+                            "unavailable {} (restart delay): restarted, not yet answering",
+                            SimDuration(b.to.0 - b.from.0)
+                        ),
+                        String::new(),
+                    ),
                     _ => (GREY, "down".into(), String::new()),
                 });
                 ViewBand {
@@ -508,6 +521,7 @@ impl ViewModel {
                         BandKind::Key { .. } => "key",
                         BandKind::Paused => "paused",
                         BandKind::Crashed => "down",
+                        BandKind::Unavailable => "unavailable",
                     },
                     belief: matches!(b.kind, BandKind::Leader { .. } | BandKind::Holds { .. }),
                     label,
@@ -524,7 +538,21 @@ impl ViewModel {
                     MarkKind::ValidityEnd => {
                         ("validity", "validity end the holder believed".into(), INK)
                     }
-                    MarkKind::WriteAccepted { writer, token } => (
+                    MarkKind::WriteAccepted {
+                        writer,
+                        token,
+                        applied: false,
+                    } => (
+                        "duplicate",
+                        match token {
+                            Some(t) => format!(
+                                "write of {writer} accepted as a duplicate, no effect (token {t})"
+                            ),
+                            None => format!("write of {writer} accepted as a duplicate, no effect"),
+                        },
+                        GREY,
+                    ),
+                    MarkKind::WriteAccepted { writer, token, .. } => (
                         "accepted",
                         match token {
                             Some(t) => format!("write of {writer} accepted (token {t})"),
@@ -574,6 +602,17 @@ impl ViewModel {
         .map(|(k, c)| (k, hex(c)))
         .collect();
         let end = model.end.0.max(1);
+        // Network labels grouped as the static chart groups them over the whole run.
+        let plot_w = (crate::ChartOptions::default().width as i32
+            - crate::chart::LEFT
+            - crate::chart::RIGHT)
+            .max(1);
+        let px = |t: SimTime| (t.0 as f64 / end as f64 * plot_w as f64).round() as i32;
+        let net_top: BTreeMap<usize, String> =
+            crate::chart::net_labels(&model, SimTime::ZERO, SimTime(end), &px, plot_w - 8)
+                .into_iter()
+                .map(|(i, _, _, text)| (i, text))
+                .collect();
         let window = window
             .map(|(a, b)| (a.0.min(end), b.0.min(end)))
             .filter(|(a, b)| a < b)
@@ -618,12 +657,15 @@ impl ViewModel {
             net: model
                 .net
                 .iter()
-                .map(|p| ViewNet {
+                .enumerate()
+                .map(|(i, p)| ViewNet {
                     from: p.from.0,
                     to: p.to.0,
                     sides: p.sides.clone(),
                     label: p.label.clone(),
                     partition: p.partition,
+                    blocked: p.blocked,
+                    top_label: net_top.get(&i).cloned(),
                 })
                 .collect(),
             violations,

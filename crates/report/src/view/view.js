@@ -56,7 +56,7 @@
     // Labels above the lanes (violations, network rules), each on the first row it fits.
     const labels = [], rowsEnd = [];
     M.violations.forEach((v, i) => { if (visible(v.from, v.to)) labels.push([v.from, v.invariant, P.violation, "violation-" + i]); });
-    M.net.forEach((p, i) => { if (visible(p.from, p.to)) labels.push([p.from, p.label, P.grey, null]); });
+    M.net.forEach((p, i) => { if (visible(p.from, p.to) && p.top_label !== null) labels.push([p.from, p.top_label, P.grey, null]); });
     labels.forEach(l => {
       const lx = Math.min(Math.max(x(clip(l[0])), G.left), W - RIGHT - l[1].length * 7), w = l[1].length * 7 + 10;
       let row = rowsEnd.findIndex(e => e < lx);
@@ -67,10 +67,14 @@
     T = 16 + 15 * rowsEnd.length;
     const lanesBottom = T + lanesH, height = lanesBottom + AXIS;
     svg.setAttribute("width", W); svg.setAttribute("height", height);
+    // Brackets first, then each label on a white ground, so no bracket runs through a label.
+    labels.forEach(([t, text, c, id, lx, row]) => {
+      el("line", { x1: x(clip(t)), x2: x(clip(t)), y1: 14 + 15 * row + 3, y2: T, stroke: c, "stroke-opacity": 0.6 });
+    });
     labels.forEach(([t, text, c, id, lx, row]) => {
       const ty = 14 + 15 * row;
+      el("rect", { x: lx - 1, y: ty - 11, width: text.length * 7 + 2, height: 14, fill: "#ffffff" });
       const e = el("text", { x: lx, y: ty, "font-size": 12, fill: c }, svg, text);
-      el("line", { x1: x(clip(t)), x2: x(clip(t)), y1: ty + 3, y2: T, stroke: c, "stroke-opacity": 0.6 });
       if (id) { e.classList.add("clickable"); e.addEventListener("click", () => document.getElementById(id).dispatchEvent(new MouseEvent("click"))); }
     });
     const x0 = G.left, x1 = W - RIGHT;
@@ -101,15 +105,27 @@
           height: G.lane_h - 2, fill: p.partition ? tints[side % 4] : P.grey, "fill-opacity": 0.16, id: "net-" + i + "-" + lane });
         onClick(r, { title: p.label, t: p.from, to: p.to, lines: [] });
       });
+      // A one-way block: an arrow from the sender's lane to a bar on the receiver's.
+      if (p.blocked) {
+        const k = M.net.slice(0, i).filter(q => q.blocked && q.from === p.from).length;
+        const bx = x(clip(p.from)) + 6 + 7 * k, ya = T + laneY[p.blocked[0]] + G.lane_h / 2, yb = T + laneY[p.blocked[1]] + G.lane_h / 2;
+        const dir = yb > ya ? 1 : -1;
+        const a = el("line", { id: "block-" + i, x1: bx, y1: ya, x2: bx, y2: yb - dir * 6, stroke: "#465a78", "stroke-width": 2, "marker-end": "url(#head)" });
+        el("line", { x1: bx - 5, x2: bx + 5, y1: yb - dir * 2, y2: yb - dir * 2, stroke: "#465a78", "stroke-width": 3 });
+        onClick(a, { title: p.label, t: p.from, to: p.to, lines: ["messages one way only: " + M.lanes[p.blocked[0]].name + " \u2192 " + M.lanes[p.blocked[1]].name + " are dropped"] });
+      }
     });
     // Bands: crashes and pauses under beliefs; then beliefs and server state; then stale and truth.
-    const order = { down: 0, paused: 0, leader: 1, holds: 1, grant: 1, key: 1, stale: 2, truth: 2 };
+    const order = { down: 0, unavailable: 0, paused: 0, leader: 1, holds: 1, grant: 1, key: 1, stale: 2, truth: 2 };
     [0, 1, 2].forEach(layer => M.bands.forEach((b, i) => {
       if (order[b.kind] !== layer || !visible(b.from, b.to)) return;
       const bx0 = x(clip(b.from)), bx1 = Math.max(bx0 + 1, x(clip(b.to))), ly = (T + laneY[b.lane]);
       let r;
       if (b.kind === "down") {
         r = el("rect", { x: bx0, y: ly + 2, width: bx1 - bx0, height: G.lane_h - 4, fill: "#a0a0a0", "fill-opacity": 0.75 });
+      } else if (b.kind === "unavailable") {
+        r = el("rect", { x: bx0, y: ly + 2, width: bx1 - bx0, height: G.lane_h - 4, fill: "#a0a0a0", "fill-opacity": 0.3, stroke: "#787878" });
+        if (bx1 - bx0 > 200) el("text", { x: bx0 + 5, y: ly + G.lane_h - 5, "font-size": 12, "pointer-events": "none" }, svg, b.label.split(":")[0]);
       } else if (b.kind === "paused") {
         r = el("rect", { x: bx0, y: ly + 2, width: bx1 - bx0, height: G.lane_h - 4, fill: "url(#hatch)", stroke: P.ink });
         if (bx1 - bx0 > 80) el("text", { x: bx0 + 5, y: ly + G.lane_h - 5, "font-size": 12 }, svg, b.label);
@@ -156,6 +172,7 @@
       let e;
       if (m.kind === "validity") e = el("path", { d: `M${mx - 5},${ly + G.band_top - 8}L${mx + 5},${ly + G.band_top - 8}L${mx},${ly + G.band_top - 2}Z`, fill: P.ink });
       else if (m.kind === "rejected") e = el("path", { d: `M${mx - 6},${mid - 6}L${mx + 6},${mid + 6}M${mx - 6},${mid + 6}L${mx + 6},${mid - 6}`, stroke: P.vermillion, "stroke-width": 3 });
+      else if (m.kind === "duplicate") e = el("circle", { cx: mx, cy: mid, r: 6, fill: "#ffffff", stroke: P.grey, "stroke-width": 2 });
       else if (m.kind === "clock_step") e = el("line", { x1: mx, x2: mx, y1: ly + 2, y2: ly + G.lane_h - 2, stroke: P.purple, "stroke-width": 3 });
       else e = el("circle", { cx: mx, cy: mid, r: 5, fill: m.colour, stroke: P.ink });
       e.id = "mark-" + i;

@@ -1,0 +1,255 @@
+//! `sweep --find-threshold PATH=LO..HI`: bisection of one numeric (or duration) parameter for
+//! the value where an invariant's violation rate crosses a level.
+//!
+//! The rule is plain bisection on a monotone response (as in `git bisect`, or the
+//! stochastic-root-finding textbooks' deterministic baseline): evaluate the rate at both ends;
+//! if they lie on the same side of the level there is no crossing to find; else evaluate the
+//! midpoint and keep the half whose ends still straddle the level, until the bracket is one
+//! unit wide (integers: 1, durations: 1 ns) or the step budget is spent. Every evaluation runs
+//! the same seeds, so the search is deterministic: the same arguments give the same steps.
+
+use crate::duration::{format_ns, parse_duration_ns};
+use crate::vary::VaryError;
+
+/// A value of the searched parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    /// An integer (ppm, counts).
+    Int(i64),
+    /// A real number (probabilities).
+    Real(f64),
+    /// A duration, ns (written with units: `"7500ms"`).
+    Duration(u64),
+}
+
+impl Num {
+    /// The value as it is written into the scenario (durations with their largest exact unit).
+    pub fn text(self) -> String {
+        match self {
+            Num::Int(i) => i.to_string(),
+            Num::Real(x) => format!("{x}"),
+            Num::Duration(ns) => format_ns(ns),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Real(x) => x,
+            Num::Duration(ns) => ns as f64,
+        }
+    }
+
+    /// The midpoint of `[a, b]` in `a`'s kind, or `None` when no value lies strictly between.
+    fn mid(a: Num, b: Num) -> Option<Num> {
+        match (a, b) {
+            (Num::Int(x), Num::Int(y)) => {
+                let m = x + (y - x) / 2;
+                (m != x && m != y).then_some(Num::Int(m))
+            }
+            (Num::Duration(x), Num::Duration(y)) => {
+                let m = x + (y - x) / 2;
+                (m != x && m != y).then_some(Num::Duration(m))
+            }
+            _ => {
+                let (x, y) = (a.as_f64(), b.as_f64());
+                let m = x + (y - x) / 2.0;
+                (m > x && m < y).then_some(Num::Real(m))
+            }
+        }
+    }
+}
+
+/// A parsed `--find-threshold PATH=LO..HI`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Search {
+    /// Dotted path into the scenario JSON.
+    pub path: String,
+    /// Low end.
+    pub lo: Num,
+    /// High end (above `lo`).
+    pub hi: Num,
+}
+
+impl std::str::FromStr for Search {
+    type Err = VaryError;
+    fn from_str(s: &str) -> Result<Self, VaryError> {
+        let syntax = |why: &str| VaryError::SearchSyntax(format!("`{s}`: {why}"));
+        let (path, range) = s.split_once('=').ok_or_else(|| syntax("no `=`"))?;
+        let (lo, hi) = range.split_once("..").ok_or_else(|| syntax("no `..`"))?;
+        let (path, lo, hi) = (path.trim(), lo.trim(), hi.trim());
+        if path.is_empty() {
+            return Err(syntax("empty path"));
+        }
+        let num = |t: &str| -> Option<Num> {
+            if let Ok(i) = t.parse::<i64>() {
+                return Some(Num::Int(i));
+            }
+            if let Ok(x) = t.parse::<f64>() {
+                return x.is_finite().then_some(Num::Real(x));
+            }
+            parse_duration_ns(t).ok().map(Num::Duration)
+        };
+        let (lo, hi) = match (num(lo), num(hi)) {
+            (Some(a), Some(b)) => (a, b),
+            _ => return Err(syntax("LO and HI must be numbers or durations")),
+        };
+        let (lo, hi) = match (lo, hi) {
+            (Num::Duration(_), Num::Duration(_)) | (Num::Int(_), Num::Int(_)) => (lo, hi),
+            (Num::Duration(_), _) | (_, Num::Duration(_)) => {
+                return Err(syntax("both ends must be durations, or both numbers"))
+            }
+            (a, b) => (Num::Real(a.as_f64()), Num::Real(b.as_f64())),
+        };
+        if lo.as_f64() >= hi.as_f64() {
+            return Err(syntax("LO must be below HI"));
+        }
+        Ok(Search {
+            path: path.to_string(),
+            lo,
+            hi,
+        })
+    }
+}
+
+/// The rate measured at one value: `violated` of `runs`, and its 95% Wilson interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Probe {
+    /// The value.
+    pub value: Num,
+    /// Runs that violated the invariant.
+    pub violated: u64,
+    /// Runs that checked it.
+    pub runs: u64,
+    /// 95% Wilson interval of the rate.
+    pub ci: (f64, f64),
+}
+
+impl Probe {
+    /// `violated / runs` (0 without runs).
+    pub fn rate(&self) -> f64 {
+        self.violated as f64 / self.runs.max(1) as f64
+    }
+    fn above(&self, level: f64) -> bool {
+        self.rate() > level
+    }
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Threshold {
+    /// Every probe, in the order run.
+    pub probes: Vec<Probe>,
+    /// The final bracket `(below side, above side)` in value order, if the rate crosses the
+    /// level between LO and HI; `None` if both ends lie on the same side.
+    pub bracket: Option<(Probe, Probe)>,
+}
+
+/// Measures one value (its text as written into the scenario): `(violated, runs)`, or why not.
+pub type Measure<'a> = dyn FnMut(&str) -> Result<(u64, u64), String> + 'a;
+
+/// Bisects `search` for where the rate crosses `level`, measuring with `measure` (one value's
+/// text to its violated/runs), at most `steps` midpoints.
+pub fn bisect(
+    search: &Search,
+    level: f64,
+    steps: u32,
+    measure: &mut Measure<'_>,
+) -> Result<Threshold, String> {
+    let mut probe = |v: Num| -> Result<Probe, String> {
+        let (violated, runs) = measure(&v.text())?;
+        Ok(Probe {
+            value: v,
+            violated,
+            runs,
+            ci: crate::sweep::wilson(violated, runs),
+        })
+    };
+    let mut lo = probe(search.lo)?;
+    let mut hi = probe(search.hi)?;
+    let mut probes = vec![lo, hi];
+    if lo.above(level) == hi.above(level) {
+        return Ok(Threshold {
+            probes,
+            bracket: None,
+        });
+    }
+    for _ in 0..steps {
+        let Some(m) = Num::mid(lo.value, hi.value) else {
+            break;
+        };
+        let p = probe(m)?;
+        probes.push(p);
+        if p.above(level) == lo.above(level) {
+            lo = p;
+        } else {
+            hi = p;
+        }
+    }
+    Ok(Threshold {
+        probes,
+        bracket: Some((lo, hi)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate_step(at: f64) -> impl FnMut(&str) -> Result<(u64, u64), String> {
+        move |text: &str| {
+            let x = text
+                .parse::<f64>()
+                .ok()
+                .or_else(|| parse_duration_ns(text).ok().map(|n| n as f64))
+                .unwrap();
+            Ok((if x >= at { 90 } else { 10 }, 100))
+        }
+    }
+
+    #[test]
+    fn integers_narrow_to_one_unit_around_the_step() {
+        let s: Search = "nodes.c.clock.drift_ppm=0..1000".parse().unwrap();
+        let t = bisect(&s, 0.5, 20, &mut rate_step(377.0)).unwrap();
+        let (a, b) = t.bracket.unwrap();
+        assert_eq!((a.value, b.value), (Num::Int(376), Num::Int(377)));
+        assert_eq!(a.violated, 10);
+        assert_eq!(b.violated, 90);
+        // Deterministic: the same search probes the same values.
+        let again = bisect(&s, 0.5, 20, &mut rate_step(377.0)).unwrap();
+        assert_eq!(t, again);
+    }
+
+    #[test]
+    fn durations_are_written_with_units_and_the_budget_bounds_steps() {
+        let s: Search = "faults.0.for=1s..20s".parse().unwrap();
+        let mut seen = Vec::new();
+        let mut m = rate_step(7.3e9);
+        let t = bisect(&s, 0.5, 3, &mut |v: &str| {
+            seen.push(v.to_string());
+            m(v)
+        })
+        .unwrap();
+        assert_eq!(seen, vec!["1s", "20s", "10500ms", "5750ms", "8125ms"]);
+        let (a, b) = t.bracket.unwrap();
+        assert_eq!(
+            (a.value, b.value),
+            (Num::Duration(5_750_000_000), Num::Duration(8_125_000_000))
+        );
+    }
+
+    #[test]
+    fn no_crossing_is_reported_as_such() {
+        let s: Search = "loss=0.0..0.5".parse().unwrap();
+        let t = bisect(&s, 0.5, 8, &mut |_| Ok((0, 100))).unwrap();
+        assert_eq!(t.bracket, None);
+        assert_eq!(t.probes.len(), 2);
+    }
+
+    #[test]
+    fn bad_ranges_are_refused() {
+        for bad in ["x=1..", "x=5..1", "x=1s..5", "=1..2", "x=a..b", "x1..2"] {
+            assert!(bad.parse::<Search>().is_err(), "{bad}");
+        }
+    }
+}
