@@ -431,6 +431,10 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
         ),
         Obs::RedisKeyDeleted { key } => format!("DEL {key}"),
         Obs::RedisRestarted { keys } => format!("restarted with {} key(s)", keys.len()),
+        Obs::RedisReplicaOf { primary } => format!("replicates {}", name(primary)),
+        Obs::RedisPromoted { primary } => {
+            format!("promoted to primary in place of {}", name(primary))
+        }
         Obs::WriteAccepted {
             writer,
             token,

@@ -167,6 +167,19 @@ pub enum Obs {
         /// expired wall instant, as in `RedisKeySet`).
         keys: Vec<(String, String, Option<WallTime>)>,
     },
+    /// Redis instance: it is a replica of `primary` (observed once, when it starts). The
+    /// checkers' truth takes a primary and its replicas as one lock server whose value is
+    /// the current primary's (docs/truth.md, "Replication").
+    RedisReplicaOf {
+        /// The primary it replicates.
+        primary: NodeId,
+    },
+    /// Redis instance: the failover rule promoted this replica to primary in place of
+    /// `primary` (Sentinel's `+switch-master`).
+    RedisPromoted {
+        /// The primary it replaces.
+        primary: NodeId,
+    },
     /// Storage accepted a write.
     WriteAccepted {
         /// The client whose write it was.
@@ -217,6 +230,8 @@ impl Observation for Obs {
             Obs::RedisKeyExpiry { .. } => "redis_key_expiry",
             Obs::RedisKeyDeleted { .. } => "redis_key_deleted",
             Obs::RedisRestarted { .. } => "redis_restarted",
+            Obs::RedisReplicaOf { .. } => "redis_replica_of",
+            Obs::RedisPromoted { .. } => "redis_promoted",
             Obs::WriteAccepted { .. } => "write_accepted",
             Obs::WriteRejected { .. } => "write_rejected",
         }
@@ -244,6 +259,8 @@ pub const OBSERVATION_KINDS: &[&str] = &[
     "redis_key_expiry",
     "redis_key_deleted",
     "redis_restarted",
+    "redis_replica_of",
+    "redis_promoted",
     "write_accepted",
     "write_rejected",
 ];

@@ -222,6 +222,15 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
         },
         Obs::RedisKeyDeleted { key } => format!("{who}: {key} deleted"),
         Obs::RedisRestarted { keys } => format!("{who} is back with {} key(s)", keys.len()),
+        Obs::RedisReplicaOf { primary } => {
+            format!("{who} replicates {}", name(names, *primary))
+        }
+        Obs::RedisPromoted { primary } => {
+            format!(
+                "{who} is PROMOTED to primary in place of {}",
+                name(names, *primary)
+            )
+        }
         Obs::WriteAccepted {
             writer,
             token: t,

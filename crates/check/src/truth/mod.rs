@@ -4,13 +4,16 @@
 //! - [`redis_keys`]: a key's value on each Redis instance, expiring by that instance's wall
 //!   clock ([`WallClocks`](crate::WallClocks));
 //! - [`majority`]: a value held on a majority of Redis instances (a single instance is the
-//!   majority of one).
+//!   majority of one);
+//! - [`replication`]: a primary and its replicas are one instance, whose value is the current
+//!   primary's.
 //!
 //! [`Truth`] puts them together; the checkers and the charts read only [`Truth`].
 
 pub(crate) mod lease;
 pub(crate) mod majority;
 pub(crate) mod redis_keys;
+pub(crate) mod replication;
 
 use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
