@@ -227,3 +227,30 @@ fn a_replica_refuses_writes() {
         .iter()
         .all(|(_, n, _)| n == "client-1"));
 }
+
+/// A primary without persistence that restarts before the failover rule fires comes back
+/// empty and resynchronises its replica, which drops the key too (the Redis replication
+/// docs' warning about primaries without persistence): redis-a crashes at 0.5 s, restarts at
+/// 1 s (within `down_after` 2 s, so no promotion) and its full resync deletes the key on
+/// redis-b at 1.001 s.
+#[test]
+fn a_restarted_empty_primary_empties_its_replica() {
+    let r = run(
+        &scenario(
+            r#"{"fixed": "100ms"}"#,
+            r#"[{"at": "500ms", "crash": "redis-a"}, {"at": "1s", "restart": "redis-a"}]"#,
+        ),
+        0,
+    );
+    let on_b: Vec<(SimTime, &str)> = obs_of(&r, KINDS)
+        .into_iter()
+        .filter(|(_, n, _)| n == "redis-b")
+        .map(|(t, _, k)| (t, k))
+        .take(2)
+        .collect();
+    assert_eq!(
+        on_b,
+        [(ms(202), "redis_key_set"), (ms(1_001), "redis_key_deleted")]
+    );
+    assert!(obs_of(&r, &["redis_promoted"]).is_empty());
+}
