@@ -268,3 +268,68 @@ fn redis_drift_factor_shortens_the_belief() {
     let r = redis_run(&[("client-1", r#""work_time": "1s""#)], "");
     assert_eq!(lock_log(&r)[1], "0.002 s client-1 acquired until 10.000 s");
 }
+
+/// Three instances; client-1 (Redlock) holds the lock from 0 s for 20 s of work; client-2
+/// (Redlock, 4 attempts, `retry` as given, or the default with `None`) asks at 1 s and fails
+/// every attempt (0 of 3 OK). Returns client-2's `lock_failed` true times in ms, and every
+/// observation of the run.
+fn redlock_retry_run(retry: Option<&str>, seed: u64) -> (Vec<u64>, String) {
+    let retry = retry.map_or(String::new(), |r| format!("\"retry\": {r},"));
+    let src = format!(
+        r#"{{
+  "splitbrain": 1, "name": "retry", "duration": "5s",
+  "network": {{ "delay": {{ "fixed": "1ms" }} }},
+  "nodes": {{
+    "r1": {{ "role": "redis" }}, "r2": {{ "role": "redis" }}, "r3": {{ "role": "redis" }},
+    "storage": {{ "role": "storage", "fencing": false }},
+    "client-1": {{ "role": "worker", "lock": "redlock", "instances": ["r1", "r2", "r3"],
+                  "storage": "storage", "ttl": "30s", "work_time": "20s", "rounds": 1 }},
+    "client-2": {{ "role": "worker", "lock": "redlock", "instances": ["r1", "r2", "r3"],
+                  "storage": "storage", "ttl": "30s", "work_time": "1s", "rounds": 1,
+                  "start_after": "1s", "retry_count": 4, {retry} "think_time": "10s" }}
+  }},
+  "check": ["exclusive_holders"]
+}}"#
+    );
+    let r = run(&src, seed);
+    let fails = r
+        .record
+        .observations
+        .iter()
+        .filter(|o| o.obs.kind() == "lock_failed" && r.record.name(o.node) == "client-2")
+        .map(|o| o.t.0 / 1_000_000)
+        .collect();
+    (fails, format!("{:?}", r.record.observations))
+}
+
+/// Issue 13, retry policies (Redlock): each failed attempt is observed 2 ms after it starts
+/// (1 ms each way), so consecutive failures are `retry delay + 2 ms` apart. Fixed 300 ms: 302
+/// ms apart; exponential 100 ms capped at 150 ms: 102, 152, 152; fixed 300 ms with 100 ms
+/// jitter: within 202..=402 ms; and no `retry` is exactly `uniform` up to 200 ms (the same
+/// observations; the lessons' trace hashes pin the rest).
+#[test]
+fn redlock_retry_policies_space_the_attempts() {
+    let gaps = |f: &[u64]| f.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>();
+    let (f, _) = redlock_retry_run(Some(r#"{"policy": "fixed", "delay": "300ms"}"#), 0);
+    assert_eq!(f.len(), 4);
+    assert_eq!(f[0], 1_002);
+    assert_eq!(gaps(&f), [302, 302, 302]);
+    let (f, _) = redlock_retry_run(
+        Some(r#"{"policy": "exponential", "base": "100ms", "cap": "150ms"}"#),
+        0,
+    );
+    assert_eq!(gaps(&f), [102, 152, 152]);
+    for seed in 0..20 {
+        let (f, _) = redlock_retry_run(
+            Some(r#"{"policy": "fixed", "delay": "300ms", "jitter": "100ms"}"#),
+            seed,
+        );
+        assert!(gaps(&f).iter().all(|g| (202..=402).contains(g)), "{f:?}");
+    }
+    for seed in 0..5 {
+        let default = redlock_retry_run(None, seed);
+        let uniform = redlock_retry_run(Some(r#"{"policy": "uniform", "max": "200ms"}"#), seed);
+        assert_eq!(default, uniform);
+        assert!(gaps(&default.0).iter().all(|g| (2..=202).contains(g)));
+    }
+}

@@ -7,6 +7,37 @@ use crate::role::ClockSpec;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The delay before a Redlock client's retry; every random draw comes from the worker's RNG
+/// stream.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RetrySpec {
+    /// Uniform in `0..=max` (the default, max 200 ms): the distlock page's "retry after a
+    /// random delay".
+    Uniform {
+        /// Longest delay.
+        max: Dur,
+    },
+    /// `delay` plus a jitter uniform in `-jitter..=+jitter` (at least 0): node-redlock's
+    /// `retryDelay` + `retryJitter` (`retryDelay + floor((random * 2 - 1) * retryJitter)`),
+    /// redlock-rb's `retry_delay` / `retry_jitter`. Jitter default 0 (no draw).
+    Fixed {
+        /// Base delay (node-redlock `retryDelay`).
+        delay: Dur,
+        /// Jitter bound (node-redlock `retryJitter`; default 0).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        jitter: Option<Dur>,
+    },
+    /// Capped exponential backoff, no randomness: retry `k` waits `min(cap, base * 2^(k-1))`
+    /// (redsync's `WithRetryDelayFunc` with a doubling function).
+    Exponential {
+        /// First retry's delay.
+        base: Dur,
+        /// Longest delay.
+        cap: Dur,
+    },
+}
+
 /// Which lock a worker uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -139,12 +170,18 @@ pub struct WorkerSpec {
     /// redlock: per-instance reply timeout (default 50 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout: Option<Dur>,
-    /// redlock: attempts before giving up a round (default 3).
+    /// redlock: ATTEMPTS per acquisition before giving up a round, the first one included
+    /// (default 3: at most 2 retries), as node-redlock documents its `retryCount` and
+    /// redlock-rb its `retry_count`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_count: Option<u32>,
-    /// redlock: retry after a uniform delay up to this (default 200 ms).
+    /// redlock: retry after a uniform delay in `0..=` this (default 200 ms); shorthand for
+    /// `retry: {"policy": "uniform", "max": ..}` (give one or the other).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_delay_max: Option<Dur>,
+    /// redlock: the delay before each retry (default `{"policy": "uniform", "max": "200ms"}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<RetrySpec>,
     /// redis and redlock: clock drift factor, a fraction of the TTL in [0, 1); validity is
     /// `ttl - elapsed - (ttl * factor + 2 ms)` with a factor > 0. Default 0.01 for redlock
     /// (node-redlock `driftFactor`, redlock-rb), 0 for redis (no margin: the distlock page's
