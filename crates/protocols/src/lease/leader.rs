@@ -133,7 +133,7 @@ impl LeaseLeader {
                 self.arm_retry(ctx);
             }
             LockEvent::Failed => self.arm_retry(ctx),
-            LockEvent::Extended { .. } | LockEvent::Released => {}
+            LockEvent::Extended { .. } | LockEvent::Released | LockEvent::Checked { .. } => {}
         }
     }
 }

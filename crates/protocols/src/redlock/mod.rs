@@ -7,7 +7,9 @@
 //! **One attempt** (distlock page, steps 1-5):
 //! 1. take `start = mono_now()` **before** the first request (variant
 //!    [`StartTime::AfterReplies`]: after the last reply, which drops the time spent acquiring
-//!    from `elapsed` and overstates the validity: a bug);
+//!    from `elapsed` and overstates the validity: a bug; variant [`StartTime::FirstAttempt`]:
+//!    before the first request of the acquisition's first attempt, so retries count as
+//!    elapsed: another bug);
 //! 2. send `SET key value NX PX ttl_ms` to every instance: all at once
 //!    ([`RedlockMode::Parallel`], node-redlock) or one after another, each after the previous
 //!    answered or timed out ([`RedlockMode::Sequential`], redlock-rb); each request has its
@@ -53,7 +55,7 @@ use crate::context::{Ctx, Wraps};
 use crate::lock_event::LockEvent;
 use crate::observation::Obs;
 use crate::redis::command::{
-    decode_flag, decode_set_nx_px, extend_args, release_args, set_nx_px_args,
+    decode_flag, decode_get, decode_set_nx_px, extend_args, get_args, release_args, set_nx_px_args,
 };
 use crate::redis::RedisMsg;
 use serde::{Deserialize, Serialize};
@@ -77,6 +79,11 @@ pub enum StartTime {
     BeforeRequests,
     /// After the last reply (a bug: the time spent acquiring is not subtracted).
     AfterReplies,
+    /// Before the first request of the acquisition's FIRST attempt, kept across its retries
+    /// (a published client bug: the failed attempts and the retry delays count as elapsed,
+    /// so a retried acquisition that succeeds is believed for less than it holds, or given up
+    /// as `validity <= 0` although it holds the quorum).
+    FirstAttempt,
 }
 
 /// How long a Redlock client waits before retrying a failed attempt. Every random draw comes
@@ -157,6 +164,9 @@ pub struct RedlockConfig {
     pub mode: RedlockMode,
     /// Require `validity > 0` to claim the lock (default true; false is a bug variant).
     pub validity_check: bool,
+    /// Check validity later (the worker's check before it writes) by asking the instances
+    /// instead of by the local deadline (default false): [`RedlockClient::start_check`].
+    pub quorum_count_check: bool,
     /// When the start time is taken (default before the requests).
     pub start_time: StartTime,
     /// OK replies needed (default `None`: a majority, `N/2 + 1`; fewer is a bug variant).
@@ -180,6 +190,7 @@ impl RedlockConfig {
             clock_drift_factor_ppm: 10_000,
             mode: RedlockMode::Parallel,
             validity_check: true,
+            quorum_count_check: false,
             start_time: StartTime::BeforeRequests,
             quorum: None,
         }
@@ -302,9 +313,14 @@ pub struct RedlockClient {
     value: String,
     /// Attempts made in the current acquisition.
     attempts: u32,
+    /// The start time of the current acquisition's first attempt (local monotonic).
+    first_start: LocalTime,
     /// A hold lost by its deadline and not yet unlocked.
     lost: bool,
     next_req: u64,
+    /// The quorum-count check in flight: per instance, `Pending`, `Ok` (it holds our value)
+    /// or `NotOk`.
+    checking: Option<Vec<Outcome>>,
 }
 
 /// Signed ns as milliseconds, with as few decimals as show the value exactly ("-12 ms",
@@ -336,8 +352,10 @@ impl RedlockClient {
             state: State::Idle,
             value: String::new(),
             attempts: 0,
+            first_start: LocalTime(0),
             lost: false,
             next_req: 1,
+            checking: None,
         }
     }
 
@@ -387,6 +405,7 @@ impl RedlockClient {
         self.value = format!("{:016x}", ctx.rng().next_u64());
         self.attempts = 0;
         self.lost = false;
+        self.first_start = ctx.mono_now();
         self.start_attempt(ctx);
     }
 
@@ -462,6 +481,7 @@ impl RedlockClient {
         let start = match self.cfg.start_time {
             StartTime::BeforeRequests => start,
             StartTime::AfterReplies => now,
+            StartTime::FirstAttempt => self.first_start,
         };
         let elapsed = now.saturating_since(start);
         let validity = self.cfg.validity_ns(elapsed);
@@ -620,6 +640,11 @@ impl RedlockClient {
     /// Releases the lock on every instance if held (`LockReleased`); abandons an acquisition
     /// in progress (unlock all, `LockFailed` "abandoned") or a pending retry.
     pub fn release(&mut self, ctx: &mut impl RedlockCtx) {
+        for o in self.checking.take().unwrap_or_default() {
+            if let Outcome::Pending { timeout, .. } = o {
+                ctx.cancel_timer(timeout);
+            }
+        }
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Idle => {
                 if std::mem::take(&mut self.lost) {
@@ -649,6 +674,57 @@ impl RedlockClient {
         }
     }
 
+    /// Starts the later validity check by quorum count, if configured
+    /// (`quorum_count_check`): `GET key` to every instance, each with `request_timeout`; when
+    /// every instance has answered or timed out, [`LockEvent::Checked`] with `valid` iff at
+    /// least `quorum` of them replied with this hold's value. The local deadline plays no
+    /// part (the published bug: a reply read just before the key expired arrives after it,
+    /// and the client counts it). `false` (nothing sent) if not configured.
+    pub fn start_check(&mut self, ctx: &mut impl RedlockCtx) -> bool {
+        if !self.cfg.quorum_count_check {
+            return false;
+        }
+        let mut outcomes = Vec::with_capacity(self.cfg.instances.len());
+        for i in 0..self.cfg.instances.len() {
+            let req = self.send(ctx, self.cfg.instances[i], get_args(&self.cfg.key));
+            let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
+            outcomes.push(Outcome::Pending { req, timeout });
+        }
+        self.checking = Some(outcomes);
+        true
+    }
+
+    /// Records a check reply (or timeout); the verdict once every instance is done.
+    fn settle_check(
+        &mut self,
+        ctx: &mut impl RedlockCtx,
+        req: u64,
+        ok: bool,
+        cancel: bool,
+    ) -> Option<Option<LockEvent>> {
+        let outcomes = self.checking.as_mut()?;
+        let i = outcomes
+            .iter()
+            .position(|o| matches!(o, Outcome::Pending { req: r, .. } if *r == req))?;
+        if let Outcome::Pending { timeout, .. } = outcomes[i] {
+            if cancel {
+                ctx.cancel_timer(timeout);
+            }
+        }
+        outcomes[i] = if ok { Outcome::Ok } else { Outcome::NotOk };
+        if outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Pending { .. }))
+        {
+            return Some(None);
+        }
+        let oks = outcomes.iter().filter(|o| **o == Outcome::Ok).count();
+        self.checking = None;
+        Some(Some(LockEvent::Checked {
+            valid: oks >= self.cfg.quorum(),
+        }))
+    }
+
     /// Handles a reply from an instance; `None` if nothing changed for the caller.
     pub fn on_message<C: RedlockCtx>(
         &mut self,
@@ -662,6 +738,12 @@ impl RedlockClient {
         if !self.cfg.instances.contains(&from) {
             return None;
         }
+        if self.checking.is_some() {
+            let ours = decode_get(reply).ok().flatten().as_deref() == Some(self.value.as_str());
+            if let Some(ev) = self.settle_check(ctx, *req, ours, true) {
+                return ev;
+            }
+        }
         let ok = match self.state {
             State::Extending { .. } => decode_flag("extend", reply) == Ok(true),
             _ => decode_set_nx_px(reply) == Ok(true),
@@ -673,7 +755,12 @@ impl RedlockClient {
     pub fn on_timer<C: RedlockCtx>(&mut self, ctx: &mut C, t: &C::Timer) -> Option<LockEvent> {
         let t = t.part()?;
         match *t {
-            RedlockTimer::Timeout { req } => self.settle(ctx, req, false, false),
+            RedlockTimer::Timeout { req } => {
+                if let Some(ev) = self.settle_check(ctx, req, false, false) {
+                    return ev;
+                }
+                self.settle(ctx, req, false, false)
+            }
             RedlockTimer::Retry => {
                 if matches!(self.state, State::Backoff { .. }) {
                     self.start_attempt(ctx);
@@ -718,6 +805,7 @@ impl RedlockClient {
         self.state = State::Idle;
         self.attempts = 0;
         self.lost = false;
+        self.checking = None;
     }
 }
 

@@ -2,9 +2,9 @@
 //! protocol's `RedlockConfig::new`: `ttl` 10 s, `request_timeout` 50 ms per instance,
 //! `retry_count` 3 attempts, `retry` uniform up to 200 ms, `clock_drift_factor` 0.01 (kept as
 //! integer ppm: `round(factor * 1e6)`, so 0.01 is exactly 10,000 ppm), `mode` parallel,
-//! `validity_check` true, `start_time` before_requests, `quorum` a majority of `instances`.
+//! `validity_check` local_deadline, `start_time` before_requests, `quorum` a majority of `instances`.
 
-use super::spec::{RedlockModeSpec, RetrySpec, StartTimeSpec, WorkerSpec};
+use super::spec::{RedlockModeSpec, RetrySpec, StartTimeSpec, ValidityCheckMode, WorkerSpec};
 use crate::checker::NodeCheck;
 use crate::duration::or;
 use crate::roster::Roster;
@@ -118,10 +118,15 @@ pub(super) fn config(w: &WorkerSpec, roster: &Roster, name: String) -> LockConfi
         None | Some(RedlockModeSpec::Parallel) => RedlockMode::Parallel,
         Some(RedlockModeSpec::Sequential) => RedlockMode::Sequential,
     };
-    c.validity_check = w.validity_check.unwrap_or(c.validity_check);
+    if let Some(v) = w.validity_check {
+        let mode = v.mode();
+        c.validity_check = mode != ValidityCheckMode::Off;
+        c.quorum_count_check = mode == ValidityCheckMode::QuorumCount;
+    }
     c.start_time = match w.start_time {
         None | Some(StartTimeSpec::BeforeRequests) => StartTime::BeforeRequests,
         Some(StartTimeSpec::AfterReplies) => StartTime::AfterReplies,
+        Some(StartTimeSpec::FirstAttempt) => StartTime::FirstAttempt,
     };
     c.quorum = w.quorum.map(|q| q as usize);
     LockConfig::Redlock(c)

@@ -38,6 +38,43 @@ pub enum RetrySpec {
     },
 }
 
+/// How a Redlock worker checks validity: a boolean (kept from earlier files: `true` is
+/// `"local_deadline"`, `false` is `"off"`) or one of the named modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    untagged,
+    expecting = "true, false, \"local_deadline\", \"quorum_count\" or \"off\""
+)]
+pub enum ValidityCheckSpec {
+    /// `true` = `"local_deadline"`, `false` = `"off"`.
+    Bool(bool),
+    /// A named mode.
+    Mode(ValidityCheckMode),
+}
+
+/// The named validity-check modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ValidityCheckMode {
+    /// `validity > 0` at acquisition, the local deadline before writing (default).
+    LocalDeadline,
+    /// `validity > 0` at acquisition, then count the instances still holding the value.
+    QuorumCount,
+    /// No `validity > 0` test at acquisition (a bug); the local deadline before writing.
+    Off,
+}
+
+impl ValidityCheckSpec {
+    /// The named mode (`true` -> local_deadline, `false` -> off).
+    pub fn mode(self) -> ValidityCheckMode {
+        match self {
+            ValidityCheckSpec::Bool(true) => ValidityCheckMode::LocalDeadline,
+            ValidityCheckSpec::Bool(false) => ValidityCheckMode::Off,
+            ValidityCheckSpec::Mode(m) => m,
+        }
+    }
+}
+
 /// Which lock a worker uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -82,6 +119,10 @@ pub enum StartTimeSpec {
     BeforeRequests,
     /// After the replies (a bug: elapsed time is lost).
     AfterReplies,
+    /// Before the first request of the acquisition's first attempt, kept across retries (a
+    /// published client bug: the failed attempts and retry delays count as elapsed, so a
+    /// retried acquisition is believed for less than it holds or given up with validity <= 0).
+    FirstAttempt,
 }
 
 /// How the Redlock client contacts the instances.
@@ -191,10 +232,16 @@ pub struct WorkerSpec {
     /// redlock: parallel or sequential requests (default parallel).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<RedlockModeSpec>,
-    /// redlock: check `validity > 0` before claiming the lock (default true).
+    /// redlock: how validity is checked. `"local_deadline"` (default; `true` means the same):
+    /// at acquisition require `validity > 0`, and before writing the worker checks the local
+    /// deadline. `"off"` (`false`): claim the lock even with `validity <= 0` (a bug).
+    /// `"quorum_count"`: check before writing by asking the instances (`GET`) and counting
+    /// those still holding the value, ignoring the local deadline (a published bug: a reply
+    /// read just before the key expired arrives after it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub validity_check: Option<bool>,
-    /// redlock: when the start time is taken (default before_requests).
+    pub validity_check: Option<ValidityCheckSpec>,
+    /// redlock: when the start time is taken: `before_requests` (default, per attempt),
+    /// `after_replies`, `first_attempt`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<StartTimeSpec>,
     /// redis and redlock: extend the hold this often while working (default: never; redis
