@@ -123,8 +123,8 @@ fn failover_before_the_key_replicates_makes_two_holders() {
     assert_eq!((w.from, w.to), (ms(3_002), ms(4_005)));
 }
 
-/// Same crash 50 ms later (at 0.25 s): the key reached redis-b at 0.202 s (0.101 s + 100 ms
-/// + 1 ms network), so after the failover client-2 finds it taken until client-1 releases
+/// Same crash 100 ms later (at 0.25 s): the key reached redis-b at 0.202 s (0.101 s plus
+/// 100 ms plus 1 ms of network), so after the failover client-2 finds it taken until client-1 releases
 /// it: no two holders, and the truth passes from redis-a's copy to redis-b's at the
 /// promotion with no gap.
 #[test]

@@ -572,10 +572,8 @@ impl RedisInstance {
     /// Handles a replication message from node `from`.
     fn on_replication(&mut self, ctx: &mut impl InstanceCtx, from: NodeId, msg: RedisMsg) {
         match msg {
-            RedisMsg::Psync { delay } => {
-                if !self.is_replica() {
-                    self.full_resync(ctx, from, delay);
-                }
+            RedisMsg::Psync { delay } if !self.is_replica() => {
+                self.full_resync(ctx, from, delay);
             }
             RedisMsg::FullResync { offset, keys } => {
                 if !self.is_replica()
@@ -614,12 +612,11 @@ impl RedisInstance {
                 }
                 self.drain(ctx);
             }
-            RedisMsg::ReplPing => {
+            RedisMsg::ReplPing
                 if self.is_replica()
-                    && Some(from) == self.cfg.replica_of.as_ref().map(|r| r.primary)
-                {
-                    self.heard_from_primary(ctx);
-                }
+                    && Some(from) == self.cfg.replica_of.as_ref().map(|r| r.primary) =>
+            {
+                self.heard_from_primary(ctx);
             }
             _ => {}
         }

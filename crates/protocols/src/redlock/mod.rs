@@ -307,7 +307,8 @@ enum State {
 /// A Redlock client (see the module doc).
 #[derive(Clone, Debug)]
 pub struct RedlockClient {
-    cfg: RedlockConfig,
+    /// Boxed: keeps the worker (and so the composition's `Node`) small.
+    cfg: Box<RedlockConfig>,
     state: State,
     /// The value of the current acquisition (kept across its retries).
     value: String,
@@ -348,7 +349,7 @@ impl RedlockClient {
             "quorum must be in 1..=N"
         );
         RedlockClient {
-            cfg,
+            cfg: Box::new(cfg),
             state: State::Idle,
             value: String::new(),
             attempts: 0,
