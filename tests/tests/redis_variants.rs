@@ -268,3 +268,194 @@ fn redis_drift_factor_shortens_the_belief() {
     let r = redis_run(&[("client-1", r#""work_time": "1s""#)], "");
     assert_eq!(lock_log(&r)[1], "0.002 s client-1 acquired until 10.000 s");
 }
+
+/// Three instances; client-1 (Redlock) holds the lock from 0 s for 20 s of work; client-2
+/// (Redlock, 4 attempts, `retry` as given, or the default with `None`) asks at 1 s and fails
+/// every attempt (0 of 3 OK). Returns client-2's `lock_failed` true times in ms, and every
+/// observation of the run.
+fn redlock_retry_run(retry: Option<&str>, seed: u64) -> (Vec<u64>, String) {
+    let retry = retry.map_or(String::new(), |r| format!("\"retry\": {r},"));
+    let src = format!(
+        r#"{{
+  "splitbrain": 1, "name": "retry", "duration": "5s",
+  "network": {{ "delay": {{ "fixed": "1ms" }} }},
+  "nodes": {{
+    "r1": {{ "role": "redis" }}, "r2": {{ "role": "redis" }}, "r3": {{ "role": "redis" }},
+    "storage": {{ "role": "storage", "fencing": false }},
+    "client-1": {{ "role": "worker", "lock": "redlock", "instances": ["r1", "r2", "r3"],
+                  "storage": "storage", "ttl": "30s", "work_time": "20s", "rounds": 1 }},
+    "client-2": {{ "role": "worker", "lock": "redlock", "instances": ["r1", "r2", "r3"],
+                  "storage": "storage", "ttl": "30s", "work_time": "1s", "rounds": 1,
+                  "start_after": "1s", "retry_count": 4, {retry} "think_time": "10s" }}
+  }},
+  "check": ["exclusive_holders"]
+}}"#
+    );
+    let r = run(&src, seed);
+    let fails = r
+        .record
+        .observations
+        .iter()
+        .filter(|o| o.obs.kind() == "lock_failed" && r.record.name(o.node) == "client-2")
+        .map(|o| o.t.0 / 1_000_000)
+        .collect();
+    (fails, format!("{:?}", r.record.observations))
+}
+
+/// Issue 13, retry policies (Redlock): each failed attempt is observed 2 ms after it starts
+/// (1 ms each way), so consecutive failures are `retry delay + 2 ms` apart. Fixed 300 ms: 302
+/// ms apart; exponential 100 ms capped at 150 ms: 102, 152, 152; fixed 300 ms with 100 ms
+/// jitter: within 202..=402 ms; and no `retry` is exactly `uniform` up to 200 ms (the same
+/// observations; the lessons' trace hashes pin the rest).
+#[test]
+fn redlock_retry_policies_space_the_attempts() {
+    let gaps = |f: &[u64]| f.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>();
+    let (f, _) = redlock_retry_run(Some(r#"{"policy": "fixed", "delay": "300ms"}"#), 0);
+    assert_eq!(f.len(), 4);
+    assert_eq!(f[0], 1_002);
+    assert_eq!(gaps(&f), [302, 302, 302]);
+    let (f, _) = redlock_retry_run(
+        Some(r#"{"policy": "exponential", "base": "100ms", "cap": "150ms"}"#),
+        0,
+    );
+    assert_eq!(gaps(&f), [102, 152, 152]);
+    for seed in 0..20 {
+        let (f, _) = redlock_retry_run(
+            Some(r#"{"policy": "fixed", "delay": "300ms", "jitter": "100ms"}"#),
+            seed,
+        );
+        assert!(gaps(&f).iter().all(|g| (202..=402).contains(g)), "{f:?}");
+    }
+    for seed in 0..5 {
+        let default = redlock_retry_run(None, seed);
+        let uniform = redlock_retry_run(Some(r#"{"policy": "uniform", "max": "200ms"}"#), seed);
+        assert_eq!(default, uniform);
+        assert!(gaps(&default.0).iter().all(|g| (2..=202).contains(g)));
+    }
+}
+
+/// client-1 (Redlock) holds from 0 s for 0.5 s of work; client-2 (Redlock, fixed 300 ms
+/// retry, 5 attempts, `ttl`, `start_time`) asks at 0.1 s. Returns client-2's lock log.
+fn first_attempt_run(ttl: &str, start_time: &str) -> Vec<String> {
+    let src = format!(
+        r#"{{
+  "splitbrain": 1, "name": "first-attempt", "duration": "3s",
+  "network": {{ "delay": {{ "fixed": "1ms" }} }},
+  "nodes": {{
+    "r1": {{ "role": "redis" }}, "r2": {{ "role": "redis" }}, "r3": {{ "role": "redis" }},
+    "storage": {{ "role": "storage", "fencing": false }},
+    "client-1": {{ "role": "worker", "lock": "redlock", "instances": ["r1", "r2", "r3"],
+                  "storage": "storage", "ttl": "30s", "work_time": "500ms", "rounds": 1 }},
+    "client-2": {{ "role": "worker", "lock": "redlock", "instances": ["r1", "r2", "r3"],
+                  "storage": "storage", "ttl": "{ttl}", "work_time": "100ms", "rounds": 1,
+                  "start_after": "100ms", "retry_count": 5, "think_time": "10s",
+                  "retry": {{ "policy": "fixed", "delay": "300ms" }},
+                  "start_time": "{start_time}" }}
+  }},
+  "check": ["exclusive_holders"]
+}}"#
+    );
+    let r = run(&src, 0);
+    lock_log(&r)
+        .into_iter()
+        .filter(|l| l.contains("client-2") && !l.contains("requested"))
+        .collect()
+}
+
+/// Issue 13, `start_time: "first_attempt"`: client-2's attempts start at 0.1 s and 0.402 s
+/// (0 of 3 OK while client-1 holds) and 0.704 s (3 of 3). Measured per attempt (the default)
+/// it believes until 0.704 + 10 - 0.102 (drift) = 10.602 s; measured from the first attempt,
+/// 0.1 + 10 - 0.102 = 9.998 s, 604 ms (two retries) less than it holds. With a 600 ms TTL the
+/// same acquisition is given up: validity 0.1 + 0.6 - 0.008 - 0.706 < 0 although all three
+/// instances said OK.
+#[test]
+fn redlock_start_time_first_attempt_counts_the_retries() {
+    let tail = |v: Vec<String>| v[2..].to_vec();
+    assert_eq!(
+        tail(first_attempt_run("10s", "before_requests")),
+        [
+            "0.706 s client-2 acquired until 10.602 s",
+            "0.809 s client-2 released"
+        ]
+    );
+    assert_eq!(
+        tail(first_attempt_run("10s", "first_attempt")),
+        [
+            "0.706 s client-2 acquired until 9.998 s",
+            "0.809 s client-2 released"
+        ]
+    );
+    assert_eq!(
+        tail(first_attempt_run("600ms", "before_requests"))[0],
+        "0.706 s client-2 acquired until 1.296 s"
+    );
+    assert_eq!(
+        tail(first_attempt_run("600ms", "first_attempt"))[0],
+        "0.706 s client-2 failed: 3 of 3 OK, but validity -14 ms <= 0 (ttl 600 ms - elapsed 606 ms - drift 8 ms)"
+    );
+}
+
+/// client-1 (Redlock, TTL 1 s, drift 12 ms) acquires at 0.002 s, believing until 0.986 s,
+/// works 990 ms and checks at 0.992 s, then writes 50 ms later; client-2 asks at 1.01 s.
+fn quorum_count_run(validity_check: &str) -> RunResult {
+    let src = format!(
+        r#"{{
+  "splitbrain": 1, "name": "quorum-count", "duration": "3s",
+  "network": {{ "delay": {{ "fixed": "1ms" }} }},
+  "nodes": {{
+    "r1": {{ "role": "redis" }}, "r2": {{ "role": "redis" }}, "r3": {{ "role": "redis" }},
+    "storage": {{ "role": "storage", "fencing": false }},
+    "client-1": {{ "role": "worker", "lock": "redlock", "instances": ["r1", "r2", "r3"],
+                  "storage": "storage", "ttl": "1s", "work_time": "990ms", "rounds": 1,
+                  "write_delay": "50ms", "validity_check": {validity_check} }},
+    "client-2": {{ "role": "worker", "lock": "redlock", "instances": ["r1", "r2", "r3"],
+                  "storage": "storage", "ttl": "10s", "work_time": "500ms", "rounds": 1,
+                  "start_after": "1010ms" }}
+  }},
+  "check": ["holder_writes_only", "exclusive_holders"]
+}}"#
+    );
+    run(&src, 0)
+}
+
+/// Issue 13, `validity_check`: `true` and `"local_deadline"` are the same run (so are
+/// `false` and `"off"`). At 0.992 s the local deadline (0.986 s) has passed: the default gives
+/// the round up. `"quorum_count"` asks the three instances instead (GET at 0.993 s, keys live
+/// until 1.001 s), counts 3 of 3 at 0.994 s, checks valid and writes at 1.044 s, when
+/// client-2 holds the lock: `holder_writes_only` violated.
+#[test]
+fn redlock_validity_check_quorum_count_ignores_the_local_deadline() {
+    let checks = |r: &RunResult| -> Vec<(u64, bool)> {
+        r.record
+            .observations
+            .iter()
+            .filter_map(|o| match &o.obs {
+                Obs::ValidityChecked { valid, .. } if r.record.name(o.node) == "client-1" => {
+                    Some((o.t.0 / 1_000_000, *valid))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let dbg = |r: &RunResult| format!("{:?}", r.record.observations);
+    let default = quorum_count_run("true");
+    assert_eq!(dbg(&default), dbg(&quorum_count_run(r#""local_deadline""#)));
+    assert_eq!(
+        dbg(&quorum_count_run("false")),
+        dbg(&quorum_count_run(r#""off""#))
+    );
+    assert_eq!(checks(&default), [(992, false)]);
+    assert_eq!(
+        default
+            .report
+            .verdict("holder_writes_only")
+            .unwrap()
+            .outcome(),
+        splitbrain_check::Outcome::Holds
+    );
+    let q = quorum_count_run(r#""quorum_count""#);
+    assert_eq!(checks(&q), [(994, true)]);
+    let v = q.report.verdict("holder_writes_only").unwrap();
+    assert_eq!(v.outcome(), splitbrain_check::Outcome::Violated);
+    assert_eq!(v.violations()[0].from, SimTime(1_045_000_000));
+}

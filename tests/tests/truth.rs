@@ -46,8 +46,9 @@ fn validity_within_truth_on_every_lesson() {
         }
     }
     // 07a ignores failed renewals; 09's DEL, 10's empty restart, 13's clock step, 14a's
-    // empty restart and 17a's forgetful lease service end a hold under a client that still
-    // counts on it (17b's durable service restores the grant, so its hold spans the outage).
+    // empty restart, 17a's forgetful lease service and 22's failover to a replica without
+    // the key end a hold under a client that still counts on it (17b's durable service
+    // restores the grant, so its hold spans the outage).
     assert_eq!(
         got,
         [
@@ -57,6 +58,7 @@ fn validity_within_truth_on_every_lesson() {
             "13-redlock-clock-step",
             "14a-redlock-restart-empty",
             "17a-lease-service-restart-forgetful",
+            "22-redis-failover-async-replication",
         ]
     );
 }

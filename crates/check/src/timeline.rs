@@ -490,6 +490,10 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
                 "released"
             }
         ),
+        Obs::RedisReplicaOf { primary } => format!("replicates {}", name(primary)),
+        Obs::RedisPromoted { primary } => {
+            format!("promoted to primary in place of {}", name(primary))
+        }
         Obs::WriteAccepted {
             writer,
             token,

@@ -266,6 +266,11 @@ pub const MESSAGE_KINDS: &[&str] = &[
     "RAFT_LEASE_NOT_FOUND",
     "RAFT_RELEASED",
     "RAFT_REDIRECT",
+    "PSYNC",
+    "FULLRESYNC",
+    "REPL",
+    "REPLPING",
+    "SWITCH-MASTER",
 ];
 
 wrapper_enum! {

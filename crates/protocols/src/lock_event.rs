@@ -25,4 +25,10 @@ pub enum LockEvent {
     Lost,
     /// The release completed (or was sent: release is fire-and-forget where the protocol is).
     Released,
+    /// A validity check the client ran by asking its servers (Redlock's `quorum_count`)
+    /// concluded.
+    Checked {
+        /// Whether enough servers still hold the client's value.
+        valid: bool,
+    },
 }

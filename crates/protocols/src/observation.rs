@@ -199,6 +199,19 @@ pub enum Obs {
         /// `true` if its lease expired, `false` if its holder released it.
         expired: bool,
     },
+    /// Redis instance: it is a replica of `primary` (observed once, when it starts). The
+    /// checkers' truth takes a primary and its replicas as one lock server whose value is
+    /// the current primary's (docs/truth.md, "Replication").
+    RedisReplicaOf {
+        /// The primary it replicates.
+        primary: NodeId,
+    },
+    /// Redis instance: the failover rule promoted this replica to primary in place of
+    /// `primary` (Sentinel's `+switch-master`).
+    RedisPromoted {
+        /// The primary it replaces.
+        primary: NodeId,
+    },
     /// Storage accepted a write.
     WriteAccepted {
         /// The client whose write it was.
@@ -252,6 +265,8 @@ impl Observation for Obs {
             Obs::RaftApplied { .. } => "raft_applied",
             Obs::RaftKeyCreated { .. } => "raft_key_created",
             Obs::RaftKeyDeleted { .. } => "raft_key_deleted",
+            Obs::RedisReplicaOf { .. } => "redis_replica_of",
+            Obs::RedisPromoted { .. } => "redis_promoted",
             Obs::WriteAccepted { .. } => "write_accepted",
             Obs::WriteRejected { .. } => "write_rejected",
         }
@@ -282,6 +297,8 @@ pub const OBSERVATION_KINDS: &[&str] = &[
     "raft_applied",
     "raft_key_created",
     "raft_key_deleted",
+    "redis_replica_of",
+    "redis_promoted",
     "write_accepted",
     "write_rejected",
 ];

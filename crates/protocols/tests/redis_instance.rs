@@ -192,6 +192,7 @@ fn crash_and_restart(persistence: Persistence) -> Vec<(SimTime, Obs)> {
     let mut s = setup(RedisInstanceConfig {
         persistence,
         restart_delay: SimDuration::ZERO,
+        ..Default::default()
     });
     s.holder("client-1", "a", 30_000, SimDuration::ZERO);
     s.holder("client-2", "b", 30_000, SimDuration::from_millis(2_500));
@@ -245,6 +246,7 @@ fn restart_story(restart_delay: SimDuration) -> (Setup, NodeId) {
     let mut s = setup(RedisInstanceConfig {
         persistence: Persistence::None,
         restart_delay,
+        ..Default::default()
     });
     s.holder("client-1", "lock", 30_000, SimDuration::ZERO);
     let c2 = s.holder("client-2", "lock", 30_000, SimDuration::from_secs(7));

@@ -247,6 +247,15 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
             };
             format!("{who} applies the deletion of \"{lock}\" (create revision {revision}): {how}")
         }
+        Obs::RedisReplicaOf { primary } => {
+            format!("{who} replicates {}", name(names, *primary))
+        }
+        Obs::RedisPromoted { primary } => {
+            format!(
+                "{who} is PROMOTED to primary in place of {}",
+                name(names, *primary)
+            )
+        }
         Obs::WriteAccepted {
             writer,
             token: t,

@@ -6,7 +6,11 @@
 //! instances are two locks, even under one name, and an instance no client of the lock asks
 //! has no say in it. A key no client requested (a hand-built record, a trace written before
 //! `servers` existed) is judged over every Redis instance of the run.
+//!
+//! **Replication.** A primary and its replicas count as one instance, named by the configured
+//! primary, holding what the current primary holds ([`super::replication`]).
 
+use super::replication::Groups;
 use super::{Hold, HoldSource, KeyHold};
 use crate::run::{Role, RunRecord};
 use crate::timeline::overlaps;
@@ -19,10 +23,11 @@ use std::collections::{BTreeMap, BTreeSet};
 /// per key, each distinct set (sorted), in key then set order. Sets naming a node that is not
 /// a Redis instance (a lease service) are left out.
 pub(crate) fn lock_instances(record: &RunRecord) -> BTreeMap<&str, BTreeSet<Vec<NodeId>>> {
+    let groups = Groups::new(record);
     let mut out: BTreeMap<&str, BTreeSet<Vec<NodeId>>> = BTreeMap::new();
     for o in &record.observations {
         if let Obs::LockRequested { lock, servers } = &o.obs {
-            let mut set = servers.clone();
+            let mut set: Vec<NodeId> = servers.iter().map(|n| groups.root(*n)).collect();
             set.sort();
             set.dedup();
             if !set.is_empty()
@@ -40,10 +45,18 @@ pub(crate) fn lock_instances(record: &RunRecord) -> BTreeMap<&str, BTreeSet<Vec<
 /// Windows during which a majority (`n / 2 + 1`) of a lock's `n` instances hold one
 /// `(key, value)`, for each instance set the key is asked of.
 pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Hold> {
-    let all = record.nodes_where(|r| r == Role::RedisInstance);
+    let groups = Groups::new(record);
+    let mut all: Vec<NodeId> = record
+        .nodes_where(|r| r == Role::RedisInstance)
+        .into_iter()
+        .map(|n| groups.root(n))
+        .collect();
+    all.sort();
+    all.dedup();
     if all.is_empty() {
         return Vec::new();
     }
+    let held = &groups.as_primary(held, record.horizon())[..];
     let sets = lock_instances(record);
     // Key pieces per (key, value).
     let mut by_value: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();

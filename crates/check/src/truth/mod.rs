@@ -6,6 +6,8 @@
 //! - [`majority`]: a value held on a majority of Redis instances (a single instance is the
 //!   majority of one);
 //! - [`raft`]: a key in the Raft lock store as of the committed log.
+//! - [`replication`]: a primary and its replicas are one instance, whose value is the current
+//!   primary's.
 //!
 //! [`Truth`] puts them together; the checkers and the charts read only [`Truth`].
 
@@ -13,6 +15,7 @@ pub(crate) mod lease;
 pub(crate) mod majority;
 pub(crate) mod raft;
 pub(crate) mod redis_keys;
+pub(crate) mod replication;
 
 use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};

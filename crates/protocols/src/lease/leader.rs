@@ -137,7 +137,7 @@ impl LeaseLeader {
                 self.arm_retry(ctx);
             }
             LockEvent::Failed => self.arm_retry(ctx),
-            LockEvent::Extended { .. } | LockEvent::Released => {}
+            LockEvent::Extended { .. } | LockEvent::Released | LockEvent::Checked { .. } => {}
         }
     }
 }

@@ -40,6 +40,35 @@
 //! must not take part in any lock for longer than the maximum TTL, so every lock it knew of
 //! has expired before it answers). When it becomes available it observes
 //! `RedisRestarted { keys }` with the keys that are live at that instant (deadlines as above).
+//!
+//! **Replication** (`replica_of`, Redis's asynchronous replication). A replica observes
+//! `RedisReplicaOf { primary }` at start and sends `PSYNC` ([`RedisMsg::Psync`], carrying its
+//! replication delay) to the primary, which answers with a full resynchronisation
+//! ([`RedisMsg::FullResync`]: its whole dataset and the next stream offset) and from then on
+//! ships every write it applies: after each command that changed the keyspace, the post-state
+//! of each touched key (value and absolute deadline, as Redis 7 propagates `SET .. PX` as
+//! `PXAT`, or a deletion) joins that replica's stream ([`RedisMsg::Replicate`], one offset per
+//! write) and is sent after the replica's **replication delay** (fixed, or uniform between two
+//! bounds drawn from the primary's RNG stream; never before an earlier write of the same
+//! stream), on the primary's monotonic clock. Sent means gone: a crash of the primary drops
+//! whatever it had not sent yet, which is the distlock page's failover hazard. The replica
+//! applies the stream in offset order (buffering gaps) and observes the key changes as a
+//! primary does. While it is a replica it answers reads and refuses writes with Redis's
+//! `READONLY You can't write against a read only replica.` The primary pings each replica
+//! every [`REPL_PING_EVERY`] of its monotonic clock. A primary that restarts sends each of its
+//! replicas a new full resynchronisation; a replica that restarts sends `PSYNC` again.
+//!
+//! **Failover** (`down_after`; Sentinel modelled as ONE failover rule, evaluated by the
+//! replica, not as a quorum of watchers). The replica judges its primary down when it has
+//! received nothing from it (stream, full resync or ping) for `down_after` of the replica's
+//! monotonic clock, as Sentinel judges a master subjectively down after
+//! `down-after-milliseconds` without a valid PING reply. It then promotes itself at once
+//! (Sentinel's quorum, leader election and `failover-timeout` are not modelled): it observes
+//! `RedisPromoted { primary }`, stops applying the old primary's stream, accepts writes, and
+//! sends [`RedisMsg::SwitchMaster`] to every client it was told of (Sentinel's `+switch-master`
+//! notice, which every client subscribes to); a client that receives it sends to the new
+//! primary from then on. The old primary is not demoted when it comes back (Sentinel would
+//! reconfigure it as a replica): clients that got the notice no longer ask it.
 
 use super::command::parse_redis_integer;
 use super::store::{first_expired_wall_ns, Entry};
@@ -47,11 +76,23 @@ use super::{Instance, Keyspace, Persistence, Reply};
 use crate::context::{Ctx, Role, Wraps};
 use crate::observation::Obs;
 use serde::{Deserialize, Serialize};
-use splitbrain_engine::{NodeId, SimDuration, TimerId, WallTime};
-use std::collections::BTreeSet;
+use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId, WallTime};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// The AOF fsync period of `appendfsync everysec` (local monotonic).
 pub const FSYNC_EVERY: SimDuration = SimDuration::from_secs(1);
+
+/// How often a primary pings each replica (local monotonic): once a second, as Sentinel
+/// pings a master (Redis's own `repl-ping-replica-period` is 10 s; the failure detector this
+/// stands for is Sentinel's).
+pub const REPL_PING_EVERY: SimDuration = SimDuration::from_secs(1);
+
+/// Redis's refusal of a write on a replica.
+pub const READONLY_ERROR: &str = "READONLY You can't write against a read only replica.";
+
+/// One write of the replication stream: each touched key's state after the write (value and
+/// absolute deadline) or `None` (deleted).
+pub type ReplOps = Vec<(String, Option<Entry>)>;
 
 /// Redis messages (client <-> instance).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,6 +112,36 @@ pub enum RedisMsg {
         /// Redis's reply.
         reply: Reply,
     },
+    /// Replica -> primary: start (or restart) replicating me. `delay` is the replica's
+    /// replication delay as `[min, max]` (ns; equal bounds: fixed), which the primary waits
+    /// before shipping each write to it.
+    Psync {
+        /// Replication delay bounds, ns.
+        delay: [SimDuration; 2],
+    },
+    /// Primary -> replica: the whole dataset; the stream continues at `offset`.
+    FullResync {
+        /// The next stream offset.
+        offset: u64,
+        /// Every stored key with its absolute deadline.
+        keys: Vec<(String, Entry)>,
+    },
+    /// Primary -> replica: the write at stream offset `offset`.
+    Replicate {
+        /// Stream offset (one per write).
+        offset: u64,
+        /// The touched keys' states after the write.
+        ops: ReplOps,
+    },
+    /// Primary -> replica: the replication heartbeat.
+    ReplPing,
+    /// Promoted replica -> clients: Sentinel's `+switch-master`: `new` replaces `old`.
+    SwitchMaster {
+        /// The failed primary.
+        old: NodeId,
+        /// The promoted replica.
+        new: NodeId,
+    },
 }
 
 impl RedisMsg {
@@ -86,6 +157,11 @@ impl RedisMsg {
                     .unwrap_or("CMD")
             }
             RedisMsg::Reply { .. } => "REPLY",
+            RedisMsg::Psync { .. } => "PSYNC",
+            RedisMsg::FullResync { .. } => "FULLRESYNC",
+            RedisMsg::Replicate { .. } => "REPL",
+            RedisMsg::ReplPing => "REPLPING",
+            RedisMsg::SwitchMaster { .. } => "SWITCH-MASTER",
         }
     }
 }
@@ -98,6 +174,15 @@ pub enum InstanceTimer {
     Fsync,
     /// The restart delay is over: start answering.
     Available,
+    /// Ship the due writes of the stream to `replica`.
+    Ship {
+        /// The replica.
+        replica: NodeId,
+    },
+    /// Ping every replica.
+    ReplPing,
+    /// Nothing from the primary for `down_after`: promote.
+    PrimaryDown,
 }
 
 /// What survives a crash of a Redis instance: its append-only file, as the keyspace it
@@ -120,8 +205,24 @@ impl<C> InstanceCtx for C where
 {
 }
 
+/// A replica's configuration (see the module doc, "Replication" and "Failover").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaConfig {
+    /// The primary it replicates.
+    pub primary: NodeId,
+    /// Replication delay bounds `[min, max]` (ns): each write reaches the replica's stream
+    /// this long after the primary applied it, uniform between the bounds (equal bounds:
+    /// fixed), plus the network's delay.
+    pub delay: [SimDuration; 2],
+    /// Promote after this long without hearing from the primary (local monotonic); `None`:
+    /// never (no failover).
+    pub down_after: Option<SimDuration>,
+    /// Who learns of a promotion (`SwitchMaster`): the clients.
+    pub notify: Vec<NodeId>,
+}
+
 /// Redis instance configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RedisInstanceConfig {
     /// What survives a crash (default [`Persistence::None`]: nothing).
     pub persistence: Persistence,
@@ -129,16 +230,42 @@ pub struct RedisInstanceConfig {
     /// (default 0: answer at once). The distlock page's delayed restart: set it above the
     /// longest lock TTL.
     pub restart_delay: SimDuration,
+    /// Replicate this primary (default `None`: a primary).
+    pub replica_of: Option<ReplicaConfig>,
 }
 
 impl Default for RedisInstanceConfig {
-    /// No persistence, no restart delay.
+    /// No persistence, no restart delay, a primary.
     fn default() -> Self {
         RedisInstanceConfig {
             persistence: Persistence::None,
             restart_delay: SimDuration::ZERO,
+            replica_of: None,
         }
     }
+}
+
+/// A primary's stream to one replica.
+#[derive(Clone, Debug)]
+struct Stream {
+    delay: [SimDuration; 2],
+    /// Writes not yet sent: (due, local monotonic; offset; ops).
+    queue: VecDeque<(LocalTime, u64, ReplOps)>,
+    /// The pending ship timer.
+    timer: Option<TimerId>,
+}
+
+/// A replica's state.
+#[derive(Clone, Debug)]
+struct ReplicaState {
+    /// Still a replica (false once promoted).
+    replica: bool,
+    /// The next offset to apply; `None` before the first full resync.
+    expected: Option<u64>,
+    /// Writes received ahead of `expected`.
+    ahead: BTreeMap<u64, ReplOps>,
+    /// The `down_after` timer.
+    down: Option<TimerId>,
 }
 
 /// The Redis instance actor (see the module doc).
@@ -148,6 +275,12 @@ pub struct RedisInstance {
     inst: Instance,
     available: bool,
     fsync: Option<TimerId>,
+    /// As a primary: the stream to each replica that sent `PSYNC`.
+    streams: BTreeMap<NodeId, Stream>,
+    /// The next stream offset.
+    offset: u64,
+    /// As a (possibly promoted) replica.
+    replica: Option<ReplicaState>,
 }
 
 /// A key's deadline as the checkers take it: the first wall instant (ns) at which the key is
@@ -184,12 +317,26 @@ fn touched_keys(args: &[String]) -> BTreeSet<String> {
 impl RedisInstance {
     /// A running, empty instance.
     pub fn new(cfg: RedisInstanceConfig) -> Self {
+        let replica = cfg.replica_of.as_ref().map(|_| ReplicaState {
+            replica: true,
+            expected: None,
+            ahead: BTreeMap::new(),
+            down: None,
+        });
         RedisInstance {
-            cfg,
             inst: Instance::new(cfg.persistence),
+            cfg,
             available: true,
             fsync: None,
+            streams: BTreeMap::new(),
+            offset: 0,
+            replica,
         }
+    }
+
+    /// Whether it is a replica now (configured `replica_of` and not promoted).
+    pub fn is_replica(&self) -> bool {
+        self.replica.as_ref().is_some_and(|r| r.replica)
     }
 
     /// The configuration.
@@ -235,32 +382,23 @@ impl RedisInstance {
     }
 }
 
-impl<C: InstanceCtx> Role<C> for RedisInstance {
-    /// Runs at true time 0: starts the fsync timer under `aof_everysec`.
-    fn on_start(&mut self, ctx: &mut C) {
-        self.arm_fsync(ctx);
-    }
-
-    /// Runs a command and replies; drops it unanswered while unavailable.
-    fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
-        let Some(RedisMsg::Command { req, args }) = msg.into_part() else {
-            return;
-        };
-        if !self.available {
-            return;
-        }
+impl RedisInstance {
+    /// Runs `f` on the model and observes how the `keys` changed (see the module doc,
+    /// "Truth"); returns whether the keyspace changed, and each touched key's stored state
+    /// after (the replication stream's write).
+    fn observed<R>(
+        &mut self,
+        ctx: &mut impl InstanceCtx,
+        keys: &BTreeSet<String>,
+        f: impl FnOnce(&mut Instance, i64) -> R,
+    ) -> (R, bool, ReplOps) {
         let now = ctx.wall_now().0;
-        let keys = touched_keys(&args);
         let live = |inst: &Instance, k: &str| inst.keyspace().peek(k, now).cloned();
         let before: Vec<Option<Entry>> = keys.iter().map(|k| live(&self.inst, k)).collect();
         let stored = |inst: &Instance, k: &str| inst.keyspace().iter().any(|(s, _)| s == k);
         let stored_before: Vec<bool> = keys.iter().map(|k| stored(&self.inst, k)).collect();
         let stored_count = self.inst.keyspace().stored_len();
-        let reply = match self.inst.execute(&args, now) {
-            Ok(r) => r,
-            // The model refuses commands only when stopped; the actor never stops it.
-            Err(e) => Reply::Error(format!("ERR {e}")),
-        };
+        let out = f(&mut self.inst, now);
         let mut changed = self.inst.keyspace().stored_len() != stored_count;
         for ((key, before), was_stored) in keys.iter().zip(before).zip(stored_before) {
             let after = live(&self.inst, key);
@@ -293,13 +431,312 @@ impl<C: InstanceCtx> Role<C> for RedisInstance {
                 ctx.observe(o);
             }
         }
+        let ops = if changed {
+            keys.iter()
+                .map(|k| {
+                    let e = self
+                        .inst
+                        .keyspace()
+                        .iter()
+                        .find(|(s, _)| *s == k)
+                        .map(|(_, e)| e.clone());
+                    (k.clone(), e)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         if changed && self.cfg.persistence == Persistence::AofAlways {
             self.persist(ctx);
+        }
+        (out, changed, ops)
+    }
+
+    /// The whole stored dataset, for a full resynchronisation.
+    fn dataset(&self) -> Vec<(String, Entry)> {
+        self.inst
+            .keyspace()
+            .iter()
+            .map(|(k, e)| (k.to_string(), e.clone()))
+            .collect()
+    }
+
+    /// As a primary: queues one write on every replica's stream.
+    fn ship(&mut self, ctx: &mut impl InstanceCtx, ops: ReplOps) {
+        if self.streams.is_empty() {
+            return;
+        }
+        let offset = self.offset;
+        self.offset += 1;
+        let now = ctx.mono_now();
+        let replicas: Vec<NodeId> = self.streams.keys().copied().collect();
+        for r in replicas {
+            let [lo, hi] = self.streams[&r].delay;
+            let d = if lo == hi {
+                lo
+            } else {
+                SimDuration(ctx.rng().uniform_inclusive(lo.0, hi.0))
+            };
+            let stream = self.streams.get_mut(&r).expect("listed above");
+            let mut due = now.saturating_add(d);
+            if let Some(&(last, _, _)) = stream.queue.back() {
+                due = due.max(last);
+            }
+            stream.queue.push_back((due, offset, ops.clone()));
+            if stream.timer.is_none() {
+                stream.timer = Some(ctx.set_timer(
+                    due.saturating_since(now),
+                    InstanceTimer::Ship { replica: r },
+                ));
+            }
+        }
+    }
+
+    /// As a primary: sends `replica` the due writes of its stream, re-arms for the rest.
+    fn ship_due(&mut self, ctx: &mut impl InstanceCtx, replica: NodeId) {
+        let now = ctx.mono_now();
+        let Some(stream) = self.streams.get_mut(&replica) else {
+            return;
+        };
+        stream.timer = None;
+        let mut sent = Vec::new();
+        while stream.queue.front().is_some_and(|(due, _, _)| *due <= now) {
+            let (_, offset, ops) = stream.queue.pop_front().expect("checked");
+            sent.push(RedisMsg::Replicate { offset, ops });
+        }
+        let next = stream.queue.front().map(|(due, _, _)| *due);
+        for m in sent {
+            ctx.send(replica, m);
+        }
+        if let Some(due) = next {
+            let t = ctx.set_timer(due.saturating_since(now), InstanceTimer::Ship { replica });
+            self.streams.get_mut(&replica).expect("present").timer = Some(t);
+        }
+    }
+
+    /// As a primary: (re)starts `replica`'s stream with a full resynchronisation.
+    fn full_resync(
+        &mut self,
+        ctx: &mut impl InstanceCtx,
+        replica: NodeId,
+        delay: [SimDuration; 2],
+    ) {
+        if let Some(t) = self.streams.get_mut(&replica).and_then(|s| s.timer.take()) {
+            ctx.cancel_timer(t);
+        }
+        let first = self.streams.is_empty();
+        self.streams.insert(
+            replica,
+            Stream {
+                delay,
+                queue: VecDeque::new(),
+                timer: None,
+            },
+        );
+        ctx.send(
+            replica,
+            RedisMsg::FullResync {
+                offset: self.offset,
+                keys: self.dataset(),
+            },
+        );
+        if first {
+            ctx.set_timer(REPL_PING_EVERY, InstanceTimer::ReplPing);
+        }
+    }
+
+    /// As a replica: restarts the `down_after` timer (heard from the primary).
+    fn heard_from_primary(&mut self, ctx: &mut impl InstanceCtx) {
+        let down_after = self.cfg.replica_of.as_ref().and_then(|r| r.down_after);
+        let Some(st) = self.replica.as_mut() else {
+            return;
+        };
+        if let Some(t) = st.down.take() {
+            ctx.cancel_timer(t);
+        }
+        if let Some(d) = down_after {
+            st.down = Some(ctx.set_timer(d, InstanceTimer::PrimaryDown));
+        }
+    }
+
+    /// As a replica: applies one write of the stream.
+    fn apply(&mut self, ctx: &mut impl InstanceCtx, ops: ReplOps) {
+        let keys: BTreeSet<String> = ops.iter().map(|(k, _)| k.clone()).collect();
+        self.observed(ctx, &keys, |inst, _| {
+            for (k, e) in ops {
+                inst.apply_replicated(&k, e);
+            }
+        });
+    }
+
+    /// Handles a replication message from node `from`.
+    fn on_replication(&mut self, ctx: &mut impl InstanceCtx, from: NodeId, msg: RedisMsg) {
+        match msg {
+            RedisMsg::Psync { delay } if !self.is_replica() => {
+                self.full_resync(ctx, from, delay);
+            }
+            RedisMsg::FullResync { offset, keys } => {
+                if !self.is_replica()
+                    || Some(from) != self.cfg.replica_of.as_ref().map(|r| r.primary)
+                {
+                    return;
+                }
+                self.heard_from_primary(ctx);
+                let mut names: BTreeSet<String> = self
+                    .inst
+                    .keyspace()
+                    .iter()
+                    .map(|(k, _)| k.to_string())
+                    .collect();
+                names.extend(keys.iter().map(|(k, _)| k.clone()));
+                let mut ks = Keyspace::new();
+                for (k, e) in keys {
+                    ks.insert(k, e);
+                }
+                self.observed(ctx, &names, |inst, _| inst.replace_dataset(ks));
+                let st = self.replica.as_mut().expect("a replica");
+                st.expected = Some(offset);
+                st.ahead.retain(|&o, _| o >= offset);
+                self.drain(ctx);
+            }
+            RedisMsg::Replicate { offset, ops } => {
+                if !self.is_replica()
+                    || Some(from) != self.cfg.replica_of.as_ref().map(|r| r.primary)
+                {
+                    return;
+                }
+                self.heard_from_primary(ctx);
+                let st = self.replica.as_mut().expect("a replica");
+                if st.expected.map_or(true, |e| offset >= e) {
+                    st.ahead.insert(offset, ops);
+                }
+                self.drain(ctx);
+            }
+            RedisMsg::ReplPing
+                if self.is_replica()
+                    && Some(from) == self.cfg.replica_of.as_ref().map(|r| r.primary) =>
+            {
+                self.heard_from_primary(ctx);
+            }
+            _ => {}
+        }
+    }
+
+    /// As a replica: applies the buffered writes that are next in offset order.
+    fn drain(&mut self, ctx: &mut impl InstanceCtx) {
+        loop {
+            let st = self.replica.as_mut().expect("a replica");
+            let Some(e) = st.expected else {
+                return;
+            };
+            let Some(ops) = st.ahead.remove(&e) else {
+                return;
+            };
+            st.expected = Some(e + 1);
+            self.apply(ctx, ops);
+        }
+    }
+
+    /// As a replica: the failover rule fired; become the primary and tell the clients.
+    fn promote(&mut self, ctx: &mut impl InstanceCtx) {
+        let Some(rc) = self.cfg.replica_of.clone() else {
+            return;
+        };
+        let Some(st) = self.replica.as_mut() else {
+            return;
+        };
+        if !st.replica {
+            return;
+        }
+        st.replica = false;
+        st.down = None;
+        st.ahead.clear();
+        ctx.observe(Obs::RedisPromoted {
+            primary: rc.primary,
+        });
+        let me = ctx.id();
+        for c in rc.notify {
+            ctx.send(
+                c,
+                RedisMsg::SwitchMaster {
+                    old: rc.primary,
+                    new: me,
+                },
+            );
+        }
+    }
+
+    /// As a replica: (re)connects to the primary.
+    fn connect(&mut self, ctx: &mut impl InstanceCtx) {
+        let Some(rc) = self.cfg.replica_of.clone() else {
+            return;
+        };
+        if !self.is_replica() {
+            return;
+        }
+        if let Some(st) = self.replica.as_mut() {
+            st.expected = None;
+            st.ahead.clear();
+        }
+        ctx.send(rc.primary, RedisMsg::Psync { delay: rc.delay });
+        self.heard_from_primary(ctx);
+    }
+}
+
+/// Whether a command writes (a replica refuses it).
+fn is_write(args: &[String]) -> bool {
+    let name = args.first().map_or("", String::as_str);
+    ["SET", "DEL", "EVAL", "PEXPIRE"]
+        .iter()
+        .any(|k| name.eq_ignore_ascii_case(k))
+}
+
+impl<C: InstanceCtx> Role<C> for RedisInstance {
+    /// Runs at true time 0: starts the fsync timer under `aof_everysec`; a replica observes
+    /// `RedisReplicaOf` and connects to its primary.
+    fn on_start(&mut self, ctx: &mut C) {
+        self.arm_fsync(ctx);
+        if let Some(rc) = &self.cfg.replica_of {
+            ctx.observe(Obs::RedisReplicaOf {
+                primary: rc.primary,
+            });
+            self.connect(ctx);
+        }
+    }
+
+    /// Runs a command and replies; drops it unanswered while unavailable. Replication
+    /// messages go to the replication logic.
+    fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
+        let Some(msg) = msg.into_part() else {
+            return;
+        };
+        if !self.available {
+            return;
+        }
+        let RedisMsg::Command { req, args } = msg else {
+            self.on_replication(ctx, from, msg);
+            return;
+        };
+        if self.is_replica() && is_write(&args) {
+            let reply = Reply::Error(READONLY_ERROR.to_string());
+            ctx.send(from, RedisMsg::Reply { req, reply });
+            return;
+        }
+        let keys = touched_keys(&args);
+        let (reply, changed, ops) = self.observed(ctx, &keys, |inst, now| {
+            match inst.execute(&args, now) {
+                Ok(r) => r,
+                // The model refuses commands only when stopped; the actor never stops it.
+                Err(e) => Reply::Error(format!("ERR {e}")),
+            }
+        });
+        if changed {
+            self.ship(ctx, ops);
         }
         ctx.send(from, RedisMsg::Reply { req, reply });
     }
 
-    /// Handles the fsync tick and the end of the restart delay.
+    /// Handles the fsync tick, the end of the restart delay and the replication timers.
     fn on_timer(&mut self, ctx: &mut C, timer: C::Timer) {
         let Some(t) = timer.into_part() else {
             return;
@@ -310,7 +747,26 @@ impl<C: InstanceCtx> Role<C> for RedisInstance {
                 self.persist(ctx);
                 self.arm_fsync(ctx);
             }
-            InstanceTimer::Available => self.become_available(ctx),
+            InstanceTimer::Available => {
+                self.become_available(ctx);
+                self.after_restart(ctx);
+            }
+            InstanceTimer::Ship { replica } => self.ship_due(ctx, replica),
+            InstanceTimer::ReplPing => {
+                if !self.is_replica() && !self.streams.is_empty() {
+                    let rs: Vec<NodeId> = self.streams.keys().copied().collect();
+                    for r in rs {
+                        ctx.send(r, RedisMsg::ReplPing);
+                    }
+                    ctx.set_timer(REPL_PING_EVERY, InstanceTimer::ReplPing);
+                }
+            }
+            InstanceTimer::PrimaryDown => {
+                if let Some(st) = self.replica.as_mut() {
+                    st.down = None;
+                }
+                self.promote(ctx);
+            }
         }
     }
 
@@ -323,11 +779,37 @@ impl<C: InstanceCtx> Role<C> for RedisInstance {
         self.inst = Instance::load(self.cfg.persistence, aof);
         self.fsync = None;
         self.arm_fsync(ctx);
+        // Timers died with the process: forget the pending ones.
+        for s in self.streams.values_mut() {
+            s.queue.clear();
+            s.timer = None;
+        }
+        if let Some(st) = self.replica.as_mut() {
+            st.down = None;
+        }
         if self.cfg.restart_delay == SimDuration::ZERO {
             self.become_available(ctx);
+            self.after_restart(ctx);
         } else {
             self.available = false;
             ctx.set_timer(self.cfg.restart_delay, InstanceTimer::Available);
+        }
+    }
+}
+
+impl RedisInstance {
+    /// Back in service after a restart: a primary resynchronises its replicas (and pings
+    /// again), a replica reconnects.
+    fn after_restart(&mut self, ctx: &mut impl InstanceCtx) {
+        if self.is_replica() {
+            self.connect(ctx);
+            return;
+        }
+        let rs: Vec<(NodeId, [SimDuration; 2])> =
+            self.streams.iter().map(|(r, s)| (*r, s.delay)).collect();
+        self.streams.clear();
+        for (r, d) in rs {
+            self.full_resync(ctx, r, d);
         }
     }
 }

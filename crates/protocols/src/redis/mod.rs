@@ -3,7 +3,8 @@
 //!
 //! - [`instance`]: [`RedisInstance`], one Redis server on the simulated network, with its
 //!   messages ([`RedisMsg`]: what the lock clients send), timers and durable state. It runs
-//!   every command through the model below.
+//!   every command through the model below. It also models asynchronous replication to a
+//!   replica and a Sentinel-style failover rule (see its module doc).
 //! - [`store`]: the keyspace (`BTreeMap`), absolute wall-clock deadlines in ms, lazy expiry
 //!   with Redis's `now > deadline` rule, and the ns -> ms mapping of the simulated wall clock.
 //! - [`command`]: [`execute`] for `SET` (Redis 7.0 options), `GET`, `DEL`, `PTTL`, `PEXPIRE`
@@ -21,7 +22,7 @@
 //! for the exact expiry boundary and what a wall-clock step does.
 //!
 //! Not modelled (deliberately): other data types and commands, `EVALSHA`/`SCRIPT LOAD`/
-//! `FUNCTION` and any Lua beyond the two lock scripts, RESP3, replication, RDB snapshots,
+//! `FUNCTION` and any Lua beyond the two lock scripts, RESP3, RDB snapshots,
 //! the active expire cycle (it changes no reply), memory limits and eviction, `WRONGTYPE`
 //! (every value is a string), binary-unsafe values (keys and values are UTF-8 `String`s).
 
@@ -34,6 +35,7 @@ pub mod store;
 pub use command::{execute, CommandError, Reply, EXTEND_SCRIPT, RELEASE_SCRIPT};
 pub use instance::{
     InstanceCtx, InstanceTimer, RedisDurable, RedisInstance, RedisInstanceConfig, RedisMsg,
+    ReplicaConfig,
 };
 pub use persistence::{Instance, InstanceError, Persistence, StopKind};
 pub use store::{wall_ns_to_ms, Entry, Keyspace, NS_PER_MS};

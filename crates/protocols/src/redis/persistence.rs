@@ -42,7 +42,7 @@ use super::command::{
     decode_flag, decode_get, decode_set_nx_px, execute, extend_args, get_args, release_args,
     set_nx_px_args, CommandError, Reply,
 };
-use super::store::Keyspace;
+use super::store::{Entry, Keyspace};
 
 /// What survives a stop of a Redis instance (scenario names `none`, `aof_everysec`,
 /// `aof_always`). See the module docs for the table.
@@ -156,6 +156,36 @@ impl Instance {
             self.durable.clone_from(&self.live);
         }
         Ok(reply)
+    }
+
+    /// Applies one replicated write (a replica's side of the replication stream): `key` now
+    /// holds `entry` (its absolute deadline as the primary computed it, as Redis 7 propagates
+    /// `SET .. PX` as `PXAT`), or is deleted (`None`). Durable at once under
+    /// [`Persistence::AofAlways`]. No effect while stopped.
+    pub fn apply_replicated(&mut self, key: &str, entry: Option<Entry>) {
+        if !self.running {
+            return;
+        }
+        match entry {
+            Some(e) => self.live.insert(key.to_string(), e),
+            None => {
+                self.live.remove(key);
+            }
+        }
+        if self.persistence == Persistence::AofAlways {
+            self.durable.clone_from(&self.live);
+        }
+    }
+
+    /// Replaces the whole dataset (a replica's full resynchronisation from its primary).
+    pub fn replace_dataset(&mut self, keys: Keyspace) {
+        if !self.running {
+            return;
+        }
+        self.live = keys;
+        if self.persistence == Persistence::AofAlways {
+            self.durable.clone_from(&self.live);
+        }
     }
 
     /// The once-a-second AOF fsync of `appendfsync everysec`: makes the current state durable.

@@ -56,6 +56,12 @@
 //! (timed out or abandoned) is released at once with the configured release. Request ids keep
 //! counting across [`RedisLockClient::reset`], as the lease client's do. Redis issues no
 //! fencing token: [`RedisLockClient::token`] is always `None`.
+//!
+//! **Failover.** The client sends to its current primary, at first `instance`. On Sentinel's
+//! `+switch-master` notice ([`RedisMsg::SwitchMaster`] from a promoted replica naming the
+//! current primary as `old`) it sends to the new primary from then on, as Sentinel-aware
+//! clients (redis-py's `Sentinel.master_for`, Redisson's sentinel mode) reconnect; replies
+//! still in flight from the old primary are ignored (their requests time out).
 
 use crate::context::{Ctx, Wraps};
 use crate::lock_event::LockEvent;
@@ -229,6 +235,8 @@ enum State {
 #[derive(Clone, Debug)]
 pub struct RedisLockClient {
     cfg: RedisLockConfig,
+    /// The primary it sends to (at first `cfg.instance`; moved by `SwitchMaster`).
+    primary: NodeId,
     state: State,
     next_req: u64,
     /// Request id of the last release sent, to report its reply.
@@ -247,6 +255,7 @@ impl RedisLockClient {
     /// An idle client.
     pub fn new(cfg: RedisLockConfig) -> Self {
         RedisLockClient {
+            primary: cfg.instance,
             cfg,
             state: State::Idle,
             next_req: 1,
@@ -271,7 +280,7 @@ impl RedisLockClient {
     fn send(&mut self, ctx: &mut impl RedisLockCtx, args: Vec<String>) -> u64 {
         let req = self.next_req;
         self.next_req += 1;
-        ctx.send(self.cfg.instance, RedisMsg::Command { req, args });
+        ctx.send(self.primary, RedisMsg::Command { req, args });
         req
     }
 
@@ -301,7 +310,7 @@ impl RedisLockClient {
         };
         ctx.observe(Obs::LockRequested {
             lock: self.cfg.key.clone(),
-            servers: vec![self.cfg.instance],
+            servers: vec![self.primary],
         });
     }
 
@@ -358,10 +367,16 @@ impl RedisLockClient {
         from: NodeId,
         msg: &C::Msg,
     ) -> Option<LockEvent> {
+        if let Some(&RedisMsg::SwitchMaster { old, new }) = msg.part() {
+            if old == self.primary {
+                self.primary = new;
+            }
+            return None;
+        }
         let Some(RedisMsg::Reply { req, reply }) = msg.part() else {
             return None;
         };
-        if from != self.cfg.instance {
+        if from != self.primary {
             return None;
         }
         if self.releasing == Some(*req) {

@@ -7,7 +7,9 @@
 //! **One attempt** (distlock page, steps 1-5):
 //! 1. take `start = mono_now()` **before** the first request (variant
 //!    [`StartTime::AfterReplies`]: after the last reply, which drops the time spent acquiring
-//!    from `elapsed` and overstates the validity: a bug);
+//!    from `elapsed` and overstates the validity: a bug; variant [`StartTime::FirstAttempt`]:
+//!    before the first request of the acquisition's first attempt, so retries count as
+//!    elapsed: another bug);
 //! 2. send `SET key value NX PX ttl_ms` to every instance: all at once
 //!    ([`RedlockMode::Parallel`], node-redlock) or one after another, each after the previous
 //!    answered or timed out ([`RedlockMode::Sequential`], redlock-rb); each request has its
@@ -25,13 +27,15 @@
 //!    valid_until_local }`; a timer there ends the belief with `LockLost`);
 //! 5. otherwise it unlocks every instance (the release script, fire-and-forget, also the ones
 //!    that did not answer), observes `LockFailed { reason }` with the numbers ("2 of 5 OK,
-//!    quorum 3", "5 of 5 OK, but validity -12 ms ..."), and retries after a delay drawn
-//!    uniformly from `0..=retry_delay_max` from the node's RNG stream ("retry after a random
-//!    delay", distlock page, "Retry on Failure"). After `retry_count` attempts in all it gives
-//!    up: [`LockEvent::Failed`].
+//!    quorum 3", "5 of 5 OK, but validity -12 ms ..."), and retries after the delay its
+//!    [`RetryPolicy`] gives (default [`RetryPolicy::Uniform`]: drawn uniformly from
+//!    `0..=200 ms` from the node's RNG stream, "retry after a random delay", distlock page,
+//!    "Retry on Failure"). After `retry_count` attempts in all it gives up:
+//!    [`LockEvent::Failed`].
 //!
-//! `retry_count` counts attempts, as node-redlock documents its `retryCount` ("the max number
-//! of times Redlock will attempt to lock a resource before erroring"). The value is drawn once
+//! `retry_count` counts **attempts** (the first one included), as node-redlock documents its
+//! `retryCount` ("the max number of times Redlock will attempt to lock a resource before
+//! erroring"); `retry_count: 3` makes at most 2 retries. The value is drawn once
 //! per [`RedlockClient::acquire`] (16 hex digits from the node's RNG stream) and kept across
 //! the retries of that acquisition, as both reference clients do.
 //!
@@ -51,7 +55,7 @@ use crate::context::{Ctx, Wraps};
 use crate::lock_event::LockEvent;
 use crate::observation::Obs;
 use crate::redis::command::{
-    decode_flag, decode_set_nx_px, extend_args, release_args, set_nx_px_args,
+    decode_flag, decode_get, decode_set_nx_px, extend_args, get_args, release_args, set_nx_px_args,
 };
 use crate::redis::RedisMsg;
 use serde::{Deserialize, Serialize};
@@ -75,6 +79,66 @@ pub enum StartTime {
     BeforeRequests,
     /// After the last reply (a bug: the time spent acquiring is not subtracted).
     AfterReplies,
+    /// Before the first request of the acquisition's FIRST attempt, kept across its retries
+    /// (a published client bug: the failed attempts and the retry delays count as elapsed,
+    /// so a retried acquisition that succeeds is believed for less than it holds, or given up
+    /// as `validity <= 0` although it holds the quorum).
+    FirstAttempt,
+}
+
+/// How long a Redlock client waits before retrying a failed attempt. Every random draw comes
+/// from the client node's RNG stream, one `next_u64` per retry (none for the policies without
+/// randomness).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryPolicy {
+    /// Uniform in `0..=max` (default, max 200 ms): the distlock page's "retry after a random
+    /// delay", redlock-py's `retry_delay` randomised.
+    Uniform {
+        /// Longest delay.
+        max: SimDuration,
+    },
+    /// `delay` plus a jitter uniform in `-jitter..=+jitter`, at least 0: node-redlock's
+    /// `retryDelay + Math.floor((Math.random() * 2 - 1) * retryJitter)` (redlock-rb's
+    /// `retry_delay` / `retry_jitter`, redsync's `WithRetryDelay` with jitter 0).
+    Fixed {
+        /// The base delay (node-redlock `retryDelay`).
+        delay: SimDuration,
+        /// The jitter bound (node-redlock `retryJitter`; 0: none, no draw).
+        jitter: SimDuration,
+    },
+    /// Exponential backoff with a cap and no randomness: the delay before retry `k` (k = 1
+    /// after the first failed attempt) is `min(cap, base * 2^(k-1))` (redsync's
+    /// `WithRetryDelayFunc` with a doubling function, the AWS architecture blog's "capped
+    /// exponential backoff").
+    Exponential {
+        /// The first retry's delay.
+        base: SimDuration,
+        /// The longest delay.
+        cap: SimDuration,
+    },
+}
+
+impl RetryPolicy {
+    /// The delay before the retry that follows failed attempt `attempt` (1-based).
+    pub fn delay(&self, attempt: u32, rng: &mut splitbrain_engine::RngStream) -> SimDuration {
+        match *self {
+            RetryPolicy::Uniform { max } => SimDuration(rng.uniform_inclusive(0, max.as_nanos())),
+            RetryPolicy::Fixed { delay, jitter } => {
+                if jitter == SimDuration::ZERO {
+                    return delay;
+                }
+                // One draw in 0..=2*jitter, shifted to -jitter..=+jitter.
+                let j = jitter.as_nanos();
+                let x = rng.uniform_inclusive(0, j.saturating_mul(2));
+                SimDuration((delay.as_nanos() + x).saturating_sub(j))
+            }
+            RetryPolicy::Exponential { base, cap } => {
+                let k = attempt.saturating_sub(1).min(63);
+                let d = base.as_nanos().saturating_mul(1u64 << k);
+                SimDuration(d.min(cap.as_nanos()))
+            }
+        }
+    }
 }
 
 /// Redlock configuration. Durations are local monotonic ns of the client's clock; the TTL is
@@ -91,8 +155,8 @@ pub struct RedlockConfig {
     pub request_timeout: SimDuration,
     /// Attempts per acquisition before giving up (default 3).
     pub retry_count: u32,
-    /// Retry after a uniform random delay in `0..=retry_delay_max` (default 200 ms).
-    pub retry_delay_max: SimDuration,
+    /// The delay before each retry (default [`RetryPolicy::Uniform`] up to 200 ms).
+    pub retry: RetryPolicy,
     /// Clock drift factor in parts per million (default 10,000 = 0.01, the reference clients'
     /// `driftFactor`).
     pub clock_drift_factor_ppm: u64,
@@ -100,6 +164,9 @@ pub struct RedlockConfig {
     pub mode: RedlockMode,
     /// Require `validity > 0` to claim the lock (default true; false is a bug variant).
     pub validity_check: bool,
+    /// Check validity later (the worker's check before it writes) by asking the instances
+    /// instead of by the local deadline (default false): [`RedlockClient::start_check`].
+    pub quorum_count_check: bool,
     /// When the start time is taken (default before the requests).
     pub start_time: StartTime,
     /// OK replies needed (default `None`: a majority, `N/2 + 1`; fewer is a bug variant).
@@ -117,10 +184,13 @@ impl RedlockConfig {
             ttl: SimDuration::from_secs(10),
             request_timeout: SimDuration::from_millis(50),
             retry_count: 3,
-            retry_delay_max: SimDuration::from_millis(200),
+            retry: RetryPolicy::Uniform {
+                max: SimDuration::from_millis(200),
+            },
             clock_drift_factor_ppm: 10_000,
             mode: RedlockMode::Parallel,
             validity_check: true,
+            quorum_count_check: false,
             start_time: StartTime::BeforeRequests,
             quorum: None,
         }
@@ -237,15 +307,21 @@ enum State {
 /// A Redlock client (see the module doc).
 #[derive(Clone, Debug)]
 pub struct RedlockClient {
-    cfg: RedlockConfig,
+    /// Boxed: keeps the worker (and so the composition's `Node`) small.
+    cfg: Box<RedlockConfig>,
     state: State,
     /// The value of the current acquisition (kept across its retries).
     value: String,
     /// Attempts made in the current acquisition.
     attempts: u32,
+    /// The start time of the current acquisition's first attempt (local monotonic).
+    first_start: LocalTime,
     /// A hold lost by its deadline and not yet unlocked.
     lost: bool,
     next_req: u64,
+    /// The quorum-count check in flight: per instance, `Pending`, `Ok` (it holds our value)
+    /// or `NotOk`.
+    checking: Option<Vec<Outcome>>,
 }
 
 /// Signed ns as milliseconds, with as few decimals as show the value exactly ("-12 ms",
@@ -273,12 +349,14 @@ impl RedlockClient {
             "quorum must be in 1..=N"
         );
         RedlockClient {
-            cfg,
+            cfg: Box::new(cfg),
             state: State::Idle,
             value: String::new(),
             attempts: 0,
+            first_start: LocalTime(0),
             lost: false,
             next_req: 1,
+            checking: None,
         }
     }
 
@@ -328,6 +406,7 @@ impl RedlockClient {
         self.value = format!("{:016x}", ctx.rng().next_u64());
         self.attempts = 0;
         self.lost = false;
+        self.first_start = ctx.mono_now();
         self.start_attempt(ctx);
     }
 
@@ -403,6 +482,7 @@ impl RedlockClient {
         let start = match self.cfg.start_time {
             StartTime::BeforeRequests => start,
             StartTime::AfterReplies => now,
+            StartTime::FirstAttempt => self.first_start,
         };
         let elapsed = now.saturating_since(start);
         let validity = self.cfg.validity_ns(elapsed);
@@ -427,10 +507,8 @@ impl RedlockClient {
                 reason,
             });
             if self.attempts < self.cfg.retry_count {
-                let delay = ctx
-                    .rng()
-                    .uniform_inclusive(0, self.cfg.retry_delay_max.as_nanos());
-                let retry = ctx.set_timer(SimDuration(delay), RedlockTimer::Retry);
+                let delay = self.cfg.retry.delay(self.attempts, ctx.rng());
+                let retry = ctx.set_timer(delay, RedlockTimer::Retry);
                 self.state = State::Backoff { retry };
                 return None;
             }
@@ -563,6 +641,11 @@ impl RedlockClient {
     /// Releases the lock on every instance if held (`LockReleased`); abandons an acquisition
     /// in progress (unlock all, `LockFailed` "abandoned") or a pending retry.
     pub fn release(&mut self, ctx: &mut impl RedlockCtx) {
+        for o in self.checking.take().unwrap_or_default() {
+            if let Outcome::Pending { timeout, .. } = o {
+                ctx.cancel_timer(timeout);
+            }
+        }
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Idle => {
                 if std::mem::take(&mut self.lost) {
@@ -592,6 +675,57 @@ impl RedlockClient {
         }
     }
 
+    /// Starts the later validity check by quorum count, if configured
+    /// (`quorum_count_check`): `GET key` to every instance, each with `request_timeout`; when
+    /// every instance has answered or timed out, [`LockEvent::Checked`] with `valid` iff at
+    /// least `quorum` of them replied with this hold's value. The local deadline plays no
+    /// part (the published bug: a reply read just before the key expired arrives after it,
+    /// and the client counts it). `false` (nothing sent) if not configured.
+    pub fn start_check(&mut self, ctx: &mut impl RedlockCtx) -> bool {
+        if !self.cfg.quorum_count_check {
+            return false;
+        }
+        let mut outcomes = Vec::with_capacity(self.cfg.instances.len());
+        for i in 0..self.cfg.instances.len() {
+            let req = self.send(ctx, self.cfg.instances[i], get_args(&self.cfg.key));
+            let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
+            outcomes.push(Outcome::Pending { req, timeout });
+        }
+        self.checking = Some(outcomes);
+        true
+    }
+
+    /// Records a check reply (or timeout); the verdict once every instance is done.
+    fn settle_check(
+        &mut self,
+        ctx: &mut impl RedlockCtx,
+        req: u64,
+        ok: bool,
+        cancel: bool,
+    ) -> Option<Option<LockEvent>> {
+        let outcomes = self.checking.as_mut()?;
+        let i = outcomes
+            .iter()
+            .position(|o| matches!(o, Outcome::Pending { req: r, .. } if *r == req))?;
+        if let Outcome::Pending { timeout, .. } = outcomes[i] {
+            if cancel {
+                ctx.cancel_timer(timeout);
+            }
+        }
+        outcomes[i] = if ok { Outcome::Ok } else { Outcome::NotOk };
+        if outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Pending { .. }))
+        {
+            return Some(None);
+        }
+        let oks = outcomes.iter().filter(|o| **o == Outcome::Ok).count();
+        self.checking = None;
+        Some(Some(LockEvent::Checked {
+            valid: oks >= self.cfg.quorum(),
+        }))
+    }
+
     /// Handles a reply from an instance; `None` if nothing changed for the caller.
     pub fn on_message<C: RedlockCtx>(
         &mut self,
@@ -605,6 +739,12 @@ impl RedlockClient {
         if !self.cfg.instances.contains(&from) {
             return None;
         }
+        if self.checking.is_some() {
+            let ours = decode_get(reply).ok().flatten().as_deref() == Some(self.value.as_str());
+            if let Some(ev) = self.settle_check(ctx, *req, ours, true) {
+                return ev;
+            }
+        }
         let ok = match self.state {
             State::Extending { .. } => decode_flag("extend", reply) == Ok(true),
             _ => decode_set_nx_px(reply) == Ok(true),
@@ -616,7 +756,12 @@ impl RedlockClient {
     pub fn on_timer<C: RedlockCtx>(&mut self, ctx: &mut C, t: &C::Timer) -> Option<LockEvent> {
         let t = t.part()?;
         match *t {
-            RedlockTimer::Timeout { req } => self.settle(ctx, req, false, false),
+            RedlockTimer::Timeout { req } => {
+                if let Some(ev) = self.settle_check(ctx, req, false, false) {
+                    return ev;
+                }
+                self.settle(ctx, req, false, false)
+            }
             RedlockTimer::Retry => {
                 if matches!(self.state, State::Backoff { .. }) {
                     self.start_attempt(ctx);
@@ -661,6 +806,7 @@ impl RedlockClient {
         self.state = State::Idle;
         self.attempts = 0;
         self.lost = false;
+        self.checking = None;
     }
 }
 
@@ -683,5 +829,61 @@ mod tests {
         assert_eq!(fmt_ms(-12_000_000), "-12 ms");
         assert_eq!(fmt_ms(9_895_500_000), "9895.5 ms");
         assert_eq!(fmt_ms(1), "0.000001 ms");
+    }
+}
+
+#[cfg(test)]
+mod retry_tests {
+    use super::RetryPolicy;
+    use splitbrain_engine::{RngStream, SimDuration};
+
+    const MS: u64 = 1_000_000;
+
+    /// Issue 13: exponential backoff doubles from `base` and stops at `cap`, drawing nothing;
+    /// fixed without jitter is exactly `delay`; fixed with jitter stays within
+    /// `delay ± jitter` and draws once per retry, as uniform does.
+    #[test]
+    fn retry_policies_give_their_delays() {
+        let mut rng = RngStream::new(7, "t");
+        let e = RetryPolicy::Exponential {
+            base: SimDuration(100 * MS),
+            cap: SimDuration(500 * MS),
+        };
+        let got: Vec<u64> = (1..=5).map(|k| e.delay(k, &mut rng).0 / MS).collect();
+        assert_eq!(got, [100, 200, 400, 500, 500]);
+        let f = RetryPolicy::Fixed {
+            delay: SimDuration(200 * MS),
+            jitter: SimDuration::ZERO,
+        };
+        assert_eq!(f.delay(1, &mut rng), SimDuration(200 * MS));
+        // Neither drew: the stream is where it was.
+        let mut fresh = RngStream::new(7, "t");
+        assert_eq!(rng.next_u64(), fresh.next_u64());
+        let j = RetryPolicy::Fixed {
+            delay: SimDuration(200 * MS),
+            jitter: SimDuration(100 * MS),
+        };
+        let mut lo = u64::MAX;
+        let mut hi = 0;
+        for k in 1..=2000 {
+            let d = j.delay(k, &mut rng).0;
+            lo = lo.min(d);
+            hi = hi.max(d);
+        }
+        assert!(lo >= 100 * MS && hi <= 300 * MS, "{lo} {hi}");
+        assert!(lo < 110 * MS && hi > 290 * MS, "{lo} {hi}");
+        // Jitter larger than the delay clamps at 0.
+        let z = RetryPolicy::Fixed {
+            delay: SimDuration(10 * MS),
+            jitter: SimDuration(100 * MS),
+        };
+        assert!((1..=200).any(|k| z.delay(k, &mut rng) == SimDuration::ZERO));
+        // Uniform: one draw, the same one the stream gives.
+        let u = RetryPolicy::Uniform {
+            max: SimDuration(200 * MS),
+        };
+        let mut a = RngStream::new(3, "u");
+        let mut b = RngStream::new(3, "u");
+        assert_eq!(u.delay(1, &mut a).0, b.uniform_inclusive(0, 200 * MS));
     }
 }

@@ -88,6 +88,15 @@ impl LockClient {
     pub fn release(&mut self, ctx: &mut impl LockClientCtx) {
         each!(self, c => c.release(ctx))
     }
+    /// Starts a validity check by asking the servers, if the client is configured to check
+    /// that way (Redlock's `quorum_count_check`); it ends with [`LockEvent::Checked`]. `false`
+    /// (nothing sent): the worker checks its local deadline.
+    pub fn start_check(&mut self, ctx: &mut impl LockClientCtx) -> bool {
+        match self {
+            LockClient::Redlock(c) => c.start_check(ctx),
+            _ => false,
+        }
+    }
     /// Handles a reply addressed to the client; `None` if it changed nothing the worker needs.
     pub fn on_message<C: LockClientCtx>(
         &mut self,

@@ -6,7 +6,10 @@
 //! 3. check validity by its own clock: observe `ValidityChecked { lock, valid, remaining_ns }`
 //!    with `remaining_ns = valid_until - now` and `valid = (the client still believes it holds)
 //!    && remaining_ns > 0`; if not valid, give up the round: release (a no-op if the client
-//!    already lost the lock), observe nothing more, think, next round;
+//!    already lost the lock), observe nothing more, think, next round. A Redlock client
+//!    configured with `quorum_count_check` checks by asking its instances instead
+//!    ([`LockClient::start_check`]): the worker waits in [`Phase::Checking`] for
+//!    [`LockEvent::Checked`] and takes its `valid` (the local deadline plays no part);
 //! 4. after `write_delay`, its own step, send the write with the lock's token (observe
 //!    `WriteSent`). The step is separate so a fault triggered at `validity_checked` lands
 //!    exactly between the check and the write: the classic unsafe window. The worker does not
@@ -123,6 +126,11 @@ pub enum Phase {
         /// The hold's fencing token, if any.
         token: Option<u64>,
     },
+    /// Waiting for the lock client's own validity check (Redlock `quorum_count`).
+    Checking {
+        /// The hold's fencing token, if any.
+        token: Option<u64>,
+    },
     /// Checked validity; the write goes out after `write_delay`.
     Writing {
         /// The token the write will carry.
@@ -228,6 +236,11 @@ impl Worker {
             LockEvent::Extended { valid_until_local } if self.deadline.is_some() => {
                 self.deadline = Some(valid_until_local);
             }
+            LockEvent::Checked { valid } => {
+                if let Phase::Checking { token } = self.phase {
+                    self.conclude_check(ctx, token, Some(valid));
+                }
+            }
             LockEvent::Failed if self.phase == Phase::Acquiring => {
                 self.phase = Phase::Waiting;
                 self.set(ctx, self.cfg.think_time, WorkerTimer::Begin);
@@ -242,11 +255,27 @@ impl Worker {
         if let Some(t) = self.extend_timer.take() {
             ctx.cancel_timer(t);
         }
+        if self.client.start_check(ctx) {
+            self.phase = Phase::Checking { token };
+            return;
+        }
+        self.conclude_check(ctx, token, None);
+    }
+
+    /// Observes the validity check and writes or gives up the round; `by_client`: the lock
+    /// client's own verdict (else: the local deadline's).
+    fn conclude_check(
+        &mut self,
+        ctx: &mut impl WorkerCtx,
+        token: Option<u64>,
+        by_client: Option<bool>,
+    ) {
         let now = ctx.mono_now();
         let deadline = self.deadline.unwrap_or(now);
         let remaining = deadline.0 as i128 - now.0 as i128;
         let remaining_ns = remaining.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
-        let valid = self.client.valid_until().is_some() && remaining_ns > 0;
+        let valid =
+            by_client.unwrap_or_else(|| self.client.valid_until().is_some() && remaining_ns > 0);
         // Observe first: a fault triggered by this observation (delay 0) is scheduled before
         // the write timer, so it lands between the check and the write.
         ctx.observe(Obs::ValidityChecked {

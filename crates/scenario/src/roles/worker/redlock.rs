@@ -1,15 +1,15 @@
 //! `lock: "redlock"` workers: Redlock over several Redis instances. Defaults as the
 //! protocol's `RedlockConfig::new`: `ttl` 10 s, `request_timeout` 50 ms per instance,
-//! `retry_count` 3 attempts, `retry_delay_max` 200 ms, `clock_drift_factor` 0.01 (kept as
+//! `retry_count` 3 attempts, `retry` uniform up to 200 ms, `clock_drift_factor` 0.01 (kept as
 //! integer ppm: `round(factor * 1e6)`, so 0.01 is exactly 10,000 ppm), `mode` parallel,
-//! `validity_check` true, `start_time` before_requests, `quorum` a majority of `instances`.
+//! `validity_check` local_deadline, `start_time` before_requests, `quorum` a majority of `instances`.
 
-use super::spec::{RedlockModeSpec, StartTimeSpec, WorkerSpec};
+use super::spec::{RedlockModeSpec, RetrySpec, StartTimeSpec, ValidityCheckMode, WorkerSpec};
 use crate::checker::NodeCheck;
 use crate::duration::or;
 use crate::roster::Roster;
 use splitbrain_protocols::lock::LockConfig;
-use splitbrain_protocols::redlock::{RedlockConfig, RedlockMode, StartTime};
+use splitbrain_protocols::redlock::{RedlockConfig, RedlockMode, RetryPolicy, StartTime};
 
 /// The fields only this lock reads, and whether `w` sets each.
 pub(super) fn own_fields(w: &WorkerSpec) -> Vec<(&'static str, bool)> {
@@ -17,6 +17,7 @@ pub(super) fn own_fields(w: &WorkerSpec) -> Vec<(&'static str, bool)> {
         ("instances", w.instances.is_some()),
         ("retry_count", w.retry_count.is_some()),
         ("retry_delay_max", w.retry_delay_max.is_some()),
+        ("retry", w.retry.is_some()),
         ("mode", w.mode.is_some()),
         ("validity_check", w.validity_check.is_some()),
         ("start_time", w.start_time.is_some()),
@@ -48,6 +49,17 @@ pub(super) fn validate(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
             }
         }
         _ => v.err_node("a redlock worker needs `instances`, a non-empty list of Redis nodes"),
+    }
+    if w.retry.is_some() && w.retry_delay_max.is_some() {
+        v.err(
+            "retry",
+            "give `retry` or its shorthand `retry_delay_max`, not both",
+        );
+    }
+    if let Some(RetrySpec::Exponential { base, cap }) = &w.retry {
+        if base.0 > cap.0 {
+            v.err("retry", "exponential backoff needs base <= cap");
+        }
     }
 }
 
@@ -83,7 +95,22 @@ pub(super) fn config(w: &WorkerSpec, roster: &Roster, name: String) -> LockConfi
     c.ttl = or(w.ttl, c.ttl);
     c.request_timeout = or(w.request_timeout, c.request_timeout);
     c.retry_count = w.retry_count.unwrap_or(c.retry_count);
-    c.retry_delay_max = or(w.retry_delay_max, c.retry_delay_max);
+    if let Some(max) = w.retry_delay_max {
+        c.retry = RetryPolicy::Uniform { max: max.0 };
+    }
+    if let Some(r) = &w.retry {
+        c.retry = match r {
+            RetrySpec::Uniform { max } => RetryPolicy::Uniform { max: max.0 },
+            RetrySpec::Fixed { delay, jitter } => RetryPolicy::Fixed {
+                delay: delay.0,
+                jitter: jitter.map_or(splitbrain_engine::SimDuration::ZERO, |j| j.0),
+            },
+            RetrySpec::Exponential { base, cap } => RetryPolicy::Exponential {
+                base: base.0,
+                cap: cap.0,
+            },
+        };
+    }
     if let Some(f) = w.clock_drift_factor {
         c.clock_drift_factor_ppm = factor_ppm(f);
     }
@@ -91,10 +118,15 @@ pub(super) fn config(w: &WorkerSpec, roster: &Roster, name: String) -> LockConfi
         None | Some(RedlockModeSpec::Parallel) => RedlockMode::Parallel,
         Some(RedlockModeSpec::Sequential) => RedlockMode::Sequential,
     };
-    c.validity_check = w.validity_check.unwrap_or(c.validity_check);
+    if let Some(v) = w.validity_check {
+        let mode = v.mode();
+        c.validity_check = mode != ValidityCheckMode::Off;
+        c.quorum_count_check = mode == ValidityCheckMode::QuorumCount;
+    }
     c.start_time = match w.start_time {
         None | Some(StartTimeSpec::BeforeRequests) => StartTime::BeforeRequests,
         Some(StartTimeSpec::AfterReplies) => StartTime::AfterReplies,
+        Some(StartTimeSpec::FirstAttempt) => StartTime::FirstAttempt,
     };
     c.quorum = w.quorum.map(|q| q as usize);
     LockConfig::Redlock(c)

@@ -7,6 +7,74 @@ use crate::role::{BeliefFields, ClockSpec, RenewFailureSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The delay before a Redlock client's retry; every random draw comes from the worker's RNG
+/// stream.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RetrySpec {
+    /// Uniform in `0..=max` (the default, max 200 ms): the distlock page's "retry after a
+    /// random delay".
+    Uniform {
+        /// Longest delay.
+        max: Dur,
+    },
+    /// `delay` plus a jitter uniform in `-jitter..=+jitter` (at least 0): node-redlock's
+    /// `retryDelay` + `retryJitter` (`retryDelay + floor((random * 2 - 1) * retryJitter)`),
+    /// redlock-rb's `retry_delay` / `retry_jitter`. Jitter default 0 (no draw).
+    Fixed {
+        /// Base delay (node-redlock `retryDelay`).
+        delay: Dur,
+        /// Jitter bound (node-redlock `retryJitter`; default 0).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        jitter: Option<Dur>,
+    },
+    /// Capped exponential backoff, no randomness: retry `k` waits `min(cap, base * 2^(k-1))`
+    /// (redsync's `WithRetryDelayFunc` with a doubling function).
+    Exponential {
+        /// First retry's delay.
+        base: Dur,
+        /// Longest delay.
+        cap: Dur,
+    },
+}
+
+/// How a Redlock worker checks validity: a boolean (kept from earlier files: `true` is
+/// `"local_deadline"`, `false` is `"off"`) or one of the named modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    untagged,
+    expecting = "true, false, \"local_deadline\", \"quorum_count\" or \"off\""
+)]
+pub enum ValidityCheckSpec {
+    /// `true` = `"local_deadline"`, `false` = `"off"`.
+    Bool(bool),
+    /// A named mode.
+    Mode(ValidityCheckMode),
+}
+
+/// The named validity-check modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ValidityCheckMode {
+    /// `validity > 0` at acquisition, the local deadline before writing (default).
+    LocalDeadline,
+    /// `validity > 0` at acquisition, then count the instances still holding the value.
+    QuorumCount,
+    /// No `validity > 0` test at acquisition (a bug); the local deadline before writing.
+    Off,
+}
+
+impl ValidityCheckSpec {
+    /// The named mode (`true` -> local_deadline, `false` -> off).
+    pub fn mode(self) -> ValidityCheckMode {
+        match self {
+            ValidityCheckSpec::Bool(true) => ValidityCheckMode::LocalDeadline,
+            ValidityCheckSpec::Bool(false) => ValidityCheckMode::Off,
+            ValidityCheckSpec::Mode(m) => m,
+        }
+    }
+}
+
 /// Which lock a worker uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -59,6 +127,10 @@ pub enum StartTimeSpec {
     BeforeRequests,
     /// After the replies (a bug: elapsed time is lost).
     AfterReplies,
+    /// Before the first request of the acquisition's first attempt, kept across retries (a
+    /// published client bug: the failed attempts and retry delays count as elapsed, so a
+    /// retried acquisition is believed for less than it holds or given up with validity <= 0).
+    FirstAttempt,
 }
 
 /// How the Redlock client contacts the instances.
@@ -159,12 +231,18 @@ pub struct WorkerSpec {
     /// (default 500 ms); raft: wait before trying the next replica (default 200 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout: Option<Dur>,
-    /// redlock: attempts before giving up a round (default 3).
+    /// redlock: ATTEMPTS per acquisition before giving up a round, the first one included
+    /// (default 3: at most 2 retries), as node-redlock documents its `retryCount` and
+    /// redlock-rb its `retry_count`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_count: Option<u32>,
-    /// redlock: retry after a uniform delay up to this (default 200 ms).
+    /// redlock: retry after a uniform delay in `0..=` this (default 200 ms); shorthand for
+    /// `retry: {"policy": "uniform", "max": ..}` (give one or the other).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_delay_max: Option<Dur>,
+    /// redlock: the delay before each retry (default `{"policy": "uniform", "max": "200ms"}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<RetrySpec>,
     /// redis and redlock: clock drift factor, a fraction of the TTL in [0, 1); validity is
     /// `ttl - elapsed - (ttl * factor + 2 ms)` with a factor > 0. Default 0.01 for redlock
     /// (node-redlock `driftFactor`, redlock-rb), 0 for redis (no margin: the distlock page's
@@ -174,10 +252,16 @@ pub struct WorkerSpec {
     /// redlock: parallel or sequential requests (default parallel).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<RedlockModeSpec>,
-    /// redlock: check `validity > 0` before claiming the lock (default true).
+    /// redlock: how validity is checked. `"local_deadline"` (default; `true` means the same):
+    /// at acquisition require `validity > 0`, and before writing the worker checks the local
+    /// deadline. `"off"` (`false`): claim the lock even with `validity <= 0` (a bug).
+    /// `"quorum_count"`: check before writing by asking the instances (`GET`) and counting
+    /// those still holding the value, ignoring the local deadline (a published bug: a reply
+    /// read just before the key expired arrives after it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub validity_check: Option<bool>,
-    /// redlock: when the start time is taken (default before_requests).
+    pub validity_check: Option<ValidityCheckSpec>,
+    /// redlock: when the start time is taken: `before_requests` (default, per attempt),
+    /// `after_replies`, `first_attempt`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<StartTimeSpec>,
     /// redis and redlock: extend the hold this often while working (default: never; redis
