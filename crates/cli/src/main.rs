@@ -5,6 +5,7 @@
 mod atomic;
 mod cmd_chart;
 mod cmd_check;
+mod cmd_coverage;
 mod cmd_export;
 mod cmd_merge;
 mod cmd_replay;
@@ -51,6 +52,9 @@ enum Cmd {
     Replay(cmd_replay::ReplayArgs),
     /// Cut a failing run down to a smaller scenario that still violates the same invariant.
     Shrink(cmd_shrink::ShrinkArgs),
+    /// Measure the checkers: sweep safe designs (no violation allowed) and planted bugs (some
+    /// invariant must catch each) and write the coverage report.
+    Coverage(cmd_coverage::CoverageArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Cmd::Merge(a) => cmd_merge::run(a),
         Cmd::Replay(a) => cmd_replay::run(a),
         Cmd::Shrink(a) => cmd_shrink::run(a),
+        Cmd::Coverage(a) => cmd_coverage::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

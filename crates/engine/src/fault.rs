@@ -120,6 +120,11 @@ pub enum NemesisKind {
         /// Largest step magnitude, ns.
         max: SimDuration,
     },
+    /// Set a node's monotonic drift to a uniform rate in `-max_ppm..=max_ppm` from now on.
+    Drift {
+        /// Largest drift magnitude, ppm (at most 999,999).
+        max_ppm: u32,
+    },
 }
 
 /// A random fault generator with rates and bounds.
@@ -204,6 +209,11 @@ impl Nemesis {
                     let delta_ns = if rng.chance_ppm(500_000) { mag } else { -mag };
                     out.push((t, Fault::ClockStep { node, delta_ns }));
                 }
+                NemesisKind::Drift { max_ppm } => {
+                    let mag = rng.uniform_inclusive(0, u64::from(max_ppm.min(999_999))) as i64;
+                    let drift_ppm = if rng.chance_ppm(500_000) { mag } else { -mag };
+                    out.push((t, Fault::SetDrift { node, drift_ppm }));
+                }
             }
         }
         out.sort_by_key(|(t, _)| *t);
@@ -268,6 +278,26 @@ mod tests {
                 "seed {seed}"
             );
         }
+    }
+
+    /// The drift kind sets drifts within its bound, both ways, on the targets.
+    #[test]
+    fn nemesis_drift_stays_within_its_bound() {
+        let mut n = nemesis();
+        n.kinds = vec![NemesisKind::Drift { max_ppm: 100_000 }];
+        let (mut faster, mut slower) = (0, 0);
+        for seed in 0..50 {
+            for (_, f) in n.schedule(&mut RngStream::new(seed, "nemesis")) {
+                let Fault::SetDrift { node, drift_ppm } = f else {
+                    panic!("seed {seed}: {f:?}");
+                };
+                assert!(n.targets.contains(&node));
+                assert!((-100_000..=100_000).contains(&drift_ppm), "{drift_ppm}");
+                faster += usize::from(drift_ppm > 0);
+                slower += usize::from(drift_ppm < 0);
+            }
+        }
+        assert!(faster > 10 && slower > 10, "{faster} {slower}");
     }
 
     #[test]

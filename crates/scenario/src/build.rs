@@ -150,6 +150,9 @@ pub fn nemesis_of(plan: &Plan, n: &NemesisSpec) -> Nemesis {
     if let Some(m) = n.clock_step {
         kinds.push(NemesisKind::ClockStep { max: m.0 });
     }
+    if let Some(max_ppm) = n.drift_ppm {
+        kinds.push(NemesisKind::Drift { max_ppm });
+    }
     let targets = match &n.targets {
         Some(t) => t.iter().map(|x| plan.id(x)).collect(),
         None => (0..plan.nodes.len() as u32).map(NodeId).collect(),

@@ -514,4 +514,8 @@ pub struct NemesisSpec {
     /// Wall-clock steps up to this size either way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_step: Option<Dur>,
+    /// Drift changes: a node's monotonic clock rate error becomes a uniform value in
+    /// `-drift_ppm..=drift_ppm` ppm from then on (100000 is 10%; at most 500,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift_ppm: Option<u32>,
 }

@@ -124,6 +124,9 @@ pub struct SeedLine {
     /// True time of the first violation per violated invariant, ns.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub first_violation_ns: BTreeMap<String, u64>,
+    /// Invariants that held vacuously (their premise never occurred), in name order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vacuous: Vec<String>,
     /// Whether every outcome matched the file's expectation and no bound was hit.
     pub matches: bool,
     /// The bound the run hit, if any.
@@ -159,12 +162,21 @@ pub fn run_seed(plan: &Plan, seed: u64, value: Option<&str>) -> std::io::Result<
             _ => None,
         })
         .collect();
+    let mut vacuous: Vec<String> = r
+        .report
+        .results
+        .iter()
+        .filter(|x| x.vacuous.is_some())
+        .map(|x| x.name.to_string())
+        .collect();
+    vacuous.sort();
     let counts = m.messages.values();
     Ok(SeedLine {
         value: value.map(str::to_string),
         seed,
         outcomes,
         first_violation_ns,
+        vacuous,
         matches: r.matches(),
         bound: r.bound.as_ref().map(|b| b.to_string()),
         events: trace.events,

@@ -456,11 +456,21 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 ),
             );
         }
-        if n.pause.is_none() && n.crash.is_none() && n.partition.is_none() && n.clock_step.is_none()
+        if n.pause.is_none()
+            && n.crash.is_none()
+            && n.partition.is_none()
+            && n.clock_step.is_none()
+            && n.drift_ppm.is_none()
         {
             c.err(
                 vec![k("nemesis")],
-                "the nemesis needs at least one kind: pause, crash, partition or clock_step",
+                "the nemesis needs at least one kind: pause, crash, partition, clock_step or drift_ppm",
+            );
+        }
+        if n.drift_ppm.is_some_and(|d| i64::from(d) > MAX_DRIFT_PPM) {
+            c.err(
+                p("drift_ppm"),
+                format!("drift_ppm must be at most {MAX_DRIFT_PPM}"),
             );
         }
         for (f, r) in [

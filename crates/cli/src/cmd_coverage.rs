@@ -1,0 +1,78 @@
+//! `splitbrain coverage DIR --seeds A..B -o REPORT.md`: measures the checkers (issue 10 §6).
+//! Sweeps every design of a coverage folder (`safe/`: must show no violation; `planted/`:
+//! some invariant must catch it in at least 1% of seeds) and writes the markdown report,
+//! the same bytes for any `--jobs`. Exit 0 if every design passes, 1 if not.
+
+use crate::atomic::{finish, AtomicFile};
+use crate::exit;
+use anyhow::{Context, Result};
+use clap::Args;
+use splitbrain_scenario::coverage::{load_designs, measure, render, DesignKind};
+use splitbrain_scenario::sweep::{SeedLine, SeedRange};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Arguments of `coverage`.
+#[derive(Args)]
+pub struct CoverageArgs {
+    /// The coverage folder (scenario files in `safe/` and `planted/`).
+    #[arg(default_value = "tests/coverage")]
+    pub dir: PathBuf,
+    /// Seeds per design: A..B (B excluded).
+    #[arg(long, value_name = "A..B", default_value = "0..10000")]
+    pub seeds: SeedRange,
+    /// Write the markdown report here.
+    #[arg(long, short = 'o', value_name = "REPORT.md")]
+    pub out: PathBuf,
+    /// Worker threads (default: the available cores). The report does not depend on it.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+/// Runs `coverage`.
+pub fn run(a: CoverageArgs) -> Result<u8> {
+    let designs = load_designs(&a.dir).map_err(|e| exit::BadInput(e.to_string()))?;
+    let out = AtomicFile::create(&a.out)?;
+    let threads = match a.jobs {
+        Some(0) => return Err(exit::BadInput("--jobs must be at least 1".into()).into()),
+        Some(n) => n.min(256),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let plans = designs.len() + designs.iter().filter(|d| d.fix.is_some()).count();
+    let total = plans as u64 * (a.seeds.end - a.seeds.start);
+    let done = AtomicU64::new(0);
+    let on_done = |_: &SeedLine| {
+        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if d * 10 / total != (d - 1) * 10 / total {
+            eprintln!("coverage: {d}/{total} runs ({}%)", d * 100 / total);
+        }
+    };
+    let results = measure(&designs, a.seeds, threads, &on_done).context("a run failed")?;
+    let command = format!(
+        "splitbrain coverage {} --seeds {} -o {}",
+        a.dir.display(),
+        a.seeds,
+        a.out.display()
+    );
+    finish(out, render(&results, a.seeds, &command).as_bytes())?;
+    let mut ok = true;
+    for r in &results {
+        let what = match r.design.kind {
+            DesignKind::Safe => {
+                let v: u64 = r.stats.iter().map(|s| s.violated).sum();
+                format!("{v} violations")
+            }
+            DesignKind::Planted | DesignKind::Inert => format!(
+                "caught {}/{} ({:.2}%)",
+                r.caught,
+                r.runs,
+                r.catch_rate() * 100.0
+            ),
+        };
+        let verdict = if r.passes() { "ok" } else { "FAIL" };
+        println!("{verdict:<5} {:<44} {what}", r.design.file);
+        ok &= r.passes();
+    }
+    println!("wrote {}", a.out.display());
+    Ok(if ok { exit::OK } else { exit::MISMATCH })
+}
