@@ -213,7 +213,8 @@ mod tests {
 
     #[test]
     fn a_write_belongs_to_the_hold_it_was_sent_under() {
-        let cases: Vec<(&str, Vec<(u32, Obs)>, Vec<&str>)> = vec![
+        type Case = (&'static str, Vec<(u32, Obs)>, Vec<&'static str>);
+        let cases: Vec<Case> = vec![
             (
                 "in flight across a re-acquisition: the first hold",
                 vec![
@@ -271,11 +272,7 @@ mod tests {
             ),
             (
                 "no link, a token no acquisition has: the claim of that term",
-                vec![
-                    (1, claim(5)),
-                    (1, claim(6)),
-                    (0, accepted(1, 0, Some(5))),
-                ],
+                vec![(1, claim(5)), (1, claim(6)), (0, accepted(1, 0, Some(5)))],
                 vec!["claimed at 1.000 s"],
             ),
             (

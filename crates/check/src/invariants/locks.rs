@@ -812,7 +812,12 @@ mod tests {
                     .obs(ms(20_000), 1, lost("lease"))
                     .end(ms(30_000))
             };
-            let cases: Vec<(&str, Vec<(u64, u32, Obs)>, Option<(u64, u64, usize)>)> = vec![
+            type Case = (
+                &'static str,
+                Vec<(u64, u32, Obs)>,
+                Option<(u64, u64, usize)>,
+            );
+            let cases: Vec<Case> = vec![
                 ("no renewal", vec![], None),
                 (
                     "renewed past the hold's end",

@@ -498,7 +498,10 @@ mod tests {
         .end(ms(10_000))
         .build();
         let v = violations(no_two_accepted_writers(&r));
-        assert_eq!(v[0].faults, vec!["locks crashed at 2.000 s (restarted at 2.500 s)"]);
+        assert_eq!(
+            v[0].faults,
+            vec!["locks crashed at 2.000 s (restarted at 2.500 s)"]
+        );
     }
 
     mod exactly_once_effects {

@@ -227,13 +227,26 @@ mod tests {
         let sets = super::lock_instances(&r);
         let sets: Vec<(&str, Vec<Vec<u32>>)> = sets
             .iter()
-            .map(|(k, s)| (*k, s.iter().map(|v| v.iter().map(|n| n.0).collect()).collect()))
+            .map(|(k, s)| {
+                (
+                    *k,
+                    s.iter().map(|v| v.iter().map(|n| n.0).collect()).collect(),
+                )
+            })
             .collect();
         assert_eq!(sets, vec![("k", vec![vec![0, 2]])]);
         for (key, on, expect) in [
             ("k", vec![0, 1], vec![]),
-            ("k", vec![0, 2], vec!["value v on a majority (2 of 2) of Redis instances"]),
-            ("j", vec![0, 1], vec!["value v on a majority (2 of 3) of Redis instances"]),
+            (
+                "k",
+                vec![0, 2],
+                vec!["value v on a majority (2 of 2) of Redis instances"],
+            ),
+            (
+                "j",
+                vec![0, 1],
+                vec!["value v on a majority (2 of 3) of Redis instances"],
+            ),
             ("j", vec![2], vec![]),
         ] {
             let mut b = nodes();

@@ -336,7 +336,8 @@ mod tests {
         let piece = |v: &str, h: Option<u32>, f: u64, t: u64, end: Option<&str>| -> Piece {
             (v.to_string(), h, ms(f), ms(t), end.map(str::to_string))
         };
-        let cases: Vec<(&str, Vec<(u64, u32, Obs)>, Vec<Piece>)> = vec![
+        type Case = (&'static str, Vec<(u64, u32, Obs)>, Vec<Piece>);
+        let cases: Vec<Case> = vec![
             (
                 "an expiry change at 3 s moves the deadline from 5 s to 10 s",
                 vec![(1_000, 0, set("x", 5)), (3_000, 0, expiry(10))],
