@@ -483,6 +483,32 @@ mod tests {
         }
     }
 
+    /// An up-span is half-open: an acquisition at the instant the service crashes is outside
+    /// it, so it is not the evidence that ends the gap (the crash is).
+    #[test]
+    fn an_acquisition_at_the_crash_instant_is_outside_the_span() {
+        let r = Builder::new(&[
+            ("locks", LeaseService),
+            ("client-1", Worker),
+            ("client-2", Worker),
+        ])
+        .obs(ms(0), 2, requested())
+        .obs(ms(1_000), 1, acquired())
+        .fault(ms(20_000), crash(0))
+        .obs(ms(20_000), 1, acquired())
+        .end(ms(30_000))
+        .build();
+        let v = violations(lock_progress(&r, WINDOW));
+        assert_eq!((v[0].from, v[0].to), (ms(1_000), ms(20_000)));
+        assert_eq!(
+            texts(&v[0].evidence),
+            vec![
+                "0.000 s client-2: requests lock",
+                "1.000 s client-1: acquired lock (token none, value )",
+            ]
+        );
+    }
+
     #[test]
     fn no_lock_servers_is_inconclusive() {
         let r = Builder::new(&[("n1", Bully)]).end(ms(1_000)).build();
