@@ -23,12 +23,22 @@ fn describe(r: &DesignResult) -> String {
     let stats: Vec<String> = r
         .stats
         .iter()
-        .map(|s| format!("{} {}/{} (seeds {:?})", s.name, s.violated, s.runs, s.first_seeds))
+        .map(|s| {
+            format!(
+                "{} {}/{} (seeds {:?})",
+                s.name, s.violated, s.runs, s.first_seeds
+            )
+        })
         .collect();
     let twin = r.twin.as_ref().map(|(t, caught)| {
         let t: Vec<String> = t
             .iter()
-            .map(|s| format!("{} {}/{} (seeds {:?})", s.name, s.violated, s.runs, s.first_seeds))
+            .map(|s| {
+                format!(
+                    "{} {}/{} (seeds {:?})",
+                    s.name, s.violated, s.runs, s.first_seeds
+                )
+            })
             .collect();
         format!("; with the fix: caught {caught}: {}", t.join(", "))
     });

@@ -198,3 +198,212 @@ impl WallClocks {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{key_expired, WallClocks};
+    use crate::testkit::*;
+    use splitbrain_engine::{ClockConfig, Fault, SimTime, WallTime};
+
+    const S: i64 = 1_000_000_000;
+
+    fn step(node: u32, delta_s: i64) -> Fault {
+        Fault::ClockStep {
+            node: id(node),
+            delta_ns: delta_s * S,
+        }
+    }
+    fn drift(node: u32, drift_ppm: i64) -> Fault {
+        Fault::SetDrift {
+            node: id(node),
+            drift_ppm,
+        }
+    }
+
+    /// One node, wall offset +1 s; its wall clock steps +2 s at 3 s, and its clocks run at
+    /// double speed (+1_000_000 ppm) from 5 s.
+    fn stepped_then_fast() -> WallClocks {
+        let r = Builder::new(&[("n", Worker)])
+            .clock(
+                0,
+                ClockConfig {
+                    drift_ppm: 0,
+                    wall_offset_ns: S,
+                    wall_start_ns: 0,
+                },
+            )
+            .fault(ms(3_000), step(0, 2))
+            .fault(ms(5_000), drift(0, 1_000_000))
+            .end(ms(10_000))
+            .build();
+        WallClocks::new(&r)
+    }
+
+    #[test]
+    fn expiry_is_wall_at_or_past_the_deadline() {
+        for (wall, deadline, expect) in [(4, 5, false), (5, 5, true), (6, 5, true), (-1, 0, false)]
+        {
+            assert_eq!(
+                key_expired(WallTime(wall), WallTime(deadline)),
+                expect,
+                "wall {wall} deadline {deadline}"
+            );
+        }
+    }
+
+    /// A fault at true time `t` is in effect at `t`; a node the record does not know reads
+    /// true time.
+    #[test]
+    fn wall_replays_steps_and_drift_changes() {
+        let c = stepped_then_fast();
+        for (node, t, expect) in [
+            (0, SimTime(0), S),
+            (0, SimTime(3 * S as u64 - 1), 4 * S - 1),
+            (0, ms(3_000), 6 * S),
+            (0, ms(5_000), 8 * S),
+            (0, ms(6_000), 10 * S),
+            (7, ms(6_000), 6 * S),
+        ] {
+            assert_eq!(c.wall(id(node), t), WallTime(expect), "node {node} at {t}");
+        }
+    }
+
+    /// `(asked at, local deadline) -> true instant`: the monotonic clock is true time until
+    /// 5 s (a wall step does not move it), then runs at double speed.
+    #[test]
+    fn true_time_of_mono_follows_later_drift_changes() {
+        let c = stepped_then_fast();
+        for (at_ms, local_ms, expect_ms) in [
+            // Before the drift change, reached before it.
+            (0, 1_000, 1_000),
+            (1_000, 4_999, 4_999),
+            // Asked before the change, reached after it: 5 s at rate 1, then 1 s local in
+            // 0.5 s true.
+            (1_000, 6_000, 5_500),
+            (5_000, 6_000, 5_500),
+            // Asked after the change: mono(6 s) = 7 s.
+            (6_000, 9_000, 7_000),
+            // Already reached: the instant asked.
+            (6_000, 7_000, 6_000),
+            (6_000, 2_000, 6_000),
+        ] {
+            assert_eq!(
+                c.true_time_of_mono(id(0), ms(at_ms), local_ms as u64 * 1_000_000),
+                ms(expect_ms),
+                "asked at {at_ms} ms for local {local_ms} ms"
+            );
+        }
+        assert_eq!(c.true_time_of_mono(id(7), ms(1), 5), ms(1));
+    }
+
+    /// Offsets (wall minus true, ns): a point where each piece starts, at each drift change
+    /// and at the end; the step at 3 s starts a new piece.
+    #[test]
+    fn offsets_break_at_steps_only() {
+        let c = stepped_then_fast();
+        let p = |t_ms: u64, off_s: i64| (ms(t_ms), off_s * S);
+        for (end_ms, expect) in [
+            (
+                10_000,
+                vec![
+                    vec![p(0, 1), p(3_000, 1)],
+                    vec![p(3_000, 3), p(5_000, 3), p(5_000, 3), p(10_000, 8)],
+                ],
+            ),
+            (
+                4_000,
+                vec![vec![p(0, 1), p(3_000, 1)], vec![p(3_000, 3), p(4_000, 3)]],
+            ),
+            (3_000, vec![vec![p(0, 1), p(3_000, 1)], vec![p(3_000, 3)]]),
+            (2_000, vec![vec![p(0, 1), p(2_000, 1)]]),
+        ] {
+            assert_eq!(c.offsets(id(0), ms(end_ms)), expect, "end {end_ms} ms");
+        }
+        assert!(c.offsets(id(7), ms(10_000)).is_empty());
+    }
+
+    /// `(from, to) -> live pieces`, each with the instant and wall reading it expired at.
+    /// Wall = true time, +20 s at 3 s, -30 s at 6 s; deadline wall 10 s.
+    #[test]
+    fn live_pieces_are_cut_at_expiry_and_revived_by_a_backward_step() {
+        let r = Builder::new(&[("redis", RedisInstance)])
+            .fault(ms(3_000), step(0, 20))
+            .fault(ms(6_000), step(0, -30))
+            .end(ms(30_000))
+            .build();
+        let c = WallClocks::new(&r);
+        let deadline = WallTime(10 * S);
+        type Piece = (SimTime, SimTime, Option<WallTime>);
+        let cases: [((u64, u64), Vec<Piece>); 6] = [
+            // Expired by the forward step at exactly 3 s (wall 23 s), live again from 6 s
+            // (wall -4 s) until wall 10 s at true 20 s.
+            (
+                (1_000, 25_000),
+                vec![
+                    (ms(1_000), ms(3_000), Some(WallTime(23 * S))),
+                    (ms(6_000), ms(20_000), Some(deadline)),
+                ],
+            ),
+            // Ends before the revived key expires.
+            (
+                (1_000, 15_000),
+                vec![
+                    (ms(1_000), ms(3_000), Some(WallTime(23 * S))),
+                    (ms(6_000), ms(15_000), None),
+                ],
+            ),
+            // Wholly inside the expired stretch.
+            ((4_000, 5_000), vec![]),
+            // From the backward step exactly; one nanosecond before the expiry.
+            ((6_000, 20_000), vec![(ms(6_000), ms(20_000), None)]),
+            (
+                (6_000, 20_001),
+                vec![(ms(6_000), ms(20_000), Some(deadline))],
+            ),
+            // Empty interval.
+            ((2_000, 2_000), vec![]),
+        ];
+        for ((from, to), expect) in cases {
+            assert_eq!(
+                c.live_pieces(id(0), ms(from), ms(to), deadline),
+                expect,
+                "[{from} ms, {to} ms)"
+            );
+        }
+    }
+
+    /// Expiry found to the nanosecond on a drifting clock: at +500_000 ppm from 0, wall
+    /// 3 s is reached at true 2 s; deadline one nanosecond later is reached one true
+    /// nanosecond later (rate 1.5 rounds down).
+    #[test]
+    fn live_pieces_bisect_to_the_first_expired_nanosecond() {
+        let r = Builder::new(&[("redis", RedisInstance)])
+            .clock(
+                0,
+                ClockConfig {
+                    drift_ppm: 500_000,
+                    wall_offset_ns: 0,
+                    wall_start_ns: 0,
+                },
+            )
+            .end(ms(30_000))
+            .build();
+        let c = WallClocks::new(&r);
+        for (deadline, expect_to) in [
+            (3 * S, 2 * S as u64),
+            (3 * S + 1, 2 * S as u64 + 1),
+            (3 * S + 2, 2 * S as u64 + 2),
+            (3 * S + 3, 2 * S as u64 + 2),
+        ] {
+            let pieces = c.live_pieces(id(0), ms(1), ms(10_000), WallTime(deadline));
+            assert_eq!(pieces.len(), 1);
+            assert_eq!(pieces[0].1, SimTime(expect_to), "deadline {deadline}");
+            let wall = pieces[0].2.expect("expired");
+            assert!(key_expired(wall, WallTime(deadline)));
+            assert!(!key_expired(
+                c.wall(id(0), SimTime(expect_to - 1)),
+                WallTime(deadline)
+            ));
+        }
+    }
+}

@@ -148,3 +148,206 @@ impl SentUnder {
         .map(Start::Claimed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{SentUnder, Start};
+    use crate::run::RunRecord;
+    use crate::testkit::*;
+    use crate::truth::HoldId;
+    use splitbrain_engine::LocalTime;
+    use splitbrain_protocols::Obs;
+
+    fn acquired(token: Option<u64>, value: &str) -> Obs {
+        Obs::LockAcquired {
+            lock: "lock".to_string(),
+            token,
+            value: value.to_string(),
+            valid_until_local: LocalTime(0),
+        }
+    }
+    fn claim(term: u64) -> Obs {
+        Obs::LeaderClaim { term }
+    }
+    fn sent(req: u64) -> Obs {
+        Obs::WriteSent {
+            req,
+            token: None,
+            job: None,
+        }
+    }
+    fn accepted(writer: u32, req: u64, token: Option<u64>) -> Obs {
+        Obs::WriteAccepted {
+            writer: id(writer),
+            req,
+            token,
+            job: None,
+            applied: true,
+        }
+    }
+
+    /// Observations one a second from 1 s; `(node, obs)`. Node 0 is the storage, 1 and 2
+    /// write.
+    fn record(steps: Vec<(u32, Obs)>) -> RunRecord {
+        let mut b = Builder::new(&[("storage", Storage), ("A", Worker), ("B", Worker)]);
+        for (k, (node, obs)) in steps.into_iter().enumerate() {
+            b = b.obs(ms((k as u64 + 1) * 1_000), node, obs);
+        }
+        b.end(ms(60_000)).build()
+    }
+
+    /// Each accepted write's hold, as "acquired at <t>", "claimed at <t>" or "unknown".
+    fn under(r: &RunRecord) -> Vec<String> {
+        let s = SentUnder::new(r);
+        r.observations
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| matches!(o.obs, Obs::WriteAccepted { .. }))
+            .map(|(i, _)| match s.of(r, i) {
+                Start::Acquired(j) => format!("acquired at {}", r.observations[j].t),
+                Start::Claimed(j) => format!("claimed at {}", r.observations[j].t),
+                Start::Unknown => "unknown".to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_write_belongs_to_the_hold_it_was_sent_under() {
+        type Case = (&'static str, Vec<(u32, Obs)>, Vec<&'static str>);
+        let cases: Vec<Case> = vec![
+            (
+                "in flight across a re-acquisition: the first hold",
+                vec![
+                    (1, acquired(None, "a")),
+                    (1, sent(1)),
+                    (1, acquired(None, "b")),
+                    (0, accepted(1, 1, None)),
+                ],
+                vec!["acquired at 1.000 s"],
+            ),
+            (
+                "resent under the new hold: the latest send before the acceptance",
+                vec![
+                    (1, acquired(None, "a")),
+                    (1, sent(1)),
+                    (1, acquired(None, "b")),
+                    (1, sent(1)),
+                    (0, accepted(1, 1, None)),
+                ],
+                vec!["acquired at 3.000 s"],
+            ),
+            (
+                "a send after the acceptance does not count",
+                vec![
+                    (1, acquired(None, "a")),
+                    (1, sent(1)),
+                    (0, accepted(1, 1, None)),
+                    (1, acquired(None, "b")),
+                    (1, sent(1)),
+                    (0, accepted(1, 1, None)),
+                ],
+                vec!["acquired at 1.000 s", "acquired at 4.000 s"],
+            ),
+            (
+                "another writer's send with the same request id does not count",
+                vec![
+                    (1, acquired(None, "a")),
+                    (1, sent(1)),
+                    (2, acquired(None, "b")),
+                    (1, acquired(None, "c")),
+                    (2, sent(1)),
+                    (0, accepted(1, 1, None)),
+                ],
+                vec!["acquired at 1.000 s"],
+            ),
+            (
+                "no link: the token names the hold",
+                vec![
+                    (1, acquired(Some(1), "a")),
+                    (2, acquired(Some(2), "b")),
+                    (1, acquired(Some(3), "c")),
+                    (0, accepted(1, 0, Some(1))),
+                ],
+                vec!["acquired at 1.000 s"],
+            ),
+            (
+                "no link, a token no acquisition has: the claim of that term",
+                vec![(1, claim(5)), (1, claim(6)), (0, accepted(1, 0, Some(5)))],
+                vec!["claimed at 1.000 s"],
+            ),
+            (
+                "no link, no token: the writer's latest acquisition",
+                vec![
+                    (1, acquired(None, "a")),
+                    (1, acquired(None, "b")),
+                    (2, acquired(None, "c")),
+                    (0, accepted(1, 0, None)),
+                ],
+                vec!["acquired at 2.000 s"],
+            ),
+            (
+                "no link, an unknown token: the writer's latest acquisition",
+                vec![
+                    (1, acquired(Some(1), "a")),
+                    (1, acquired(Some(2), "b")),
+                    (0, accepted(1, 0, Some(9))),
+                ],
+                vec!["acquired at 2.000 s"],
+            ),
+            (
+                "a leader without a lock: its claim before the send",
+                vec![
+                    (1, claim(1)),
+                    (1, sent(4)),
+                    (1, claim(2)),
+                    (0, accepted(1, 4, None)),
+                ],
+                vec!["claimed at 1.000 s"],
+            ),
+            (
+                "nothing before: unknown",
+                vec![
+                    (1, sent(4)),
+                    (1, acquired(None, "a")),
+                    (0, accepted(1, 4, None)),
+                    (0, accepted(2, 0, None)),
+                ],
+                vec!["unknown", "unknown"],
+            ),
+        ];
+        for (what, steps, expect) in cases {
+            assert_eq!(under(&record(steps)), expect, "{what}");
+        }
+    }
+
+    #[test]
+    fn the_hold_a_start_names() {
+        let r = record(vec![(1, acquired(Some(7), "v7")), (1, claim(3))]);
+        let cases: Vec<(Start, Option<&str>, HoldId)> = vec![
+            (
+                Start::Acquired(0),
+                Some("lock"),
+                HoldId {
+                    token: Some(7),
+                    value: Some("v7".to_string()),
+                },
+            ),
+            (
+                Start::Claimed(1),
+                None,
+                HoldId {
+                    token: Some(3),
+                    value: None,
+                },
+            ),
+            (Start::Unknown, None, HoldId::default()),
+        ];
+        for (start, lock, id) in cases {
+            assert_eq!(start.hold(&r), (lock, id), "{start:?}");
+        }
+        assert_eq!(
+            [Start::Acquired(4), Start::Claimed(2), Start::Unknown].map(Start::index),
+            [Some(4), Some(2), None]
+        );
+    }
+}

@@ -458,4 +458,44 @@ mod tests {
             prop_assert!(c.mono(SimTime(a)) <= c.mono(SimTime(b)));
         }
     }
+
+    /// Found by mutation testing (docs/mutation.md): the conversion after a drift change
+    /// (the segment's own monotonic start), the exact ceiling when the rate divides evenly,
+    /// and the reading helpers.
+    #[test]
+    fn timer_conversion_after_a_drift_change_and_on_an_even_rate() {
+        let mut c = clock(0);
+        c.set_drift(SimTime(1_000), 1_000_000);
+        // mono(1000) = 1000; double speed: 1000 ns local more is 500 ns true.
+        assert_eq!(
+            c.true_time_after(SimTime(1_000), SimDuration(1_000)),
+            SimTime(1_500)
+        );
+        assert_eq!(c.drift_ppm(), 1_000_000);
+        // Rate 2 from 0: mono(t) = 2t reaches 2 at t = 1, 4 at t = 2.
+        let c = clock(1_000_000);
+        for (d, expect) in [(1, 1), (2, 1), (3, 2), (4, 2)] {
+            assert_eq!(
+                c.true_time_after(SimTime(0), SimDuration(d)),
+                SimTime(expect),
+                "d = {d}"
+            );
+        }
+        let mut c = clock(0);
+        c.step(-7);
+        c.step(3);
+        assert_eq!(c.steps_ns(), -4);
+        assert_eq!(clock(-250).drift_ppm(), -250);
+    }
+
+    #[test]
+    fn local_time_arithmetic_saturates() {
+        assert_eq!(LocalTime(5).saturating_add(SimDuration(7)), LocalTime(12));
+        assert_eq!(
+            LocalTime(u64::MAX - 1).saturating_add(SimDuration(7)),
+            LocalTime(u64::MAX)
+        );
+        assert_eq!(LocalTime(12).saturating_since(LocalTime(5)), SimDuration(7));
+        assert_eq!(LocalTime(5).saturating_since(LocalTime(12)), SimDuration(0));
+    }
 }

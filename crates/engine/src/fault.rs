@@ -322,4 +322,108 @@ mod tests {
             }
         }
     }
+
+    /// Found by mutation testing (docs/mutation.md). With two targets, half the coin flips
+    /// put both on one side: every partition must still have two non-empty sides, the two
+    /// targets. Clock steps go both ways. No targets or no kinds: nothing.
+    #[test]
+    fn nemesis_sides_steps_and_empty_inputs() {
+        let one_kind = |kind: NemesisKind| Nemesis {
+            targets: vec![NodeId(0), NodeId(1)],
+            kinds: vec![kind],
+            ..nemesis()
+        };
+        let split = one_kind(NemesisKind::Partition {
+            min: SimDuration::from_secs(1),
+            max: SimDuration::from_secs(1),
+        });
+        let mut partitions = 0;
+        for seed in 0..20 {
+            for (_, f) in split.schedule(&mut RngStream::new(seed, "nemesis")) {
+                if let Fault::Network {
+                    rule: NetRule::Partition { groups },
+                } = f
+                {
+                    partitions += 1;
+                    let mut all: Vec<NodeId> = groups.concat();
+                    all.sort();
+                    assert_eq!(groups.len(), 2);
+                    assert!(
+                        groups.iter().all(|g| g.len() == 1),
+                        "seed {seed}: {groups:?}"
+                    );
+                    assert_eq!(all, vec![NodeId(0), NodeId(1)]);
+                }
+            }
+        }
+        assert!(partitions > 100);
+        let steps = one_kind(NemesisKind::ClockStep {
+            max: SimDuration::from_secs(5),
+        });
+        let deltas: Vec<i64> = steps
+            .schedule(&mut RngStream::new(3, "nemesis"))
+            .into_iter()
+            .filter_map(|(_, f)| match f {
+                Fault::ClockStep { delta_ns, .. } => Some(delta_ns),
+                _ => None,
+            })
+            .collect();
+        assert!(deltas.iter().any(|&d| d < 0) && deltas.iter().any(|&d| d > 0));
+        assert!(deltas.iter().all(|d| d.abs() <= 5_000_000_000));
+        for n in [
+            Nemesis {
+                targets: vec![],
+                ..nemesis()
+            },
+            Nemesis {
+                kinds: vec![],
+                ..nemesis()
+            },
+        ] {
+            assert_eq!(n.schedule(&mut RngStream::new(1, "nemesis")), vec![]);
+        }
+    }
+
+    /// `Fault::node`: the node a fault targets, none for network-wide faults.
+    #[test]
+    fn the_node_a_fault_targets() {
+        let n = NodeId(3);
+        for (f, expect) in [
+            (Fault::Crash { node: n }, Some(n)),
+            (Fault::Restart { node: n }, Some(n)),
+            (
+                Fault::Pause {
+                    node: n,
+                    duration: SimDuration(1),
+                },
+                Some(n),
+            ),
+            (
+                Fault::ClockStep {
+                    node: n,
+                    delta_ns: 1,
+                },
+                Some(n),
+            ),
+            (
+                Fault::SetDrift {
+                    node: n,
+                    drift_ppm: 1,
+                },
+                Some(n),
+            ),
+            (Fault::Heal, None),
+            (Fault::SetLoss { loss_ppm: None }, None),
+            (
+                Fault::Network {
+                    rule: NetRule::Partition {
+                        groups: vec![vec![n]],
+                    },
+                },
+                None,
+            ),
+        ] {
+            assert_eq!(f.node(), expect, "{f:?}");
+        }
+    }
 }

@@ -406,6 +406,29 @@ mod tests {
         assert_eq!(net.sides(5), vec![vec![n(0), n(1)], vec![n(2), n(3), n(4)]]);
     }
 
+    /// Found by mutation testing (docs/mutation.md): a one-way block splits the sides (a
+    /// side needs links open both ways); the rules in force and per-link models read back.
+    #[test]
+    fn a_one_way_block_splits_sides_and_state_reads_back() {
+        let mut net = Network::new(LinkModel::default());
+        let block = NetRule::Block {
+            from: n(1),
+            to: n(0),
+        };
+        net.add_rule(block.clone());
+        assert_eq!(net.sides(2), vec![vec![n(0)], vec![n(1)]]);
+        assert_eq!(net.rules(), &[block][..]);
+        net.heal();
+        assert!(net.rules().is_empty());
+        let slow = LinkModel {
+            loss_ppm: 7,
+            ..LinkModel::default()
+        };
+        net.set_link(n(0), n(1), slow.clone());
+        assert_eq!(net.link(n(0), n(1)), &slow);
+        assert_eq!(net.link(n(1), n(0)), &LinkModel::default());
+    }
+
     #[test]
     fn fifo_never_reorders_and_loss_drops() {
         let model = LinkModel {

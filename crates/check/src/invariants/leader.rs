@@ -227,7 +227,7 @@ pub fn eventual_leader(record: &RunRecord, settle: SimDuration) -> Verdict {
 mod tests {
     use crate::testkit::*;
     use crate::verdict::{Outcome, Verdict};
-    use splitbrain_engine::{Fault, NetRule, SimDuration};
+    use splitbrain_engine::{Fault, NetRule, SimDuration, SimTime};
     use splitbrain_protocols::Obs;
 
     fn claim(term: u64) -> Obs {
@@ -547,6 +547,53 @@ mod tests {
                 violations(eventual_leader(&r, SETTLE))[0].summary,
                 "2 live nodes claim leadership at the end: leader1 and leader2"
             );
+        }
+
+        /// `(record) -> outcome`: participants that never claim are judged (only a run with
+        /// neither participants nor claims is inconclusive), and a run ending exactly at the
+        /// last fault plus settle is judged.
+        #[test]
+        fn when_the_end_is_judged() {
+            let cases: Vec<(&str, crate::run::RunRecord, Result<&str, &str>)> = vec![
+                (
+                    "nobody ever claims",
+                    three().end(ms(10_000)).build(),
+                    Err("no live node claims leadership at the end"),
+                ),
+                (
+                    "no participants, no claims",
+                    Builder::new(&[("c", Worker)]).end(ms(10_000)).build(),
+                    Ok("inconclusive"),
+                ),
+                (
+                    "ends exactly at the last fault plus settle",
+                    three()
+                        .obs(ms(100), 2, claim(1))
+                        .obs(ms(101), 1, known(2))
+                        .fault(ms(5_000), crash(0))
+                        .end(ms(10_000))
+                        .build(),
+                    Ok("holds"),
+                ),
+                (
+                    "one nanosecond short of it",
+                    three()
+                        .obs(ms(100), 2, claim(1))
+                        .obs(ms(101), 1, known(2))
+                        .fault(SimTime(5_000_000_001), crash(0))
+                        .end(ms(10_000))
+                        .build(),
+                    Ok("inconclusive"),
+                ),
+            ];
+            for (what, r, expect) in cases {
+                let got = match eventual_leader(&r, SETTLE) {
+                    Verdict::Holds => Ok("holds"),
+                    Verdict::Inconclusive { .. } => Ok("inconclusive"),
+                    Verdict::Violated(v) => Err(v[0].summary.clone()),
+                };
+                assert_eq!(got, expect.map_err(str::to_string), "{what}");
+            }
         }
 
         #[test]

@@ -634,6 +634,80 @@ mod tests {
             assert_eq!(spans, vec![(ms(0), ms(3_000)), (ms(5_000), ms(10_000))]);
         }
 
+        /// A write from a client that never acquired is judged against every hold: someone
+        /// else's hold does not cover it.
+        #[test]
+        fn a_writer_that_never_acquired_holds_nothing() {
+            let r = Builder::new(&[
+                ("locks", LeaseService),
+                ("storage", Storage),
+                ("client-1", Worker),
+                ("intruder", Worker),
+            ])
+            .obs(ms(1_000), 0, granted(2, 33))
+            .obs(ms(1_001), 2, acquired("lease", Some(33), "33"))
+            .obs(ms(2_000), 1, accepted(3, None))
+            .end(ms(10_000))
+            .build();
+            let v = violations(holder_writes_only(&r));
+            assert_eq!(
+                v[0].summary,
+                "storage accepted a write from intruder while client-1 truly held lease \
+                 (lease grant with token 33)"
+            );
+        }
+
+        /// Issue 17 item 2 with leases: the summary names the hold a write was sent under
+        /// only when it is not the writer's latest. client-1 sends request 1 under token 1
+        /// and request 2 under token 3; request 1 lands under token 3 (the old hold ended),
+        /// request 2 after token 3 was freed.
+        #[test]
+        fn the_summary_names_an_old_hold_a_write_was_sent_under() {
+            let sent = |req| Obs::WriteSent {
+                req,
+                token: None,
+                job: None,
+            };
+            let landed = |req, token| Obs::WriteAccepted {
+                writer: id(2),
+                req,
+                token: Some(token),
+                job: None,
+                applied: true,
+            };
+            let r = Builder::new(&[
+                ("locks", LeaseService),
+                ("storage", Storage),
+                ("client-1", Worker),
+                ("client-2", Worker),
+            ])
+            .obs(ms(1_000), 0, granted(2, 1))
+            .obs(ms(1_001), 2, acquired("lease", Some(1), "1"))
+            .obs(ms(1_003), 2, sent(1))
+            .obs(ms(4_000), 0, freed(2, 1))
+            .obs(ms(4_500), 0, granted(3, 2))
+            .obs(ms(5_000), 0, freed(3, 2))
+            .obs(ms(5_500), 0, granted(2, 3))
+            .obs(ms(5_501), 2, acquired("lease", Some(3), "3"))
+            .obs(ms(5_502), 2, sent(2))
+            .obs(ms(6_000), 1, landed(1, 1))
+            .obs(ms(7_000), 0, freed(2, 3))
+            .obs(ms(7_500), 1, landed(2, 3))
+            .end(ms(10_000))
+            .build();
+            let v = violations(holder_writes_only(&r));
+            let got: Vec<&str> = v.iter().map(|v| v.summary.as_str()).collect();
+            assert_eq!(
+                got,
+                vec![
+                    "storage accepted a write client-1 sent at 1.003 s under its hold \
+                     acquired at 1.001 s while client-1 truly held lease (lease grant with \
+                     token 3)",
+                    "storage accepted a write from client-1 while nobody truly held lease",
+                ]
+            );
+        }
+
         #[test]
         fn no_lock_servers_is_inconclusive() {
             let r = Builder::new(&[("storage", Storage), ("c", Worker)])
@@ -691,6 +765,139 @@ mod tests {
                 v[0].summary,
                 "c believed k valid until 12.990 s (true time) but its hold (value x on a \
                  majority (1 of 1) of Redis instances) truly ended at 11.001 s"
+            );
+        }
+
+        /// Renewals move the believed end; only the holder's renewals of this lock during
+        /// the belief count. client-1 holds lease `lease` (token 1) 1 s..13 s at the
+        /// service (and before that 0.2 s..1 s, and lease `other` with token 1 from 0.5 s),
+        /// acquires at 1 s believing it valid until local 11 s, and loses it at 20 s.
+        #[test]
+        fn renewals_table() {
+            let lease = |lease: &str, token: u64| Obs::LeaseGranted {
+                lease: lease.to_string(),
+                holder: id(1),
+                token,
+                ttl_ns: 10_000_000_000,
+            };
+            let renewed = |lock: &str, until_ms: u64| Obs::LockRenewed {
+                lock: lock.to_string(),
+                token: Some(1),
+                valid_until_local: LocalTime(until_ms * 1_000_000),
+            };
+            let base = || {
+                Builder::new(&[("locks", LeaseService), ("c1", Worker), ("c2", Worker)])
+                    .obs(ms(200), 0, lease("lease", 1))
+                    .obs(ms(500), 0, lease("other", 1))
+                    .obs(ms(1_000), 0, lease("lease", 1))
+                    .obs(
+                        ms(1_000),
+                        1,
+                        Obs::LockAcquired {
+                            lock: "lease".to_string(),
+                            token: Some(1),
+                            value: "1".to_string(),
+                            valid_until_local: LocalTime(11_000_000_000),
+                        },
+                    )
+                    .obs(
+                        ms(13_000),
+                        0,
+                        Obs::LeaseFreed {
+                            lease: "lease".to_string(),
+                            holder: id(1),
+                            token: 1,
+                            expired: true,
+                        },
+                    )
+                    .obs(ms(20_000), 1, lost("lease"))
+                    .end(ms(30_000))
+            };
+            type Case = (
+                &'static str,
+                Vec<(u64, u32, Obs)>,
+                Option<(u64, u64, usize)>,
+            );
+            let cases: Vec<Case> = vec![
+                ("no renewal", vec![], None),
+                (
+                    "renewed past the hold's end",
+                    vec![(5_000, 1, renewed("lease", 15_000))],
+                    Some((13_000, 15_000, 4)),
+                ),
+                (
+                    "a later, shorter renewal does not undo it",
+                    vec![
+                        (5_000, 1, renewed("lease", 15_000)),
+                        (6_000, 1, renewed("lease", 12_000)),
+                    ],
+                    Some((13_000, 15_000, 4)),
+                ),
+                (
+                    "renewed past the end of the belief: cut there",
+                    vec![(5_000, 1, renewed("lease", 25_000))],
+                    Some((13_000, 20_000, 4)),
+                ),
+                (
+                    "another client's renewal",
+                    vec![(5_000, 2, renewed("lease", 15_000))],
+                    None,
+                ),
+                (
+                    "a renewal of another lock",
+                    vec![(5_000, 1, renewed("other", 15_000))],
+                    None,
+                ),
+                (
+                    "a renewal after the belief ended",
+                    vec![(21_000, 1, renewed("lease", 25_000))],
+                    None,
+                ),
+            ];
+            for (what, extra, expect) in cases {
+                let mut b = base();
+                for (t, node, obs) in extra {
+                    b = b.obs(ms(t), node, obs);
+                }
+                let got = match validity_within_truth(&b.build()) {
+                    Verdict::Holds => None,
+                    v => {
+                        let v = violations(v);
+                        assert_eq!(v.len(), 1, "{what}");
+                        Some((
+                            v[0].from.0 / 1_000_000,
+                            v[0].to.0 / 1_000_000,
+                            v[0].evidence.len(),
+                        ))
+                    }
+                };
+                assert_eq!(got, expect, "{what}");
+            }
+        }
+
+        /// An acquisition the servers never backed: the believed validity is all violation.
+        #[test]
+        fn a_hold_the_servers_never_granted() {
+            let r = Builder::new(&[("locks", LeaseService), ("c1", Worker)])
+                .obs(
+                    ms(0),
+                    1,
+                    Obs::LockAcquired {
+                        lock: "lease".to_string(),
+                        token: Some(5),
+                        value: "5".to_string(),
+                        valid_until_local: LocalTime(10_000_000_000),
+                    },
+                )
+                .obs(ms(20_000), 1, lost("lease"))
+                .end(ms(30_000))
+                .build();
+            let v = violations(validity_within_truth(&r));
+            assert_eq!((v[0].from, v[0].to), (ms(0), ms(10_000)));
+            assert_eq!(
+                v[0].summary,
+                "c1 believed lease valid until 10.000 s (true time) but the servers never \
+                 truly held it for it"
             );
         }
 

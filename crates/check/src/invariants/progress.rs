@@ -420,6 +420,95 @@ mod tests {
         }
     }
 
+    /// Owed time is the union of the clients' waits (an instant two clients wait counts
+    /// once; a stretch nobody waits counts not at all), and a gap owing exactly the window
+    /// holds. One lease service, no grants, no acquisition until 8 s:
+    /// `(waits, window) -> owed in the violation`.
+    #[test]
+    fn owed_time_is_the_union_of_waits() {
+        let base = || {
+            Builder::new(&[
+                ("locks", LeaseService),
+                ("client-1", Worker),
+                ("client-2", Worker),
+                ("client-3", Worker),
+            ])
+            .obs(ms(8_000), 3, acquired())
+            .end(ms(9_000))
+        };
+        for (what, waits, window_ms, expect) in [
+            (
+                "overlapping waits 1 s..8 s and 2 s..8 s",
+                vec![(1, 1_000, None), (2, 2_000, None)],
+                5_000,
+                Some("7.000 s"),
+            ),
+            (
+                "disjoint waits 1 s..3 s and 5 s..8 s: exactly the window",
+                vec![(1, 1_000, Some(3_000)), (2, 5_000, None)],
+                5_000,
+                None,
+            ),
+            (
+                "the same, one nanosecond less of window",
+                vec![(1, 1_000, Some(3_000)), (2, 5_000, None)],
+                4_999,
+                Some("5.000 s"),
+            ),
+        ] {
+            let mut b = base();
+            for (client, from, crashed) in waits {
+                b = b.obs(ms(from), client, requested());
+                if let Some(c) = crashed {
+                    b = b.fault(ms(c), crash(client));
+                }
+            }
+            let window = SimDuration::from_millis(window_ms);
+            let got = match lock_progress(&b.build(), window) {
+                Verdict::Holds => None,
+                v => {
+                    let v = violations(v);
+                    assert_eq!((v[0].from, v[0].to), (ms(0), ms(8_000)), "{what}");
+                    Some(v[0].summary.clone())
+                }
+            };
+            let expect = expect.map(|owed| {
+                format!(
+                    "no lock acquired for 8.000 s while a majority (1 of 1) of lock servers \
+                     was up; clients waited {owed} of it with nobody holding the lock \
+                     (window {window})"
+                )
+            });
+            assert_eq!(got, expect, "{what}");
+        }
+    }
+
+    /// An up-span is half-open: an acquisition at the instant the service crashes is outside
+    /// it, so it is not the evidence that ends the gap (the crash is).
+    #[test]
+    fn an_acquisition_at_the_crash_instant_is_outside_the_span() {
+        let r = Builder::new(&[
+            ("locks", LeaseService),
+            ("client-1", Worker),
+            ("client-2", Worker),
+        ])
+        .obs(ms(0), 2, requested())
+        .obs(ms(1_000), 1, acquired())
+        .fault(ms(20_000), crash(0))
+        .obs(ms(20_000), 1, acquired())
+        .end(ms(30_000))
+        .build();
+        let v = violations(lock_progress(&r, WINDOW));
+        assert_eq!((v[0].from, v[0].to), (ms(1_000), ms(20_000)));
+        assert_eq!(
+            texts(&v[0].evidence),
+            vec![
+                "0.000 s client-2: requests lock",
+                "1.000 s client-1: acquired lock",
+            ]
+        );
+    }
+
     #[test]
     fn no_lock_servers_is_inconclusive() {
         let r = Builder::new(&[("n1", Bully)]).end(ms(1_000)).build();

@@ -445,6 +445,65 @@ mod tests {
         }
     }
 
+    /// `(tokens in acceptance order) -> (window of each decrease, in write numbers from 1)`:
+    /// the window starts at the write that first set the highest token.
+    #[test]
+    fn fencing_windows_table() {
+        use crate::invariants::writes::fencing_monotonic;
+        for (tokens, expect) in [
+            (vec![33, 34, 33], vec![(2, 3)]),
+            (vec![33, 33, 32], vec![(1, 3)]),
+            (vec![33, 35, 34, 36, 35], vec![(2, 3), (4, 5)]),
+            (vec![1, 2, 2, 3], vec![]),
+        ] {
+            let mut b = run();
+            for (k, &t) in tokens.iter().enumerate() {
+                b = b.obs(ms(k as u64 + 1), 0, write(1, Some(t), None, true));
+            }
+            let got: Vec<(u64, u64)> = match fencing_monotonic(&b.end(ms(100)).build()) {
+                Verdict::Holds => vec![],
+                v => violations(v)
+                    .iter()
+                    .map(|v| (v.from.0 / 1_000_000, v.to.0 / 1_000_000))
+                    .collect(),
+            };
+            assert_eq!(got, expect, "{tokens:?}");
+        }
+    }
+
+    /// A crash of the lock service behind the epochs contributes to a stale write.
+    #[test]
+    fn the_epochs_lock_servers_faults_contribute() {
+        use crate::invariants::writes::no_two_accepted_writers;
+        let r = Builder::new(&[
+            ("storage", Storage),
+            ("A", Worker),
+            ("B", Worker),
+            ("locks", LeaseService),
+        ])
+        .obs(
+            ms(500),
+            1,
+            Obs::LockRequested {
+                lock: "lease".to_string(),
+                servers: vec![id(3)],
+            },
+        )
+        .obs(ms(1_000), 1, acquired(None))
+        .fault(ms(2_000), crash(3))
+        .fault(ms(2_500), restart(3))
+        .obs(ms(3_000), 2, acquired(None))
+        .obs(ms(4_000), 0, write(2, None, None, true))
+        .obs(ms(5_000), 0, write(1, None, None, true))
+        .end(ms(10_000))
+        .build();
+        let v = violations(no_two_accepted_writers(&r));
+        assert_eq!(
+            v[0].faults,
+            vec!["locks crashed at 2.000 s (restarted at 2.500 s)"]
+        );
+    }
+
     mod exactly_once_effects {
         use super::*;
         use crate::invariants::writes::exactly_once_effects;

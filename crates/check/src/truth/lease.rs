@@ -192,4 +192,37 @@ mod tests {
             ]
         );
     }
+
+    /// A grant freed (or re-granted) at the instant it was made is no hold at all; the
+    /// holds that remain keep their token and end evidence.
+    #[test]
+    fn an_empty_grant_is_dropped() {
+        let r = Builder::new(&[("locks", LeaseService), ("a", Worker), ("b", Worker)])
+            .obs(ms(1_000), 0, granted(1, 1))
+            .obs(ms(1_000), 0, granted(2, 2))
+            .obs(
+                ms(3_000),
+                0,
+                Obs::LeaseFreed {
+                    lease: "l".to_string(),
+                    holder: id(2),
+                    token: 2,
+                    expired: false,
+                },
+            )
+            .obs(ms(4_000), 0, granted(1, 3))
+            .end(ms(6_000))
+            .build();
+        let got: Vec<(Option<u32>, SimTime, SimTime, usize)> = holds(&r)
+            .iter()
+            .map(|h| (h.holder.map(|n| n.0), h.from, h.to, h.ended_by.len()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some(2), ms(1_000), ms(3_000), 1),
+                (Some(1), ms(4_000), ms(6_000), 0),
+            ]
+        );
+    }
 }

@@ -216,4 +216,60 @@ mod tests {
             .build();
         assert!(Truth::new(&r, &WallClocks::new(&r)).holds.is_empty());
     }
+
+    /// A lock's instance sets are sorted and deduplicated; a set that is empty or names a
+    /// node other than a Redis instance is left out, and a key with no set left is judged
+    /// over every instance: `(key, value, instances holding it) -> majority holds`.
+    #[test]
+    fn instance_sets_and_majorities_table() {
+        let nodes = || {
+            Builder::new(&[
+                ("a", RedisInstance),
+                ("b", RedisInstance),
+                ("c", RedisInstance),
+                ("locks", LeaseService),
+                ("w", Worker),
+            ])
+            .obs(ms(0), 4, requested("k", &[2, 0, 0]))
+            .obs(ms(0), 4, requested("k", &[0, 3]))
+            .obs(ms(0), 4, requested("k", &[]))
+            .obs(ms(0), 4, requested("j", &[3]))
+            .end(ms(10_000))
+        };
+        let r = nodes().build();
+        let sets = super::lock_instances(&r);
+        let sets: Vec<(&str, Vec<Vec<u32>>)> = sets
+            .iter()
+            .map(|(k, s)| {
+                (
+                    *k,
+                    s.iter().map(|v| v.iter().map(|n| n.0).collect()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(sets, vec![("k", vec![vec![0, 2]])]);
+        for (key, on, expect) in [
+            ("k", vec![0, 1], vec![]),
+            (
+                "k",
+                vec![0, 2],
+                vec!["value v on a majority (2 of 2) of Redis instances"],
+            ),
+            (
+                "j",
+                vec![0, 1],
+                vec!["value v on a majority (2 of 3) of Redis instances"],
+            ),
+            ("j", vec![2], vec![]),
+        ] {
+            let mut b = nodes();
+            for &i in &on {
+                b = b.obs(ms(1_000), i, set(key, "v"));
+            }
+            let r = b.build();
+            let truth = Truth::new(&r, &WallClocks::new(&r));
+            let got: Vec<&str> = truth.holds.iter().map(|h| h.what.as_str()).collect();
+            assert_eq!(got, expect, "{key} on {on:?}");
+        }
+    }
 }

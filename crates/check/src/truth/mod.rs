@@ -167,3 +167,144 @@ impl Truth {
             .max_by_key(|h| h.from)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{servers_of, Hold, HoldId, HoldSource, Truth};
+    use crate::clocks::WallClocks;
+    use crate::testkit::*;
+    use splitbrain_engine::SimTime;
+    use splitbrain_protocols::Obs;
+
+    fn hold(source: HoldSource) -> Hold {
+        Hold {
+            lock: "l".to_string(),
+            holder: Some(id(1)),
+            source,
+            what: String::new(),
+            from: ms(0),
+            to: ms(1),
+            started_by: vec![],
+            ended_by: vec![],
+        }
+    }
+
+    /// `(hold, id) -> is`: a token names a lease grant, a value a Redis majority; `None`
+    /// names any.
+    #[test]
+    fn a_hold_id_names_a_token_or_a_value() {
+        let lease = hold(HoldSource::Lease {
+            service: id(0),
+            token: 5,
+        });
+        let redis = hold(HoldSource::RedisMajority {
+            value: "v".to_string(),
+            instances: vec![id(0)],
+        });
+        let hid = |token: Option<u64>, value: Option<&str>| HoldId {
+            token,
+            value: value.map(str::to_string),
+        };
+        for (h, i, expect) in [
+            (&lease, hid(Some(5), None), true),
+            (&lease, hid(Some(6), None), false),
+            (&lease, hid(None, Some("w")), true),
+            (&redis, hid(None, Some("v")), true),
+            (&redis, hid(None, Some("w")), false),
+            (&redis, hid(Some(6), None), true),
+        ] {
+            assert_eq!(h.is(&i), expect, "{:?} is {i:?}", h.source);
+        }
+    }
+
+    /// A lock's servers are the ones its clients ask; a lock nobody asks about (or none)
+    /// is judged over every lock server.
+    #[test]
+    fn a_locks_servers_are_the_ones_its_clients_ask() {
+        let requested = |lock: &str, servers: &[u32]| Obs::LockRequested {
+            lock: lock.to_string(),
+            servers: servers.iter().map(|&i| id(i)).collect(),
+        };
+        let r = Builder::new(&[
+            ("redis-a", RedisInstance),
+            ("redis-b", RedisInstance),
+            ("locks", LeaseService),
+            ("c1", Worker),
+            ("c2", Worker),
+        ])
+        .obs(ms(1), 3, requested("x", &[0]))
+        .obs(ms(2), 4, requested("y", &[1]))
+        .obs(ms(3), 4, requested("x", &[0]))
+        .end(ms(10))
+        .build();
+        for (lock, expect) in [
+            (Some("x"), vec![0]),
+            (Some("y"), vec![1]),
+            (Some("z"), vec![0, 1, 2]),
+            (None, vec![0, 1, 2]),
+        ] {
+            let got: Vec<u32> = servers_of(&r, lock).into_iter().map(|n| n.0).collect();
+            assert_eq!(got, expect, "{lock:?}");
+        }
+    }
+
+    /// Lease `l`: client 1 holds 1 s..3 s, client 2 3 s..5 s; lease `m`: client 1 2 s..4 s.
+    #[test]
+    fn holds_at_an_instant_and_a_clients_latest_hold() {
+        let granted = |lease: &str, holder: u32, token: u64| Obs::LeaseGranted {
+            lease: lease.to_string(),
+            holder: id(holder),
+            token,
+            ttl_ns: 10_000_000_000,
+        };
+        let freed = |lease: &str, holder: u32, token: u64| Obs::LeaseFreed {
+            lease: lease.to_string(),
+            holder: id(holder),
+            token,
+            expired: false,
+        };
+        let r = Builder::new(&[("locks", LeaseService), ("c1", Worker), ("c2", Worker)])
+            .obs(ms(1_000), 0, granted("l", 1, 1))
+            .obs(ms(2_000), 0, granted("m", 1, 1))
+            .obs(ms(3_000), 0, granted("l", 2, 2))
+            .obs(ms(4_000), 0, freed("m", 1, 1))
+            .obs(ms(5_000), 0, freed("l", 2, 2))
+            .end(ms(10_000))
+            .build();
+        let truth = Truth::new(&r, &WallClocks::new(&r));
+        let span = |h: &Hold| (h.lock.clone(), h.holder.map(|n| n.0), h.from);
+        for (lock, t, expect) in [
+            (Some("l"), ms(999), vec![]),
+            (Some("l"), ms(1_000), vec![("l", 1, 1_000)]),
+            (Some("l"), SimTime(2_999_999_999), vec![("l", 1, 1_000)]),
+            (Some("l"), ms(3_000), vec![("l", 2, 3_000)]),
+            (None, ms(3_000), vec![("m", 1, 2_000), ("l", 2, 3_000)]),
+            (Some("m"), ms(3_000), vec![("m", 1, 2_000)]),
+            (Some("l"), ms(5_000), vec![]),
+        ] {
+            let got: Vec<_> = truth.at(lock, t).map(span).collect();
+            let expect: Vec<_> = expect
+                .into_iter()
+                .map(|(l, c, f)| (l.to_string(), Some(c), ms(f)))
+                .collect();
+            assert_eq!(got, expect, "{lock:?} at {t}");
+        }
+        for (lock, who, t, expect) in [
+            (Some("l"), 1, ms(10_000), Some(("l", 1_000))),
+            (None, 1, ms(10_000), Some(("m", 2_000))),
+            (Some("l"), 1, ms(999), None),
+            (Some("l"), 2, ms(3_000), Some(("l", 3_000))),
+            (Some("l"), 2, ms(2_999), None),
+            (Some("m"), 2, ms(10_000), None),
+        ] {
+            let got = truth
+                .last_by(lock, id(who), t)
+                .map(|h| (h.lock.as_str(), h.from));
+            assert_eq!(
+                got,
+                expect.map(|(l, f)| (l, ms(f))),
+                "{lock:?} by {who} at {t}"
+            );
+        }
+    }
+}

@@ -312,4 +312,101 @@ mod tests {
             vec![(ms(1_000), ms(5_000))]
         );
     }
+
+    /// `(observations) -> key pieces (value, holder, from, to, end)`: an expiry change
+    /// (`PEXPIRE`) splits the piece with no end evidence; only Redis instances' observations
+    /// count; a piece of no length is dropped; the holder is the first client to report
+    /// acquiring the key with the value.
+    #[test]
+    fn key_pieces_table() {
+        type Piece = (String, Option<u32>, SimTime, SimTime, Option<String>);
+        let acquired = |value: &str| Obs::LockAcquired {
+            lock: "k".to_string(),
+            token: None,
+            value: value.to_string(),
+            valid_until_local: splitbrain_engine::LocalTime(0),
+        };
+        let expiry = |deadline_s: i64| Obs::RedisKeyExpiry {
+            key: "k".to_string(),
+            deadline_wall: Some(WallTime(deadline_s * 1_000_000_000)),
+        };
+        let del = || Obs::RedisKeyDeleted {
+            key: "k".to_string(),
+        };
+        let piece = |v: &str, h: Option<u32>, f: u64, t: u64, end: Option<&str>| -> Piece {
+            (v.to_string(), h, ms(f), ms(t), end.map(str::to_string))
+        };
+        type Case = (&'static str, Vec<(u64, u32, Obs)>, Vec<Piece>);
+        let cases: Vec<Case> = vec![
+            (
+                "an expiry change at 3 s moves the deadline from 5 s to 10 s",
+                vec![(1_000, 0, set("x", 5)), (3_000, 0, expiry(10))],
+                vec![
+                    piece("x", None, 1_000, 3_000, None),
+                    piece(
+                        "x",
+                        None,
+                        3_000,
+                        10_000,
+                        Some("10.000 s redis: key k (value x) expired: wall clock 1970-01-01T00:00:10.000Z >= deadline 1970-01-01T00:00:10.000Z"),
+                    ),
+                ],
+            ),
+            (
+                "an expiry change of a key not held is nothing",
+                vec![(3_000, 0, expiry(10))],
+                vec![],
+            ),
+            (
+                "a client's Redis observations are not an instance's",
+                vec![(1_000, 1, set("x", 5)), (2_000, 1, del())],
+                vec![],
+            ),
+            (
+                "set and deleted at one instant; overwritten at one instant",
+                vec![
+                    (1_000, 0, set("x", 50)),
+                    (1_000, 0, del()),
+                    (2_000, 0, set("y", 50)),
+                    (2_000, 0, set("z", 50)),
+                    (4_000, 0, del()),
+                ],
+                vec![piece("z", None, 2_000, 4_000, Some("4.000 s redis: DEL k"))],
+            ),
+            (
+                "the holder is the first client to report the value",
+                vec![
+                    (1_000, 0, set("x", 50)),
+                    (1_001, 2, acquired("x")),
+                    (1_002, 1, acquired("x")),
+                    (2_000, 0, set("y", 50)),
+                ],
+                vec![
+                    piece("x", Some(2), 1_000, 2_000, Some("2.000 s redis: SET k = y until wall 1970-01-01T00:00:50.000Z")),
+                    piece("y", None, 2_000, 20_000, None),
+                ],
+            ),
+        ];
+        for (what, steps, expect) in cases {
+            let mut b = Builder::new(&[("redis", RedisInstance), ("c", Worker), ("d", Worker)])
+                .end(ms(20_000));
+            for (t, node, obs) in steps {
+                b = b.obs(ms(t), node, obs);
+            }
+            let r = b.build();
+            let got: Vec<Piece> = key_holds(&r, &WallClocks::new(&r))
+                .into_iter()
+                .map(|k| {
+                    (
+                        k.value,
+                        k.holder.map(|n| n.0),
+                        k.from,
+                        k.to,
+                        k.end.map(|e| texts(&[e]).remove(0)),
+                    )
+                })
+                .collect();
+            assert_eq!(got, expect, "{what}");
+        }
+    }
 }
