@@ -374,6 +374,22 @@ mod tests {
                 vec![piece("z", None, 2_000, 4_000, Some("4.000 s redis: DEL k"))],
             ),
             (
+                "a key with no expiry, set and deleted at one instant",
+                vec![
+                    (
+                        1_000,
+                        0,
+                        Obs::RedisKeySet {
+                            key: "k".to_string(),
+                            value: "x".to_string(),
+                            deadline_wall: None,
+                        },
+                    ),
+                    (1_000, 0, del()),
+                ],
+                vec![],
+            ),
+            (
                 "the holder is the first client to report the value",
                 vec![
                     (1_000, 0, set("x", 50)),
