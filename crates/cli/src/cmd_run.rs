@@ -50,8 +50,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
     let plan = if a.set.is_empty() {
         splitbrain_scenario::load_file(&a.file)?
     } else {
-        let src =
-            std::fs::read_to_string(&a.file).map_err(|e| exit::BadInput(format!("{path}: {e}")))?;
+        let src = splitbrain_scenario::read_scenario(&a.file)?;
         plan_with(&path, &src, &a.set).map_err(|e| exit::BadInput(e.to_string()))?
     };
     let seed = a.seed.unwrap_or(plan.scenario.seed);

@@ -26,7 +26,7 @@ pub mod validate;
 pub mod vary;
 
 pub use error::{Problem, ScenarioError};
-pub use load::{load_file, load_str};
+pub use load::{load_file, load_str, read_scenario};
 pub use plan::Plan;
 pub use schema::Scenario;
 pub use trace_file::{TraceFile, TraceFileError};

@@ -10,15 +10,48 @@ use std::path::Path;
 /// Reads and validates the scenario at `path`.
 pub fn load_file(path: &Path) -> Result<Plan, ScenarioError> {
     let file = path.display().to_string();
-    let src = std::fs::read_to_string(path).map_err(|error| ScenarioError::Io {
+    let src = read_scenario(path)?;
+    load_str(&file, &src)
+}
+
+/// Reads the text of the scenario file at `path`. A file that is not UTF-8 is a located
+/// error at its first bad byte (line and column), not a bare "invalid UTF-8".
+pub fn read_scenario(path: &Path) -> Result<String, ScenarioError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|error| ScenarioError::Io {
         file: file.clone(),
         error,
     })?;
-    load_str(&file, &src)
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let good = std::str::from_utf8(&bytes[..at]).expect("valid up to here");
+        let (line, column) = line_col(good, good.len());
+        ScenarioError::Invalid {
+            file,
+            problems: vec![Problem {
+                line,
+                column,
+                path: "(encoding)".to_string(),
+                message: format!(
+                    "the file is not UTF-8 text: byte 0x{:02x} cannot start or continue a \
+                     character (a scenario is a JSON text file)",
+                    bytes[at]
+                ),
+            }],
+        }
+    })
+}
+
+/// `src` without a leading UTF-8 byte order mark, which some editors write and JSON parsers
+/// refuse; the mark is invisible, so columns stay as an editor shows them.
+pub fn without_bom(src: &str) -> &str {
+    src.strip_prefix('\u{feff}').unwrap_or(src)
 }
 
 /// Parses and validates scenario text; `file` names it in errors.
 pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
+    let src = without_bom(src);
     let scenario = parse(file, src)?;
     validate(scenario, src).map_err(|problems| ScenarioError::Invalid {
         file: file.to_string(),
@@ -28,6 +61,13 @@ pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
 
 /// Parses without semantic validation.
 pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
+    let src = without_bom(src);
+    if let Some(problem) = not_an_object(src) {
+        return Err(ScenarioError::Invalid {
+            file: file.to_string(),
+            problems: vec![problem],
+        });
+    }
     let de = &mut serde_json::Deserializer::from_str(src);
     match serde_path_to_error::deserialize::<_, Scenario>(&mut *de) {
         Ok(s) => match de.end() {
@@ -114,6 +154,30 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
             })
         }
     }
+}
+
+/// The problem with `src` when its top-level value is a JSON value other than an object (an
+/// array, a string, a number...): serde would report it as a struct of 21 elements.
+fn not_an_object(src: &str) -> Option<Problem> {
+    let start = src.len() - src.trim_start().len();
+    let first = src[start..].chars().next()?;
+    let found = match first {
+        '{' => return None,
+        '[' => "an array",
+        '"' => "a string",
+        't' | 'f' => "a boolean",
+        'n' => "null",
+        '-' | '0'..='9' => "a number",
+        // Not JSON at all: the parser names the syntax error.
+        _ => return None,
+    };
+    let (line, column) = line_col(src, start);
+    Some(Problem {
+        line,
+        column,
+        path: "(root)".to_string(),
+        message: format!("a scenario file holds one JSON object `{{ ... }}`, found {found}"),
+    })
 }
 
 /// A node object is deserialised through its `role` tag, which buffers it: serde then reports

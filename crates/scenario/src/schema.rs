@@ -43,6 +43,7 @@ pub struct Scenario {
     pub network: NetworkSpec,
     /// Nodes by name, in file order (node ids follow this order). A node with `count: k`
     /// expands to `name1` .. `namek`.
+    #[serde(deserialize_with = "unique_keys::index_map")]
     pub nodes: indexmap::IndexMap<String, NodeSpec>,
     /// Faults at true times or at protocol points.
     #[serde(default)]
@@ -62,7 +63,7 @@ pub struct Scenario {
     #[serde(default)]
     pub check_params: CheckParams,
     /// Expected outcome per invariant. Without it, the run passes iff nothing is violated.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_keys::btree_map")]
     pub expect: BTreeMap<String, Expectation>,
     /// Expected violation rate per invariant, for properties that are probabilistic by
     /// nature: `{"lock_progress": {"violated_at_most": 0.01}}`. Judged over a seed sweep with
@@ -70,7 +71,11 @@ pub struct Scenario {
     /// is above `violated_at_most` or its upper bound below `violated_at_least`. `sweep`
     /// judges it over its `--seeds`; `check` runs the sweep over `rate_seeds`. A single run
     /// (`run`) does not judge it. An invariant has `expect` or `expect_rate`, not both.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "unique_keys::btree_map"
+    )]
     pub expect_rate: BTreeMap<String, RateExpectation>,
     /// The seeds `check` sweeps to judge `expect_rate`: `"A..B"` (B excluded) or `"A..=B"`
     /// (default `"0..1000"`).
@@ -515,7 +520,56 @@ pub struct NemesisSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_step: Option<Dur>,
     /// Drift changes: a node's monotonic clock rate error becomes a uniform value in
-    /// `-drift_ppm..=drift_ppm` ppm from then on (100000 is 10%; at most 500,000).
+    /// `-drift_ppm..=drift_ppm` ppm from then on (100000 is 10%; at most 900,000: -900,000 is
+    /// a clock at 0.1x).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drift_ppm: Option<u32>,
+}
+
+/// Maps whose keys must be unique. JSON allows a key twice and serde keeps the last value
+/// silently: a second `"client-1"` in `nodes` would replace the first node without a word.
+mod unique_keys {
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, Visitor};
+    use std::collections::BTreeMap;
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    /// Reads a JSON object into an `IndexMap` (file order), refusing a repeated key.
+    pub fn index_map<'de, D, V>(d: D) -> Result<indexmap::IndexMap<String, V>, D::Error>
+    where
+        D: Deserializer<'de>,
+        V: Deserialize<'de>,
+    {
+        struct Unique<V>(PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for Unique<V> {
+            type Value = indexmap::IndexMap<String, V>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object with unique keys")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = indexmap::IndexMap::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if out.contains_key(&key) {
+                        return Err(A::Error::custom(format!(
+                            "`{key}` is defined twice in this object: the second would silently \
+                             replace the first"
+                        )));
+                    }
+                    let value = map.next_value()?;
+                    out.insert(key, value);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Unique(PhantomData))
+    }
+
+    /// Reads a JSON object into a `BTreeMap`, refusing a repeated key.
+    pub fn btree_map<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
+    where
+        D: Deserializer<'de>,
+        V: Deserialize<'de>,
+    {
+        Ok(index_map(d)?.into_iter().collect())
+    }
 }

@@ -18,6 +18,11 @@ use std::fmt;
 /// Version of the sweep results format.
 pub const SWEEP_FORMAT: u32 = 1;
 
+/// Most seeds one seed range may hold (`--seeds`, `rate_seeds`): every seed becomes a job and
+/// a result held in memory, so `0..18446744073709551615` must be an error, not an allocation
+/// that aborts the process. Ten million runs are hours of work at a few hundred runs a second.
+pub const MAX_SEEDS: u64 = 10_000_000;
+
 /// A half-open seed range `start..end`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SeedRange {
@@ -43,6 +48,12 @@ impl std::str::FromStr for SeedRange {
         };
         if start >= end {
             return Err(format!("the seed range `{s}` is empty"));
+        }
+        if end - start > MAX_SEEDS {
+            return Err(format!(
+                "the seed range `{s}` holds {} seeds: at most {MAX_SEEDS} in one range",
+                end - start
+            ));
         }
         Ok(SeedRange { start, end })
     }

@@ -47,6 +47,34 @@ fn check_message_kind(c: &mut Checker, path: Vec<Seg>, kind: &str) {
     }
 }
 
+/// Longest scenario name, in characters.
+pub const MAX_NAME_LEN: usize = 100;
+
+/// Why `name` cannot name a scenario, if it cannot. `report` makes file names of it
+/// (`reports/<name>.md`), so it must be one plain file name: a name like `../x` would write
+/// outside the report folder, an empty one a hidden `.md`.
+fn bad_scenario_name(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("the scenario name cannot be empty".into());
+    }
+    if name.chars().count() > MAX_NAME_LEN {
+        return Some(format!(
+            "the scenario name is {} characters long: at most {MAX_NAME_LEN}",
+            name.chars().count()
+        ));
+    }
+    let plain = name
+        .chars()
+        .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.'));
+    if !plain || name.starts_with('.') {
+        return Some(format!(
+            "scenario name {name:?} may use only letters, digits, '-', '_' and '.', and not start \
+             with '.' (`report` names its files after it)"
+        ));
+    }
+    None
+}
+
 /// Validates a parsed scenario against its source text (for locations).
 pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     let mut c = Checker::new(src);
@@ -58,6 +86,9 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 scenario.splitbrain
             ),
         );
+    }
+    if let Some(why) = bad_scenario_name(&scenario.name) {
+        c.err(vec![k("name")], why);
     }
     let duration = scenario.duration.0;
     if duration == SimDuration::ZERO {
@@ -422,6 +453,17 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 p("max_faults"),
                 format!("max_faults must be at most {MAX_FAULTS} (a bound on the drawn schedule)"),
             );
+        } else if n.max_faults == Some(0) {
+            c.err(
+                p("max_faults"),
+                "max_faults is 0: the nemesis would draw nothing (remove the nemesis instead)",
+            );
+        }
+        if n.targets.as_ref().is_some_and(Vec::is_empty) {
+            c.err(
+                p("targets"),
+                "targets is empty: the nemesis would draw nothing (omit it to target every node)",
+            );
         }
         let start = n.start.map_or(SimDuration::ZERO, |s| s.0);
         let end = n.end.map_or(duration, |e| e.0);
@@ -467,10 +509,16 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 "the nemesis needs at least one kind: pause, crash, partition, clock_step or drift_ppm",
             );
         }
-        if n.drift_ppm.is_some_and(|d| i64::from(d) > MAX_DRIFT_PPM) {
+        // The nemesis draws a drift in -drift_ppm..=drift_ppm: both ends must stay within the
+        // clock model's rates (0.1x to 3x), so the bound is the slow side's.
+        if n.drift_ppm.is_some_and(|d| i64::from(d) > -MIN_DRIFT_PPM) {
             c.err(
                 p("drift_ppm"),
-                format!("drift_ppm must be at most {MAX_DRIFT_PPM}"),
+                format!(
+                    "drift_ppm must be at most {} (the nemesis draws a drift in \
+                     -drift_ppm..=drift_ppm, and {MIN_DRIFT_PPM} is a clock at 0.1x)",
+                    -MIN_DRIFT_PPM
+                ),
             );
         }
         for (f, r) in [

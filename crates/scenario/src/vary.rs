@@ -2,8 +2,8 @@
 //! `faults.0.for`. The edit is made on the file's JSON with its key order kept (node ids follow
 //! the order of `nodes`), then the result is validated like any file.
 
-use crate::error::ScenarioError;
-use crate::load::load_str;
+use crate::error::{did_you_mean, ScenarioError};
+use crate::load::{load_str, without_bom};
 use crate::plan::Plan;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -40,7 +40,7 @@ pub enum VaryError {
     #[error("--find-threshold expects PATH=LO..HI with numbers or durations (e.g. faults.0.for=1s..20s), found {0}")]
     SearchSyntax(String),
     /// The path does not lead anywhere in the scenario.
-    #[error("--vary path `{path}`: {reason}")]
+    #[error("--set/--vary path `{path}`: {reason}")]
     Path {
         /// The dotted path.
         path: String,
@@ -108,6 +108,16 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
         let at = if at.is_empty() { "the top".into() } else { at };
         here = match here {
             Json::Object(map) => {
+                // A node is never created by an edit: `nodes.client1.ttl` for a file whose node
+                // is `client-1` would otherwise add a node with no role.
+                if i == 1 && segs[0] == "nodes" && !map.contains_key(*seg) {
+                    let hint = did_you_mean(seg, map.keys().map(String::as_str))
+                        .map(|s| format!("; did you mean `{s}`?"))
+                        .unwrap_or_default();
+                    return Err(err(format!(
+                        "the file has no node `{seg}` in `nodes`{hint}"
+                    )));
+                }
                 if last {
                     let v = value_of(text, map.get(*seg));
                     map.insert(seg.to_string(), v);
@@ -142,7 +152,8 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
 
 /// The scenario text `src` with `path` set to `text`, pretty-printed.
 pub fn vary_text(src: &str, path: &str, text: &str) -> Result<String, VaryError> {
-    let mut root: Json = serde_json::from_str(src).map_err(|e| VaryError::Json(e.to_string()))?;
+    let mut root: Json =
+        serde_json::from_str(without_bom(src)).map_err(|e| VaryError::Json(e.to_string()))?;
     set_path(&mut root, path, text)?;
     Ok(serde_json::to_string_pretty(&root).expect("JSON serialises"))
 }
@@ -191,7 +202,8 @@ impl std::fmt::Display for Setting {
 
 /// The scenario text `src` with every setting applied in order, pretty-printed.
 pub fn apply_settings(src: &str, settings: &[Setting]) -> Result<String, VaryError> {
-    let mut root: Json = serde_json::from_str(src).map_err(|e| VaryError::Json(e.to_string()))?;
+    let mut root: Json =
+        serde_json::from_str(without_bom(src)).map_err(|e| VaryError::Json(e.to_string()))?;
     for s in settings {
         set_path(&mut root, &s.path, &s.value)?;
     }
@@ -294,6 +306,16 @@ mod tests {
             vary_text(SRC, "b.c", "1"),
             Err(VaryError::Path { .. })
         ));
+        // Regression: a misspelt node name used to add a node with no role ("missing field
+        // `role`" at a line of the edited text the user never saw).
+        let nodes = r#"{"nodes": {"client-1": {"role": "worker"}}}"#;
+        let e = vary_text(nodes, "nodes.client1.ttl", "5s").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--set/--vary path `nodes.client1.ttl`: the file has no node `client1` in `nodes`; \
+             did you mean `client-1`?"
+        );
+        assert!(vary_text(nodes, "nodes.client-1.clock.drift_ppm", "5").is_ok());
         assert!("nope".parse::<Vary>().is_err());
         assert!("a=1,,2".parse::<Vary>().is_err());
         let v: Vary = "faults.0.for=1s, 5s,15s".parse().unwrap();

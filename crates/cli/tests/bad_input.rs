@@ -1,0 +1,123 @@
+//! Odd inputs a new user gives the CLI (found by trying to break it): each is accepted or gets
+//! a clear exit-2 error, never a panic, an abort or a silently different run. Scenario-file
+//! errors have their fixtures in `tests/broken/`; these are the ones a fixture cannot show.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn splitbrain(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_splitbrain"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("the binary runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status
+        .code()
+        .expect("exited normally, not killed by a signal")
+}
+
+const LESSON: &str = "scenarios/06-lease-gc-pause-fenced.json";
+
+/// Regression: a file saved with a UTF-8 byte order mark (Notepad, some Windows editors) was
+/// refused as "(syntax): expected value" at 1:1, though it is the same scenario.
+#[test]
+fn a_byte_order_mark_is_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(repo().join(LESSON)).unwrap();
+    let bom = dir.path().join("bom.json");
+    std::fs::write(&bom, format!("\u{feff}{src}")).unwrap();
+    let bom = bom.to_str().unwrap();
+    let plain = splitbrain(&["run", LESSON]);
+    for args in [
+        vec!["run", bom],
+        vec!["run", bom, "--set", "seed=7"],
+        vec!["sweep", bom, "--seeds", "7"],
+    ] {
+        let o = splitbrain(&args);
+        assert_eq!(
+            code(&o),
+            0,
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        if args.len() == 2 {
+            let hash = |o: &Output| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .find(|l| l.starts_with("trace "))
+                    .map(str::to_string)
+            };
+            assert_eq!(hash(&o), hash(&plain), "the same run, event for event");
+        }
+    }
+}
+
+/// Regression: `--seeds 0..18446744073709551615` allocated every seed up front and aborted
+/// with "memory allocation failed" (a signal, no exit code); the same range in a file's
+/// `rate_seeds` did it to `check`.
+#[test]
+fn a_seed_range_too_large_to_hold_is_exit_2_before_anything_runs() {
+    let o = splitbrain(&["sweep", LESSON, "--seeds", "0..18446744073709551615"]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("holds 18446744073709551615 seeds: at most 10000000 in one range"),
+        "{err}"
+    );
+    // The limit itself is allowed (parsing only: the range is not run here).
+    let o = splitbrain(&["sweep", LESSON, "--seeds", "0..10000001"]);
+    assert_eq!(code(&o), 2);
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join(LESSON)).unwrap()).unwrap();
+    v["expect_rate"] = serde_json::json!({ "fencing_monotonic": { "violated_at_most": 0.0 } });
+    v["expect"]
+        .as_object_mut()
+        .unwrap()
+        .remove("fencing_monotonic");
+    v["rate_seeds"] = "0..18446744073709551615".into();
+    let f = dir.path().join("huge-rate-seeds.json");
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = splitbrain(&["check", f.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stdout));
+    let out = String::from_utf8_lossy(&o.stdout) + String::from_utf8_lossy(&o.stderr);
+    assert!(out.contains("rate_seeds"), "{out}");
+}
+
+/// Regression: `run --set nodes.client1.ttl=5s` (the node is `client-1`) added a node
+/// `client1` with no role and failed with "missing field `role`" at a line of the edited text
+/// the user never saw.
+#[test]
+fn set_on_a_node_that_does_not_exist_names_the_node() {
+    let o = splitbrain(&["run", LESSON, "--set", "nodes.client1.ttl=5s"]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err,
+        "error: --set/--vary path `nodes.client1.ttl`: the file has no node `client1` in \
+         `nodes`; did you mean `client-1`?\n"
+    );
+    let o = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..2",
+        "--vary",
+        "nodes.client-3.ttl=5s,6s",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8(o.stderr)
+        .unwrap()
+        .contains("no node `client-3`"));
+}
