@@ -15,6 +15,15 @@ impl AtomicFile {
     /// are created; a folder that cannot be created or written is bad input (exit 2), named
     /// as the user gave it (never the temporary file's name).
     pub fn create(path: &Path) -> Result<Self> {
+        // A folder where the file should go would only fail at the rename, after the work
+        // (a whole sweep): refuse it now.
+        if path.is_dir() {
+            return Err(crate::exit::BadInput(format!(
+                "cannot write {}: it is a folder, not a file",
+                path.display()
+            ))
+            .into());
+        }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),

@@ -22,7 +22,7 @@ pub struct DrawArgs {
     pub to: Option<u64>,
     /// Message kinds not to draw (e.g. HEARTBEAT), comma-separated or repeated. With `run
     /// --narrate` they are also left out of the narration.
-    #[arg(long = "hide", value_delimiter = ',', value_name = "KINDS")]
+    #[arg(long = "hide", value_delimiter = ',', value_name = "KINDS", value_parser = parse_kind)]
     pub hide_kinds: Vec<String>,
     /// Draw no message arrows.
     #[arg(long)]
@@ -35,6 +35,20 @@ pub struct DrawArgs {
 /// Parses a true time given with a unit ("4s", "250ms").
 pub fn parse_time(s: &str) -> Result<u64, String> {
     parse_duration_ns(s)
+}
+
+/// Checks that `s` names a message kind (any case: `heartbeat` is `HEARTBEAT`), so a typo in
+/// `--hide` is a usage error rather than a chart that silently hides nothing.
+pub fn parse_kind(s: &str) -> Result<String, String> {
+    let kinds = splitbrain_protocols::MESSAGE_KINDS;
+    if kinds.iter().any(|k| k.eq_ignore_ascii_case(s)) {
+        return Ok(s.to_string());
+    }
+    let upper = s.to_ascii_uppercase();
+    let hint = splitbrain_scenario::error::did_you_mean(&upper, kinds.iter().copied())
+        .map(|k| format!("; did you mean `{k}`?"))
+        .unwrap_or_default();
+    Err(format!("unknown message kind `{s}`{hint}"))
 }
 
 /// The window a scenario's `chart` field names, if any.

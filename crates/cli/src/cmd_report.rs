@@ -100,8 +100,13 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     if files.is_empty() {
         return Err(BadInput("no scenario files (*.json) under the given paths".into()).into());
     }
-    std::fs::create_dir_all(&a.out)
-        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    std::fs::create_dir_all(&a.out).map_err(|e| {
+        BadInput(format!(
+            "cannot write the report folder {}: {}",
+            a.out.display(),
+            e.kind()
+        ))
+    })?;
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let out_abs = absolute(&a.out, &cwd);
     let mut rows = Vec::new();

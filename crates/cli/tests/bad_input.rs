@@ -121,3 +121,59 @@ fn set_on_a_node_that_does_not_exist_names_the_node() {
         .unwrap()
         .contains("no node `client-3`"));
 }
+
+/// Regression: `sweep --out DIR` ran every seed and only then failed to rename its result
+/// onto the folder; `report -o FILE` (a file where the folder goes) exited 1, the code of a
+/// mismatch, instead of 2.
+#[test]
+fn an_output_path_that_is_a_folder_or_a_file_in_the_way_is_exit_2_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let o = splitbrain(&["sweep", LESSON, "--seeds", "0..50", "--out", folder]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains(&format!("cannot write {folder}: it is a folder")),
+        "{err}"
+    );
+    assert!(
+        !err.contains("runs ("),
+        "the sweep ran before checking: {err}"
+    );
+    for args in [
+        vec!["run", LESSON, "--trace", folder],
+        vec!["shrink", LESSON, "-o", folder, "--max-runs", "5"],
+    ] {
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+    }
+
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "keep me").unwrap();
+    let o = splitbrain(&["report", LESSON, "-o", file.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
+}
+
+/// Regression: `chart --hide HEARTBEATS` (a typo) drew every heartbeat without a word.
+#[test]
+fn hide_names_a_message_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let t = trace.to_str().unwrap();
+    let o = splitbrain(&["run", "scenarios/01-bully-leader-crash.json", "--trace", t]);
+    assert_eq!(code(&o), 0);
+    let svg = dir.path().join("c.svg");
+    let svg = svg.to_str().unwrap();
+    let o = splitbrain(&["chart", t, "-o", svg, "--hide", "HEARTBEATS"]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("unknown message kind `HEARTBEATS`; did you mean `HEARTBEAT`?"),
+        "{err}"
+    );
+    assert!(!Path::new(svg).exists());
+    // Any case names a kind, as the chart and the narration match it.
+    let o = splitbrain(&["chart", t, "-o", svg, "--hide", "heartbeat,ELECTION"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+}

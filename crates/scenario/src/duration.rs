@@ -46,6 +46,12 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
             "expected a duration like \"250ms\" or \"1.5s\", found \"{text}\""
         ));
     }
+    if unit.is_empty() {
+        return Err(format!(
+            "duration \"{text}\" has no unit: write \"{num}ms\", \"{num}s\", ... (units ns, us, \
+             ms, s, m, h), or integer nanoseconds as a JSON number without quotes"
+        ));
+    }
     let Some(&(_, scale)) = UNITS.iter().find(|(u, _)| *u == unit) else {
         return Err(format!(
             "unknown duration unit \"{unit}\" in \"{text}\": expected one of ns, us, ms, s, m, h"
@@ -58,7 +64,9 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     if frac.contains('.') || (int.is_empty() && frac.is_empty()) {
         return Err(format!("malformed number in duration \"{text}\""));
     }
-    let overflow = || format!("duration \"{text}\" is too long");
+    let overflow = || {
+        format!("duration \"{text}\" is too long: past 2^64 ns (about 584 years), and a run lasts at most 24 h")
+    };
     let int_ns = if int.is_empty() {
         0
     } else {
@@ -88,7 +96,9 @@ pub fn parse_signed_ns(text: &str) -> Result<i64, String> {
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
     let ns = parse_duration_ns(rest)?;
-    let ns = i64::try_from(ns).map_err(|_| format!("duration \"{text}\" is too long"))?;
+    let ns = i64::try_from(ns).map_err(|_| {
+        format!("duration \"{text}\" is too long: past 2^63 ns (about 292 years), and a run lasts at most 24 h")
+    })?;
     Ok(if neg { -ns } else { ns })
 }
 
@@ -306,7 +316,7 @@ mod tests {
     fn rejects_with_reasons() {
         assert!(parse_duration_ns("10")
             .unwrap_err()
-            .contains("unknown duration unit"));
+            .contains("\"10\" has no unit: write \"10ms\""));
         assert!(parse_duration_ns("10 parsecs")
             .unwrap_err()
             .contains("parsecs"));
