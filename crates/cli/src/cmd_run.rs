@@ -53,6 +53,8 @@ pub fn run(a: RunArgs) -> Result<u8> {
         let src = splitbrain_scenario::read_scenario(&a.file)?;
         plan_with(&path, &src, &a.set).map_err(|e| exit::BadInput(e.to_string()))?
     };
+    // A window that ends before it starts fails now, before any output is written.
+    crate::cmd_view::window(a.draw.from, a.draw.to)?;
     let seed = a.seed.unwrap_or(plan.scenario.seed);
     // The file as the summary names it: with its settings, so the reproduce line
     // (`splitbrain run FILE --set PATH=V --seed N`) runs this very scenario.
@@ -105,7 +107,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
         crate::cmd_chart::write_chart(&model, &a.draw, window, c)?;
     }
     if let Some(v) = &a.view {
-        let window = crate::cmd_view::window(a.draw.from, a.draw.to)
+        let window = crate::cmd_view::window(a.draw.from, a.draw.to)?
             .or_else(|| crate::cmd_chart::lesson_window(&plan.scenario));
         let view = splitbrain_report::view_of_run(&result, window);
         crate::cmd_view::write_view(&view, v)?;

@@ -39,12 +39,17 @@ pub fn html_path(path: &Path) -> Result<()> {
     }
 }
 
-/// The window a page opens on, from `--from` / `--to` (either may be missing).
-pub fn window(from: Option<u64>, to: Option<u64>) -> Option<(SimTime, SimTime)> {
+/// The window a page opens on, from `--from` / `--to` (either may be missing); a window that
+/// ends before it starts is a usage error, as it is for `chart`.
+pub fn window(from: Option<u64>, to: Option<u64>) -> Result<Option<(SimTime, SimTime)>> {
     if from.is_none() && to.is_none() {
-        return None;
+        return Ok(None);
     }
-    Some((SimTime(from.unwrap_or(0)), SimTime(to.unwrap_or(u64::MAX))))
+    let (from, to) = (SimTime(from.unwrap_or(0)), SimTime(to.unwrap_or(u64::MAX)));
+    if from >= to {
+        return Err(BadInput(format!("--from {from} must be before --to {to}")).into());
+    }
+    Ok(Some((from, to)))
 }
 
 /// Writes `view` as a page to `out`.
@@ -60,7 +65,7 @@ pub fn run(a: ViewArgs) -> Result<u8> {
     let saved = read_trace(BufReader::new(file))
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
     let view = saved.view(
-        window(a.from, a.to).or_else(|| crate::cmd_chart::lesson_window(&saved.header.scenario)),
+        window(a.from, a.to)?.or_else(|| crate::cmd_chart::lesson_window(&saved.header.scenario)),
     );
     write_view(&view, &a.out).with_context(|| format!("writing {}", a.out.display()))?;
     println!(

@@ -177,3 +177,27 @@ fn hide_names_a_message_kind() {
     let o = splitbrain(&["chart", t, "-o", svg, "--hide", "heartbeat,ELECTION"]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// Regression: `view --from 12s --to 4s` wrote a page without a word (chart refused it), and
+/// `run --trace T --view V --from 12s --to 4s` wrote the trace before finding the window bad.
+#[test]
+fn a_window_that_ends_before_it_starts_is_exit_2_with_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let html = dir.path().join("v.html");
+    let (t, h) = (trace.to_str().unwrap(), html.to_str().unwrap());
+    let o = splitbrain(&[
+        "run", LESSON, "--trace", t, "--view", h, "--from", "12s", "--to", "4s",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8(o.stderr)
+        .unwrap()
+        .contains("--from 12.000 s must be before --to 4.000 s"));
+    assert!(!trace.exists() && !html.exists());
+
+    let o = splitbrain(&["run", LESSON, "--trace", t]);
+    assert_eq!(code(&o), 0);
+    let o = splitbrain(&["view", t, "-o", h, "--from", "12s", "--to", "4s"]);
+    assert_eq!(code(&o), 2);
+    assert!(!html.exists());
+}
