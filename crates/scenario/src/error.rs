@@ -61,15 +61,33 @@ impl fmt::Display for Problem {
     }
 }
 
+/// Longest word or candidate, in characters, that [`did_you_mean`] compares: edit distance
+/// costs the product of the lengths, so a 100,000-character node name against another would
+/// take minutes, and nobody mistypes a name that long.
+pub const MAX_SUGGEST_CHARS: usize = 256;
+
 /// The candidate closest to `word` by edit distance, if it is close enough to be a typo.
 pub fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    let len = word.chars().count();
+    if len > MAX_SUGGEST_CHARS {
+        return None;
+    }
     candidates
         .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(word, c), c))
-        .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len())
+        .filter_map(|c| {
+            let max = 2.max(c.len() / 4);
+            let c_len = c.chars().count();
+            // The distance is at least the difference in length: skip hopeless candidates
+            // before paying for the distance.
+            if c_len > MAX_SUGGEST_CHARS || c_len.abs_diff(len) > max {
+                return None;
+            }
+            let d = strsim::damerau_levenshtein(word, c);
+            (d <= max && d < c.len()).then_some((d, c))
+        })
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
@@ -103,6 +121,14 @@ mod tests {
             Some("client-1")
         );
         assert_eq!(did_you_mean("zzz", ["bully", "worker"]), None);
+        // Regression: two 100,000-character names took minutes to compare.
+        let long_a = "z".repeat(100_000);
+        let long_b = "y".repeat(100_000);
+        assert_eq!(did_you_mean(&long_a, [long_b.as_str(), "bully"]), None);
+        assert_eq!(
+            did_you_mean("bullly", [long_b.as_str(), "bully"]),
+            Some("bully")
+        );
         assert_eq!(
             with_suggestion("unknown field `ttll`, expected one of `ttl`, `count`"),
             "unknown field `ttll`, expected one of `ttl`, `count`; did you mean `ttl`?"
