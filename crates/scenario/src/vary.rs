@@ -216,6 +216,17 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
     if settings.is_empty() {
         return Ok(load_str(file, src)?);
     }
+    // The same path twice (`--vary a=1,2 --vary a=3`) would label runs with a value the
+    // later setting replaced.
+    for (i, s) in settings.iter().enumerate() {
+        if settings[..i].iter().any(|e| e.path == s.path) {
+            return Err(VaryError::Path {
+                path: s.path.clone(),
+                reason: "given twice: set or vary each path once".into(),
+            }
+            .into());
+        }
+    }
     let text = apply_settings(src, settings)?;
     let label: Vec<String> = settings
         .iter()
@@ -320,6 +331,19 @@ mod tests {
         assert!("a=1,,2".parse::<Vary>().is_err());
         let v: Vary = "faults.0.for=1s, 5s,15s".parse().unwrap();
         assert_eq!(v.values, vec!["1s", "5s", "15s"]);
+    }
+
+    #[test]
+    fn a_path_set_twice_is_refused() {
+        // Regression: `--vary faults.1.at=1s,2s --vary faults.1.at=3s` ran every combination
+        // at 3s and reported it as 1s and 2s.
+        let src = r#"{"splitbrain": 1}"#;
+        let twice: Vec<Setting> = vec!["seed=1".parse().unwrap(), "seed=2".parse().unwrap()];
+        let e = plan_with("f.json", src, &twice).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--set/--vary path `seed`: given twice: set or vary each path once"
+        );
     }
 
     #[test]
