@@ -15,7 +15,9 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
 }
 
-/// Every `*.json` file under `paths`, sorted.
+/// Every `*.json` file under `paths`, sorted. A symbolic link to a folder found while
+/// walking is not followed (a link to `.` would make the walk endless, as in ripgrep's
+/// default); a folder named on the command line is, link or not.
 pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         if p.is_dir() {
@@ -24,6 +26,9 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 .collect::<Result<_, _>>()?;
             entries.sort();
             for e in entries {
+                if e.is_symlink() && e.is_dir() {
+                    continue;
+                }
                 walk(&e, out)?;
             }
         } else if p.extension().is_some_and(|x| x == "json") {

@@ -201,3 +201,22 @@ fn a_window_that_ends_before_it_starts_is_exit_2_with_nothing_written() {
     assert_eq!(code(&o), 2);
     assert!(!html.exists());
 }
+
+/// Regression: `check DIR` where DIR holds links back to itself (`self -> .`, `again -> DIR`)
+/// walked 2^40 paths and never ended; `report` too.
+#[cfg(unix)]
+#[test]
+fn check_does_not_follow_folder_links_while_walking() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        repo().join("scenarios/02-bully-worst-case.json"),
+        dir.path().join("02.json"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".", dir.path().join("self")).unwrap();
+    std::os::unix::fs::symlink(dir.path(), dir.path().join("again")).unwrap();
+    let o = splitbrain(&["check", dir.path().to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.contains("1 passed, 0 failed"), "{out}");
+}
