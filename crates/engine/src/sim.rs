@@ -289,7 +289,7 @@ impl<A: Actor> Core<A> {
     #[inline]
     fn record(&mut self, make: impl FnOnce() -> EventOf<A>) {
         if let Some(r) = &mut self.recorder {
-            r.record(make());
+            r.record_with(make);
         }
     }
 
