@@ -410,7 +410,8 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     // Wall time of the sweep, for the throughput line only: it never reaches a run.
     #[allow(clippy::disallowed_methods)]
     let started = std::time::Instant::now();
-    let lines = run_jobs(&plans, &values, &jobs, threads, a.hash, &on_done).context("a run failed")?;
+    let lines =
+        run_jobs(&plans, &values, &jobs, threads, a.hash, &on_done).context("a run failed")?;
     let secs = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
