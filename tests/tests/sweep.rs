@@ -40,7 +40,7 @@ fn sweep(plans: &[Plan], values: &[String], seeds: &[u64], threads: usize) -> Ve
     let jobs: Vec<Job> = (0..plans.len())
         .flat_map(|plan| seeds.iter().map(move |&seed| Job { plan, seed }))
         .collect();
-    run_jobs(plans, values, &jobs, threads, &|_| {}).unwrap()
+    run_jobs(plans, values, &jobs, threads, true, &|_| {}).unwrap()
 }
 
 #[test]
@@ -57,13 +57,77 @@ fn results_do_not_depend_on_the_thread_count_and_come_in_seed_order() {
         (0..50).collect::<Vec<_>>()
     );
     // The nemesis makes seeds differ: different traces, and some but not all violate.
-    let hashes: std::collections::BTreeSet<&str> = one.iter().map(|l| l.hash.as_str()).collect();
+    let hashes: std::collections::BTreeSet<&str> =
+        one.iter().filter_map(|l| l.hash.as_deref()).collect();
     assert!(hashes.len() > 40, "{} distinct traces", hashes.len());
     let violated = one
         .iter()
         .filter(|l| l.outcomes.values().any(|o| *o == Outcome::Violated))
         .count();
     assert!(violated > 0 && violated < 50, "{violated} of 50 violated");
+}
+
+#[test]
+fn a_sweep_without_hashes_gives_the_same_lines_and_run_s_trace_hash_with_them() {
+    let p = plan(&bully_with_nemesis());
+    let seeds: Vec<u64> = (0..20).collect();
+    let jobs: Vec<Job> = seeds.iter().map(|&seed| Job { plan: 0, seed }).collect();
+    let hashed = run_jobs(std::slice::from_ref(&p), &[], &jobs, 1, true, &|_| {}).unwrap();
+    let counted = run_jobs(std::slice::from_ref(&p), &[], &jobs, 1, false, &|_| {}).unwrap();
+    for (h, c) in hashed.iter().zip(&counted) {
+        // Counting builds no event, yet counts exactly the events the hashed run recorded.
+        assert_eq!(c.hash, None);
+        assert_eq!(
+            &SeedLine {
+                hash: None,
+                ..h.clone()
+            },
+            c
+        );
+        // The hash is the one `run` reports for that seed.
+        let r = splitbrain_scenario::execute(
+            &p,
+            h.seed,
+            Some(splitbrain_engine::Recorder::hash_only()),
+        )
+        .unwrap();
+        let t = r.trace.unwrap();
+        assert_eq!(h.hash.as_deref(), Some(format!("{:016x}", t.hash).as_str()));
+        assert_eq!(h.events, t.events);
+    }
+    // The results file says whether its lines carry hashes; merge refuses to mix the two.
+    let range: SeedRange = "0..20".parse().unwrap();
+    let plain = SweepHeader::new(&p.scenario, range, None, None);
+    let with = plain.clone().with_trace_hashes(true);
+    let text = results_jsonl(&plain, &counted);
+    assert!(!text.contains("\"hash\""), "{text}");
+    assert!(results_jsonl(&with, &hashed)
+        .lines()
+        .next()
+        .unwrap()
+        .contains("\"trace_hashes\":true"));
+    let shard = |k: u64, h: &SweepHeader, lines: &[SeedLine]| {
+        let h = SweepHeader {
+            shard: Some(Shard { k, n: 2 }.to_string()),
+            ..h.clone()
+        };
+        let mine: Vec<SeedLine> = lines.iter().filter(|l| l.seed % 2 == k).cloned().collect();
+        results_jsonl(&h, &mine)
+    };
+    let err = merge_results(&[
+        ("a".into(), shard(0, &plain, &counted)),
+        ("b".into(), shard(1, &with, &hashed)),
+    ])
+    .unwrap_err();
+    assert!(err.to_string().contains("--hash"), "{err}");
+    assert_eq!(
+        merge_results(&[
+            ("a".into(), shard(0, &with, &hashed)),
+            ("b".into(), shard(1, &with, &hashed)),
+        ])
+        .unwrap(),
+        results_jsonl(&with, &hashed)
+    );
 }
 
 #[test]

@@ -83,9 +83,10 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
-    /// Builds the record of a finished simulation. `clocks` are the initial clock configs by
-    /// node (the simulation only keeps the current clocks); `end` is the scenario duration.
-    pub fn from_sim(sim: &Sim<Node>, clocks: Vec<ClockConfig>, end: SimTime) -> RunRecord {
+    /// Builds the record of a finished simulation, moving its observations out of it (the
+    /// simulation keeps none afterwards). `clocks` are the initial clock configs by node (the
+    /// simulation only keeps the current clocks); `end` is the scenario duration.
+    pub fn from_sim(sim: &mut Sim<Node>, clocks: Vec<ClockConfig>, end: SimTime) -> RunRecord {
         let names = sim.names().to_vec();
         let roles = (0..names.len())
             .map(|i| Role::from(sim.actor(NodeId(i as u32))))
@@ -94,7 +95,7 @@ impl RunRecord {
             names,
             roles,
             clocks,
-            observations: sim.observations().to_vec(),
+            observations: sim.take_observations(),
             faults: sim.applied_faults().to_vec(),
             end,
             messages: sim

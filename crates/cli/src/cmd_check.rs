@@ -60,7 +60,14 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
         .map(|seed| Job { plan: 0, seed })
         .collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let lines = run_jobs(std::slice::from_ref(plan), &[], &jobs, threads, &|_| {})?;
+    let lines = run_jobs(
+        std::slice::from_ref(plan),
+        &[],
+        &jobs,
+        threads,
+        false,
+        &|_| {},
+    )?;
     let refs: Vec<_> = lines.iter().collect();
     let rates = judge_rates(&plan.scenario, &refs);
     let matched = lines.iter().filter(|l| l.matches).count();

@@ -68,6 +68,11 @@ pub struct SweepArgs {
     /// With --chart and one numeric --vary: a logarithmic x axis (every value above zero).
     #[arg(long)]
     pub log_x: bool,
+    /// Give every line of the results file its trace hash (the hash `run --trace` prints for
+    /// that seed). Off by default: hashing serialises every event of every run, most of a
+    /// short run's cost.
+    #[arg(long, requires = "out")]
+    pub hash: bool,
     /// Failing seeds to list per invariant.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub show: usize,
@@ -242,6 +247,7 @@ fn find_threshold(
             &[value.to_string()],
             &jobs,
             threads.min(jobs.len()),
+            false,
             &|_| {},
         )
         .map_err(|e| e.to_string())?;
@@ -404,7 +410,8 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     // Wall time of the sweep, for the throughput line only: it never reaches a run.
     #[allow(clippy::disallowed_methods)]
     let started = std::time::Instant::now();
-    let lines = run_jobs(&plans, &values, &jobs, threads, &on_done).context("a run failed")?;
+    let lines =
+        run_jobs(&plans, &values, &jobs, threads, a.hash, &on_done).context("a run failed")?;
     let secs = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
@@ -421,7 +428,8 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             values: values.clone(),
         }),
         a.shard,
-    );
+    )
+    .with_trace_hashes(a.hash);
     if let Some(f) = out_file {
         finish(f, results_jsonl(&header, &lines).as_bytes())?;
     }

@@ -108,6 +108,42 @@ fn sweep_files_are_identical_for_any_jobs_and_shards_merge_into_them() {
 }
 
 #[test]
+fn sweep_hash_gives_each_line_the_trace_hash_run_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let sweep = |out: &str, hash: bool| {
+        let mut args = vec!["sweep", LESSON, "--seeds", "0..3", "--out", out];
+        if hash {
+            args.push("--hash");
+        }
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 0, "{}", stdout(&o));
+        std::fs::read_to_string(out).unwrap()
+    };
+    let plain = sweep(&p("plain.jsonl"), false);
+    let hashed = sweep(&p("hashed.jsonl"), true);
+    assert!(
+        !plain.contains("\"hash\"") && !plain.contains("trace_hashes"),
+        "{plain}"
+    );
+    let header: serde_json::Value = serde_json::from_str(hashed.lines().next().unwrap()).unwrap();
+    assert_eq!(header["trace_hashes"], true);
+    // Seed 1's line carries the hash `run --seed 1` prints, and otherwise equals the plain line.
+    let line: serde_json::Value = serde_json::from_str(hashed.lines().nth(2).unwrap()).unwrap();
+    let run = stdout(&splitbrain(&["run", LESSON, "--seed", "1"]));
+    let hash = line["hash"].as_str().unwrap();
+    assert!(run.contains(&format!("hash {hash}")), "{hash} not in {run}");
+    let mut without = line.clone();
+    without.as_object_mut().unwrap().remove("hash");
+    let plain_line: serde_json::Value =
+        serde_json::from_str(plain.lines().nth(2).unwrap()).unwrap();
+    assert_eq!(without, plain_line);
+    // A hash is only written to a results file.
+    let o = splitbrain(&["sweep", LESSON, "--seeds", "0..3", "--hash"]);
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
 fn vary_prints_rates_per_value_draws_the_chart_and_rejects_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("p.svg").display().to_string();

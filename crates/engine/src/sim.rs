@@ -289,7 +289,7 @@ impl<A: Actor> Core<A> {
     #[inline]
     fn record(&mut self, make: impl FnOnce() -> EventOf<A>) {
         if let Some(r) = &mut self.recorder {
-            r.record(make());
+            r.record_with(make);
         }
     }
 
@@ -633,6 +633,11 @@ impl<A: Actor> Sim<A> {
     /// Every observation so far, in order.
     pub fn observations(&self) -> &[Observed<A::Obs>] {
         &self.core.observations
+    }
+    /// Moves every observation so far out of the simulation (leaving none), for a caller
+    /// done with the run that would otherwise copy them.
+    pub fn take_observations(&mut self) -> Vec<Observed<A::Obs>> {
+        std::mem::take(&mut self.core.observations)
     }
     /// Every fault applied so far, in order.
     pub fn applied_faults(&self) -> &[(SimTime, Fault)] {

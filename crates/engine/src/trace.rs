@@ -135,7 +135,8 @@ impl<M, T, O> TraceEvent<M, T, O> {
 pub struct TraceSummary<E> {
     /// Number of events recorded.
     pub events: u64,
-    /// FNV-1a 64 of every event line (each with its `\n`), in order.
+    /// FNV-1a 64 of every event line (each with its `\n`), in order; 0 from a
+    /// [`Recorder::count_only`] recorder, which hashes nothing.
     pub hash: u64,
     /// The lines, if kept.
     pub lines: Option<Vec<String>>,
@@ -143,7 +144,8 @@ pub struct TraceSummary<E> {
     pub kept: Option<Vec<E>>,
 }
 
-/// Records trace events: hash always; stream, lines and typed events on request.
+/// Records trace events: hash always (unless [`Recorder::count_only`]); stream, lines and
+/// typed events on request.
 pub struct Recorder<E> {
     hasher: fnv::FnvHasher,
     buf: Vec<u8>,
@@ -152,6 +154,8 @@ pub struct Recorder<E> {
     kept: Option<Vec<E>>,
     events: u64,
     error: Option<io::Error>,
+    /// Count events without building, serialising or hashing them.
+    count_only: bool,
 }
 
 impl<E: Serialize> Recorder<E> {
@@ -165,26 +169,55 @@ impl<E: Serialize> Recorder<E> {
             kept: None,
             events: 0,
             error: None,
+            count_only: false,
+        }
+    }
+    /// Count only: the summary has the number of events the trace would hold, and hash 0.
+    /// The engine then builds no event (it calls [`Recorder::record_with`]), so counting
+    /// costs one increment per event; a sweep that does not report trace hashes uses it.
+    pub fn count_only() -> Self {
+        Recorder {
+            buf: Vec::new(),
+            count_only: true,
+            ..Recorder::hash_only()
         }
     }
     /// Also stream JSON lines to `out` (the header, if any, must already be written).
+    /// Turns a count-only recorder into a hashing one.
     pub fn with_writer(mut self, out: Box<dyn Write>) -> Self {
         self.out = Some(out);
+        self.count_only = false;
         self
     }
-    /// Also keep every line in memory.
+    /// Also keep every line in memory. Turns a count-only recorder into a hashing one.
     pub fn keep_lines(mut self) -> Self {
         self.lines = Some(Vec::new());
+        self.count_only = false;
         self
     }
-    /// Also keep every typed event in memory.
+    /// Also keep every typed event in memory. Turns a count-only recorder into a hashing one.
     pub fn keep_events(mut self) -> Self {
         self.kept = Some(Vec::new());
+        self.count_only = false;
         self
     }
 
-    /// Records one event.
+    /// Records the event `make` builds; a count-only recorder counts it without building it.
+    #[inline]
+    pub fn record_with(&mut self, make: impl FnOnce() -> E) {
+        if self.count_only {
+            self.events += 1;
+        } else {
+            self.record(make());
+        }
+    }
+
+    /// Records one event (a count-only recorder just counts it).
     pub fn record(&mut self, ev: E) {
+        if self.count_only {
+            self.events += 1;
+            return;
+        }
         self.buf.clear();
         if let Err(e) = serde_json::to_writer(&mut self.buf, &ev) {
             self.error.get_or_insert(io::Error::other(e));

@@ -219,7 +219,7 @@ pub fn measure(
     let jobs: Vec<Job> = (0..plans.len())
         .flat_map(|plan| (seeds.start..seeds.end).map(move |seed| Job { plan, seed }))
         .collect();
-    let lines = run_jobs(&plans, &[], &jobs, threads, on_done)?;
+    let lines = run_jobs(&plans, &[], &jobs, threads, false, on_done)?;
     let per = (seeds.end - seeds.start) as usize;
     let chunks: Vec<&[SeedLine]> = lines.chunks(per).collect();
     let caught = |lines: &[SeedLine]| {

@@ -240,7 +240,7 @@ pub fn execute(
         .map(|n| clock_of(&plan.scenario, &n.spec))
         .collect();
     let record_end = if bound.is_none() { end } else { sim.now() };
-    let record = RunRecord::from_sim(&sim, clocks, record_end);
+    let record = RunRecord::from_sim(&mut sim, clocks, record_end);
     let spec = check_spec(&plan.scenario);
     let mut report = check(&record, &spec);
     if let Some(b) = &bound {

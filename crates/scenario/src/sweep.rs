@@ -147,15 +147,28 @@ pub struct SeedLine {
     pub events: u64,
     /// Events the engine processed (stale timers included).
     pub sim_events: u64,
-    /// The trace hash (FNV-1a 64 of the event lines), 16 hex digits.
-    pub hash: String,
+    /// The trace hash (FNV-1a 64 of the event lines, the hash `run --trace` prints), 16 hex
+    /// digits; only when the sweep was asked for it (`sweep --hash`): hashing serialises
+    /// every event and costs most of a short run's time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
     /// Key metrics.
     pub metrics: LineMetrics,
 }
 
-/// Runs `plan` with `seed`, hashing the trace.
-pub fn run_seed(plan: &Plan, seed: u64, value: Option<&str>) -> std::io::Result<SeedLine> {
-    let r = execute(plan, seed, Some(Recorder::hash_only()))?;
+/// Runs `plan` with `seed`, counting the trace's events and, if `hash`, hashing them.
+pub fn run_seed(
+    plan: &Plan,
+    seed: u64,
+    value: Option<&str>,
+    hash: bool,
+) -> std::io::Result<SeedLine> {
+    let recorder = if hash {
+        Recorder::hash_only()
+    } else {
+        Recorder::count_only()
+    };
+    let r = execute(plan, seed, Some(recorder))?;
     let trace = r.trace.as_ref().expect("a recorder was given");
     let m = &r.report.metrics;
     let outcomes = r
@@ -192,7 +205,7 @@ pub fn run_seed(plan: &Plan, seed: u64, value: Option<&str>) -> std::io::Result<
         bound: r.bound.as_ref().map(|b| b.to_string()),
         events: trace.events,
         sim_events: r.stats.events,
-        hash: format!("{:016x}", trace.hash),
+        hash: hash.then(|| format!("{:016x}", trace.hash)),
         metrics: LineMetrics {
             faults: r.record.faults.len() as u64,
             sent: counts.clone().map(|c| c.sent).sum(),
@@ -215,13 +228,15 @@ pub struct Job {
 }
 
 /// Runs every job on a pool of `threads` threads and returns the lines in job order, whatever
-/// the thread count. `values[i]` labels plan `i` (empty without `--vary`). `on_done` is called
-/// from the worker threads after each run (for a progress bar).
+/// the thread count. `values[i]` labels plan `i` (empty without `--vary`). `hash`: give
+/// each line its trace hash. `on_done` is called from the worker threads after each run (for
+/// a progress bar).
 pub fn run_jobs(
     plans: &[Plan],
     values: &[String],
     jobs: &[Job],
     threads: usize,
+    hash: bool,
     on_done: &(dyn Fn(&SeedLine) + Sync),
 ) -> std::io::Result<Vec<SeedLine>> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -236,6 +251,7 @@ pub fn run_jobs(
                     &plans[j.plan],
                     j.seed,
                     values.get(j.plan).map(String::as_str),
+                    hash,
                 )?;
                 on_done(&line);
                 Ok(line)
@@ -275,6 +291,9 @@ pub struct SweepHeader {
     /// This file's shard (`K/N`); absent for a whole sweep or a merge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// Whether every line carries its trace hash (`sweep --hash`); absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trace_hashes: bool,
 }
 
 /// FNV-1a 64 of `bytes`.
@@ -294,7 +313,8 @@ pub fn scenario_hash(s: &Scenario) -> String {
 }
 
 impl SweepHeader {
-    /// The header of a sweep of `base` over `range`.
+    /// The header of a sweep of `base` over `range` (without trace hashes; see
+    /// [`SweepHeader::with_trace_hashes`]).
     pub fn new(
         base: &Scenario,
         range: SeedRange,
@@ -309,6 +329,15 @@ impl SweepHeader {
             seeds: range.to_string(),
             vary,
             shard: shard.map(|s| s.to_string()),
+            trace_hashes: false,
+        }
+    }
+
+    /// The same header, saying whether the lines carry trace hashes.
+    pub fn with_trace_hashes(self, trace_hashes: bool) -> Self {
+        SweepHeader {
+            trace_hashes,
+            ..self
         }
     }
 }
@@ -416,7 +445,7 @@ pub fn merge_results(files: &[(String, String)]) -> Result<String, ResultsError>
         };
         if h != base {
             return Err(ResultsError::Mismatch(format!(
-                "{f} and {first_file} are not from the same sweep (scenario, seeds, --vary or version differ)"
+                "{f} and {first_file} are not from the same sweep (scenario, seeds, --vary, --hash or version differ)"
             )));
         }
         let shard: Shard = match &r.header.shard {
