@@ -8,9 +8,19 @@
 //! lock until `start + ttl` (minus the drift margin, below) on its own monotonic clock (`LockAcquired { token: None, value,
 //! valid_until_local }`; the TTL as sent, in whole ms) and sets a timer there that ends the belief with `LockLost`; nil
 //! (someone holds it), an error reply, or no reply within `request_timeout` -> `LockFailed`
-//! and [`LockEvent::Failed`]. The instance starts the TTL when the SET arrives, after `start`,
+//! (the attempt failed) and, after `retry_count` attempts in all, [`LockEvent::Failed`]. The instance starts the TTL when the SET arrives, after `start`,
 //! so with equal clock rates the belief ends no later than the key (the instance's clock is a
 //! wall clock, though: a step on it breaks this, which is the Redlock lessons' point).
+//!
+//! **Retry** (`retry_count`, `retry`: the same [`RetryPolicy`] and the same count as the
+//! Redlock client's, `crate::retry`). `retry_count` counts ATTEMPTS, the first one included
+//! (default 1: no retry, the worker tries again after its `think_time`); after a failed
+//! attempt that is not the last, the client waits `retry.delay(attempt)` of its monotonic
+//! clock and sends the SET NX again with the SAME value: one value per acquisition, as
+//! redis-py's `Lock.acquire` loops `do_acquire(token)` with `sleep` between tries and
+//! node-redlock keeps its value across retries. A late `OK` to an earlier attempt of the
+//! acquisition still in progress is not released (the key then holds our value, and the
+//! retries get nil until it expires, as with redis-py); once the acquisition is over it is.
 //!
 //! **Release.** [`Release::CompareAndDelete`] (default) sends the release script
 //! ([`release_args`]): delete the key only if it still holds this acquisition's value.
@@ -70,6 +80,7 @@ use crate::redis::command::{
     decode_flag, decode_set_nx_px, del_args, extend_args, release_args, set_nx_px_args,
 };
 use crate::redis::RedisMsg;
+pub use crate::retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
 
@@ -146,11 +157,18 @@ pub struct RedisLockConfig {
     /// the validity is `ttl - (ttl * drift_ppm / 1e6 + 2 ms)` from the start time, as
     /// Redlock's.
     pub drift_ppm: u64,
+    /// Attempts per acquisition, the first one included (default 1: no retry); as the
+    /// Redlock client's `retry_count`.
+    pub retry_count: u32,
+    /// The delay before each retry (default [`RetryPolicy::default`], uniform up to 200 ms;
+    /// unused with one attempt).
+    pub retry: RetryPolicy,
 }
 
 impl RedisLockConfig {
     /// A config for `key` at `instance` with every other field at its default: ttl 10 s,
-    /// compare-and-delete release, request timeout 500 ms.
+    /// compare-and-delete release, request timeout 500 ms, extend-if-owner refresh, stop
+    /// believing on a failed refresh, no watchdog, no drift margin, one attempt.
     pub fn new(instance: NodeId, key: impl Into<String>) -> Self {
         RedisLockConfig {
             instance,
@@ -162,6 +180,8 @@ impl RedisLockConfig {
             on_refresh_failure: OnRefreshFailure::StopBelieving,
             watchdog: false,
             drift_ppm: 0,
+            retry_count: 1,
+            retry: RetryPolicy::default(),
         }
     }
 
@@ -207,6 +227,8 @@ pub enum RedisClientTimer {
     },
     /// The watchdog's period (`ttl / 3`) passed: refresh.
     Watchdog,
+    /// The delay before the next attempt of an acquisition is over.
+    Retry,
 }
 
 /// The context a single-instance Redis lock client runs in: any composition whose messages and
@@ -223,6 +245,11 @@ enum State {
         value: String,
         start: LocalTime,
         timeout: TimerId,
+    },
+    /// Between two attempts of one acquisition (its value kept).
+    Backoff {
+        value: String,
+        retry: TimerId,
     },
     Held {
         value: String,
@@ -249,6 +276,8 @@ pub struct RedisLockClient {
     refreshing: Option<(u64, LocalTime, TimerId)>,
     /// The pending watchdog timer.
     watchdog: Option<TimerId>,
+    /// Attempts made in the current acquisition.
+    attempts: u32,
 }
 
 impl RedisLockClient {
@@ -264,6 +293,7 @@ impl RedisLockClient {
             lost: None,
             refreshing: None,
             watchdog: None,
+            attempts: 0,
         }
     }
 
@@ -297,7 +327,15 @@ impl RedisLockClient {
             return;
         }
         self.lost = None;
+        self.attempts = 0;
         let value = format!("{:016x}", ctx.rng().next_u64());
+        self.start_attempt(ctx, value);
+    }
+
+    /// One attempt of the acquisition with `value`: observes `LockRequested`, takes the start
+    /// time, sends the SET NX PX.
+    fn start_attempt(&mut self, ctx: &mut impl RedisLockCtx, value: String) {
+        self.attempts += 1;
         let start = ctx.mono_now();
         let ttl_ms = self.cfg.ttl_ms() as i64;
         let req = self.send(ctx, set_nx_px_args(&self.cfg.key, &value, ttl_ms));
@@ -338,6 +376,13 @@ impl RedisLockClient {
                     reason: "abandoned".to_string(),
                 });
             }
+            State::Backoff { retry, .. } => {
+                ctx.cancel_timer(retry);
+                ctx.observe(Obs::LockFailed {
+                    lock: self.cfg.key.clone(),
+                    reason: "abandoned".to_string(),
+                });
+            }
             State::Held {
                 value, deadline, ..
             } => {
@@ -351,12 +396,26 @@ impl RedisLockClient {
         }
     }
 
-    fn fail(&mut self, ctx: &mut impl RedisLockCtx, reason: String) -> Option<LockEvent> {
-        self.state = State::Idle;
+    /// An attempt of the acquisition with `value` failed (`LockFailed { reason }`): wait for
+    /// the retry policy's delay and try again, or, after `retry_count` attempts, give up
+    /// ([`LockEvent::Failed`]).
+    fn fail(
+        &mut self,
+        ctx: &mut impl RedisLockCtx,
+        value: String,
+        reason: String,
+    ) -> Option<LockEvent> {
         ctx.observe(Obs::LockFailed {
             lock: self.cfg.key.clone(),
             reason,
         });
+        if self.attempts < self.cfg.retry_count {
+            let delay = self.cfg.retry.delay(self.attempts, ctx.rng());
+            let retry = ctx.set_timer(delay, RedisClientTimer::Retry);
+            self.state = State::Backoff { value, retry };
+            return None;
+        }
+        self.state = State::Idle;
         Some(LockEvent::Failed)
     }
 
@@ -427,7 +486,7 @@ impl RedisLockClient {
                 if now >= valid_until {
                     let args = self.release_args(&value);
                     self.send(ctx, args);
-                    return self.fail(ctx, "OK came after the TTL had passed".to_string());
+                    return self.fail(ctx, value, "OK came after the TTL had passed".to_string());
                 }
                 let deadline = ctx.set_timer(
                     valid_until.saturating_since(now),
@@ -452,14 +511,16 @@ impl RedisLockClient {
             }
             Ok(false) => self.fail(
                 ctx,
+                value,
                 "held by another client (SET NX replied nil)".to_string(),
             ),
-            Err(e) => self.fail(ctx, format!("{e}")),
+            Err(e) => self.fail(ctx, value, format!("{e}")),
         }
     }
 
     /// A reply to a request that is no longer pending: an `OK` to an abandoned acquisition is
-    /// handed back at once.
+    /// handed back at once, unless that acquisition (its value) is still being retried or
+    /// holds.
     fn late_reply(
         &mut self,
         ctx: &mut impl RedisLockCtx,
@@ -468,7 +529,7 @@ impl RedisLockClient {
     ) -> Option<LockEvent> {
         if let Some((r, value)) = self.abandoned.take() {
             if r == req {
-                if decode_set_nx_px(reply) == Ok(true) {
+                if decode_set_nx_px(reply) == Ok(true) && !self.is_current(&value) {
                     let args = self.release_args(&value);
                     self.send(ctx, args);
                 }
@@ -477,6 +538,16 @@ impl RedisLockClient {
             }
         }
         None
+    }
+
+    /// Whether `value` is the value of the acquisition in progress or of the current hold.
+    fn is_current(&self, value: &str) -> bool {
+        match &self.state {
+            State::Idle => false,
+            State::Acquiring { value: v, .. }
+            | State::Backoff { value: v, .. }
+            | State::Held { value: v, .. } => v == value,
+        }
     }
 
     /// Handles one of this client's timers; `None` if nothing changed for the caller.
@@ -489,12 +560,20 @@ impl RedisLockClient {
                     value,
                     ..
                 } if *pending == req => {
+                    let value = value.clone();
                     self.abandoned = Some((req, value.clone()));
                     let ms = self.cfg.request_timeout.as_millis();
-                    self.fail(ctx, format!("no reply within {ms} ms"))
+                    self.fail(ctx, value, format!("no reply within {ms} ms"))
                 }
                 _ => None,
             },
+            RedisClientTimer::Retry => {
+                if let State::Backoff { value, .. } = std::mem::replace(&mut self.state, State::Idle)
+                {
+                    self.start_attempt(ctx, value);
+                }
+                None
+            }
             RedisClientTimer::Deadline => match &self.state {
                 State::Held { valid_until, .. } if ctx.mono_now() >= *valid_until => {
                     self.lose(ctx, "TTL passed by the local clock".to_string())
@@ -661,6 +740,7 @@ impl RedisLockClient {
         self.lost = None;
         self.refreshing = None;
         self.watchdog = None;
+        self.attempts = 0;
     }
 }
 

@@ -7,8 +7,8 @@ use crate::role::{BeliefFields, ClockSpec, RenewFailureSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The delay before a Redlock client's retry; every random draw comes from the worker's RNG
-/// stream.
+/// The delay before a Redis or Redlock client's retry (one policy type for both clients,
+/// `protocols::retry::RetryPolicy`); every random draw comes from the worker's RNG stream.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RetrySpec {
@@ -231,16 +231,19 @@ pub struct WorkerSpec {
     /// (default 500 ms); raft: wait before trying the next replica (default 200 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout: Option<Dur>,
-    /// redlock: ATTEMPTS per acquisition before giving up a round, the first one included
-    /// (default 3: at most 2 retries), as node-redlock documents its `retryCount` and
-    /// redlock-rb its `retry_count`.
+    /// redis and redlock: ATTEMPTS per acquisition before giving up a round, the first one
+    /// included, as node-redlock documents its `retryCount` and redlock-rb its `retry_count`
+    /// (redlock default 3: at most 2 retries; redis default 1: no retry, as redis-py's
+    /// `Lock.acquire(blocking=False)`; more attempts are redis-py's blocking loop bounded by
+    /// attempts). The same value is sent on every attempt of one acquisition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_count: Option<u32>,
-    /// redlock: retry after a uniform delay in `0..=` this (default 200 ms); shorthand for
-    /// `retry: {"policy": "uniform", "max": ..}` (give one or the other).
+    /// redis and redlock: retry after a uniform delay in `0..=` this (default 200 ms);
+    /// shorthand for `retry: {"policy": "uniform", "max": ..}` (give one or the other).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_delay_max: Option<Dur>,
-    /// redlock: the delay before each retry (default `{"policy": "uniform", "max": "200ms"}`).
+    /// redis and redlock: the delay before each retry (default `{"policy": "uniform", "max":
+    /// "200ms"}`; redis-py's `sleep=0.1` is `{"policy": "fixed", "delay": "100ms"}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<RetrySpec>,
     /// redis and redlock: clock drift factor, a fraction of the TTL in [0, 1); validity is
