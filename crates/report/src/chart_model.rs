@@ -482,7 +482,7 @@ impl TimelineModel {
                                 e.2 = Some(valid);
                             }
                         }
-                        Obs::LockReleased { lock } | Obs::LockLost { lock, .. } => {
+                        Obs::LockReleased { thread: _, lock } | Obs::LockLost { lock, .. } => {
                             if let Some((since, token, valid)) =
                                 holds.remove(&(*node, lock.clone()))
                             {

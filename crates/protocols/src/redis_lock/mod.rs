@@ -33,6 +33,16 @@
 //! already ended). With compare-and-delete that is harmless; with plain `DEL` it deletes
 //! whoever holds the key now.
 //!
+//! **Shared lock object.** Release and refresh send the lock object's token field (redis-py's
+//! `Lock.local.token`), set by a successful acquisition and cleared by a release. For one
+//! client it is always its hold's value. In a worker whose threads share one lock object
+//! (`lock_object: "shared"`, redis-py's `Lock(thread_local=False)` used from several
+//! threads) the field is the node's, so a thread that acquires overwrites the token another
+//! thread will release with: that thread's compare-and-delete then deletes the new holder's
+//! key (`SharedTokenRelease` is observed when a release sends a token that is not the
+//! releasing hold's own). After a release cleared the field, a release or refresh sends
+//! nothing (redis-py raises `LockError`; the belief still ends with `LockReleased`).
+//!
 //! **Refresh** ([`RedisLockClient::extend`], asked by the worker's `extend_every` or by the
 //! client's own watchdog). [`Refresh::ExtendIfOwner`] (default) sends the extend script
 //! ([`extend_args`]: `PEXPIRE key ttl` only if the key still holds this hold's value; the
@@ -278,6 +288,12 @@ pub struct RedisLockClient {
     watchdog: Option<TimerId>,
     /// Attempts made in the current acquisition.
     attempts: u32,
+    /// The lock object's token field (redis-py's `Lock.local.token`): set when an
+    /// acquisition succeeds, read by release and refresh, cleared by release. In a worker
+    /// whose threads share one lock object it is the node's one field, loaded before and
+    /// stored after every handler of a thread ([`Self::lock_object_token`]); otherwise it is
+    /// always the current (or lost) hold's value.
+    token: Option<String>,
 }
 
 impl RedisLockClient {
@@ -294,6 +310,43 @@ impl RedisLockClient {
             refreshing: None,
             watchdog: None,
             attempts: 0,
+            token: None,
+        }
+    }
+
+    /// Numbers this client's requests from `first` (a worker thread's range).
+    pub fn set_first_request(&mut self, first: u64) {
+        self.next_req = first;
+    }
+
+    /// The lock object's token field (see the module doc, "Shared lock object").
+    pub fn lock_object_token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    /// Overwrites the lock object's token field (a worker whose threads share one lock
+    /// object loads the node's field here before each of a thread's handlers).
+    pub fn set_lock_object_token(&mut self, token: Option<String>) {
+        self.token = token;
+    }
+
+    /// Sends the release of the lock object's token (clearing it, as redis-py's `release`
+    /// sets `local.token = None` first); `own` is the value of the hold being released. A
+    /// token that is not `own` (another thread's, through a shared lock object) is observed
+    /// as `SharedTokenRelease`. No token: nothing is sent (redis-py raises `LockError`).
+    fn release_token(&mut self, ctx: &mut impl RedisLockCtx, own: &str) {
+        let Some(token) = self.token.take() else {
+            return;
+        };
+        let args = self.release_args(&token);
+        self.releasing = Some(self.send(ctx, args));
+        if token != own {
+            ctx.observe(Obs::SharedTokenRelease {
+                lock: self.cfg.key.clone(),
+                value: token,
+                own: own.to_string(),
+                thread: None,
+            });
         }
     }
 
@@ -347,6 +400,7 @@ impl RedisLockClient {
             timeout,
         };
         ctx.observe(Obs::LockRequested {
+            thread: None,
             lock: self.cfg.key.clone(),
             servers: vec![self.primary],
         });
@@ -359,8 +413,7 @@ impl RedisLockClient {
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Idle => {
                 if let Some(value) = self.lost.take() {
-                    let args = self.release_args(&value);
-                    self.releasing = Some(self.send(ctx, args));
+                    self.release_token(ctx, &value);
                 }
             }
             State::Acquiring {
@@ -372,6 +425,7 @@ impl RedisLockClient {
                 ctx.cancel_timer(timeout);
                 self.abandoned = Some((req, value));
                 ctx.observe(Obs::LockFailed {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                     reason: "abandoned".to_string(),
                 });
@@ -379,6 +433,7 @@ impl RedisLockClient {
             State::Backoff { retry, .. } => {
                 ctx.cancel_timer(retry);
                 ctx.observe(Obs::LockFailed {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                     reason: "abandoned".to_string(),
                 });
@@ -387,9 +442,9 @@ impl RedisLockClient {
                 value, deadline, ..
             } => {
                 ctx.cancel_timer(deadline);
-                let args = self.release_args(&value);
-                self.releasing = Some(self.send(ctx, args));
+                self.release_token(ctx, &value);
                 ctx.observe(Obs::LockReleased {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                 });
             }
@@ -406,6 +461,7 @@ impl RedisLockClient {
         reason: String,
     ) -> Option<LockEvent> {
         ctx.observe(Obs::LockFailed {
+            thread: None,
             lock: self.cfg.key.clone(),
             reason,
         });
@@ -493,11 +549,13 @@ impl RedisLockClient {
                     RedisClientTimer::Deadline,
                 );
                 ctx.observe(Obs::LockAcquired {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                     token: None,
                     value: value.clone(),
                     valid_until_local: valid_until,
                 });
+                self.token = Some(value.clone());
                 self.state = State::Held {
                     value,
                     valid_until,
@@ -568,7 +626,8 @@ impl RedisLockClient {
                 _ => None,
             },
             RedisClientTimer::Retry => {
-                if let State::Backoff { value, .. } = std::mem::replace(&mut self.state, State::Idle)
+                if let State::Backoff { value, .. } =
+                    std::mem::replace(&mut self.state, State::Idle)
                 {
                     self.start_attempt(ctx, value);
                 }
@@ -608,6 +667,7 @@ impl RedisLockClient {
             self.lost = Some(value);
         }
         ctx.observe(Obs::LockLost {
+            thread: None,
             lock: self.cfg.key.clone(),
             reason,
         });
@@ -638,12 +698,14 @@ impl RedisLockClient {
     /// Starts a refresh of the current hold (see the module doc, "Refresh"); `false` (and
     /// nothing sent) unless the client holds the lock with no refresh in flight.
     pub fn extend(&mut self, ctx: &mut impl RedisLockCtx) -> bool {
-        let State::Held { value, .. } = &self.state else {
-            return false;
-        };
-        if self.refreshing.is_some() {
+        if !matches!(self.state, State::Held { .. }) || self.refreshing.is_some() {
             return false;
         }
+        // The lock object's token (redis-py's `extend` reads `local.token`; none: it raises
+        // `LockError`, nothing is sent).
+        let Some(value) = &self.token else {
+            return false;
+        };
         let ttl_ms = self.cfg.ttl_ms() as i64;
         let args = match self.cfg.refresh {
             Refresh::ExtendIfOwner => extend_args(&self.cfg.key, value, ttl_ms),
@@ -676,6 +738,7 @@ impl RedisLockClient {
             }
             (Err(reason), OnRefreshFailure::UntilDeadline) => {
                 ctx.observe(Obs::LockFailed {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                     reason: format!("refresh: {reason}"),
                 });
@@ -698,6 +761,7 @@ impl RedisLockClient {
                     ctx.set_timer(new_until.saturating_since(now), RedisClientTimer::Deadline);
             }
             ctx.observe(Obs::LockRenewed {
+                thread: None,
                 lock: self.cfg.key.clone(),
                 token: None,
                 valid_until_local: new_until,
@@ -741,6 +805,7 @@ impl RedisLockClient {
         self.refreshing = None;
         self.watchdog = None;
         self.attempts = 0;
+        self.token = None;
     }
 }
 

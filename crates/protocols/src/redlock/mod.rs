@@ -59,8 +59,8 @@ use crate::redis::command::{
     decode_flag, decode_get, decode_set_nx_px, extend_args, get_args, release_args, set_nx_px_args,
 };
 use crate::redis::RedisMsg;
-use serde::{Deserialize, Serialize};
 pub use crate::retry::RetryPolicy;
+use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
 
 /// How the requests of one attempt go out.
@@ -360,6 +360,7 @@ impl RedlockClient {
     fn start_attempt(&mut self, ctx: &mut impl RedlockCtx) {
         self.attempts += 1;
         ctx.observe(Obs::LockRequested {
+            thread: None,
             lock: self.cfg.key.clone(),
             servers: self.cfg.instances.clone(),
         });
@@ -448,6 +449,7 @@ impl RedlockClient {
         if let Some(reason) = failure {
             self.unlock_all(ctx);
             ctx.observe(Obs::LockFailed {
+                thread: None,
                 lock: self.cfg.key.clone(),
                 reason,
             });
@@ -471,6 +473,7 @@ impl RedlockClient {
             deadline,
         };
         ctx.observe(Obs::LockAcquired {
+            thread: None,
             lock: self.cfg.key.clone(),
             token: None,
             value: self.value.clone(),
@@ -561,6 +564,7 @@ impl RedlockClient {
                 deadline: old_deadline,
             };
             ctx.observe(Obs::LockFailed {
+                thread: None,
                 lock: self.cfg.key.clone(),
                 reason,
             });
@@ -574,6 +578,7 @@ impl RedlockClient {
             deadline,
         };
         ctx.observe(Obs::LockRenewed {
+            thread: None,
             lock: self.cfg.key.clone(),
             token: None,
             valid_until_local: valid_until,
@@ -606,6 +611,7 @@ impl RedlockClient {
                 }
                 self.unlock_all(ctx);
                 ctx.observe(Obs::LockFailed {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                     reason: "abandoned".to_string(),
                 });
@@ -614,6 +620,7 @@ impl RedlockClient {
                 ctx.cancel_timer(deadline);
                 self.unlock_all(ctx);
                 ctx.observe(Obs::LockReleased {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                 });
             }
@@ -720,6 +727,7 @@ impl RedlockClient {
                     self.state = State::Idle;
                     self.lost = true;
                     ctx.observe(Obs::LockLost {
+                        thread: None,
                         lock: self.cfg.key.clone(),
                         reason: "validity passed by the local clock".to_string(),
                     });

@@ -48,6 +48,8 @@ pub(super) fn own_fields(w: &WorkerSpec) -> Vec<(&'static str, bool)> {
         ("retry_count", w.retry_count.is_some()),
         ("retry_delay_max", w.retry_delay_max.is_some()),
         ("retry", w.retry.is_some()),
+        ("threads", w.threads.is_some()),
+        ("lock_object", w.lock_object.is_some()),
     ]
 }
 
@@ -58,6 +60,9 @@ pub(super) fn validate(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
         None => v.err_node("a redis worker needs `instance`, the Redis node"),
     }
     super::redlock::check_retry(w, v);
+    if w.threads == Some(0) {
+        v.err("threads", "threads must be at least 1");
+    }
 }
 
 /// The single-instance lock client config of a worker spec (validated: `instance` is set).

@@ -133,6 +133,18 @@ pub enum StartTimeSpec {
     FirstAttempt,
 }
 
+/// Whether a worker's threads share one lock object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LockObjectSpec {
+    /// Each thread's token is its own (default; redis-py `Lock(thread_local=True)`).
+    ThreadLocal,
+    /// One token field shared by the node's threads (redis-py `Lock(thread_local=False)`
+    /// used from several threads: a second acquisition overwrites the token the first
+    /// holder releases with, so its release deletes the second holder's key).
+    Shared,
+}
+
 /// How the Redlock client contacts the instances.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -274,6 +286,15 @@ pub struct WorkerSpec {
     /// redlock: OK replies needed (default: a majority of `instances`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quorum: Option<u32>,
+    /// redis: threads running the worker loop in this node, each with its own lock client,
+    /// timers and beliefs (default 1; observations carry `thread`, 1-based, when above 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
+    /// redis: whether the threads share one lock object: "thread_local" (default, redis-py
+    /// `Lock(thread_local=True)`) or "shared" (redis-py `Lock(thread_local=False)`: one token
+    /// field, so a thread that acquires overwrites the token another thread releases with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_object: Option<LockObjectSpec>,
     /// raft: the replicas of the Raft lock service (node names), tried in this order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<Vec<String>>,
