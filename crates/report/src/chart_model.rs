@@ -720,7 +720,6 @@ fn leader_band(lane: usize, from: SimTime, to: SimTime, term: u64, token: Option
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 /// What a hold is called on the chart: the lock's name, with the worker thread that holds it
 /// when the node runs several (`lock (thread 2)`), so two threads' holds stay apart.
 fn hold_label(lock: &str, thread: Option<u32>) -> String {
@@ -730,6 +729,7 @@ fn hold_label(lock: &str, thread: Option<u32>) -> String {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn push_hold(
     bands: &mut Vec<Band>,
     marks: &mut Vec<Mark>,
