@@ -459,3 +459,212 @@ fn redlock_validity_check_quorum_count_ignores_the_local_deadline() {
     assert_eq!(v.outcome(), splitbrain_check::Outcome::Violated);
     assert_eq!(v.violations()[0].from, SimTime(1_045_000_000));
 }
+
+/// client-1 (single Redis) holds the key from 0 s for 20 s of work; client-2 (single Redis,
+/// `retry_count`, `retry` as given) asks at 1 s and gets nil on every attempt. Returns
+/// client-2's `lock_requested` and `lock_failed` true times in ms, and whether the round
+/// ended (the worker saw `Failed` and thinks 10 s: no further request in the 5 s run).
+fn redis_retry_run(extra: &str, seed: u64) -> (Vec<u64>, Vec<u64>) {
+    let src = format!(
+        r#"{{
+  "splitbrain": 1, "name": "redis-retry", "duration": "5s", "seed": {seed},
+  "network": {{ "delay": {{ "fixed": "1ms" }} }},
+  "nodes": {{
+    "redis": {{ "role": "redis" }},
+    "storage": {{ "role": "storage", "fencing": false }},
+    "client-1": {{ "role": "worker", "lock": "redis", "instance": "redis",
+                  "storage": "storage", "ttl": "30s", "work_time": "20s", "rounds": 1 }},
+    "client-2": {{ "role": "worker", "lock": "redis", "instance": "redis",
+                  "storage": "storage", "ttl": "30s", "work_time": "1s", "rounds": 1,
+                  "start_after": "1s", "think_time": "10s" {extra} }}
+  }},
+  "check": ["exclusive_holders"]
+}}"#
+    );
+    let r = run(&src, seed);
+    let times = |kind: &str| {
+        r.record
+            .observations
+            .iter()
+            .filter(|o| o.obs.kind() == kind && r.record.name(o.node) == "client-2")
+            .map(|o| o.t.0 / 1_000_000)
+            .collect::<Vec<u64>>()
+    };
+    (times("lock_requested"), times("lock_failed"))
+}
+
+/// Issue 13, retry policy for the single-instance client: the Redlock client's policy type
+/// and count. With no `retry_count` client-2 makes one attempt (request at 1 s, nil at 1.002
+/// s) and its worker thinks 10 s. `retry_count: 4` (attempts) with a fixed 300 ms delay: four
+/// requests 302 ms apart (1.000, 1.302, 1.604, 1.906 s), each failing 2 ms later, then the
+/// round ends; exponential 100 ms capped at 150 ms: 102, 152, 152 ms apart; fixed 300 ms with
+/// 100 ms jitter stays within 202..=402 ms apart; a uniform draw up to 200 ms within 2..=202.
+#[test]
+fn redis_retry_policies_space_the_attempts() {
+    let gaps = |f: &[u64]| f.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>();
+    assert_eq!(redis_retry_run("", 0), (vec![1_000], vec![1_002]));
+    let (req, fail) = redis_retry_run(
+        r#", "retry_count": 4, "retry": {"policy": "fixed", "delay": "300ms"}"#,
+        0,
+    );
+    assert_eq!(req, [1_000, 1_302, 1_604, 1_906]);
+    assert_eq!(fail, [1_002, 1_304, 1_606, 1_908]);
+    let (req, _) = redis_retry_run(
+        r#", "retry_count": 4, "retry": {"policy": "exponential", "base": "100ms", "cap": "150ms"}"#,
+        0,
+    );
+    assert_eq!(gaps(&req), [102, 152, 152]);
+    for seed in 0..20 {
+        let (req, _) = redis_retry_run(
+            r#", "retry_count": 4, "retry": {"policy": "fixed", "delay": "300ms", "jitter": "100ms"}"#,
+            seed,
+        );
+        assert_eq!(req.len(), 4);
+        assert!(
+            gaps(&req).iter().all(|g| (202..=402).contains(g)),
+            "{req:?}"
+        );
+        let (req, _) = redis_retry_run(r#", "retry_count": 3, "retry_delay_max": "200ms""#, seed);
+        assert_eq!(req.len(), 3);
+        assert!(gaps(&req).iter().all(|g| (2..=202).contains(g)), "{req:?}");
+    }
+}
+
+/// A retried acquisition keeps its value and succeeds on the attempt after the key frees:
+/// client-1 holds for 0.5 s (released at 0.503 s); client-2 asks at 0.1 s with 5 attempts
+/// 300 ms apart: nil at 0.102 and 0.404 s, OK to the third attempt (0.704 s) at 0.706 s.
+#[test]
+fn redis_retry_acquires_once_the_key_is_free() {
+    let r = redis_run(
+        &[
+            ("client-1", r#""ttl": "30s", "work_time": "500ms""#),
+            (
+                "client-2",
+                r#""ttl": "30s", "work_time": "100ms", "start_after": "100ms", "retry_count": 5,
+                   "retry": {"policy": "fixed", "delay": "300ms"}"#,
+            ),
+        ],
+        "",
+    );
+    let log: Vec<String> = lock_log(&r)
+        .into_iter()
+        .filter(|l| l.contains("client-2"))
+        .collect();
+    assert_eq!(
+        log,
+        [
+            "0.102 s client-2 failed: held by another client (SET NX replied nil)",
+            "0.404 s client-2 failed: held by another client (SET NX replied nil)",
+            "0.706 s client-2 acquired until 30.704 s",
+            "0.809 s client-2 released",
+        ]
+    );
+    let values: Vec<&str> = r
+        .record
+        .observations
+        .iter()
+        .filter_map(|o| match &o.obs {
+            Obs::RedisKeySet { value, .. } => Some(value.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(values.len(), 2);
+}
+
+/// Lesson 24's run with 1 ms links: worker `app` runs two threads (lock object `lock_object`),
+/// TTL 2 s, work 3 s, retry every 0.5 s; client-3 asks at 3.2 s. One line per lock claim,
+/// shared-token release and Redis key change, naming the thread.
+fn shared_lock_object_run(lock_object: &str) -> (Vec<String>, RunResult) {
+    let src = format!(
+        r#"{{
+  "splitbrain": 1, "name": "shared-lock-object", "duration": "6s",
+  "network": {{ "delay": {{ "fixed": "1ms" }} }},
+  "nodes": {{
+    "redis": {{ "role": "redis" }},
+    "storage": {{ "role": "storage", "fencing": false }},
+    "app": {{ "role": "worker", "lock": "redis", "instance": "redis", "storage": "storage",
+             "threads": 2, "lock_object": "{lock_object}", "ttl": "2s", "work_time": "3s",
+             "think_time": "500ms", "rounds": 1 }},
+    "client-3": {{ "role": "worker", "lock": "redis", "instance": "redis", "storage": "storage",
+                  "ttl": "10s", "work_time": "2s", "think_time": "500ms", "start_after": "3.2s",
+                  "rounds": 1 }}
+  }},
+  "check": ["exclusive_holders"]
+}}"#
+    );
+    let r = run(&src, 0);
+    let log = r
+        .record
+        .observations
+        .iter()
+        .filter_map(|o| {
+            let who = match o.obs.thread() {
+                Some(t) => format!("{}/{t}", r.record.name(o.node)),
+                None => r.record.name(o.node),
+            };
+            let what = match &o.obs {
+                Obs::LockAcquired { value, .. } => format!("acquired {value}"),
+                Obs::LockLost { .. } => "lost".to_string(),
+                Obs::LockReleased { .. } => "released".to_string(),
+                Obs::SharedTokenRelease { value, own, .. } => {
+                    format!("releases with {value}, not its own {own}")
+                }
+                Obs::RedisKeySet { value, .. } => format!("SET {value}"),
+                Obs::RedisKeyDeleted { .. } => "DEL".to_string(),
+                _ => return None,
+            };
+            Some(format!("{} {who} {what}", o.t))
+        })
+        .collect();
+    (log, r)
+}
+
+/// Issue 13, a lock object shared between workers (redis-py `Lock(thread_local=False)`): thread
+/// 1 holds A until its local deadline 2.000 s (the key lives to 2.001 s); thread 2, refused
+/// at 0.002 s and retrying every 502 ms (500 ms think + 2 ms round trip), takes it with B at
+/// 2.009 s and overwrites the shared token; thread 1's release at 3.002 s sends B and deletes
+/// thread 2's key at 3.003 s; client-3 takes the lock at 3.202 s while thread 2 believes until
+/// 4.008 s: `exclusive_holders` violated over [3.202 s, 4.008 s),
+/// app and client-3. Thread-local tokens (the default): thread 1's release sends A (no-op),
+/// client-3's attempts at 3.2 and 3.7 s are refused and the one at 4.2 s acquires: holds.
+#[test]
+fn redis_shared_lock_object_releases_the_other_threads_key() {
+    let (log, r) = shared_lock_object_run("shared");
+    let (a, b, c) = ("b4553b7852e0a09e", "1eba841aca1a8cb6", "b595933573655db6");
+    let want: Vec<String> = [
+        format!("0.001 s redis SET {a}"),
+        format!("0.002 s app/1 acquired {a}"),
+        "2.000 s app/1 lost".to_string(),
+        format!("2.009 s redis SET {b}"),
+        format!("2.010 s app/2 acquired {b}"),
+        format!("3.002 s app/1 releases with {b}, not its own {a}"),
+        "3.003 s redis DEL".to_string(),
+        format!("3.201 s redis SET {c}"),
+        format!("3.202 s client-3 acquired {c}"),
+        "4.008 s app/2 lost".to_string(),
+    ]
+    .into();
+    assert_eq!(log[..want.len()], want[..], "{log:#?}");
+    let v = r.report.verdict("exclusive_holders").unwrap();
+    assert_eq!(v.outcome(), splitbrain_check::Outcome::Violated);
+    let w = &v.violations()[0];
+    assert_eq!(
+        (w.from, w.to),
+        (SimTime(3_202_000_000), SimTime(4_008_000_000))
+    );
+    assert_eq!(w.nodes, ["app", "client-3"]);
+    assert!(
+        w.evidence[0].text.starts_with("thread 2: acquired lock"),
+        "{:?}",
+        w.evidence
+    );
+
+    let (log, r) = shared_lock_object_run("thread_local");
+    assert!(!log.iter().any(|l| l.contains("releases with")), "{log:#?}");
+    assert_eq!(
+        r.report.verdict("exclusive_holders").unwrap().outcome(),
+        splitbrain_check::Outcome::Holds
+    );
+    let c3: Vec<&String> = log.iter().filter(|l| l.contains("client-3")).collect();
+    assert!(c3[0].starts_with("4.2"), "{c3:?}");
+}

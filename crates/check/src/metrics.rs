@@ -219,6 +219,7 @@ mod tests {
     #[test]
     fn lock_metrics_are_pinned() {
         let acq = |lock: &str| Obs::LockAcquired {
+            thread: None,
             lock: lock.to_string(),
             token: Some(1),
             value: String::new(),
@@ -235,6 +236,7 @@ mod tests {
             ms(1_500),
             3,
             Obs::LockFailed {
+                thread: None,
                 lock: "lease".to_string(),
                 reason: "denied".to_string(),
             },
@@ -254,6 +256,7 @@ mod tests {
             ms(3_000),
             2,
             Obs::LockReleased {
+                thread: None,
                 lock: "lease".to_string(),
             },
         )

@@ -160,6 +160,7 @@ mod tests {
 
     fn acquired(token: Option<u64>, value: &str) -> Obs {
         Obs::LockAcquired {
+            thread: None,
             lock: "lock".to_string(),
             token,
             value: value.to_string(),
@@ -171,6 +172,7 @@ mod tests {
     }
     fn sent(req: u64) -> Obs {
         Obs::WriteSent {
+            thread: None,
             req,
             token: None,
             job: None,

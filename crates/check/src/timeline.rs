@@ -218,7 +218,9 @@ pub(crate) fn leader_beliefs(record: &RunRecord) -> Vec<Belief> {
 pub(crate) fn lock_beliefs(record: &RunRecord) -> Vec<Belief> {
     beliefs(record, |o| match o {
         Obs::LockAcquired { lock, .. } => Some(Change::Start(lock.clone())),
-        Obs::LockReleased { lock } | Obs::LockLost { lock, .. } => Some(Change::Stop(lock.clone())),
+        Obs::LockReleased { thread: _, lock } | Obs::LockLost { lock, .. } => {
+            Some(Change::Stop(lock.clone()))
+        }
         _ => None,
     })
 }
@@ -390,8 +392,23 @@ fn num(x: Option<u64>) -> Option<String> {
 
 /// An observation in a few words.
 pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
+    let text = describe_claim(record, obs);
+    match obs.thread() {
+        Some(t) => format!("thread {t}: {text}"),
+        None => text,
+    }
+}
+
+/// [`describe`] without the worker thread.
+fn describe_claim(record: &RunRecord, obs: &Obs) -> String {
     let name = |n: &NodeId| record.name(*n);
     match obs {
+        Obs::SharedTokenRelease {
+            lock, value, own, ..
+        } => format!(
+            "released {lock} with value {value} from the shared lock object (its own hold's \
+             was {own})"
+        ),
         Obs::LeaderClaim { term } => format!("claims leadership (term {term})"),
         Obs::LeaderStepDown { term } => format!("steps down (term {term})"),
         Obs::ElectionStarted => "starts an election".to_string(),
@@ -409,10 +426,19 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
         Obs::LockRenewed { lock, token, .. } => {
             format!("renewed {lock}{}", parts(&[("token", num(*token))]))
         }
-        Obs::LockFailed { lock, reason } => format!("failed to acquire {lock}: {reason}"),
-        Obs::LockReleased { lock } => format!("released {lock}"),
-        Obs::LockLost { lock, reason } => format!("lost {lock}: {reason}"),
+        Obs::LockFailed {
+            thread: _,
+            lock,
+            reason,
+        } => format!("failed to acquire {lock}: {reason}"),
+        Obs::LockReleased { thread: _, lock } => format!("released {lock}"),
+        Obs::LockLost {
+            thread: _,
+            lock,
+            reason,
+        } => format!("lost {lock}: {reason}"),
         Obs::ValidityChecked {
+            thread: _,
             lock,
             valid,
             remaining_ns,
@@ -686,6 +712,7 @@ mod describe_tests {
             "accepted a write from client-1 (job 1, duplicate: not applied)"
         );
         let checked = Obs::ValidityChecked {
+            thread: None,
             lock: "lock".into(),
             valid: true,
             remaining_ns: 1_500_000_000,

@@ -25,7 +25,7 @@ use crate::redis::{InstanceTimer, RedisDurable, RedisInstance, RedisMsg};
 use crate::redis_lock::RedisClientTimer;
 use crate::redlock::RedlockTimer;
 use crate::storage::{FencedStorage, StorageDurable, StorageMsg};
-use crate::worker::{Worker, WorkerTimer};
+use crate::worker::{ThreadTimer, Worker, WorkerTimer};
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{Actor, Context, Message, NodeId};
 
@@ -294,6 +294,8 @@ wrapper_enum! {
         LeaseCandidate(CandidateTimer),
         /// Raft replica timers (election, heartbeat, lease check).
         Raft(RaftTimer),
+        /// A timer of one thread of a multi-threaded worker.
+        Thread(ThreadTimer),
     }
 }
 

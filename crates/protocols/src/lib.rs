@@ -27,6 +27,7 @@ pub mod raft;
 pub mod redis;
 pub mod redis_lock;
 pub mod redlock;
+pub mod retry;
 pub mod storage;
 pub mod worker;
 

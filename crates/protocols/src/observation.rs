@@ -39,6 +39,10 @@ pub enum Obs {
         /// the field existed.
         #[serde(default)]
         servers: Vec<NodeId>,
+        /// The worker thread that made this claim, in a worker with `threads` > 1 (1-based;
+        /// `None`, and absent from traces, for a single-threaded node).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<u32>,
     },
     /// "I hold `lock` until local monotonic `valid_until_local`."
     LockAcquired {
@@ -50,6 +54,10 @@ pub enum Obs {
         value: String,
         /// Local monotonic deadline of the belief.
         valid_until_local: LocalTime,
+        /// The worker thread that made this claim, in a worker with `threads` > 1 (1-based;
+        /// `None`, and absent from traces, for a single-threaded node).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<u32>,
     },
     /// "My hold on `lock` is extended until `valid_until_local`."
     LockRenewed {
@@ -59,6 +67,10 @@ pub enum Obs {
         token: Option<u64>,
         /// New local monotonic deadline.
         valid_until_local: LocalTime,
+        /// The worker thread that made this claim, in a worker with `threads` > 1 (1-based;
+        /// `None`, and absent from traces, for a single-threaded node).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<u32>,
     },
     /// An acquisition attempt failed (denied, no quorum, validity not positive, timeout).
     LockFailed {
@@ -66,11 +78,19 @@ pub enum Obs {
         lock: String,
         /// Why, in words.
         reason: String,
+        /// The worker thread that made this claim, in a worker with `threads` > 1 (1-based;
+        /// `None`, and absent from traces, for a single-threaded node).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<u32>,
     },
     /// "I released `lock`" (belief ends).
     LockReleased {
         /// Lock name.
         lock: String,
+        /// The worker thread that made this claim, in a worker with `threads` > 1 (1-based;
+        /// `None`, and absent from traces, for a single-threaded node).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<u32>,
     },
     /// "I no longer hold `lock`" without releasing it (deadline passed, renewal failed).
     LockLost {
@@ -78,6 +98,10 @@ pub enum Obs {
         lock: String,
         /// Why, in words.
         reason: String,
+        /// The worker thread that made this claim, in a worker with `threads` > 1 (1-based;
+        /// `None`, and absent from traces, for a single-threaded node).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<u32>,
     },
     /// A worker compared its clock with its validity deadline before writing.
     ValidityChecked {
@@ -87,6 +111,10 @@ pub enum Obs {
         valid: bool,
         /// Local ns left until the deadline (negative: passed).
         remaining_ns: i64,
+        /// The worker thread that made this claim, in a worker with `threads` > 1 (1-based;
+        /// `None`, and absent from traces, for a single-threaded node).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<u32>,
     },
     /// A worker sent a write to storage.
     WriteSent {
@@ -99,6 +127,26 @@ pub enum Obs {
         token: Option<u64>,
         /// Job id, for idempotent work.
         job: Option<u64>,
+        /// The worker thread that made this claim, in a worker with `threads` > 1 (1-based;
+        /// `None`, and absent from traces, for a single-threaded node).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<u32>,
+    },
+
+    /// A worker thread released `lock` with a token it did not store: the one another thread
+    /// of the same node stored in their shared lock object (redis-py's `Lock` with
+    /// `thread_local=False`; workers with `lock_object: "shared"`). The release script then
+    /// deletes the other thread's key.
+    SharedTokenRelease {
+        /// Lock name.
+        lock: String,
+        /// The token sent (the other thread's value).
+        value: String,
+        /// The value this thread's own (last) hold stored.
+        own: String,
+        /// The releasing thread (1-based).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<u32>,
     },
 
     // ---- servers (truth) ----
@@ -269,6 +317,7 @@ impl Observation for Obs {
             Obs::RedisPromoted { .. } => "redis_promoted",
             Obs::WriteAccepted { .. } => "write_accepted",
             Obs::WriteRejected { .. } => "write_rejected",
+            Obs::SharedTokenRelease { .. } => "shared_token_release",
         }
     }
 }
@@ -301,4 +350,39 @@ pub const OBSERVATION_KINDS: &[&str] = &[
     "redis_promoted",
     "write_accepted",
     "write_rejected",
+    "shared_token_release",
 ];
+
+impl Obs {
+    /// The worker thread that made this claim (workers with `threads` > 1), if any.
+    pub fn thread(&self) -> Option<u32> {
+        match self {
+            Obs::LockRequested { thread, .. }
+            | Obs::LockAcquired { thread, .. }
+            | Obs::LockRenewed { thread, .. }
+            | Obs::LockFailed { thread, .. }
+            | Obs::LockReleased { thread, .. }
+            | Obs::LockLost { thread, .. }
+            | Obs::ValidityChecked { thread, .. }
+            | Obs::WriteSent { thread, .. }
+            | Obs::SharedTokenRelease { thread, .. } => *thread,
+            _ => None,
+        }
+    }
+
+    /// Stamps the worker thread on a claim that carries one (no effect on the others).
+    pub fn set_thread(&mut self, t: Option<u32>) {
+        match self {
+            Obs::LockRequested { thread, .. }
+            | Obs::LockAcquired { thread, .. }
+            | Obs::LockRenewed { thread, .. }
+            | Obs::LockFailed { thread, .. }
+            | Obs::LockReleased { thread, .. }
+            | Obs::LockLost { thread, .. }
+            | Obs::ValidityChecked { thread, .. }
+            | Obs::WriteSent { thread, .. }
+            | Obs::SharedTokenRelease { thread, .. } => *thread = t,
+            _ => {}
+        }
+    }
+}

@@ -133,6 +133,7 @@ fn px_30000_expires_at_the_first_wall_instant_past_the_deadline() {
         vec![(
             SimTime(30_003 * MS - 1),
             Obs::LockFailed {
+                thread: None,
                 lock: "lock".into(),
                 reason: "held by another client (SET NX replied nil)".into()
             }
@@ -146,6 +147,7 @@ fn px_30000_expires_at_the_first_wall_instant_past_the_deadline() {
         vec![(
             ms(30_000),
             Obs::LockLost {
+                thread: None,
                 lock: "lock".into(),
                 reason: "TTL passed by the local clock".into()
             }
@@ -289,6 +291,7 @@ fn a_delayed_restart_stays_silent_until_the_delay_passes() {
         assert_eq!(
             *o,
             Obs::LockFailed {
+                thread: None,
                 lock: "lock".into(),
                 reason: "no reply within 500 ms".into()
             }

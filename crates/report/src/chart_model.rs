@@ -468,7 +468,7 @@ impl TimelineModel {
                             }
                             let valid = clocks.true_time_of_mono(*node, t, valid_until_local.0);
                             let e = holds
-                                .entry((*node, lock.clone()))
+                                .entry((*node, hold_label(lock, obs.thread())))
                                 .or_insert((t, *token, None));
                             e.2 = Some(valid);
                         }
@@ -478,13 +478,15 @@ impl TimelineModel {
                             ..
                         } => {
                             let valid = clocks.true_time_of_mono(*node, t, valid_until_local.0);
-                            if let Some(e) = holds.get_mut(&(*node, lock.clone())) {
+                            if let Some(e) = holds.get_mut(&(*node, hold_label(lock, obs.thread())))
+                            {
                                 e.2 = Some(valid);
                             }
                         }
-                        Obs::LockReleased { lock } | Obs::LockLost { lock, .. } => {
+                        Obs::LockReleased { thread: _, lock } | Obs::LockLost { lock, .. } => {
+                            let label = hold_label(lock, obs.thread());
                             if let Some((since, token, valid)) =
-                                holds.remove(&(*node, lock.clone()))
+                                holds.remove(&(*node, label.clone()))
                             {
                                 push_hold(
                                     &mut bands,
@@ -492,7 +494,7 @@ impl TimelineModel {
                                     l,
                                     since,
                                     t,
-                                    lock,
+                                    &label,
                                     token,
                                     valid,
                                     is_ll(*node),
@@ -715,6 +717,15 @@ fn leader_band(lane: usize, from: SimTime, to: SimTime, term: u64, token: Option
         from,
         to,
         kind: BandKind::Leader { term, token },
+    }
+}
+
+/// What a hold is called on the chart: the lock's name, with the worker thread that holds it
+/// when the node runs several (`lock (thread 2)`), so two threads' holds stay apart.
+fn hold_label(lock: &str, thread: Option<u32>) -> String {
+    match thread {
+        Some(t) => format!("{lock} (thread {t})"),
+        None => lock.to_string(),
     }
 }
 

@@ -126,7 +126,21 @@ fn token(t: &Option<u64>) -> String {
 
 /// One sentence for an observation by `who`.
 pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
+    // A worker thread's claim names its thread: "client-1 (thread 2) acquires ...".
+    let threaded;
+    let who = match o.thread() {
+        Some(t) => {
+            threaded = format!("{who} (thread {t})");
+            threaded.as_str()
+        }
+        None => who,
+    };
     match o {
+        Obs::SharedTokenRelease { lock, value, own, .. } => format!(
+            "{who} releases lock \"{lock}\" with value {value} from the SHARED lock object, \
+             another thread's token (its own hold's was {own}): the release script deletes \
+             that thread's key"
+        ),
         Obs::LeaderClaim { term } => format!("{who} claims LEADERSHIP (term {term})"),
         Obs::LeaderStepDown { term } => format!("{who} steps down as leader (term {term})"),
         Obs::ElectionStarted => format!("{who} starts an election"),
@@ -152,10 +166,10 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
                 secs(valid_until_local.0)
             )
         }
-        Obs::LockFailed { lock, reason } => format!("{who} fails to acquire \"{lock}\": {reason}"),
-        Obs::LockReleased { lock } => format!("{who} releases \"{lock}\""),
-        Obs::LockLost { lock, reason } => format!("{who} gives up \"{lock}\": {reason}"),
-        Obs::ValidityChecked {
+        Obs::LockFailed { thread: _, lock, reason } => format!("{who} fails to acquire \"{lock}\": {reason}"),
+        Obs::LockReleased { thread: _, lock } => format!("{who} releases \"{lock}\""),
+        Obs::LockLost { thread: _, lock, reason } => format!("{who} gives up \"{lock}\": {reason}"),
+        Obs::ValidityChecked { thread: _,
             lock,
             valid,
             remaining_ns,
@@ -503,6 +517,7 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                         );
                     }
                     Obs::LockRenewed {
+                        thread: _,
                         lock,
                         token: t,
                         valid_until_local,

@@ -286,6 +286,7 @@ mod tests {
 
     fn acquired(lock: &str, token: Option<u64>, value: &str) -> Obs {
         Obs::LockAcquired {
+            thread: None,
             lock: lock.to_string(),
             token,
             value: value.to_string(),
@@ -294,11 +295,13 @@ mod tests {
     }
     fn released(lock: &str) -> Obs {
         Obs::LockReleased {
+            thread: None,
             lock: lock.to_string(),
         }
     }
     fn lost(lock: &str) -> Obs {
         Obs::LockLost {
+            thread: None,
             lock: lock.to_string(),
             reason: "deadline passed".to_string(),
         }
@@ -664,6 +667,7 @@ mod tests {
         #[test]
         fn the_summary_names_an_old_hold_a_write_was_sent_under() {
             let sent = |req| Obs::WriteSent {
+                thread: None,
                 req,
                 token: None,
                 job: None,
@@ -735,6 +739,7 @@ mod tests {
                     ms(acq_ms),
                     1,
                     Obs::LockAcquired {
+                        thread: None,
                         lock: "k".to_string(),
                         token: None,
                         value: "x".to_string(),
@@ -781,6 +786,7 @@ mod tests {
                 ttl_ns: 10_000_000_000,
             };
             let renewed = |lock: &str, until_ms: u64| Obs::LockRenewed {
+                thread: None,
                 lock: lock.to_string(),
                 token: Some(1),
                 valid_until_local: LocalTime(until_ms * 1_000_000),
@@ -794,6 +800,7 @@ mod tests {
                         ms(1_000),
                         1,
                         Obs::LockAcquired {
+                            thread: None,
                             lock: "lease".to_string(),
                             token: Some(1),
                             value: "1".to_string(),
@@ -883,6 +890,7 @@ mod tests {
                     ms(0),
                     1,
                     Obs::LockAcquired {
+                        thread: None,
                         lock: "lease".to_string(),
                         token: Some(5),
                         value: "5".to_string(),
@@ -926,6 +934,7 @@ mod tests {
                     ms(1_002),
                     1,
                     Obs::LockAcquired {
+                        thread: None,
                         lock: "k".to_string(),
                         token: None,
                         value: "x".to_string(),

@@ -217,6 +217,7 @@ mod tests {
 
     fn acquired() -> Obs {
         Obs::LockAcquired {
+            thread: None,
             lock: "lock".to_string(),
             token: None,
             value: String::new(),
@@ -236,6 +237,7 @@ mod tests {
     }
     fn requested() -> Obs {
         Obs::LockRequested {
+            thread: None,
             lock: "lock".to_string(),
             servers: vec![],
         }
@@ -351,6 +353,7 @@ mod tests {
                 ms(2_000),
                 1,
                 Obs::LockReleased {
+                    thread: None,
                     lock: "lock".to_string(),
                 },
             )

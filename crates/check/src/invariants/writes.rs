@@ -247,6 +247,7 @@ mod tests {
 
     fn acquired(token: Option<u64>) -> Obs {
         Obs::LockAcquired {
+            thread: None,
             lock: "lease".to_string(),
             token,
             value: String::new(),
@@ -357,6 +358,7 @@ mod tests {
         #[test]
         fn a_write_belongs_to_the_hold_it_was_sent_under() {
             let sent = |req| Obs::WriteSent {
+                thread: None,
                 req,
                 token: None,
                 job: None,
@@ -485,6 +487,7 @@ mod tests {
             ms(500),
             1,
             Obs::LockRequested {
+                thread: None,
                 lock: "lease".to_string(),
                 servers: vec![id(3)],
             },

@@ -26,7 +26,12 @@ pub(crate) fn lock_instances(record: &RunRecord) -> BTreeMap<&str, BTreeSet<Vec<
     let groups = Groups::new(record);
     let mut out: BTreeMap<&str, BTreeSet<Vec<NodeId>>> = BTreeMap::new();
     for o in &record.observations {
-        if let Obs::LockRequested { lock, servers } = &o.obs {
+        if let Obs::LockRequested {
+            thread: _,
+            lock,
+            servers,
+        } = &o.obs
+        {
             let mut set: Vec<NodeId> = servers.iter().map(|n| groups.root(*n)).collect();
             set.sort();
             set.dedup();
@@ -135,6 +140,7 @@ mod tests {
 
     fn requested(lock: &str, servers: &[u32]) -> Obs {
         Obs::LockRequested {
+            thread: None,
             lock: lock.to_string(),
             servers: servers.iter().map(|&i| id(i)).collect(),
         }
@@ -148,6 +154,7 @@ mod tests {
     }
     fn acquired(lock: &str, value: &str) -> Obs {
         Obs::LockAcquired {
+            thread: None,
             lock: lock.to_string(),
             token: None,
             value: value.to_string(),

@@ -109,7 +109,12 @@ pub(crate) fn servers_of(record: &RunRecord, lock: Option<&str>) -> BTreeSet<Nod
     let mut out = BTreeSet::new();
     if let Some(lock) = lock {
         for o in &record.observations {
-            if let Obs::LockRequested { lock: l, servers } = &o.obs {
+            if let Obs::LockRequested {
+                thread: _,
+                lock: l,
+                servers,
+            } = &o.obs
+            {
                 if l == lock {
                     out.extend(servers.iter().copied());
                 }
@@ -222,6 +227,7 @@ mod tests {
     #[test]
     fn a_locks_servers_are_the_ones_its_clients_ask() {
         let requested = |lock: &str, servers: &[u32]| Obs::LockRequested {
+            thread: None,
             lock: lock.to_string(),
             servers: servers.iter().map(|&i| id(i)).collect(),
         };

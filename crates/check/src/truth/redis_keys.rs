@@ -321,6 +321,7 @@ mod tests {
     fn key_pieces_table() {
         type Piece = (String, Option<u32>, SimTime, SimTime, Option<String>);
         let acquired = |value: &str| Obs::LockAcquired {
+            thread: None,
             lock: "k".to_string(),
             token: None,
             value: value.to_string(),

@@ -236,6 +236,7 @@ impl LeaseClient {
         let p = self.send_request(ctx, |req| LeaseMsg::Acquire { req, lease, ttl });
         self.state = State::Acquiring(p);
         ctx.observe(Obs::LockRequested {
+            thread: None,
             lock: self.cfg.lease.clone(),
             servers: vec![self.cfg.service],
         });
@@ -249,6 +250,7 @@ impl LeaseClient {
             State::Acquiring(p) => {
                 ctx.cancel_timer(p.timeout);
                 ctx.observe(Obs::LockFailed {
+                    thread: None,
                     lock: self.cfg.lease.clone(),
                     reason: "abandoned".to_string(),
                 });
@@ -266,6 +268,7 @@ impl LeaseClient {
                 let lease = self.cfg.lease.clone();
                 self.send(ctx, LeaseMsg::Release { req, lease, token });
                 ctx.observe(Obs::LockReleased {
+                    thread: None,
                     lock: self.cfg.lease.clone(),
                 });
             }
@@ -298,6 +301,7 @@ impl LeaseClient {
         {
             Self::cancel_hold_timers(ctx, deadline, renew, renewing);
             ctx.observe(Obs::LockLost {
+                thread: None,
                 lock: self.cfg.lease.clone(),
                 reason: reason.to_string(),
             });
@@ -309,6 +313,7 @@ impl LeaseClient {
     fn fail(&mut self, ctx: &mut impl LeaseClientCtx, reason: String) -> Option<LockEvent> {
         self.state = State::Idle;
         ctx.observe(Obs::LockFailed {
+            thread: None,
             lock: self.cfg.lease.clone(),
             reason,
         });
@@ -345,6 +350,7 @@ impl LeaseClient {
         }
         let valid_until = *valid_until;
         ctx.observe(Obs::LockRenewed {
+            thread: None,
             lock: self.cfg.lease.clone(),
             token: Some(token),
             valid_until_local: valid_until,
@@ -438,6 +444,7 @@ impl LeaseClient {
                             gave_up: false,
                         };
                         ctx.observe(Obs::LockAcquired {
+                            thread: None,
                             lock: self.cfg.lease.clone(),
                             token: Some(token),
                             value: token.to_string(),

@@ -180,6 +180,7 @@ impl<C: LeaderCtx> Role<C> for LeaseLeader {
                         },
                     );
                     ctx.observe(Obs::WriteSent {
+                        thread: None,
                         req: self.writes_sent,
                         token: Some(term),
                         job: None,

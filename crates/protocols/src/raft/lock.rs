@@ -60,6 +60,7 @@ impl<C: RaftLockCtx> RaftClientEnv for Env<'_, C> {
                 ..
             } => (
                 Obs::LockAcquired {
+                    thread: None,
                     lock,
                     token: Some(revision),
                     value: lease.to_string(),
@@ -72,6 +73,7 @@ impl<C: RaftLockCtx> RaftClientEnv for Env<'_, C> {
             ),
             ClientObs::Extended { revision, deadline } => (
                 Obs::LockRenewed {
+                    thread: None,
                     lock,
                     token: Some(revision),
                     valid_until_local: deadline,
@@ -82,6 +84,7 @@ impl<C: RaftLockCtx> RaftClientEnv for Env<'_, C> {
             ),
             ClientObs::Denied { held_revision, .. } => (
                 Obs::LockFailed {
+                    thread: None,
                     lock,
                     reason: format!("denied: the key exists (create revision {held_revision})"),
                 },
@@ -94,13 +97,17 @@ impl<C: RaftLockCtx> RaftClientEnv for Env<'_, C> {
                 };
                 (
                     Obs::LockLost {
+                        thread: None,
                         lock,
                         reason: reason.replace('_', " "),
                     },
                     ev,
                 )
             }
-            ClientObs::Released { .. } => (Obs::LockReleased { lock }, LockEvent::Released),
+            ClientObs::Released { .. } => (
+                Obs::LockReleased { thread: None, lock },
+                LockEvent::Released,
+            ),
         };
         self.ctx.observe(o);
         self.event = Some(ev);
@@ -147,6 +154,7 @@ impl RaftLock {
     /// Starts an acquisition; observes `LockRequested`.
     pub fn acquire(&mut self, ctx: &mut impl RaftLockCtx) {
         ctx.observe(Obs::LockRequested {
+            thread: None,
             lock: self.lock.clone(),
             servers: self.replicas.clone(),
         });

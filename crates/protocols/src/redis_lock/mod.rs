@@ -8,9 +8,19 @@
 //! lock until `start + ttl` (minus the drift margin, below) on its own monotonic clock (`LockAcquired { token: None, value,
 //! valid_until_local }`; the TTL as sent, in whole ms) and sets a timer there that ends the belief with `LockLost`; nil
 //! (someone holds it), an error reply, or no reply within `request_timeout` -> `LockFailed`
-//! and [`LockEvent::Failed`]. The instance starts the TTL when the SET arrives, after `start`,
+//! (the attempt failed) and, after `retry_count` attempts in all, [`LockEvent::Failed`]. The instance starts the TTL when the SET arrives, after `start`,
 //! so with equal clock rates the belief ends no later than the key (the instance's clock is a
 //! wall clock, though: a step on it breaks this, which is the Redlock lessons' point).
+//!
+//! **Retry** (`retry_count`, `retry`: the same [`RetryPolicy`] and the same count as the
+//! Redlock client's, `crate::retry`). `retry_count` counts ATTEMPTS, the first one included
+//! (default 1: no retry, the worker tries again after its `think_time`); after a failed
+//! attempt that is not the last, the client waits `retry.delay(attempt)` of its monotonic
+//! clock and sends the SET NX again with the SAME value: one value per acquisition, as
+//! redis-py's `Lock.acquire` loops `do_acquire(token)` with `sleep` between tries and
+//! node-redlock keeps its value across retries. A late `OK` to an earlier attempt of the
+//! acquisition still in progress is not released (the key then holds our value, and the
+//! retries get nil until it expires, as with redis-py); once the acquisition is over it is.
 //!
 //! **Release.** [`Release::CompareAndDelete`] (default) sends the release script
 //! ([`release_args`]): delete the key only if it still holds this acquisition's value.
@@ -22,6 +32,16 @@
 //! does: the release goes out with that hold's value (no second `LockReleased`: the belief
 //! already ended). With compare-and-delete that is harmless; with plain `DEL` it deletes
 //! whoever holds the key now.
+//!
+//! **Shared lock object.** Release and refresh send the lock object's token field (redis-py's
+//! `Lock.local.token`), set by a successful acquisition and cleared by a release. For one
+//! client it is always its hold's value. In a worker whose threads share one lock object
+//! (`lock_object: "shared"`, redis-py's `Lock(thread_local=False)` used from several
+//! threads) the field is the node's, so a thread that acquires overwrites the token another
+//! thread will release with: that thread's compare-and-delete then deletes the new holder's
+//! key (`SharedTokenRelease` is observed when a release sends a token that is not the
+//! releasing hold's own). After a release cleared the field, a release or refresh sends
+//! nothing (redis-py raises `LockError`; the belief still ends with `LockReleased`).
 //!
 //! **Refresh** ([`RedisLockClient::extend`], asked by the worker's `extend_every` or by the
 //! client's own watchdog). [`Refresh::ExtendIfOwner`] (default) sends the extend script
@@ -70,6 +90,7 @@ use crate::redis::command::{
     decode_flag, decode_set_nx_px, del_args, extend_args, release_args, set_nx_px_args,
 };
 use crate::redis::RedisMsg;
+pub use crate::retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
 
@@ -146,11 +167,18 @@ pub struct RedisLockConfig {
     /// the validity is `ttl - (ttl * drift_ppm / 1e6 + 2 ms)` from the start time, as
     /// Redlock's.
     pub drift_ppm: u64,
+    /// Attempts per acquisition, the first one included (default 1: no retry); as the
+    /// Redlock client's `retry_count`.
+    pub retry_count: u32,
+    /// The delay before each retry (default [`RetryPolicy::default`], uniform up to 200 ms;
+    /// unused with one attempt).
+    pub retry: RetryPolicy,
 }
 
 impl RedisLockConfig {
     /// A config for `key` at `instance` with every other field at its default: ttl 10 s,
-    /// compare-and-delete release, request timeout 500 ms.
+    /// compare-and-delete release, request timeout 500 ms, extend-if-owner refresh, stop
+    /// believing on a failed refresh, no watchdog, no drift margin, one attempt.
     pub fn new(instance: NodeId, key: impl Into<String>) -> Self {
         RedisLockConfig {
             instance,
@@ -162,6 +190,8 @@ impl RedisLockConfig {
             on_refresh_failure: OnRefreshFailure::StopBelieving,
             watchdog: false,
             drift_ppm: 0,
+            retry_count: 1,
+            retry: RetryPolicy::default(),
         }
     }
 
@@ -207,6 +237,8 @@ pub enum RedisClientTimer {
     },
     /// The watchdog's period (`ttl / 3`) passed: refresh.
     Watchdog,
+    /// The delay before the next attempt of an acquisition is over.
+    Retry,
 }
 
 /// The context a single-instance Redis lock client runs in: any composition whose messages and
@@ -223,6 +255,11 @@ enum State {
         value: String,
         start: LocalTime,
         timeout: TimerId,
+    },
+    /// Between two attempts of one acquisition (its value kept).
+    Backoff {
+        value: String,
+        retry: TimerId,
     },
     Held {
         value: String,
@@ -249,6 +286,14 @@ pub struct RedisLockClient {
     refreshing: Option<(u64, LocalTime, TimerId)>,
     /// The pending watchdog timer.
     watchdog: Option<TimerId>,
+    /// Attempts made in the current acquisition.
+    attempts: u32,
+    /// The lock object's token field (redis-py's `Lock.local.token`): set when an
+    /// acquisition succeeds, read by release and refresh, cleared by release. In a worker
+    /// whose threads share one lock object it is the node's one field, loaded before and
+    /// stored after every handler of a thread ([`Self::lock_object_token`]); otherwise it is
+    /// always the current (or lost) hold's value.
+    token: Option<String>,
 }
 
 impl RedisLockClient {
@@ -264,6 +309,44 @@ impl RedisLockClient {
             lost: None,
             refreshing: None,
             watchdog: None,
+            attempts: 0,
+            token: None,
+        }
+    }
+
+    /// Numbers this client's requests from `first` (a worker thread's range).
+    pub fn set_first_request(&mut self, first: u64) {
+        self.next_req = first;
+    }
+
+    /// The lock object's token field (see the module doc, "Shared lock object").
+    pub fn lock_object_token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    /// Overwrites the lock object's token field (a worker whose threads share one lock
+    /// object loads the node's field here before each of a thread's handlers).
+    pub fn set_lock_object_token(&mut self, token: Option<String>) {
+        self.token = token;
+    }
+
+    /// Sends the release of the lock object's token (clearing it, as redis-py's `release`
+    /// sets `local.token = None` first); `own` is the value of the hold being released. A
+    /// token that is not `own` (another thread's, through a shared lock object) is observed
+    /// as `SharedTokenRelease`. No token: nothing is sent (redis-py raises `LockError`).
+    fn release_token(&mut self, ctx: &mut impl RedisLockCtx, own: &str) {
+        let Some(token) = self.token.take() else {
+            return;
+        };
+        let args = self.release_args(&token);
+        self.releasing = Some(self.send(ctx, args));
+        if token != own {
+            ctx.observe(Obs::SharedTokenRelease {
+                lock: self.cfg.key.clone(),
+                value: token,
+                own: own.to_string(),
+                thread: None,
+            });
         }
     }
 
@@ -297,7 +380,15 @@ impl RedisLockClient {
             return;
         }
         self.lost = None;
+        self.attempts = 0;
         let value = format!("{:016x}", ctx.rng().next_u64());
+        self.start_attempt(ctx, value);
+    }
+
+    /// One attempt of the acquisition with `value`: observes `LockRequested`, takes the start
+    /// time, sends the SET NX PX.
+    fn start_attempt(&mut self, ctx: &mut impl RedisLockCtx, value: String) {
+        self.attempts += 1;
         let start = ctx.mono_now();
         let ttl_ms = self.cfg.ttl_ms() as i64;
         let req = self.send(ctx, set_nx_px_args(&self.cfg.key, &value, ttl_ms));
@@ -309,6 +400,7 @@ impl RedisLockClient {
             timeout,
         };
         ctx.observe(Obs::LockRequested {
+            thread: None,
             lock: self.cfg.key.clone(),
             servers: vec![self.primary],
         });
@@ -321,8 +413,7 @@ impl RedisLockClient {
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Idle => {
                 if let Some(value) = self.lost.take() {
-                    let args = self.release_args(&value);
-                    self.releasing = Some(self.send(ctx, args));
+                    self.release_token(ctx, &value);
                 }
             }
             State::Acquiring {
@@ -334,6 +425,15 @@ impl RedisLockClient {
                 ctx.cancel_timer(timeout);
                 self.abandoned = Some((req, value));
                 ctx.observe(Obs::LockFailed {
+                    thread: None,
+                    lock: self.cfg.key.clone(),
+                    reason: "abandoned".to_string(),
+                });
+            }
+            State::Backoff { retry, .. } => {
+                ctx.cancel_timer(retry);
+                ctx.observe(Obs::LockFailed {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                     reason: "abandoned".to_string(),
                 });
@@ -342,21 +442,36 @@ impl RedisLockClient {
                 value, deadline, ..
             } => {
                 ctx.cancel_timer(deadline);
-                let args = self.release_args(&value);
-                self.releasing = Some(self.send(ctx, args));
+                self.release_token(ctx, &value);
                 ctx.observe(Obs::LockReleased {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                 });
             }
         }
     }
 
-    fn fail(&mut self, ctx: &mut impl RedisLockCtx, reason: String) -> Option<LockEvent> {
-        self.state = State::Idle;
+    /// An attempt of the acquisition with `value` failed (`LockFailed { reason }`): wait for
+    /// the retry policy's delay and try again, or, after `retry_count` attempts, give up
+    /// ([`LockEvent::Failed`]).
+    fn fail(
+        &mut self,
+        ctx: &mut impl RedisLockCtx,
+        value: String,
+        reason: String,
+    ) -> Option<LockEvent> {
         ctx.observe(Obs::LockFailed {
+            thread: None,
             lock: self.cfg.key.clone(),
             reason,
         });
+        if self.attempts < self.cfg.retry_count {
+            let delay = self.cfg.retry.delay(self.attempts, ctx.rng());
+            let retry = ctx.set_timer(delay, RedisClientTimer::Retry);
+            self.state = State::Backoff { value, retry };
+            return None;
+        }
+        self.state = State::Idle;
         Some(LockEvent::Failed)
     }
 
@@ -427,18 +542,20 @@ impl RedisLockClient {
                 if now >= valid_until {
                     let args = self.release_args(&value);
                     self.send(ctx, args);
-                    return self.fail(ctx, "OK came after the TTL had passed".to_string());
+                    return self.fail(ctx, value, "OK came after the TTL had passed".to_string());
                 }
                 let deadline = ctx.set_timer(
                     valid_until.saturating_since(now),
                     RedisClientTimer::Deadline,
                 );
                 ctx.observe(Obs::LockAcquired {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                     token: None,
                     value: value.clone(),
                     valid_until_local: valid_until,
                 });
+                self.token = Some(value.clone());
                 self.state = State::Held {
                     value,
                     valid_until,
@@ -452,14 +569,16 @@ impl RedisLockClient {
             }
             Ok(false) => self.fail(
                 ctx,
+                value,
                 "held by another client (SET NX replied nil)".to_string(),
             ),
-            Err(e) => self.fail(ctx, format!("{e}")),
+            Err(e) => self.fail(ctx, value, format!("{e}")),
         }
     }
 
     /// A reply to a request that is no longer pending: an `OK` to an abandoned acquisition is
-    /// handed back at once.
+    /// handed back at once, unless that acquisition (its value) is still being retried or
+    /// holds.
     fn late_reply(
         &mut self,
         ctx: &mut impl RedisLockCtx,
@@ -468,7 +587,7 @@ impl RedisLockClient {
     ) -> Option<LockEvent> {
         if let Some((r, value)) = self.abandoned.take() {
             if r == req {
-                if decode_set_nx_px(reply) == Ok(true) {
+                if decode_set_nx_px(reply) == Ok(true) && !self.is_current(&value) {
                     let args = self.release_args(&value);
                     self.send(ctx, args);
                 }
@@ -477,6 +596,16 @@ impl RedisLockClient {
             }
         }
         None
+    }
+
+    /// Whether `value` is the value of the acquisition in progress or of the current hold.
+    fn is_current(&self, value: &str) -> bool {
+        match &self.state {
+            State::Idle => false,
+            State::Acquiring { value: v, .. }
+            | State::Backoff { value: v, .. }
+            | State::Held { value: v, .. } => v == value,
+        }
     }
 
     /// Handles one of this client's timers; `None` if nothing changed for the caller.
@@ -489,12 +618,21 @@ impl RedisLockClient {
                     value,
                     ..
                 } if *pending == req => {
+                    let value = value.clone();
                     self.abandoned = Some((req, value.clone()));
                     let ms = self.cfg.request_timeout.as_millis();
-                    self.fail(ctx, format!("no reply within {ms} ms"))
+                    self.fail(ctx, value, format!("no reply within {ms} ms"))
                 }
                 _ => None,
             },
+            RedisClientTimer::Retry => {
+                if let State::Backoff { value, .. } =
+                    std::mem::replace(&mut self.state, State::Idle)
+                {
+                    self.start_attempt(ctx, value);
+                }
+                None
+            }
             RedisClientTimer::Deadline => match &self.state {
                 State::Held { valid_until, .. } if ctx.mono_now() >= *valid_until => {
                     self.lose(ctx, "TTL passed by the local clock".to_string())
@@ -529,6 +667,7 @@ impl RedisLockClient {
             self.lost = Some(value);
         }
         ctx.observe(Obs::LockLost {
+            thread: None,
             lock: self.cfg.key.clone(),
             reason,
         });
@@ -559,12 +698,14 @@ impl RedisLockClient {
     /// Starts a refresh of the current hold (see the module doc, "Refresh"); `false` (and
     /// nothing sent) unless the client holds the lock with no refresh in flight.
     pub fn extend(&mut self, ctx: &mut impl RedisLockCtx) -> bool {
-        let State::Held { value, .. } = &self.state else {
-            return false;
-        };
-        if self.refreshing.is_some() {
+        if !matches!(self.state, State::Held { .. }) || self.refreshing.is_some() {
             return false;
         }
+        // The lock object's token (redis-py's `extend` reads `local.token`; none: it raises
+        // `LockError`, nothing is sent).
+        let Some(value) = &self.token else {
+            return false;
+        };
         let ttl_ms = self.cfg.ttl_ms() as i64;
         let args = match self.cfg.refresh {
             Refresh::ExtendIfOwner => extend_args(&self.cfg.key, value, ttl_ms),
@@ -597,6 +738,7 @@ impl RedisLockClient {
             }
             (Err(reason), OnRefreshFailure::UntilDeadline) => {
                 ctx.observe(Obs::LockFailed {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                     reason: format!("refresh: {reason}"),
                 });
@@ -619,6 +761,7 @@ impl RedisLockClient {
                     ctx.set_timer(new_until.saturating_since(now), RedisClientTimer::Deadline);
             }
             ctx.observe(Obs::LockRenewed {
+                thread: None,
                 lock: self.cfg.key.clone(),
                 token: None,
                 valid_until_local: new_until,
@@ -661,6 +804,8 @@ impl RedisLockClient {
         self.lost = None;
         self.refreshing = None;
         self.watchdog = None;
+        self.attempts = 0;
+        self.token = None;
     }
 }
 

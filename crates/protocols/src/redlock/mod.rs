@@ -35,7 +35,8 @@
 //!
 //! `retry_count` counts **attempts** (the first one included), as node-redlock documents its
 //! `retryCount` ("the max number of times Redlock will attempt to lock a resource before
-//! erroring"); `retry_count: 3` makes at most 2 retries. The value is drawn once
+//! erroring"); `retry_count: 3` makes at most 2 retries. The policy type and this count are
+//! shared with the single-instance client (`crate::retry`). The value is drawn once
 //! per [`RedlockClient::acquire`] (16 hex digits from the node's RNG stream) and kept across
 //! the retries of that acquisition, as both reference clients do.
 //!
@@ -58,6 +59,7 @@ use crate::redis::command::{
     decode_flag, decode_get, decode_set_nx_px, extend_args, get_args, release_args, set_nx_px_args,
 };
 use crate::redis::RedisMsg;
+pub use crate::retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
 
@@ -84,61 +86,6 @@ pub enum StartTime {
     /// so a retried acquisition that succeeds is believed for less than it holds, or given up
     /// as `validity <= 0` although it holds the quorum).
     FirstAttempt,
-}
-
-/// How long a Redlock client waits before retrying a failed attempt. Every random draw comes
-/// from the client node's RNG stream, one `next_u64` per retry (none for the policies without
-/// randomness).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RetryPolicy {
-    /// Uniform in `0..=max` (default, max 200 ms): the distlock page's "retry after a random
-    /// delay", redlock-py's `retry_delay` randomised.
-    Uniform {
-        /// Longest delay.
-        max: SimDuration,
-    },
-    /// `delay` plus a jitter uniform in `-jitter..=+jitter`, at least 0: node-redlock's
-    /// `retryDelay + Math.floor((Math.random() * 2 - 1) * retryJitter)` (redlock-rb's
-    /// `retry_delay` / `retry_jitter`, redsync's `WithRetryDelay` with jitter 0).
-    Fixed {
-        /// The base delay (node-redlock `retryDelay`).
-        delay: SimDuration,
-        /// The jitter bound (node-redlock `retryJitter`; 0: none, no draw).
-        jitter: SimDuration,
-    },
-    /// Exponential backoff with a cap and no randomness: the delay before retry `k` (k = 1
-    /// after the first failed attempt) is `min(cap, base * 2^(k-1))` (redsync's
-    /// `WithRetryDelayFunc` with a doubling function, the AWS architecture blog's "capped
-    /// exponential backoff").
-    Exponential {
-        /// The first retry's delay.
-        base: SimDuration,
-        /// The longest delay.
-        cap: SimDuration,
-    },
-}
-
-impl RetryPolicy {
-    /// The delay before the retry that follows failed attempt `attempt` (1-based).
-    pub fn delay(&self, attempt: u32, rng: &mut splitbrain_engine::RngStream) -> SimDuration {
-        match *self {
-            RetryPolicy::Uniform { max } => SimDuration(rng.uniform_inclusive(0, max.as_nanos())),
-            RetryPolicy::Fixed { delay, jitter } => {
-                if jitter == SimDuration::ZERO {
-                    return delay;
-                }
-                // One draw in 0..=2*jitter, shifted to -jitter..=+jitter.
-                let j = jitter.as_nanos();
-                let x = rng.uniform_inclusive(0, j.saturating_mul(2));
-                SimDuration((delay.as_nanos() + x).saturating_sub(j))
-            }
-            RetryPolicy::Exponential { base, cap } => {
-                let k = attempt.saturating_sub(1).min(63);
-                let d = base.as_nanos().saturating_mul(1u64 << k);
-                SimDuration(d.min(cap.as_nanos()))
-            }
-        }
-    }
 }
 
 /// Redlock configuration. Durations are local monotonic ns of the client's clock; the TTL is
@@ -184,9 +131,7 @@ impl RedlockConfig {
             ttl: SimDuration::from_secs(10),
             request_timeout: SimDuration::from_millis(50),
             retry_count: 3,
-            retry: RetryPolicy::Uniform {
-                max: SimDuration::from_millis(200),
-            },
+            retry: RetryPolicy::default(),
             clock_drift_factor_ppm: 10_000,
             mode: RedlockMode::Parallel,
             validity_check: true,
@@ -415,6 +360,7 @@ impl RedlockClient {
     fn start_attempt(&mut self, ctx: &mut impl RedlockCtx) {
         self.attempts += 1;
         ctx.observe(Obs::LockRequested {
+            thread: None,
             lock: self.cfg.key.clone(),
             servers: self.cfg.instances.clone(),
         });
@@ -503,6 +449,7 @@ impl RedlockClient {
         if let Some(reason) = failure {
             self.unlock_all(ctx);
             ctx.observe(Obs::LockFailed {
+                thread: None,
                 lock: self.cfg.key.clone(),
                 reason,
             });
@@ -526,6 +473,7 @@ impl RedlockClient {
             deadline,
         };
         ctx.observe(Obs::LockAcquired {
+            thread: None,
             lock: self.cfg.key.clone(),
             token: None,
             value: self.value.clone(),
@@ -616,6 +564,7 @@ impl RedlockClient {
                 deadline: old_deadline,
             };
             ctx.observe(Obs::LockFailed {
+                thread: None,
                 lock: self.cfg.key.clone(),
                 reason,
             });
@@ -629,6 +578,7 @@ impl RedlockClient {
             deadline,
         };
         ctx.observe(Obs::LockRenewed {
+            thread: None,
             lock: self.cfg.key.clone(),
             token: None,
             valid_until_local: valid_until,
@@ -661,6 +611,7 @@ impl RedlockClient {
                 }
                 self.unlock_all(ctx);
                 ctx.observe(Obs::LockFailed {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                     reason: "abandoned".to_string(),
                 });
@@ -669,6 +620,7 @@ impl RedlockClient {
                 ctx.cancel_timer(deadline);
                 self.unlock_all(ctx);
                 ctx.observe(Obs::LockReleased {
+                    thread: None,
                     lock: self.cfg.key.clone(),
                 });
             }
@@ -775,6 +727,7 @@ impl RedlockClient {
                     self.state = State::Idle;
                     self.lost = true;
                     ctx.observe(Obs::LockLost {
+                        thread: None,
                         lock: self.cfg.key.clone(),
                         reason: "validity passed by the local clock".to_string(),
                     });
@@ -829,61 +782,5 @@ mod tests {
         assert_eq!(fmt_ms(-12_000_000), "-12 ms");
         assert_eq!(fmt_ms(9_895_500_000), "9895.5 ms");
         assert_eq!(fmt_ms(1), "0.000001 ms");
-    }
-}
-
-#[cfg(test)]
-mod retry_tests {
-    use super::RetryPolicy;
-    use splitbrain_engine::{RngStream, SimDuration};
-
-    const MS: u64 = 1_000_000;
-
-    /// Issue 13: exponential backoff doubles from `base` and stops at `cap`, drawing nothing;
-    /// fixed without jitter is exactly `delay`; fixed with jitter stays within
-    /// `delay ± jitter` and draws once per retry, as uniform does.
-    #[test]
-    fn retry_policies_give_their_delays() {
-        let mut rng = RngStream::new(7, "t");
-        let e = RetryPolicy::Exponential {
-            base: SimDuration(100 * MS),
-            cap: SimDuration(500 * MS),
-        };
-        let got: Vec<u64> = (1..=5).map(|k| e.delay(k, &mut rng).0 / MS).collect();
-        assert_eq!(got, [100, 200, 400, 500, 500]);
-        let f = RetryPolicy::Fixed {
-            delay: SimDuration(200 * MS),
-            jitter: SimDuration::ZERO,
-        };
-        assert_eq!(f.delay(1, &mut rng), SimDuration(200 * MS));
-        // Neither drew: the stream is where it was.
-        let mut fresh = RngStream::new(7, "t");
-        assert_eq!(rng.next_u64(), fresh.next_u64());
-        let j = RetryPolicy::Fixed {
-            delay: SimDuration(200 * MS),
-            jitter: SimDuration(100 * MS),
-        };
-        let mut lo = u64::MAX;
-        let mut hi = 0;
-        for k in 1..=2000 {
-            let d = j.delay(k, &mut rng).0;
-            lo = lo.min(d);
-            hi = hi.max(d);
-        }
-        assert!(lo >= 100 * MS && hi <= 300 * MS, "{lo} {hi}");
-        assert!(lo < 110 * MS && hi > 290 * MS, "{lo} {hi}");
-        // Jitter larger than the delay clamps at 0.
-        let z = RetryPolicy::Fixed {
-            delay: SimDuration(10 * MS),
-            jitter: SimDuration(100 * MS),
-        };
-        assert!((1..=200).any(|k| z.delay(k, &mut rng) == SimDuration::ZERO));
-        // Uniform: one draw, the same one the stream gives.
-        let u = RetryPolicy::Uniform {
-            max: SimDuration(200 * MS),
-        };
-        let mut a = RngStream::new(3, "u");
-        let mut b = RngStream::new(3, "u");
-        assert_eq!(u.delay(1, &mut a).0, b.uniform_inclusive(0, 200 * MS));
     }
 }

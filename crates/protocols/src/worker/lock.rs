@@ -122,6 +122,26 @@ impl LockClient {
     pub fn token(&self) -> Option<u64> {
         each!(self, c => c.token())
     }
+    /// Numbers the client's requests from `first` (a worker thread's range, so replies find
+    /// their thread). Only the Redis client has threads; the others keep counting from 1.
+    pub fn set_first_request(&mut self, first: u64) {
+        if let LockClient::Redis(c) = self {
+            c.set_first_request(first);
+        }
+    }
+    /// The lock object's token field (the Redis client's; the others have none).
+    pub fn lock_object_token(&self) -> Option<&str> {
+        match self {
+            LockClient::Redis(c) => c.lock_object_token(),
+            _ => None,
+        }
+    }
+    /// Overwrites the lock object's token field (the Redis client's; no effect on others).
+    pub fn set_lock_object_token(&mut self, token: Option<String>) {
+        if let LockClient::Redis(c) = self {
+            c.set_lock_object_token(token);
+        }
+    }
     /// Forgets all volatile state (after a crash of the worker's node).
     pub fn reset(&mut self) {
         each!(self, c => c.reset())

@@ -28,15 +28,45 @@
 //!
 //! **Crash.** A worker keeps nothing: after a restart it starts its loop from scratch at once
 //! (round count and job id back to the start, no `start_after`).
+//!
+//! **Threads** (`threads` > 1, Redis lock only). One node runs several copies of the loop
+//! above, its threads, numbered from 1, each with its own lock client, timers and request ids
+//! (thread `k`'s start at `(k - 1) * 1e9 + 1`, so replies and acks find their thread), all
+//! started together; every message is offered to every thread, each timer goes to the
+//! thread that set it ([`ThreadTimer`]), and every claim a thread observes carries its
+//! number (`thread: Some(k)`). The node's handlers run one thread's step at a time, like a
+//! process's threads under one interpreter lock; a pause or crash stops every thread.
+//! [`LockObject`] says whether the threads share one lock object: `ThreadLocal` (default;
+//! redis-py's `Lock(thread_local=True)`: each thread's token is its own) or `Shared`
+//! (redis-py's `Lock(thread_local=False)`: one token field for the node, loaded into a
+//! thread's client before each of its steps and stored back after, so a thread that acquires
+//! overwrites the token another thread releases with). The sharing stays inside one node:
+//! nodes share no state (DESIGN.md).
 
 pub mod lock;
 
 use crate::context::{Ctx, Role, Wraps};
 use crate::observation::Obs;
+use crate::redis_lock::RedisClientTimer;
 use crate::storage::StorageMsg;
 use lock::{LockClient, LockClientCtx, LockConfig, LockEvent};
 use serde::{Deserialize, Serialize};
-use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
+use splitbrain_engine::{LocalTime, NodeId, RngStream, SimDuration, TimerId, WallTime};
+
+/// Whether a worker's threads share one lock object (see the module doc, "Threads").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LockObject {
+    /// Each thread's token is its own (default; redis-py `Lock(thread_local=True)`).
+    #[default]
+    ThreadLocal,
+    /// One token field for all the node's threads (redis-py `Lock(thread_local=False)`
+    /// shared between threads: the bug).
+    Shared,
+}
+
+/// The request id distance between two threads of a worker: thread `k` (1-based) numbers its
+/// lock requests and writes from `(k - 1) * THREAD_REQUEST_IDS + 1`.
+pub const THREAD_REQUEST_IDS: u64 = 1_000_000_000;
 
 /// Worker configuration. Durations are local monotonic ns of the worker's clock.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,6 +95,10 @@ pub struct WorkerConfig {
     /// single-instance Redis clients (their `refresh`); lease clients renew on their own
     /// `renew_every`.
     pub extend_every: Option<SimDuration>,
+    /// Threads running the loop in this node (default 1; more: Redis lock only).
+    pub threads: u32,
+    /// Whether the threads share one lock object (default thread-local).
+    pub lock_object: LockObject,
 }
 
 impl WorkerConfig {
@@ -82,6 +116,8 @@ impl WorkerConfig {
             idempotent: false,
             ack_timeout: SimDuration::from_secs(1),
             extend_every: None,
+            threads: 1,
+            lock_object: LockObject::ThreadLocal,
         }
     }
 }
@@ -102,16 +138,97 @@ pub enum WorkerTimer {
     Extend,
 }
 
+/// A timer set by one thread of a multi-threaded worker, with the thread's number (1-based),
+/// so it goes back to that thread.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadTimer {
+    /// The thread that set it (1-based).
+    pub thread: u32,
+    /// The thread's own timer.
+    pub timer: ThreadTimerKind,
+}
+
+/// The timers a worker thread sets: its loop's and its Redis lock client's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThreadTimerKind {
+    /// A loop timer.
+    Worker(WorkerTimer),
+    /// A Redis lock client timer.
+    Redis(RedisClientTimer),
+}
+
 /// The context a worker runs in: its lock clients' ([`LockClientCtx`]), plus messages that
 /// wrap [`StorageMsg`] (its writes and their acks) and timers that wrap [`WorkerTimer`].
 pub trait WorkerCtx:
-    LockClientCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<WorkerTimer>>
+    LockClientCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<WorkerTimer> + Wraps<ThreadTimer>>
 {
 }
 
 impl<C> WorkerCtx for C where
-    C: LockClientCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<WorkerTimer>>
+    C: LockClientCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<WorkerTimer> + Wraps<ThreadTimer>>
 {
+}
+
+/// One thread's view of its node's context: the node's clocks, network and RNG stream, with
+/// the thread's timers wrapped in [`ThreadTimer`] and its claims stamped with its number.
+pub struct ThreadCtx<'a, C> {
+    ctx: &'a mut C,
+    thread: u32,
+}
+
+impl<C: WorkerCtx> Ctx for ThreadCtx<'_, C> {
+    type Msg = C::Msg;
+    type Timer = C::Timer;
+    type Durable = C::Durable;
+    fn id(&self) -> NodeId {
+        self.ctx.id()
+    }
+    fn name(&self) -> &str {
+        self.ctx.name()
+    }
+    fn mono_now(&self) -> LocalTime {
+        self.ctx.mono_now()
+    }
+    fn wall_now(&self) -> WallTime {
+        self.ctx.wall_now()
+    }
+    fn send(&mut self, to: NodeId, msg: impl Into<Self::Msg>) {
+        self.ctx.send(to, msg);
+    }
+    /// # Panics
+    /// If the timer is neither a loop timer nor a Redis lock client timer (threads are
+    /// validated to use the Redis lock).
+    fn set_timer(&mut self, after: SimDuration, timer: impl Into<Self::Timer>) -> TimerId {
+        let t: C::Timer = timer.into();
+        let timer = if let Some(w) = Wraps::<WorkerTimer>::part(&t) {
+            ThreadTimerKind::Worker(w.clone())
+        } else if let Some(r) = Wraps::<RedisClientTimer>::part(&t) {
+            ThreadTimerKind::Redis(r.clone())
+        } else {
+            panic!("a worker thread sets only loop and Redis lock client timers")
+        };
+        self.ctx.set_timer(
+            after,
+            ThreadTimer {
+                thread: self.thread,
+                timer,
+            },
+        )
+    }
+    fn cancel_timer(&mut self, id: TimerId) {
+        self.ctx.cancel_timer(id);
+    }
+    fn rng(&mut self) -> &mut RngStream {
+        self.ctx.rng()
+    }
+    fn observe(&mut self, mut obs: Obs) {
+        obs.set_thread(Some(self.thread));
+        self.ctx.observe(obs);
+    }
+    fn persist(&mut self, durable: impl Into<Self::Durable>) {
+        self.ctx.persist(durable);
+    }
 }
 
 /// Where the worker is in its loop.
@@ -145,9 +262,10 @@ pub enum Phase {
     Done,
 }
 
-/// A worker.
+/// One copy of the worker loop: a single-threaded worker's only one, or one thread of a
+/// multi-threaded worker.
 #[derive(Clone, Debug)]
-pub struct Worker {
+pub struct Thread {
     cfg: WorkerConfig,
     client: LockClient,
     phase: Phase,
@@ -160,11 +278,15 @@ pub struct Worker {
     next_req: u64,
 }
 
-impl Worker {
-    /// A worker that starts its first round after `start_after`.
-    pub fn new(cfg: WorkerConfig) -> Self {
-        Worker {
-            client: LockClient::new(cfg.lock.clone()),
+impl Thread {
+    /// The loop of thread `index` (0-based): its lock requests and writes are numbered from
+    /// `index * THREAD_REQUEST_IDS + 1`.
+    fn new(cfg: WorkerConfig, index: u32) -> Self {
+        let first = index as u64 * THREAD_REQUEST_IDS + 1;
+        let mut client = LockClient::new(cfg.lock.clone());
+        client.set_first_request(first);
+        Thread {
+            client,
             cfg,
             phase: Phase::Waiting,
             rounds_done: 0,
@@ -172,7 +294,7 @@ impl Worker {
             deadline: None,
             timer: None,
             extend_timer: None,
-            next_req: 1,
+            next_req: first,
         }
     }
 
@@ -279,6 +401,7 @@ impl Worker {
         // Observe first: a fault triggered by this observation (delay 0) is scheduled before
         // the write timer, so it lands between the check and the write.
         ctx.observe(Obs::ValidityChecked {
+            thread: None,
             lock: self.client.lock_name().to_string(),
             valid,
             remaining_ns,
@@ -305,15 +428,20 @@ impl Worker {
                 data,
             },
         );
-        ctx.observe(Obs::WriteSent { req, token, job });
+        ctx.observe(Obs::WriteSent {
+            thread: None,
+            req,
+            token,
+            job,
+        });
         self.phase = Phase::AwaitAck { req };
         self.set(ctx, self.cfg.ack_timeout, WorkerTimer::AckTimeout);
     }
 }
 
-impl<C: WorkerCtx> Role<C> for Worker {
+impl Thread {
     /// Runs at true time 0.
-    fn on_start(&mut self, ctx: &mut C) {
+    fn on_start(&mut self, ctx: &mut impl WorkerCtx) {
         if self.cfg.start_after == SimDuration::ZERO {
             self.begin_round(ctx);
         } else {
@@ -322,7 +450,7 @@ impl<C: WorkerCtx> Role<C> for Worker {
     }
 
     /// Handles a message: storage acks here, everything else to the lock client.
-    fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
+    fn on_message<C: WorkerCtx>(&mut self, ctx: &mut C, from: NodeId, msg: &C::Msg) {
         if let Some(&StorageMsg::Ack { req, accepted, .. }) = msg.part() {
             if from == self.cfg.storage && self.phase == (Phase::AwaitAck { req }) {
                 if let Some(t) = self.timer.take() {
@@ -335,13 +463,13 @@ impl<C: WorkerCtx> Role<C> for Worker {
             }
             return;
         }
-        if let Some(ev) = self.client.on_message(ctx, from, &msg) {
+        if let Some(ev) = self.client.on_message(ctx, from, msg) {
             self.on_lock_event(ctx, ev);
         }
     }
 
     /// Handles a timer: the worker's own, or its lock client's.
-    fn on_timer(&mut self, ctx: &mut C, timer: C::Timer) {
+    fn on_timer<C: WorkerCtx>(&mut self, ctx: &mut C, timer: C::Timer) {
         let t = match timer.part() {
             Some(WorkerTimer::Extend) => {
                 self.extend_timer = None;
@@ -372,7 +500,7 @@ impl<C: WorkerCtx> Role<C> for Worker {
     /// Rebuilds after a crash: nothing survives; the loop starts again at once. Write request
     /// ids keep counting, standing in for a fresh process's unique ids, so an ack to a write
     /// sent before the crash never matches one sent after.
-    fn on_restart(&mut self, ctx: &mut C, _durable: &C::Durable) {
+    fn on_restart(&mut self, ctx: &mut impl WorkerCtx) {
         self.client.reset();
         self.phase = Phase::Waiting;
         self.rounds_done = 0;
@@ -381,5 +509,133 @@ impl<C: WorkerCtx> Role<C> for Worker {
         self.timer = None;
         self.extend_timer = None;
         self.begin_round(ctx);
+    }
+}
+
+/// A worker node: one thread running the loop, or several (see the module doc, "Threads").
+#[derive(Clone, Debug)]
+pub struct Worker {
+    threads: Vec<Thread>,
+    lock_object: LockObject,
+    /// The shared lock object's token field (`LockObject::Shared` only).
+    token: Option<String>,
+}
+
+impl Worker {
+    /// A worker whose threads start their first round after `start_after`.
+    ///
+    /// # Panics
+    /// If `threads` is 0 (validated by the scenario layer).
+    pub fn new(cfg: WorkerConfig) -> Self {
+        assert!(cfg.threads >= 1, "a worker runs at least one thread");
+        Worker {
+            threads: (0..cfg.threads)
+                .map(|i| Thread::new(cfg.clone(), i))
+                .collect(),
+            lock_object: cfg.lock_object,
+            token: None,
+        }
+    }
+
+    /// Where the (first) thread is in its loop.
+    pub fn phase(&self) -> Phase {
+        self.threads[0].phase
+    }
+
+    /// Rounds the (first) thread finished so far (since the last restart).
+    pub fn rounds_done(&self) -> u32 {
+        self.threads[0].rounds_done
+    }
+
+    /// The (first) thread's lock client.
+    pub fn client(&self) -> &LockClient {
+        &self.threads[0].client
+    }
+
+    /// The threads' lock clients, thread 1 first.
+    pub fn clients(&self) -> impl Iterator<Item = &LockClient> {
+        self.threads.iter().map(|t| &t.client)
+    }
+
+    /// The shared lock object's token field (`None` unless `lock_object` is shared).
+    pub fn shared_token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    /// Runs one step of thread `i` (0-based) in its own context; with a shared lock object,
+    /// the node's token field is loaded into the thread's client first and stored back after.
+    fn step<C: WorkerCtx>(
+        &mut self,
+        ctx: &mut C,
+        i: usize,
+        f: impl FnOnce(&mut Thread, &mut ThreadCtx<'_, C>),
+    ) {
+        let shared = self.lock_object == LockObject::Shared;
+        let thread = &mut self.threads[i];
+        if shared {
+            thread.client.set_lock_object_token(self.token.clone());
+        }
+        let mut tctx = ThreadCtx {
+            ctx,
+            thread: i as u32 + 1,
+        };
+        f(thread, &mut tctx);
+        if shared {
+            self.token = thread.client.lock_object_token().map(str::to_string);
+        }
+    }
+}
+
+impl<C: WorkerCtx> Role<C> for Worker {
+    /// Runs at true time 0: every thread starts, thread 1 first.
+    fn on_start(&mut self, ctx: &mut C) {
+        if self.threads.len() == 1 {
+            return self.threads[0].on_start(ctx);
+        }
+        for i in 0..self.threads.len() {
+            self.step(ctx, i, |t, c| t.on_start(c));
+        }
+    }
+
+    /// Offers a message to every thread (each takes only its own replies and acks).
+    fn on_message(&mut self, ctx: &mut C, from: NodeId, msg: C::Msg) {
+        if self.threads.len() == 1 {
+            return self.threads[0].on_message(ctx, from, &msg);
+        }
+        for i in 0..self.threads.len() {
+            self.step(ctx, i, |t, c| t.on_message(c, from, &msg));
+        }
+    }
+
+    /// Hands a timer to the thread that set it.
+    fn on_timer(&mut self, ctx: &mut C, timer: C::Timer) {
+        if self.threads.len() == 1 {
+            return self.threads[0].on_timer(ctx, timer);
+        }
+        let Some(tt) = Wraps::<ThreadTimer>::part(&timer) else {
+            return;
+        };
+        let i = tt.thread as usize - 1;
+        let inner: C::Timer = match &tt.timer {
+            ThreadTimerKind::Worker(w) => w.clone().into(),
+            ThreadTimerKind::Redis(r) => r.clone().into(),
+        };
+        if i < self.threads.len() {
+            self.step(ctx, i, |t, c| t.on_timer(c, inner));
+        }
+    }
+
+    /// Rebuilds after a crash: nothing survives (the shared token field neither); every
+    /// thread starts its loop again at once. Write request ids keep counting, standing in for
+    /// a fresh process's unique ids, so an ack to a write sent before the crash never matches
+    /// one sent after.
+    fn on_restart(&mut self, ctx: &mut C, _durable: &C::Durable) {
+        self.token = None;
+        if self.threads.len() == 1 {
+            return self.threads[0].on_restart(ctx);
+        }
+        for i in 0..self.threads.len() {
+            self.step(ctx, i, |t, c| t.on_restart(c));
+        }
     }
 }

@@ -10,8 +10,8 @@ mod redlock;
 mod spec;
 
 pub use spec::{
-    LockKind, OnRefreshFailureSpec, RedlockModeSpec, RefreshSpec, ReleaseSpec, StartTimeSpec,
-    WorkerSpec,
+    LockKind, LockObjectSpec, OnRefreshFailureSpec, RedlockModeSpec, RefreshSpec, ReleaseSpec,
+    StartTimeSpec, WorkerSpec,
 };
 
 use crate::checker::NodeCheck;
@@ -19,7 +19,7 @@ use crate::duration::or;
 use crate::role::{ClockSpec, Role};
 use crate::roster::Roster;
 use splitbrain_protocols::lock::LockConfig;
-use splitbrain_protocols::worker::{Worker, WorkerConfig};
+use splitbrain_protocols::worker::{LockObject, Worker, WorkerConfig};
 use splitbrain_protocols::Node;
 
 impl LockKind {
@@ -118,6 +118,11 @@ impl Role for WorkerSpec {
         c.rounds = self.rounds;
         c.idempotent = self.idempotent.unwrap_or(false);
         c.extend_every = self.extend_every.map(|d| d.0);
+        c.threads = self.threads.unwrap_or(1);
+        c.lock_object = match self.lock_object {
+            None | Some(LockObjectSpec::ThreadLocal) => LockObject::ThreadLocal,
+            Some(LockObjectSpec::Shared) => LockObject::Shared,
+        };
         Node::Worker(Worker::new(c))
     }
 }

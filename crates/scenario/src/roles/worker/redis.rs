@@ -1,7 +1,8 @@
 //! `lock: "redis"` workers: one Redis instance as the lock. Defaults as the protocol's
 //! `RedisLockConfig::new`: `ttl` 10 s, `release` compare_and_delete, `request_timeout`
 //! 500 ms, `refresh` extend_if_owner, `on_refresh_failure` stop_believing, `watchdog` false,
-//! `clock_drift_factor` 0 (no margin).
+//! `clock_drift_factor` 0 (no margin), `retry_count` 1 attempt (no retry), `retry` uniform up to
+//! 200 ms (the Redlock client's policy type, `protocols::retry`).
 
 use super::spec::{ReleaseSpec, WorkerSpec};
 use crate::checker::NodeCheck;
@@ -44,6 +45,11 @@ pub(super) fn own_fields(w: &WorkerSpec) -> Vec<(&'static str, bool)> {
         ("refresh", w.refresh.is_some()),
         ("on_refresh_failure", w.on_refresh_failure.is_some()),
         ("watchdog", w.watchdog.is_some()),
+        ("retry_count", w.retry_count.is_some()),
+        ("retry_delay_max", w.retry_delay_max.is_some()),
+        ("retry", w.retry.is_some()),
+        ("threads", w.threads.is_some()),
+        ("lock_object", w.lock_object.is_some()),
     ]
 }
 
@@ -52,6 +58,10 @@ pub(super) fn validate(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
     match &w.instance {
         Some(s) => v.node_ref("instance", s, &["redis"]),
         None => v.err_node("a redis worker needs `instance`, the Redis node"),
+    }
+    super::redlock::check_retry(w, v);
+    if w.threads == Some(0) {
+        v.err("threads", "threads must be at least 1");
     }
 }
 
@@ -79,5 +89,7 @@ pub(super) fn config(w: &WorkerSpec, roster: &Roster, name: String) -> LockConfi
     };
     c.watchdog = w.watchdog.unwrap_or(false);
     c.drift_ppm = w.clock_drift_factor.map_or(0, super::redlock::factor_ppm);
+    c.retry_count = w.retry_count.unwrap_or(c.retry_count);
+    c.retry = super::redlock::retry_policy(w).unwrap_or(c.retry);
     LockConfig::Redis(c)
 }

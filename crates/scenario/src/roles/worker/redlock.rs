@@ -50,6 +50,12 @@ pub(super) fn validate(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
         }
         _ => v.err_node("a redlock worker needs `instances`, a non-empty list of Redis nodes"),
     }
+    check_retry(w, v);
+}
+
+/// Checks the retry fields the Redis and Redlock clients share: `retry` or its shorthand
+/// `retry_delay_max` (not both), an exponential policy's `base <= cap`, `retry_count >= 1`.
+pub(super) fn check_retry(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
     if w.retry.is_some() && w.retry_delay_max.is_some() {
         v.err(
             "retry",
@@ -61,6 +67,31 @@ pub(super) fn validate(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
             v.err("retry", "exponential backoff needs base <= cap");
         }
     }
+    if w.retry_count == Some(0) {
+        v.err(
+            "retry_count",
+            "retry_count counts attempts, the first one included: it must be at least 1",
+        );
+    }
+}
+
+/// The retry policy a worker spec gives (`retry`, or `retry_delay_max` as a uniform policy),
+/// if any; the same mapping for the Redis and Redlock clients.
+pub(super) fn retry_policy(w: &WorkerSpec) -> Option<RetryPolicy> {
+    if let Some(max) = w.retry_delay_max {
+        return Some(RetryPolicy::Uniform { max: max.0 });
+    }
+    w.retry.as_ref().map(|r| match r {
+        RetrySpec::Uniform { max } => RetryPolicy::Uniform { max: max.0 },
+        RetrySpec::Fixed { delay, jitter } => RetryPolicy::Fixed {
+            delay: delay.0,
+            jitter: jitter.map_or(splitbrain_engine::SimDuration::ZERO, |j| j.0),
+        },
+        RetrySpec::Exponential { base, cap } => RetryPolicy::Exponential {
+            base: base.0,
+            cap: cap.0,
+        },
+    })
 }
 
 /// Checks that `clock_drift_factor`, if given, is in [0, 1) (whatever the lock: a worker of
@@ -95,22 +126,7 @@ pub(super) fn config(w: &WorkerSpec, roster: &Roster, name: String) -> LockConfi
     c.ttl = or(w.ttl, c.ttl);
     c.request_timeout = or(w.request_timeout, c.request_timeout);
     c.retry_count = w.retry_count.unwrap_or(c.retry_count);
-    if let Some(max) = w.retry_delay_max {
-        c.retry = RetryPolicy::Uniform { max: max.0 };
-    }
-    if let Some(r) = &w.retry {
-        c.retry = match r {
-            RetrySpec::Uniform { max } => RetryPolicy::Uniform { max: max.0 },
-            RetrySpec::Fixed { delay, jitter } => RetryPolicy::Fixed {
-                delay: delay.0,
-                jitter: jitter.map_or(splitbrain_engine::SimDuration::ZERO, |j| j.0),
-            },
-            RetrySpec::Exponential { base, cap } => RetryPolicy::Exponential {
-                base: base.0,
-                cap: cap.0,
-            },
-        };
-    }
+    c.retry = retry_policy(w).unwrap_or(c.retry);
     if let Some(f) = w.clock_drift_factor {
         c.clock_drift_factor_ppm = factor_ppm(f);
     }

@@ -7,8 +7,8 @@ use crate::role::{BeliefFields, ClockSpec, RenewFailureSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The delay before a Redlock client's retry; every random draw comes from the worker's RNG
-/// stream.
+/// The delay before a Redis or Redlock client's retry (one policy type for both clients,
+/// `protocols::retry::RetryPolicy`); every random draw comes from the worker's RNG stream.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RetrySpec {
@@ -133,6 +133,18 @@ pub enum StartTimeSpec {
     FirstAttempt,
 }
 
+/// Whether a worker's threads share one lock object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LockObjectSpec {
+    /// Each thread's token is its own (default; redis-py `Lock(thread_local=True)`).
+    ThreadLocal,
+    /// One token field shared by the node's threads (redis-py `Lock(thread_local=False)`
+    /// used from several threads: a second acquisition overwrites the token the first
+    /// holder releases with, so its release deletes the second holder's key).
+    Shared,
+}
+
 /// How the Redlock client contacts the instances.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -231,16 +243,19 @@ pub struct WorkerSpec {
     /// (default 500 ms); raft: wait before trying the next replica (default 200 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout: Option<Dur>,
-    /// redlock: ATTEMPTS per acquisition before giving up a round, the first one included
-    /// (default 3: at most 2 retries), as node-redlock documents its `retryCount` and
-    /// redlock-rb its `retry_count`.
+    /// redis and redlock: ATTEMPTS per acquisition before giving up a round, the first one
+    /// included, as node-redlock documents its `retryCount` and redlock-rb its `retry_count`
+    /// (redlock default 3: at most 2 retries; redis default 1: no retry, as redis-py's
+    /// `Lock.acquire(blocking=False)`; more attempts are redis-py's blocking loop bounded by
+    /// attempts). The same value is sent on every attempt of one acquisition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_count: Option<u32>,
-    /// redlock: retry after a uniform delay in `0..=` this (default 200 ms); shorthand for
-    /// `retry: {"policy": "uniform", "max": ..}` (give one or the other).
+    /// redis and redlock: retry after a uniform delay in `0..=` this (default 200 ms);
+    /// shorthand for `retry: {"policy": "uniform", "max": ..}` (give one or the other).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_delay_max: Option<Dur>,
-    /// redlock: the delay before each retry (default `{"policy": "uniform", "max": "200ms"}`).
+    /// redis and redlock: the delay before each retry (default `{"policy": "uniform", "max":
+    /// "200ms"}`; redis-py's `sleep=0.1` is `{"policy": "fixed", "delay": "100ms"}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<RetrySpec>,
     /// redis and redlock: clock drift factor, a fraction of the TTL in [0, 1); validity is
@@ -271,6 +286,15 @@ pub struct WorkerSpec {
     /// redlock: OK replies needed (default: a majority of `instances`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quorum: Option<u32>,
+    /// redis: threads running the worker loop in this node, each with its own lock client,
+    /// timers and beliefs (default 1; observations carry `thread`, 1-based, when above 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
+    /// redis: whether the threads share one lock object: "thread_local" (default, redis-py
+    /// `Lock(thread_local=True)`) or "shared" (redis-py `Lock(thread_local=False)`: one token
+    /// field, so a thread that acquires overwrites the token another thread releases with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_object: Option<LockObjectSpec>,
     /// raft: the replicas of the Raft lock service (node names), tried in this order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<Vec<String>>,
