@@ -20,6 +20,7 @@ pub mod determinism;
 pub mod fault;
 pub mod network;
 pub mod node;
+mod queue;
 pub mod rng;
 pub mod sim;
 pub mod time;

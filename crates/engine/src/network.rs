@@ -203,6 +203,20 @@ pub enum SendVerdict {
     },
 }
 
+/// The FIFO slot of `from -> to` in `rows` (`rows[from][to]`), created on first use.
+#[inline]
+fn last_arrival_slot(rows: &mut Vec<Vec<SimTime>>, from: NodeId, to: NodeId) -> &mut SimTime {
+    let (f, t) = (from.index(), to.index());
+    if rows.len() <= f {
+        rows.resize_with(f + 1, Vec::new);
+    }
+    let row = &mut rows[f];
+    if row.len() <= t {
+        row.resize(t + 1, SimTime::ZERO);
+    }
+    &mut row[t]
+}
+
 /// The network state of one simulation.
 #[derive(Clone, Debug)]
 pub struct Network {
@@ -211,7 +225,11 @@ pub struct Network {
     loss_override_ppm: Option<u32>,
     rules: Vec<NetRule>,
     kind_rules: Vec<KindRule>,
-    last_arrival: BTreeMap<(NodeId, NodeId), SimTime>,
+    /// FIFO: the latest arrival scheduled on each directed link, `last_arrival[from][to]`
+    /// (`SimTime::ZERO`: none). A sender's row grows to its highest receiver on first use, so
+    /// a lookup is two index operations and the memory is one `u64` per link a sender
+    /// reaches (at most N^2; N = 1,000 is 8 MB).
+    last_arrival: Vec<Vec<SimTime>>,
 }
 
 impl Network {
@@ -223,7 +241,7 @@ impl Network {
             loss_override_ppm: None,
             rules: Vec::new(),
             kind_rules: Vec::new(),
-            last_arrival: BTreeMap::new(),
+            last_arrival: Vec::new(),
         }
     }
 
@@ -318,7 +336,7 @@ impl Network {
             }
             let mut at = now.saturating_add(d);
             if fifo {
-                let last = self.last_arrival.entry((from, to)).or_insert(SimTime::ZERO);
+                let last = last_arrival_slot(&mut self.last_arrival, from, to);
                 at = at.max(*last);
                 *last = at;
             }

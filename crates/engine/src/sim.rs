@@ -1,9 +1,10 @@
 //! The simulation: the event queue, node lifecycle, and the event loop.
 //!
 //! Events are ordered by `(true time, sequence number assigned when scheduled)`: ties run in
-//! scheduling order. Cancelled timers cost nothing to find: a timer lives in a slot with a
-//! generation counter, and a heap entry whose generation no longer matches is skipped when it
-//! comes up (lazy deletion). A crash bumps the node's incarnation, which makes its pending
+//! scheduling order (the queue is a radix heap that keeps that order exactly, `queue.rs`).
+//! Cancelled timers cost nothing to find: a timer lives in a slot with a generation counter,
+//! and a queue entry whose generation no longer matches is skipped when it comes up (lazy
+//! deletion). A crash bumps the node's incarnation, which makes its pending
 //! timers and the messages in flight to it stale in O(1).
 //!
 //! **Processing time** (Coulouris's Tprocess; off unless [`Sim::set_processing`] is called):
@@ -25,11 +26,11 @@ use crate::clock::{ClockConfig, LocalClock};
 use crate::fault::{Fault, Trigger};
 use crate::network::{DropReason, LinkModel, Network, SendVerdict};
 use crate::node::NodeId;
+use crate::queue::EventQueue;
 use crate::rng::RngStream;
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{Recorder, TraceEvent};
-use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 /// The trace event type of a simulation of actor `A`.
 pub type EventOf<A> = TraceEvent<<A as Actor>::Msg, <A as Actor>::Timer, <A as Actor>::Obs>;
@@ -138,63 +139,36 @@ enum Event {
     Done { node: u32, gen: u32 },
 }
 
-/// A queue entry, packed into 24 bytes (the heap's sift moves entries around, so their size
-/// is most of the event loop's cost): `key` is `seq << 3 | kind`, which orders exactly like
-/// `seq` because sequence numbers are unique; `data` holds the event's two `u32` fields.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    time: SimTime,
-    key: u64,
-    data: u64,
-}
+/// Slots, node ids and fault indexes are below 2^29: the event's kind takes the top 3 bits
+/// of the first field.
+const FIELD_BITS: u32 = 29;
 
-impl Entry {
+impl Event {
+    /// Packs the event into the queue's 64-bit payload: `kind << 61 | a << 32 | b`.
     #[inline]
-    fn new(time: SimTime, seq: u64, event: Event) -> Self {
-        debug_assert!(seq < 1 << 61, "sequence numbers fit in 61 bits");
-        let (kind, a, b) = match event {
-            Event::Timer { slot, gen } => (0, slot, gen),
+    fn pack(self) -> u64 {
+        let (kind, a, b) = match self {
+            Event::Timer { slot, gen } => (0u64, slot, gen),
             Event::Deliver { slot } => (1, slot, 0),
             Event::Fault { index } => (2, index, 0),
             Event::Resume { node, gen } => (3, node, gen),
             Event::Done { node, gen } => (4, node, gen),
         };
-        Entry {
-            time,
-            key: seq << 3 | kind,
-            data: a as u64 | (b as u64) << 32,
-        }
+        assert!(a < 1 << FIELD_BITS, "more than 2^29 slots, nodes or faults");
+        kind << 61 | (a as u64) << 32 | b as u64
     }
 
     #[inline]
-    fn event(&self) -> Event {
-        let (a, b) = (self.data as u32, (self.data >> 32) as u32);
-        match self.key & 7 {
+    fn unpack(data: u64) -> Self {
+        let a = (data >> 32) as u32 & ((1 << FIELD_BITS) - 1);
+        let b = data as u32;
+        match data >> 61 {
             0 => Event::Timer { slot: a, gen: b },
             1 => Event::Deliver { slot: a },
             2 => Event::Fault { index: a },
             3 => Event::Resume { node: a, gen: b },
             _ => Event::Done { node: a, gen: b },
         }
-    }
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.key == other.key
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Reversed, so the max-heap pops the smallest `(time, seq)`.
-    #[inline]
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.key).cmp(&(self.time, self.key))
     }
 }
 
@@ -253,8 +227,7 @@ struct TriggerState {
 /// Everything but the actors: handlers get `&mut Core` through their [`Context`].
 pub(crate) struct Core<A: Actor> {
     pub(crate) now: SimTime,
-    seq: u64,
-    queue: BinaryHeap<Entry>,
+    queue: EventQueue,
     timers: Vec<TimerSlot<A::Timer>>,
     free_timers: Vec<u32>,
     msgs: Vec<Option<InFlight<A::Msg>>>,
@@ -281,9 +254,7 @@ pub(crate) struct Core<A: Actor> {
 impl<A: Actor> Core<A> {
     #[inline]
     fn push(&mut self, time: SimTime, event: Event) {
-        let seq = self.seq;
-        self.seq += 1;
-        self.queue.push(Entry::new(time, seq, event));
+        self.queue.push(time, event.pack());
     }
 
     #[inline]
@@ -488,8 +459,7 @@ impl<A: Actor> Sim<A> {
             actors: Vec::new(),
             core: Core {
                 now: SimTime::ZERO,
-                seq: 0,
-                queue: BinaryHeap::new(),
+                queue: EventQueue::new(),
                 timers: Vec::new(),
                 free_timers: Vec::new(),
                 msgs: Vec::new(),
@@ -704,7 +674,7 @@ impl<A: Actor> Sim<A> {
         let Some(entry) = self.core.queue.pop() else {
             return false;
         };
-        let (time, event) = (entry.time, entry.event());
+        let (time, event) = (entry.time, Event::unpack(entry.data));
         self.core.now = time;
         self.core.stats.events += 1;
         match event {

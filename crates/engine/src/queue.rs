@@ -1,0 +1,285 @@
+//! The event queue: a radix heap (a monotone priority queue) on true time, in exact
+//! `(time, seq)` order.
+//!
+//! Source: R. K. Ahuja, K. Mehlhorn, J. B. Orlin, R. E. Tarjan, "Faster Algorithms for the
+//! Shortest Path Problem", JACM 37(2), 1990 (the radix heap); the one-bucket-per-bit form
+//! for integer keys. A discrete-event simulator is the case it is made for: the smallest key
+//! never decreases, because nothing is scheduled before the event being processed.
+//!
+//! Bucket 0 holds the entries whose time equals `last` (the time of the smallest entry taken
+//! out of the buckets so far); bucket `i >= 1` holds those whose time differs from `last`
+//! first in bit `i - 1` (counted from the least significant). When bucket 0 runs dry, the
+//! first non-empty bucket is emptied into the lower ones around its smallest time, which
+//! becomes `last`. Each entry moves down at most 64 times, in practice a few.
+//!
+//! **Order of ties.** No sequence number is stored: a bucket keeps its entries in the order
+//! they were scheduled (a new entry is appended; a bucket being emptied is walked in order,
+//! and the buckets it fills were all empty), so entries of equal time leave in scheduling
+//! order, exactly as `(time, seq)` orders them.
+//!
+//! **Entries in the past.** The engine may schedule before `last` (a fault scheduled between
+//! two `run_until` calls, before an event the previous call peeked at); such entries go to a
+//! small binary heap ordered by `(time, seq)`, which is served first: every entry in it is
+//! earlier than every entry in the buckets.
+
+use crate::time::SimTime;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// One queued event: its true time and a 64-bit payload the engine packs and unpacks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Item {
+    pub(crate) time: SimTime,
+    pub(crate) data: u64,
+}
+
+/// An entry of the side heap: ordered by `(time, seq)`, smallest first.
+#[derive(Clone, Copy, Debug)]
+struct Early {
+    time: SimTime,
+    seq: u64,
+    data: u64,
+}
+
+impl PartialEq for Early {
+    fn eq(&self, other: &Self) -> bool {
+        (self.time, self.seq) == (other.time, other.seq)
+    }
+}
+impl Eq for Early {}
+impl PartialOrd for Early {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Early {
+    /// Reversed, so the max-heap pops the smallest `(time, seq)`.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.time, other.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+/// A bucket emptied with a larger allocation than this (entries) gives it back.
+const KEEP: usize = 4096;
+
+/// Number of buckets: bucket 0 (time equal to `last`) and one per bit of a `u64` time.
+const BUCKETS: usize = 65;
+
+/// The event queue (see the module doc). Pops in exact `(time, seq)` order, where `seq` is
+/// the order of [`EventQueue::push`] calls.
+pub(crate) struct EventQueue {
+    /// Bucket 0: entries at time `last`, served from `head` on.
+    zero: Vec<Item>,
+    head: usize,
+    /// Buckets 1..=64 (index `i - 1`).
+    buckets: Vec<Vec<Item>>,
+    /// Bit `i - 1` set: bucket `i` is non-empty.
+    nonempty: u64,
+    /// The time of bucket 0; no bucket entry is earlier.
+    last: SimTime,
+    /// Entries scheduled before `last`, with their sequence numbers.
+    early: BinaryHeap<Early>,
+    /// Pushes so far (the sequence number of the next push; only the side heap keeps it).
+    seq: u64,
+    len: usize,
+}
+
+impl EventQueue {
+    /// An empty queue.
+    pub(crate) fn new() -> Self {
+        EventQueue {
+            zero: Vec::new(),
+            head: 0,
+            buckets: (1..BUCKETS).map(|_| Vec::new()).collect(),
+            nonempty: 0,
+            last: SimTime::ZERO,
+            early: BinaryHeap::new(),
+            seq: 0,
+            len: 0,
+        }
+    }
+
+    /// Entries queued.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Queues `data` at `time`, after every entry already queued at the same time.
+    #[inline]
+    pub(crate) fn push(&mut self, time: SimTime, data: u64) {
+        let seq = self.seq;
+        self.seq += 1;
+        self.len += 1;
+        let item = Item { time, data };
+        if time < self.last {
+            self.early.push(Early { time, seq, data });
+        } else {
+            self.put(item);
+        }
+    }
+
+    /// Puts a bucket entry (time at least `last`) into its bucket.
+    #[inline]
+    fn put(&mut self, item: Item) {
+        let x = item.time.0 ^ self.last.0;
+        if x == 0 {
+            self.zero.push(item);
+        } else {
+            let b = 63 - x.leading_zeros() as usize;
+            self.buckets[b].push(item);
+            self.nonempty |= 1 << b;
+        }
+    }
+
+    /// Makes bucket 0 non-empty if any bucket entry is left; `false` if none is.
+    #[inline]
+    fn refill(&mut self) -> bool {
+        if self.head < self.zero.len() {
+            return true;
+        }
+        if self.zero.capacity() > KEEP {
+            self.zero = Vec::new();
+        } else {
+            self.zero.clear();
+        }
+        self.head = 0;
+        if self.nonempty == 0 {
+            return false;
+        }
+        let b = self.nonempty.trailing_zeros() as usize;
+        self.nonempty &= !(1 << b);
+        let mut bucket = std::mem::take(&mut self.buckets[b]);
+        let min = bucket
+            .iter()
+            .map(|i| i.time)
+            .min()
+            .expect("non-empty bucket");
+        self.last = min;
+        // Every bucket below `b` is empty, so entries keep their order in the ones they land in.
+        for item in bucket.drain(..) {
+            self.put(item);
+        }
+        // Keep a small allocation (the bucket fills again); give a large one back, so the
+        // memory held is what the queue holds now, not every bucket's largest size so far.
+        if bucket.capacity() <= KEEP {
+            self.buckets[b] = bucket;
+        }
+        true
+    }
+
+    /// The earliest entry, without taking it out.
+    #[inline]
+    pub(crate) fn peek(&mut self) -> Option<Item> {
+        if let Some(e) = self.early.peek() {
+            return Some(Item {
+                time: e.time,
+                data: e.data,
+            });
+        }
+        if self.refill() {
+            Some(self.zero[self.head])
+        } else {
+            None
+        }
+    }
+
+    /// Takes out the earliest entry.
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<Item> {
+        if let Some(e) = self.early.pop() {
+            self.len -= 1;
+            return Some(Item {
+                time: e.time,
+                data: e.data,
+            });
+        }
+        if self.refill() {
+            let item = self.zero[self.head];
+            self.head += 1;
+            self.len -= 1;
+            Some(item)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::RngStream;
+
+    /// The queue pops exactly in `(time, seq)` order, as a binary heap of `(time, seq)` does,
+    /// through a random mix of pushes at or after the current time (ties included), pushes
+    /// into the past, peeks and pops.
+    #[test]
+    fn pops_in_exact_time_then_seq_order() {
+        for seed in 0..20 {
+            let mut rng = RngStream::new(seed, "queue");
+            let mut q = EventQueue::new();
+            let mut reference: BinaryHeap<Early> = BinaryHeap::new();
+            let mut seq = 0u64;
+            let mut now = 0u64;
+            for _ in 0..20_000 {
+                let r = rng.uniform_inclusive(0, 99);
+                if r < 55 {
+                    let time = match rng.uniform_inclusive(0, 9) {
+                        0 => now,
+                        1 => now + rng.uniform_inclusive(0, 3),
+                        // Into the past, as a fault scheduled between two runs can be.
+                        2 if now > 0 => rng.uniform_inclusive(0, now),
+                        _ => {
+                            let bits = rng.uniform_inclusive(0, 40);
+                            now + rng.uniform_inclusive(0, 1 << bits)
+                        }
+                    };
+                    q.push(SimTime(time), seq);
+                    reference.push(Early {
+                        time: SimTime(time),
+                        seq,
+                        data: seq,
+                    });
+                    seq += 1;
+                } else if r < 60 {
+                    let want = reference.peek().map(|e| (e.time, e.data));
+                    assert_eq!(q.peek().map(|i| (i.time, i.data)), want);
+                } else {
+                    let want = reference.pop().map(|e| (e.time, e.data));
+                    let got = q.pop().map(|i| (i.time, i.data));
+                    assert_eq!(got, want, "seed {seed}");
+                    if let Some((t, _)) = got {
+                        now = now.max(t.0);
+                    }
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            while let Some(e) = reference.pop() {
+                assert_eq!(q.pop().map(|i| (i.time, i.data)), Some((e.time, e.data)));
+            }
+            assert_eq!(q.pop(), None);
+        }
+    }
+
+    #[test]
+    fn ties_leave_in_push_order() {
+        let mut q = EventQueue::new();
+        for d in 0..100 {
+            q.push(SimTime(1000), d);
+        }
+        q.push(SimTime(5), 1000);
+        assert_eq!(q.pop().map(|i| i.data), Some(1000));
+        q.push(SimTime(1000), 100);
+        q.push(SimTime(1000), 101);
+        for d in 0..102 {
+            assert_eq!(
+                q.pop(),
+                Some(Item {
+                    time: SimTime(1000),
+                    data: d
+                })
+            );
+        }
+        assert_eq!(q.pop(), None);
+    }
+}
