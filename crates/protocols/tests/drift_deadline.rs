@@ -112,7 +112,10 @@ fn slowed_clock_loses_the_lock_at_its_local_deadline() {
         .into_iter()
         .filter_map(|kind| {
             let (acquired, until, lost) = run(kind, -500_000);
-            assert!(acquired.0 < CHANGE && until > CHANGE, "{kind:?}: change mid-hold");
+            assert!(
+                acquired.0 < CHANGE && until > CHANGE,
+                "{kind:?}: change mid-hold"
+            );
             let expected = vec![SimTime(CHANGE + 2 * (until - CHANGE))];
             (lost != expected).then(|| format!("{kind:?}: lost at {lost:?}, expected {expected:?}"))
         })

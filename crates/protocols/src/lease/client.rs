@@ -570,7 +570,8 @@ impl LeaseClient {
                 if now < end {
                     // Fired early: the clock slowed after the timer was set (the engine keeps
                     // a timer's true instant). Wait for the rest of the local time.
-                    *deadline = ctx.set_timer(end.saturating_since(now), LeaseClientTimer::Deadline);
+                    *deadline =
+                        ctx.set_timer(end.saturating_since(now), LeaseClientTimer::Deadline);
                     return None;
                 }
                 let reason = match self.cfg.on_renew_failure {
