@@ -286,6 +286,12 @@ fn an_instance_is_unavailable_during_its_restart_delay() {
     };
     s.run(ms(1_000));
     assert!(available(&s));
+    match s.sim.actor(redis) {
+        Node::RedisInstance(r) => {
+            assert_eq!(r.config().restart_delay, SimDuration::from_secs(20))
+        }
+        _ => unreachable!(),
+    }
     for (t, expect) in [(6_001, false), (25_999, false), (26_001, true)] {
         s.run(ms(t));
         assert_eq!(available(&s), expect, "at {t} ms");
@@ -622,4 +628,59 @@ fn overwrite_and_pexpire_of_a_live_key_are_reported_and_reads_are_not() {
             (6, Reply::Integer(4_900))
         ]
     );
+}
+
+/// Replication ships what changed and only that: a primary (node 0), a replica of it (node 2,
+/// 1 ms replication delay, no failover) and a client. `SET k v` at 0.100 s is one replicated
+/// write; three `GET k` at 0.200..0.400 s change nothing and ship nothing. The replica ends
+/// with `k = v`, and the primary sent exactly one `REPL` message.
+#[test]
+fn only_a_keyspace_change_is_replicated_and_it_carries_the_key() {
+    use splitbrain_protocols::redis_instance::ReplicaConfig;
+    let mut sim = Sim::<scripted::A>::new(1);
+    let primary = sim.add_node(
+        "redis",
+        scripted::A::Redis(RedisInstance::new(RedisInstanceConfig::default())),
+        ClockConfig::default(),
+    );
+    let words = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    sim.add_node(
+        "client",
+        scripted::A::Client {
+            redis: primary,
+            script: vec![
+                (100, words(&["SET", "k", "v"])),
+                (200, words(&["GET", "k"])),
+                (300, words(&["GET", "k"])),
+                (400, words(&["GET", "k"])),
+            ],
+            replies: Vec::new(),
+        },
+        ClockConfig::default(),
+    );
+    let replica = sim.add_node(
+        "replica",
+        scripted::A::Redis(RedisInstance::new(RedisInstanceConfig {
+            replica_of: Some(ReplicaConfig {
+                primary,
+                delay: [SimDuration::from_millis(1); 2],
+                down_after: None,
+                notify: Vec::new(),
+            }),
+            ..Default::default()
+        })),
+        ClockConfig::default(),
+    );
+    sim.run_until(ms(1_000)).expect("bounded run");
+    assert_eq!(sim.stats().messages["REPL"].sent, 1);
+    let scripted::A::Redis(r) = sim.actor(replica) else {
+        unreachable!("node 2 is the replica")
+    };
+    let keys: Vec<(String, String)> = r
+        .instance()
+        .keyspace()
+        .iter()
+        .map(|(k, e)| (k.to_string(), e.value.clone()))
+        .collect();
+    assert_eq!(keys, [("k".to_string(), "v".to_string())]);
 }
