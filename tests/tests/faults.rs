@@ -249,3 +249,46 @@ fn processing_time_delays_handling_at_its_node_only() {
         events(&plan(&without), 0, 2_000_000_000)
     );
 }
+
+/// Issue 17 item 4: a nemesis heal ends only the partition the nemesis drew. The scenario
+/// partitions `{n1} | {n2..n5}` from 1 s and heals at 3.5 s; the nemesis partitions `n4` from
+/// `n5` for 100-200 ms at a time between 1.1 s and 3 s. Just after each nemesis heal, the
+/// explicit partition is still in force (before the fix, every heal removed every rule, so n1
+/// could talk to the others again from the first nemesis heal on); after 3.5 s nothing is.
+#[test]
+fn a_nemesis_heal_leaves_the_scenarios_own_partition() {
+    let p = plan(
+        r#"{"splitbrain": 1, "name": "t", "duration": "4s",
+            "nodes": {"n": {"role": "bully", "count": 5, "start_election": false}},
+            "faults": [{"at": "1s", "partition": [["n1"], ["n2", "n3", "n4", "n5"]]},
+                       {"at": "3.5s", "heal": true}],
+            "nemesis": {"targets": ["n4", "n5"], "mean_interval": "300ms", "start": "1.1s",
+                        "end": "3s", "partition": {"min": "100ms", "max": "200ms"}}}"#,
+    );
+    let explicit = NetRule::Partition {
+        groups: vec![vec![n(0)], vec![n(1), n(2), n(3), n(4)]],
+    };
+    let seed = 0;
+    // The nemesis draws only partitions: every other fault it draws is a partition's heal.
+    let heals: Vec<SimTime> = splitbrain_scenario::build::nemesis_schedule(&p, seed)
+        .into_iter()
+        .filter(|(_, f)| !matches!(f, splitbrain_engine::Fault::Network { .. }))
+        .map(|(t, _)| t)
+        .collect();
+    assert!(heals.len() >= 2, "{heals:?}");
+    let mut sim = build(&p, seed);
+    for h in heals {
+        sim.run_until(SimTime(h.0 + 1)).unwrap();
+        assert!(
+            sim.network().rules().contains(&explicit),
+            "after the nemesis heal at {h}: {:?}",
+            sim.network().rules()
+        );
+        assert!(
+            sim.network().is_cut(n(0), n(1)),
+            "after the nemesis heal at {h}"
+        );
+    }
+    sim.run_until(SimTime(3_500_000_001)).unwrap();
+    assert_eq!(sim.network().rules(), &[][..]);
+}

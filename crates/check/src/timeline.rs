@@ -577,9 +577,10 @@ pub(crate) fn fault_evidence(record: &RunRecord, index: usize) -> Evidence {
             record.name(*node),
             format!("clock drift set to {drift_ppm:+} ppm"),
         ),
-        Fault::Network { .. } | Fault::Heal | Fault::SetLoss { .. } => {
-            ("network".to_string(), "network fault".to_string())
-        }
+        Fault::Network { .. }
+        | Fault::Heal
+        | Fault::HealPartition { .. }
+        | Fault::SetLoss { .. } => ("network".to_string(), "network fault".to_string()),
     };
     Evidence {
         t: *t,
@@ -649,7 +650,14 @@ pub(crate) fn describe_faults(
                 record.name(*node)
             ),
             Fault::Network { rule } => {
-                let heal = next(i, &|f| *f == Fault::Heal);
+                // A rule ends at the next heal of every rule, or of this partition by name.
+                let heal = next(i, &|f| match (f, rule) {
+                    (Fault::Heal, _) => true,
+                    (Fault::HealPartition { groups: g }, NetRule::Partition { groups }) => {
+                        g == groups
+                    }
+                    _ => false,
+                });
                 match rule {
                     NetRule::Partition { groups } => {
                         let sides: Vec<String> = groups.iter().map(|g| group(record, g)).collect();
@@ -670,7 +678,7 @@ pub(crate) fn describe_faults(
                 }
             }
             // Heals are told with the rules they end.
-            Fault::Heal => continue,
+            Fault::Heal | Fault::HealPartition { .. } => continue,
             Fault::SetLoss { loss_ppm } => match loss_ppm {
                 Some(ppm) => format!("message loss set to {ppm} ppm on every link at {t}"),
                 None => format!("message loss restored to each link's own at {t}"),

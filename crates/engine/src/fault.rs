@@ -40,6 +40,13 @@ pub enum Fault {
     },
     /// Removes every network rule.
     Heal,
+    /// Removes one partition rule with exactly these groups (the first such rule in force),
+    /// leaving every other rule: the nemesis heals only the partition it drew, not a partition
+    /// the scenario set up itself (issue 17 item 4). Nothing if no such rule is in force.
+    HealPartition {
+        /// The partition's groups, as in the [`NetRule::Partition`] it heals.
+        groups: Vec<Vec<NodeId>>,
+    },
     /// Steps the node's wall clock by `delta_ns` (negative: backwards). Monotonic untouched.
     ClockStep {
         /// Target.
@@ -196,13 +203,16 @@ impl Nemesis {
                         };
                         empty.push(full.remove(0));
                     }
+                    let groups = vec![a, b];
                     out.push((
                         t,
                         Fault::Network {
-                            rule: NetRule::Partition { groups: vec![a, b] },
+                            rule: NetRule::Partition {
+                                groups: groups.clone(),
+                            },
                         },
                     ));
-                    out.push((t.saturating_add(len), Fault::Heal));
+                    out.push((t.saturating_add(len), Fault::HealPartition { groups }));
                 }
                 NemesisKind::ClockStep { max } => {
                     let mag = rng.uniform_inclusive(0, max.0.min(i64::MAX as u64)) as i64;
@@ -262,7 +272,7 @@ mod tests {
         for seed in 0..200 {
             for (t, f) in n.schedule(&mut RngStream::new(seed, "nemesis")) {
                 match f {
-                    Fault::Restart { .. } | Fault::Heal => assert!(t > n.start),
+                    Fault::Restart { .. } | Fault::HealPartition { .. } => assert!(t > n.start),
                     _ => assert!(n.start < t && t < n.end, "seed {seed}: {f:?} at {t}"),
                 }
             }
@@ -413,6 +423,12 @@ mod tests {
                 Some(n),
             ),
             (Fault::Heal, None),
+            (
+                Fault::HealPartition {
+                    groups: vec![vec![n]],
+                },
+                None,
+            ),
             (Fault::SetLoss { loss_ppm: None }, None),
             (
                 Fault::Network {

@@ -271,6 +271,18 @@ impl Network {
         self.rules.clear();
     }
 
+    /// Removes the first rule equal to `rule`, if one is in force; the others stay, in order.
+    /// Returns whether one was removed.
+    pub fn remove_rule(&mut self, rule: &NetRule) -> bool {
+        match self.rules.iter().position(|r| r == rule) {
+            Some(i) => {
+                self.rules.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The rules in force, in order.
     pub fn rules(&self) -> &[NetRule] {
         &self.rules

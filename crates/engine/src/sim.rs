@@ -24,7 +24,7 @@
 use crate::actor::{Actor, Context, Message, Observation, TimerId};
 use crate::clock::{ClockConfig, LocalClock};
 use crate::fault::{Fault, Trigger};
-use crate::network::{DropReason, LinkModel, Network, SendVerdict};
+use crate::network::{DropReason, LinkModel, NetRule, Network, SendVerdict};
 use crate::node::NodeId;
 use crate::queue::EventQueue;
 use crate::rng::RngStream;
@@ -947,6 +947,11 @@ impl<A: Actor> Sim<A> {
             }
             Fault::Network { rule } => self.core.network.add_rule(rule),
             Fault::Heal => self.core.network.heal(),
+            Fault::HealPartition { groups } => {
+                self.core
+                    .network
+                    .remove_rule(&NetRule::Partition { groups });
+            }
             Fault::ClockStep { node, delta_ns } => {
                 self.core.nodes[node.index()].clock.step(delta_ns)
             }

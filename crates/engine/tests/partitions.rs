@@ -182,3 +182,65 @@ fn a_partition_drop_wins_over_a_paused_receiver() {
     let f = fates(&run_traced(&mut sim, at_ms(100)));
     assert_eq!(f, vec![(0, 1, 12, cut(13))]);
 }
+
+/// Issue 17 item 4: a `HealPartition` (the nemesis' heal) removes only the partition it names.
+/// An explicit partition `{n0} | {n1,n2}` holds from 10 ms to 40 ms; a second partition
+/// `{n2} | {n0,n1}` from 15 ms is healed by name at 20 ms, and a heal naming a partition not in
+/// force (at 25 ms) changes nothing. The first partition still cuts n0 at 25 and 35 ms, until
+/// its own heal at 40 ms.
+#[test]
+fn heal_partition_removes_only_its_own_partition() {
+    let mut sim = mesh(&[12, 17, 22, 27, 35, 45]);
+    let first = vec![vec![n(0)], vec![n(1), n(2)]];
+    let second = vec![vec![n(2)], vec![n(0), n(1)]];
+    rule_at(
+        &mut sim,
+        10,
+        NetRule::Partition {
+            groups: first.clone(),
+        },
+    );
+    rule_at(
+        &mut sim,
+        15,
+        NetRule::Partition {
+            groups: second.clone(),
+        },
+    );
+    sim.schedule_fault(at_ms(20), Fault::HealPartition { groups: second });
+    sim.schedule_fault(
+        at_ms(25),
+        Fault::HealPartition {
+            groups: vec![vec![n(1)], vec![n(0), n(2)]],
+        },
+    );
+    sim.schedule_fault(at_ms(40), Fault::HealPartition { groups: first });
+    let f = fates(&run_traced(&mut sim, at_ms(100)));
+    let first_only = |t: u64| {
+        vec![
+            (0, 1, cut(t + 1)),
+            (0, 2, cut(t + 1)),
+            (1, 0, cut(t + 1)),
+            (1, 2, ok(t + 1)),
+            (2, 0, cut(t + 1)),
+            (2, 1, ok(t + 1)),
+        ]
+    };
+    assert_eq!(round(&f, 12), first_only(12));
+    // Both partitions: only n0 <-> n1 would pass the second, and the first cuts it.
+    assert_eq!(
+        round(&f, 17),
+        vec![
+            (0, 1, cut(18)),
+            (0, 2, cut(18)),
+            (1, 0, cut(18)),
+            (1, 2, cut(18)),
+            (2, 0, cut(18)),
+            (2, 1, cut(18)),
+        ]
+    );
+    for t in [22u64, 27, 35] {
+        assert_eq!(round(&f, t as u32), first_only(t), "sent at {t} ms");
+    }
+    assert!(round(&f, 45).iter().all(|x| x.2 == ok(46)));
+}

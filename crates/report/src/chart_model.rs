@@ -419,6 +419,16 @@ impl TimelineModel {
                     }
                     Fault::Network { rule } => rules.push((*t, rule.clone())),
                     Fault::Heal => close_rules(&mut net, &mut rules, *t),
+                    Fault::HealPartition { groups } => {
+                        // Only the first partition with these groups ends (as in the engine).
+                        let healed = NetRule::Partition {
+                            groups: groups.clone(),
+                        };
+                        if let Some(i) = rules.iter().position(|(_, r)| *r == healed) {
+                            let (from, rule) = rules.remove(i);
+                            net.push(net_period(&rule, from, *t, n, &lane_of, names));
+                        }
+                    }
                     Fault::ClockStep { node, delta_ns } => {
                         if let Some(l) = lane(*node) {
                             marks.push(Mark {

@@ -101,6 +101,10 @@ pub fn describe_fault(names: &[String], f: &Fault) -> String {
             }
         },
         Fault::Heal => "network healed: every link open".to_string(),
+        Fault::HealPartition { groups } => {
+            let sides: Vec<String> = groups.iter().map(|g| group(names, g)).collect();
+            format!("partition {} healed", sides.join(" | "))
+        }
         Fault::ClockStep { node, delta_ns } => {
             let sign = if *delta_ns < 0 { "-" } else { "+" };
             format!(

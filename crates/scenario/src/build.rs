@@ -78,6 +78,10 @@ pub fn fault_of(plan: &Plan, f: &FaultSpec) -> Fault {
         }
     } else if f.heal.is_some() {
         Fault::Heal
+    } else if let Some(groups) = &f.heal_partition {
+        Fault::HealPartition {
+            groups: groups.iter().map(|g| g.iter().map(id).collect()).collect(),
+        }
     } else if let Some(n) = &f.clock_step {
         Fault::ClockStep {
             node: id(n),

@@ -206,6 +206,9 @@ fn describe_action(f: &crate::schema::FaultSpec) -> String {
         format!("cut {}", links.join(", "))
     } else if f.heal.is_some() {
         "heal".to_string()
+    } else if let Some(g) = &f.heal_partition {
+        let groups: Vec<String> = g.iter().map(|g| format!("{{{}}}", g.join(","))).collect();
+        format!("heal partition {}", groups.join(" | "))
     } else if let Some(n) = &f.clock_step {
         format!("clock step of {n}")
     } else if let Some(n) = &f.drift {

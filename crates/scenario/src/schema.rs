@@ -462,6 +462,11 @@ pub struct FaultSpec {
     /// Remove every partition, block and cut (`"heal": true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heal: Option<bool>,
+    /// Remove one partition with exactly these groups (as written in its `partition`),
+    /// leaving every other rule in force: how the nemesis heals the partition it drew, as
+    /// `shrink` and `--explicit` write it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heal_partition: Option<Vec<Vec<String>>>,
     /// Step this node's wall clock by `by`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_step: Option<String>,

@@ -147,6 +147,14 @@ pub fn fault_spec_of(plan: &Plan, at: SimTime, fault: &Fault) -> FaultSpec {
             NetRule::Cut { a, b } => f.cut = Some(vec![[node_name(plan, *a), node_name(plan, *b)]]),
         },
         Fault::Heal => f.heal = Some(true),
+        Fault::HealPartition { groups } => {
+            f.heal_partition = Some(
+                groups
+                    .iter()
+                    .map(|g| g.iter().map(|n| node_name(plan, *n)).collect())
+                    .collect(),
+            )
+        }
         Fault::ClockStep { node, delta_ns } => {
             f.clock_step = name(*node);
             f.by = Some(SignedDur(*delta_ns));
@@ -490,9 +498,19 @@ impl Shrinker {
     }
 }
 
-/// A fault that undoes earlier ones: a heal or a restart.
+/// A fault that undoes earlier ones: a heal (of everything or of one partition) or a restart.
 fn is_repair(f: &FaultSpec) -> bool {
-    f.heal.is_some() || f.restart.is_some()
+    f.heal.is_some() || f.heal_partition.is_some() || f.restart.is_some()
+}
+
+/// Does the repair `r` end the network fault `f`? A heal ends every rule; a partition's heal
+/// only the partition with the same groups.
+fn heals(r: &FaultSpec, f: &FaultSpec) -> bool {
+    match (&r.heal_partition, &f.partition) {
+        _ if r.heal.is_some() => f.partition.is_some() || f.block.is_some() || f.cut.is_some(),
+        (Some(healed), Some(groups)) => healed == groups,
+        _ => false,
+    }
 }
 
 fn at_ns(f: &FaultSpec) -> Option<u64> {
@@ -508,10 +526,7 @@ fn opened_before(s: &Scenario, i: usize) -> Option<u64> {
         .iter()
         .enumerate()
         .filter(|&(j, _)| j != i)
-        .filter(|(_, f)| {
-            (r.heal.is_some() && (f.partition.is_some() || f.block.is_some() || f.cut.is_some()))
-                || (r.restart.is_some() && f.crash == r.restart)
-        })
+        .filter(|(_, f)| heals(r, f) || (r.restart.is_some() && f.crash == r.restart))
         .filter_map(|(_, f)| at_ns(f))
         .filter(|&t| t <= at)
         .max()
@@ -522,10 +537,9 @@ fn opened_before(s: &Scenario, i: usize) -> Option<u64> {
 fn repaired_at(s: &Scenario, i: usize) -> Option<u64> {
     let f = &s.faults[i];
     let at = at_ns(f)?;
-    let network = f.partition.is_some() || f.block.is_some() || f.cut.is_some();
     s.faults
         .iter()
-        .filter(|r| (network && r.heal.is_some()) || (f.crash.is_some() && r.restart == f.crash))
+        .filter(|r| heals(r, f) || (f.crash.is_some() && r.restart == f.crash))
         .filter_map(at_ns)
         .filter(|&t| t >= at)
         .min()

@@ -321,6 +321,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             ("block", f.block.is_some()),
             ("cut", f.cut.is_some()),
             ("heal", f.heal.is_some()),
+            ("heal_partition", f.heal_partition.is_some()),
             ("clock_step", f.clock_step.is_some()),
             ("drift", f.drift.is_some()),
             ("loss", f.loss.is_some()),
@@ -329,7 +330,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         .filter_map(|(n, set)| set.then_some(n))
         .collect();
         match actions.len() {
-            0 => c.err(here.clone(), "a fault needs one action: crash, restart, pause, partition, block, cut, heal, clock_step, drift or loss"),
+            0 => c.err(here.clone(), "a fault needs one action: crash, restart, pause, partition, block, cut, heal, heal_partition, clock_step, drift or loss"),
             1 => {}
             _ => c.err(p(actions[1]), format!("a fault has exactly one action, found {}", actions.join(" and "))),
         }
@@ -371,20 +372,24 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             c.err(p("heal"), "write `\"heal\": true` (false does nothing)");
         }
         c.probability(p("loss"), f.loss);
-        if let Some(groups) = &f.partition {
+        for (field, groups) in [
+            ("partition", &f.partition),
+            ("heal_partition", &f.heal_partition),
+        ] {
+            let Some(groups) = groups else { continue };
             if groups.len() < 2 {
-                c.err(p("partition"), "a partition needs at least two groups");
+                c.err(p(field), "a partition needs at least two groups");
             }
             let mut seen = BTreeMap::new();
             for (g, group) in groups.iter().enumerate() {
                 if group.is_empty() {
                     c.err(
-                        [p("partition"), vec![Seg::Index(g)]].concat(),
+                        [p(field), vec![Seg::Index(g)]].concat(),
                         "a partition group cannot be empty",
                     );
                 }
                 for (j, n) in group.iter().enumerate() {
-                    let path = [p("partition"), vec![Seg::Index(g), Seg::Index(j)]].concat();
+                    let path = [p(field), vec![Seg::Index(g), Seg::Index(j)]].concat();
                     c.node_ref(&roster, path.clone(), n, &[]);
                     if seen.insert(n.clone(), g).is_some() {
                         c.err(path, format!("node `{n}` is in two groups"));

@@ -562,24 +562,31 @@ impl LeaseClient {
                 }
                 None
             }
-            LeaseClientTimer::Deadline => match self.state {
-                State::Held {
+            LeaseClientTimer::Deadline => {
+                let State::Held {
                     valid_until,
+                    deadline,
                     gave_up: false,
                     ..
-                } if self
-                    .cfg
-                    .belief_end(valid_until)
-                    .is_some_and(|end| ctx.mono_now() >= end) =>
-                {
-                    let reason = match self.cfg.on_renew_failure {
-                        RenewFailure::Grace(_) => "grace after the local deadline passed",
-                        _ => "local deadline passed without renewal",
-                    };
-                    self.lose(ctx, reason)
+                } = &mut self.state
+                else {
+                    return None;
+                };
+                let end = self.cfg.belief_end(*valid_until)?;
+                let now = ctx.mono_now();
+                if now < end {
+                    // Fired early: the clock slowed after the timer was set (the engine keeps
+                    // a timer's true instant). Wait for the rest of the local time.
+                    *deadline =
+                        ctx.set_timer(end.saturating_since(now), LeaseClientTimer::Deadline);
+                    return None;
                 }
-                _ => None,
-            },
+                let reason = match self.cfg.on_renew_failure {
+                    RenewFailure::Grace(_) => "grace after the local deadline passed",
+                    _ => "local deadline passed without renewal",
+                };
+                self.lose(ctx, reason)
+            }
         }
     }
 

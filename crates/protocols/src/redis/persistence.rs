@@ -284,6 +284,24 @@ mod tests {
         i
     }
 
+    /// Running from creation, not while stopped, again after a start; the lock extension
+    /// through the instance refuses another client's value and leaves the deadline alone.
+    #[test]
+    fn running_state_and_a_refused_extension() {
+        let mut i = acquired(Persistence::None);
+        assert!(i.is_running());
+        assert_eq!(i.extend_if_value("k", "b", 60_000, 10 * MS), Ok(false));
+        assert_eq!(
+            i.execute(&["PTTL".into(), "k".into()], 10 * MS),
+            Ok(Reply::Integer(4990))
+        );
+        assert_eq!(i.extend_if_value("k", "a", 60_000, 10 * MS), Ok(true));
+        i.stop(StopKind::Graceful).unwrap();
+        assert!(!i.is_running());
+        i.start().unwrap();
+        assert!(i.is_running());
+    }
+
     #[test]
     fn none_comes_back_empty() {
         for kind in [StopKind::Graceful, StopKind::Crash] {

@@ -225,6 +225,27 @@ mod tests {
         ks
     }
 
+    /// `live_len` counts keys alive at the instant (an expired key not yet deleted is stored
+    /// but not live); `is_empty` is about stored keys.
+    #[test]
+    fn live_and_stored_counts() {
+        let mut ks = Keyspace::new();
+        assert!(ks.is_empty());
+        assert_eq!(ks.live_len(0), 0);
+        ks = ks_with("a", Some(100));
+        ks.insert(
+            "b".to_string(),
+            Entry {
+                value: "v".to_string(),
+                expires_at_ms: None,
+            },
+        );
+        assert!(!ks.is_empty());
+        assert_eq!(ks.live_len(100 * MS), 2);
+        assert_eq!(ks.live_len(101 * MS), 1);
+        assert_eq!(ks.stored_len(), 2);
+    }
+
     #[test]
     fn ns_to_ms_is_floor() {
         assert_eq!(wall_ns_to_ms(0), 0);

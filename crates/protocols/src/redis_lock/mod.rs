@@ -633,12 +633,27 @@ impl RedisLockClient {
                 }
                 None
             }
-            RedisClientTimer::Deadline => match &self.state {
-                State::Held { valid_until, .. } if ctx.mono_now() >= *valid_until => {
-                    self.lose(ctx, "TTL passed by the local clock".to_string())
+            RedisClientTimer::Deadline => {
+                let State::Held {
+                    valid_until,
+                    deadline,
+                    ..
+                } = &mut self.state
+                else {
+                    return None;
+                };
+                let now = ctx.mono_now();
+                if now < *valid_until {
+                    // Fired early: the clock slowed after the timer was set (the engine keeps
+                    // a timer's true instant). Wait for the rest of the local time.
+                    *deadline = ctx.set_timer(
+                        valid_until.saturating_since(now),
+                        RedisClientTimer::Deadline,
+                    );
+                    return None;
                 }
-                _ => None,
-            },
+                self.lose(ctx, "TTL passed by the local clock".to_string())
+            }
             RedisClientTimer::RefreshTimeout { req } => match self.refreshing {
                 Some((pending, start, _)) if pending == req => {
                     self.refreshing = None;

@@ -720,10 +720,23 @@ impl RedlockClient {
                 }
                 None
             }
-            RedlockTimer::Deadline => match self.state {
-                State::Held { valid_until, .. } | State::Extending { valid_until, .. }
-                    if ctx.mono_now() >= valid_until =>
-                {
+            RedlockTimer::Deadline => match &mut self.state {
+                State::Held {
+                    valid_until,
+                    deadline,
+                }
+                | State::Extending {
+                    valid_until,
+                    deadline,
+                    ..
+                } if ctx.mono_now() < *valid_until => {
+                    // Fired early: the clock slowed after the timer was set (the engine keeps
+                    // a timer's true instant). Wait for the rest of the local time.
+                    let rest = valid_until.saturating_since(ctx.mono_now());
+                    *deadline = ctx.set_timer(rest, RedlockTimer::Deadline);
+                    None
+                }
+                State::Held { .. } | State::Extending { .. } => {
                     self.state = State::Idle;
                     self.lost = true;
                     ctx.observe(Obs::LockLost {
