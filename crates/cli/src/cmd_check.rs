@@ -15,7 +15,36 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
 }
 
-/// Every `*.json` file under `paths`, sorted.
+/// Whether `p` is a comparison manifest (`*.compare.json`), not a scenario.
+pub fn is_manifest(p: &Path) -> bool {
+    p.to_string_lossy()
+        .ends_with(splitbrain_scenario::compare::MANIFEST_SUFFIX)
+}
+
+/// Every comparison manifest (`*.compare.json`) under the folders of `paths`, sorted.
+pub fn manifest_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        if p.is_dir() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
+                .map(|e| e.map(|e| e.path()))
+                .collect::<Result<_, _>>()?;
+            entries.sort();
+            for e in entries {
+                walk(&e, out)?;
+            }
+        } else if is_manifest(p) {
+            out.push(p.to_path_buf());
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        walk(p, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// Every `*.json` scenario file under `paths` (comparison manifests left out), sorted.
 pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         if p.is_dir() {
@@ -26,7 +55,7 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
             for e in entries {
                 walk(&e, out)?;
             }
-        } else if p.extension().is_some_and(|x| x == "json") {
+        } else if p.extension().is_some_and(|x| x == "json") && !is_manifest(p) {
             out.push(p.to_path_buf());
         }
         Ok(())

@@ -548,7 +548,7 @@ mod tests {
         assert!(lines[2].ends_with("25.0% [17.5, 34.3]"), "{}", lines[2]);
         assert!(lines[2].contains("0.0% [0.0, 3.7]"), "{}", lines[2]);
         assert!(lines[8].contains("  -"), "{}", lines[8]);
-        assert!(lines[9].contains("12.00 [10.80, 13.20]"), "{}", lines[9]);
+        assert!(lines[9].contains("12.0 [10.8, 13.2]"), "{}", lines[9]);
         // Every line is as wide as the header.
         let w = lines[0].chars().count();
         assert!(lines.iter().all(|l| l.chars().count() == w), "{text}");
