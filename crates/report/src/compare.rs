@@ -428,7 +428,8 @@ pub fn compare_page(t: &CompareTable, p: &ComparePage<'_>) -> String {
          write from a holder after a later holder's write (`no_two_accepted_writers` violated): \
          the corruption a lock for correctness must prevent. It needs a holder to be stopped \
          between its validity check and its write, so it depends on how often the nemesis lands \
-         in that window; with fencing the storage rejects such a write whatever the timing."
+         in that window; with fencing the storage rejects such a write whatever the timing. \
+         Idempotent work does not lower it: the stale write is still accepted, as a no-op."
     );
     let _ = writeln!(
         out,
