@@ -55,16 +55,23 @@ fn claims(src: &str) -> (Vec<(NodeId, u64, u64)>, splitbrain_scenario::RunResult
 fn one_leader_holds_the_raft_key_and_a_crashed_one_is_replaced_with_a_higher_term() {
     // Find the first leader, then crash it at 5 s.
     let (first, r0) = claims(&SCENARIO.replace(r#"[ { "at": "5s", "crash": "LEADER" } ]"#, "[]"));
-    assert_eq!(first.len(), 1, "one leader, keeping its key alive: {first:?}");
+    assert_eq!(
+        first.len(),
+        1,
+        "one leader, keeping its key alive: {first:?}"
+    );
     let (who, term, at) = first[0];
-    assert!(at >= 1_000_000_000 && at < 1_100_000_000, "{at}");
+    assert!((1_000_000_000..1_100_000_000).contains(&at), "{at}");
     let name = r0.record.name(who);
     let (after, r) = claims(&SCENARIO.replace("LEADER", &name));
     assert_eq!(after[0], (who, term, at));
     assert_eq!(after.len(), 2, "{after:?}");
     let (next, next_term, next_at) = after[1];
     assert_ne!(next, who);
-    assert!(next_term > term, "the create revision only grows: {after:?}");
+    assert!(
+        next_term > term,
+        "the create revision only grows: {after:?}"
+    );
     // The crashed leader's key lives until its lease (TTL 3 s from its last keepalive, sent up
     // to a keepalive period before the crash) runs out on the Raft leader's clock and the
     // leader's lease check (every 500 ms) commits the expiry; then a waiting leader's create
@@ -102,9 +109,15 @@ fn a_raft_leader_file_names_its_replicas_and_not_the_lease_knobs() {
         e.contains("renew_every") && e.contains(r#"is for `lock: "lease"` leaders"#),
         "{e}"
     );
-    let wrong_role = SCENARIO.replace(r#"["raft-1", "raft-2", "raft-3"]"#, r#"["raft-1", "storage"]"#);
+    let wrong_role = SCENARIO.replace(
+        r#"["raft-1", "raft-2", "raft-3"]"#,
+        r#"["raft-1", "storage"]"#,
+    );
     assert!(err(wrong_role).contains("storage"));
     let lease_without_service = SCENARIO.replace(r#""lock": "raft","#, "");
     let e = err(lease_without_service);
-    assert!(e.contains("needs `service`") && e.contains("`replicas` is for"), "{e}");
+    assert!(
+        e.contains("needs `service`") && e.contains("`replicas` is for"),
+        "{e}"
+    );
 }

@@ -10,11 +10,13 @@ use crate::cmd_check::is_manifest;
 use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
-use splitbrain_report::compare::{compare_csv, compare_page, compare_text, render_compare, ComparePage};
+use splitbrain_report::compare::{
+    compare_csv, compare_page, compare_text, render_compare, ComparePage,
+};
 use splitbrain_report::ChartFormat;
 use splitbrain_scenario::compare::{compare, load_manifest, Design, MANIFEST_SUFFIX};
-use splitbrain_scenario::sweep::SeedRange;
 use splitbrain_scenario::load_file;
+use splitbrain_scenario::sweep::SeedRange;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -133,7 +135,8 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     // Outputs are checked writable before any seed runs.
     let outputs = match &a.out {
         Some(dir) => {
-            let names = ["json", "csv", "md", "svg", "png"].map(|ext| dir.join(format!("{}.{ext}", s.name)));
+            let names = ["json", "csv", "md", "svg", "png"]
+                .map(|ext| dir.join(format!("{}.{ext}", s.name)));
             let files = names
                 .iter()
                 .map(|p| AtomicFile::create(p))
@@ -144,7 +147,10 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     };
     let seeds = s.seeds;
     let runs = (seeds.end - seeds.start) * s.designs.len() as u64;
-    println!("compare   {} designs over seeds {seeds} ({runs} runs, {threads} jobs)", s.designs.len());
+    println!(
+        "compare   {} designs over seeds {seeds} ({runs} runs, {threads} jobs)",
+        s.designs.len()
+    );
     for d in &s.designs {
         println!("  {:<24} {}", d.label, d.file);
     }
@@ -155,8 +161,13 @@ pub fn run(a: CompareArgs) -> Result<u8> {
             eprintln!("compare: {d}/{runs} runs ({}%)", d * 100 / runs);
         }
     };
-    let table = compare(&s.designs, seeds, threads.min(runs as usize).max(1), &on_done)
-        .context("a run failed")?;
+    let table = compare(
+        &s.designs,
+        seeds,
+        threads.min(runs as usize).max(1),
+        &on_done,
+    )
+    .context("a run failed")?;
     println!();
     print!("{}", compare_text(&table));
     println!();

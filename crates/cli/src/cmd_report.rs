@@ -206,8 +206,8 @@ fn write_comparisons(
     use splitbrain_report::compare::{compare_csv, compare_page, render_compare, ComparePage};
     let mut lines = Vec::new();
     for m in manifest_files(&a.paths)? {
-        let (manifest, seeds, designs) = splitbrain_scenario::compare::load_manifest(&m)
-            .map_err(|e| BadInput(e.to_string()))?;
+        let (manifest, seeds, designs) =
+            splitbrain_scenario::compare::load_manifest(&m).map_err(|e| BadInput(e.to_string()))?;
         let name = manifest.name.clone();
         if !names.insert(name.clone()) {
             return Err(BadInput(format!(

@@ -140,7 +140,10 @@ fn bad_input_is_exit_2_with_the_reason() {
         ),
         (vec!["compare", MANIFEST, LEASE], "not both"),
         (vec!["compare", broken], "broken.compare.json:7:"),
-        (vec!["compare", one], "designs: a comparison needs at least two designs"),
+        (
+            vec!["compare", one],
+            "designs: a comparison needs at least two designs",
+        ),
         (vec!["compare", LEASE, REDLOCK, "--seeds", "5..5"], "empty"),
         (
             vec!["compare", LEASE, REDLOCK, "--seeds", "0..2", "--jobs", "0"],
@@ -179,7 +182,12 @@ fn report_writes_a_page_per_comparison_manifest_and_check_skips_it() {
     let o = splitbrain(&["check", lessons.to_str().unwrap()]);
     assert_eq!(code(&o), 0, "{}{}", text(&o.stdout), text(&o.stderr));
     let out = dir.path().join("out");
-    let o = splitbrain(&["report", lessons.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let o = splitbrain(&[
+        "report",
+        lessons.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(code(&o), 0, "{}{}", text(&o.stdout), text(&o.stderr));
     let page = std::fs::read_to_string(out.join("two-designs.md")).unwrap();
     assert!(page.starts_with("# Two designs\n\nWhat two designs show."));

@@ -362,7 +362,10 @@ const NS_PER_MS: f64 = 1e6;
 pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> DesignRow {
     let n = samples.len();
     let count = |f: &dyn Fn(&DesignSample) -> bool| {
-        Proportion::of(samples.iter().filter(|s| f(&s.sample)).count() as u64, n as u64)
+        Proportion::of(
+            samples.iter().filter(|s| f(&s.sample)).count() as u64,
+            n as u64,
+        )
     };
     let pooled = |runs: &mut dyn Iterator<Item = usize>, f: &dyn Fn(&DesignSample) -> &[u64]| {
         let mut v = Vec::new();
@@ -475,6 +478,9 @@ mod tests {
         assert_eq!(e.value, Some(55.0));
         assert!(lo < 55.0 && 55.0 < hi, "{lo} {hi}");
         // About mean +- 1.96 * sd / sqrt(n) = 55 +- 17.8.
-        assert!((30.0..45.0).contains(&lo) && (65.0..80.0).contains(&hi), "{lo} {hi}");
+        assert!(
+            (30.0..45.0).contains(&lo) && (65.0..80.0).contains(&hi),
+            "{lo} {hi}"
+        );
     }
 }

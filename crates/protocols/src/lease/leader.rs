@@ -79,7 +79,12 @@ impl LeaderLock {
             LeaderLock::Raft(c) => c.acquire(ctx),
         }
     }
-    fn on_message<C: LeaderCtx>(&mut self, ctx: &mut C, from: NodeId, msg: &C::Msg) -> Option<LockEvent> {
+    fn on_message<C: LeaderCtx>(
+        &mut self,
+        ctx: &mut C,
+        from: NodeId,
+        msg: &C::Msg,
+    ) -> Option<LockEvent> {
         match self {
             LeaderLock::Lease(c) => c.on_message(ctx, from, msg),
             LeaderLock::Raft(c) => c.on_message(ctx, from, msg),

@@ -134,7 +134,10 @@ impl Role for LeaseLeaderSpec {
                     ("service", self.service.is_some()),
                     ("renew_every", self.renew_every.is_some()),
                     ("on_renew_failure", self.on_renew_failure.is_some()),
-                    ("stop_on_renew_failure", self.stop_on_renew_failure.is_some()),
+                    (
+                        "stop_on_renew_failure",
+                        self.stop_on_renew_failure.is_some(),
+                    ),
                     ("grace", self.grace.is_some()),
                     ("renew_attempts", self.renew_attempts.is_some()),
                 ] {
