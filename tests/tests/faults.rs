@@ -201,8 +201,20 @@ fn a_message_rule_drops_only_its_kind() {
 #[test]
 fn every_message_kind_of_the_lessons_is_listed_for_validation() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    // Lessons, and the designs in the folders beside them (the comparison's); manifests
+    // (`*.compare.json`) are not scenarios.
+    let mut paths = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
+        if path.is_dir() {
+            paths.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else {
+            paths.push(path);
+        }
+    }
+    paths.retain(|p| p.extension().is_some_and(|x| x == "json"));
+    paths.retain(|p| !p.to_string_lossy().ends_with(".compare.json"));
+    for path in paths {
         let plan = splitbrain_scenario::load_file(&path).unwrap();
         let r = splitbrain_scenario::execute(&plan, plan.scenario.seed, None).unwrap();
         for kind in r.stats.messages.keys() {

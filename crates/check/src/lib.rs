@@ -11,6 +11,7 @@
 //! - [`spec`]: [`Invariant`] names (part of the scenario format) and [`CheckSpec`].
 //! - [`invariants`]: one `pub fn` per invariant.
 //! - [`metrics`](mod@metrics): counters and durations ([`Metrics`]).
+//! - [`compare`]: what one run of a lock design shows, for `splitbrain compare`.
 //! - [`verdict`]: [`Verdict`], [`Violation`], [`Evidence`], [`CheckReport`].
 //! - Server truth over true time, shared with the charts: [`WallClocks`] (each node's clocks
 //!   rebuilt from the record), [`Truth`] (who truly holds a lock when: [`Hold`]s and the
@@ -20,6 +21,7 @@
 //! no hash-ordered collections.
 
 mod clocks;
+pub mod compare;
 pub mod invariants;
 pub mod metrics;
 pub mod run;

@@ -15,9 +15,42 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
 }
 
-/// Every `*.json` file under `paths`, sorted. A symbolic link to a folder found while
-/// walking is not followed (a link to `.` would make the walk endless, as in ripgrep's
-/// default); a folder named on the command line is, link or not.
+/// Whether `p` is a comparison manifest (`*.compare.json`), not a scenario.
+pub fn is_manifest(p: &Path) -> bool {
+    p.to_string_lossy()
+        .ends_with(splitbrain_scenario::compare::MANIFEST_SUFFIX)
+}
+
+/// Every comparison manifest (`*.compare.json`) under the folders of `paths`, sorted.
+pub fn manifest_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        if p.is_dir() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
+                .map(|e| e.map(|e| e.path()))
+                .collect::<Result<_, _>>()?;
+            entries.sort();
+            for e in entries {
+                if e.is_symlink() && e.is_dir() {
+                    continue;
+                }
+                walk(&e, out)?;
+            }
+        } else if is_manifest(p) {
+            out.push(p.to_path_buf());
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        walk(p, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// Every `*.json` scenario file under `paths` (comparison manifests left out), sorted. A
+/// symbolic link to a folder found while walking is not followed (a link to `.` would make
+/// the walk endless, as in ripgrep's default); a folder named on the command line is, link
+/// or not.
 pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         if p.is_dir() {
@@ -31,7 +64,7 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 }
                 walk(&e, out)?;
             }
-        } else if p.extension().is_some_and(|x| x == "json") {
+        } else if p.extension().is_some_and(|x| x == "json") && !is_manifest(p) {
             out.push(p.to_path_buf());
         }
         Ok(())

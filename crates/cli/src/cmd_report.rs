@@ -5,7 +5,7 @@
 
 use crate::atomic::write_atomic;
 use crate::cmd_chart::DrawArgs;
-use crate::cmd_check::scenario_files;
+use crate::cmd_check::{manifest_files, scenario_files};
 use crate::exit::BadInput;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -175,6 +175,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         row.view = Some(html_name);
         rows.push(row);
     }
+    let comparisons = write_comparisons(&a, &cwd, &out_abs, &mut names)?;
     let paths: Vec<String> = a.paths.iter().map(|p| shown(p, &cwd)).collect();
     let mut command = format!(
         "splitbrain report {} -o {}",
@@ -184,14 +185,86 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     if a.png {
         command.push_str(" --png");
     }
-    write_atomic(
-        &a.out.join("README.md"),
-        index_page(&rows, &command).as_bytes(),
-    )?;
+    let mut index = index_page(&rows, &command);
+    if !comparisons.is_empty() {
+        index.push_str("\n## Comparisons\n\n");
+        index.push_str(&comparisons.join(""));
+    }
+    write_atomic(&a.out.join("README.md"), index.as_bytes())?;
     println!("index     {}", slash(&a.out.join("README.md")));
     Ok(if all_ok {
         crate::exit::OK
     } else {
         crate::exit::MISMATCH
     })
+}
+
+/// Runs every comparison manifest (`*.compare.json`) under the folders given and writes its
+/// page (`<name>.md`), chart (`<name>.svg`, `<name>.png` with `--png`) and table
+/// (`<name>.csv`). Returns the index lines, one per comparison.
+fn write_comparisons(
+    a: &ReportArgs,
+    cwd: &Path,
+    out_abs: &Path,
+    names: &mut BTreeSet<String>,
+) -> Result<Vec<String>> {
+    use splitbrain_report::compare::{compare_csv, compare_page, render_compare, ComparePage};
+    let mut lines = Vec::new();
+    for m in manifest_files(&a.paths)? {
+        let (manifest, seeds, designs) =
+            splitbrain_scenario::compare::load_manifest(&m).map_err(|e| BadInput(e.to_string()))?;
+        let name = manifest.name.clone();
+        if !names.insert(name.clone()) {
+            return Err(BadInput(format!(
+                "{}: a second page named {name:?}; report file names come from names",
+                m.display()
+            ))
+            .into());
+        }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let table = splitbrain_scenario::compare::compare(&designs, seeds, threads, &|| {})
+            .context("a comparison run failed")?;
+        let (svg_name, png_name) = (format!("{name}.svg"), format!("{name}.png"));
+        let (md_name, csv_name) = (format!("{name}.md"), format!("{name}.csv"));
+        write_atomic(
+            &a.out.join(&svg_name),
+            &render_compare(&table, &manifest.title, ChartFormat::Svg)?,
+        )?;
+        if a.png {
+            write_atomic(
+                &a.out.join(&png_name),
+                &render_compare(&table, &manifest.title, ChartFormat::Png)?,
+            )?;
+        }
+        write_atomic(&a.out.join(&csv_name), compare_csv(&table).as_bytes())?;
+        let manifest_arg = shown(&m, cwd);
+        let page = compare_page(
+            &table,
+            &ComparePage {
+                title: &manifest.title,
+                lesson: &manifest.lesson,
+                description: manifest.description.as_deref(),
+                manifest_arg: &manifest_arg,
+                chart: &svg_name,
+                png: a.png.then_some(png_name.as_str()),
+                scenario_links: designs
+                    .iter()
+                    .map(|d| slash(&relative(out_abs, &absolute(Path::new(&d.file), cwd))))
+                    .collect(),
+            },
+        );
+        write_atomic(&a.out.join(&md_name), page.as_bytes())?;
+        println!(
+            "compare   {manifest_arg}  ->  {}",
+            slash(&a.out.join(&md_name))
+        );
+        let labels: Vec<&str> = designs.iter().map(|d| d.label.as_str()).collect();
+        lines.push(format!(
+            "- [{}]({md_name}): {} over seeds {} ([chart]({svg_name}), [table]({csv_name}))\n",
+            manifest.title,
+            labels.join(", "),
+            table.seeds
+        ));
+    }
+    Ok(lines)
 }

@@ -138,7 +138,7 @@ fn run_command(file: &str, seed: u64, combo: &[Setting]) -> String {
     cmd
 }
 
-fn threads_of(jobs: Option<usize>) -> Result<usize> {
+pub(crate) fn threads_of(jobs: Option<usize>) -> Result<usize> {
     Ok(match jobs {
         Some(0) => return Err(exit::BadInput("--jobs must be at least 1".into()).into()),
         Some(n) if n > MAX_JOBS => {

@@ -5,6 +5,7 @@
 mod atomic;
 mod cmd_chart;
 mod cmd_check;
+mod cmd_compare;
 mod cmd_coverage;
 mod cmd_export;
 mod cmd_merge;
@@ -52,6 +53,10 @@ enum Cmd {
     /// Run a scenario once per seed in parallel: violation rates, failing seeds, throughput.
     /// Exit 0 if every run matched the file's expectation, 1 if not, 3 if a run hit a bound.
     Sweep(cmd_sweep::SweepArgs),
+    /// Run several lock designs (scenario files, or one NAME.compare.json manifest) over the
+    /// same seeds: per design the rates of two accepted writers, duplicate effects and stalls,
+    /// acquire and takeover times, messages per acquisition, with 95% intervals.
+    Compare(cmd_compare::CompareArgs),
     /// Combine the results files of a sharded sweep into what one unsharded sweep writes.
     Merge(cmd_merge::MergeArgs),
     /// Re-run a recorded trace and check the run is identical, event for event.
@@ -92,6 +97,7 @@ fn main() -> ExitCode {
             Ok(exit::OK)
         }
         Cmd::Sweep(a) => cmd_sweep::run(a),
+        Cmd::Compare(a) => cmd_compare::run(a),
         Cmd::Merge(a) => cmd_merge::run(a),
         Cmd::Replay(a) => cmd_replay::run(a),
         Cmd::Shrink(a) => cmd_shrink::run(a),

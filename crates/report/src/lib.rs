@@ -3,6 +3,7 @@
 pub mod chart;
 pub mod chart_model;
 pub mod chart_trace;
+pub mod compare;
 pub mod export;
 pub mod narrate;
 pub mod page;

@@ -6,6 +6,7 @@
 
 pub mod build;
 pub mod checker;
+pub mod compare;
 pub mod coverage;
 pub mod duration;
 pub mod error;

@@ -12,12 +12,18 @@
 //! failed (`on_renew_failure: KeepBelieving`) then shows up in the storage's log, violating
 //! `no_two_accepted_writers` unless the storage fences. Storage acks are not acted on.
 //!
+//! With `raft: Some(cfg)` the leadership is the Raft lock service's key instead (etcd's
+//! election recipe: a key created with a lease, issue 12): the node drives a [`RaftLock`]
+//! client, which keeps its lease alive on its own, and its term is the key's create revision,
+//! which also only grows across holders. The lease client config is then unused.
+//!
 //! After a crash it starts from scratch (nothing is durable): a fresh acquisition.
 
 use super::client::{LeaseClient, LeaseClientConfig, LeaseClientCtx};
 use crate::context::{Ctx, Role, Wraps};
 use crate::lock_event::LockEvent;
 use crate::observation::Obs;
+use crate::raft::{RaftClientConfig, RaftLock, RaftLockCtx};
 use crate::storage::StorageMsg;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{NodeId, SimDuration, TimerId};
@@ -36,6 +42,9 @@ pub struct LeaseLeaderConfig {
     pub write_every: SimDuration,
     /// Wait this long (local) after start before the first acquisition (default 0: at once).
     pub start_after: SimDuration,
+    /// Hold leadership as this Raft lock service key instead of the lease (default `None`:
+    /// the lease service of `client`).
+    pub raft: Option<RaftClientConfig>,
 }
 
 impl LeaseLeaderConfig {
@@ -51,6 +60,46 @@ impl LeaseLeaderConfig {
             write_to: None,
             write_every: SimDuration::from_secs(1),
             start_after: SimDuration::ZERO,
+            raft: None,
+        }
+    }
+}
+
+/// The lock a leader holds its leadership with.
+#[derive(Clone, Debug)]
+enum LeaderLock {
+    Lease(LeaseClient),
+    Raft(RaftLock),
+}
+
+impl LeaderLock {
+    fn acquire(&mut self, ctx: &mut impl LeaderCtx) {
+        match self {
+            LeaderLock::Lease(c) => c.acquire(ctx),
+            LeaderLock::Raft(c) => c.acquire(ctx),
+        }
+    }
+    fn on_message<C: LeaderCtx>(
+        &mut self,
+        ctx: &mut C,
+        from: NodeId,
+        msg: &C::Msg,
+    ) -> Option<LockEvent> {
+        match self {
+            LeaderLock::Lease(c) => c.on_message(ctx, from, msg),
+            LeaderLock::Raft(c) => c.on_message(ctx, from, msg),
+        }
+    }
+    fn on_timer<C: LeaderCtx>(&mut self, ctx: &mut C, timer: &C::Timer) -> Option<LockEvent> {
+        match self {
+            LeaderLock::Lease(c) => c.on_timer(ctx, timer),
+            LeaderLock::Raft(c) => c.on_timer(ctx, timer),
+        }
+    }
+    fn reset(&mut self) {
+        match self {
+            LeaderLock::Lease(c) => c.reset(),
+            LeaderLock::Raft(c) => c.reset(),
         }
     }
 }
@@ -65,15 +114,16 @@ pub enum LeaderTimer {
     Write,
 }
 
-/// The context a lease-based leader runs in: its lease client's ([`LeaseClientCtx`]), plus
-/// messages that wrap [`StorageMsg`] (its writes) and timers that wrap [`LeaderTimer`].
+/// The context a lease-based leader runs in: its lock clients' ([`LeaseClientCtx`],
+/// [`RaftLockCtx`]), plus messages that wrap [`StorageMsg`] (its writes) and timers that wrap
+/// [`LeaderTimer`].
 pub trait LeaderCtx:
-    LeaseClientCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<LeaderTimer>>
+    LeaseClientCtx + RaftLockCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<LeaderTimer>>
 {
 }
 
 impl<C> LeaderCtx for C where
-    C: LeaseClientCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<LeaderTimer>>
+    C: LeaseClientCtx + RaftLockCtx + Ctx<Msg: Wraps<StorageMsg>, Timer: Wraps<LeaderTimer>>
 {
 }
 
@@ -81,7 +131,7 @@ impl<C> LeaderCtx for C where
 #[derive(Clone, Debug)]
 pub struct LeaseLeader {
     cfg: LeaseLeaderConfig,
-    client: LeaseClient,
+    client: LeaderLock,
     /// The term (token) this node claims, while it believes it is leader.
     term: Option<u64>,
     retry: Option<TimerId>,
@@ -93,7 +143,10 @@ impl LeaseLeader {
     /// A node that will try to become leader at start.
     pub fn new(cfg: LeaseLeaderConfig) -> Self {
         LeaseLeader {
-            client: LeaseClient::new(cfg.client.clone()),
+            client: match &cfg.raft {
+                Some(r) => LeaderLock::Raft(RaftLock::new(r.clone())),
+                None => LeaderLock::Lease(LeaseClient::new(cfg.client.clone())),
+            },
             cfg,
             term: None,
             retry: None,
@@ -122,7 +175,7 @@ impl LeaseLeader {
     fn on_lock_event(&mut self, ctx: &mut impl LeaderCtx, ev: LockEvent) {
         match ev {
             LockEvent::Acquired { token, .. } => {
-                let term = token.expect("lease grants carry a token");
+                let term = token.expect("lease grants and Raft keys carry a token");
                 self.term = Some(term);
                 ctx.observe(Obs::LeaderClaim { term });
                 self.arm_write(ctx);

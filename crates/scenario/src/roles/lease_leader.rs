@@ -1,6 +1,7 @@
 //! The `lease_leader` role: a leader that holds its leadership as a lease from the lease
-//! service, and may write to storage while it believes it leads (file spec, validation,
-//! actor).
+//! service (or, with `lock: "raft"`, as a key of the Raft lock service with its lease, etcd's
+//! election recipe), and may write to storage while it believes it leads (file spec,
+//! validation, actor).
 
 use crate::checker::NodeCheck;
 use crate::duration::{or, Dur};
@@ -8,8 +9,22 @@ use crate::role::{BeliefFields, ClockSpec, RenewFailureSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use splitbrain_engine::SimDuration;
 use splitbrain_protocols::lease::{LeaseLeader, LeaseLeaderConfig};
+use splitbrain_protocols::raft::RaftClientConfig;
 use splitbrain_protocols::Node;
+
+/// Which lock a lease-based leader holds its leadership with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LeaderLockKind {
+    /// A lease from the lease service (`service`; the default).
+    #[default]
+    Lease,
+    /// A key of the Raft-replicated lock service (`replicas`), created with a lease the client
+    /// keeps alive; the term is the key's create revision.
+    Raft,
+}
 
 /// Lease-based leader parameters.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
@@ -21,9 +36,17 @@ pub struct LeaseLeaderSpec {
     /// Clocks.
     #[serde(default)]
     pub clock: ClockSpec,
-    /// The lease service node.
-    pub service: String,
-    /// Lease name (default "leader").
+    /// The lock leadership is held with: `"lease"` (default) or `"raft"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock: Option<LeaderLockKind>,
+    /// The lease service node (with `lock: "lease"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
+    /// The Raft lock service's replicas (with `lock: "raft"`), in the order the client tries
+    /// them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<Vec<String>>,
+    /// Lease name, or the Raft lock key (default "leader").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease: Option<String>,
     /// Lease TTL (default 10 s).
@@ -55,7 +78,8 @@ pub struct LeaseLeaderSpec {
     /// Wait this long before the first acquisition (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_after: Option<Dur>,
-    /// How long to wait for the lease service's reply to a request (default 500 ms).
+    /// How long to wait for the lock service's reply to a request (default 500 ms for the
+    /// lease service, 200 ms before a Raft client tries the next replica).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout: Option<Dur>,
     /// Storage node the leader writes to while it believes it leads (optional).
@@ -80,7 +104,49 @@ impl Role for LeaseLeaderSpec {
     }
 
     fn validate(&self, v: &mut NodeCheck<'_, '_>) {
-        v.node_ref("service", &self.service, &["lease_service"]);
+        match self.lock.unwrap_or_default() {
+            LeaderLockKind::Lease => {
+                match &self.service {
+                    Some(s) => v.node_ref("service", s, &["lease_service"]),
+                    None => v.err_node("a lease_leader needs `service`, its lease_service node"),
+                }
+                if self.replicas.is_some() {
+                    v.err("replicas", "`replicas` is for `lock: \"raft\"` leaders");
+                }
+            }
+            LeaderLockKind::Raft => {
+                match &self.replicas {
+                    Some(list) if !list.is_empty() => {
+                        for (j, r) in list.iter().enumerate() {
+                            if list[..j].contains(r) {
+                                v.err_item("replicas", j, format!("replica `{r}` is listed twice"));
+                            }
+                            v.node_ref_item("replicas", j, r, &["raft"]);
+                        }
+                    }
+                    _ => v.err_node(
+                        "a `lock: \"raft\"` lease_leader needs `replicas`, a non-empty list of raft nodes",
+                    ),
+                }
+                // The lease client's own knobs: the Raft client keeps its lease alive itself
+                // and stops believing at its local deadline minus `safety_margin`.
+                for (f, set) in [
+                    ("service", self.service.is_some()),
+                    ("renew_every", self.renew_every.is_some()),
+                    ("on_renew_failure", self.on_renew_failure.is_some()),
+                    (
+                        "stop_on_renew_failure",
+                        self.stop_on_renew_failure.is_some(),
+                    ),
+                    ("grace", self.grace.is_some()),
+                    ("renew_attempts", self.renew_attempts.is_some()),
+                ] {
+                    if set {
+                        v.err(f, format!("`{f}` is for `lock: \"lease\"` leaders"));
+                    }
+                }
+            }
+        }
         if let Some(w) = &self.write_to {
             v.node_ref("write_to", w, &["storage"]);
         }
@@ -93,11 +159,30 @@ impl Role for LeaseLeaderSpec {
         ] {
             v.positive(f, d);
         }
-        self.belief().validate(v);
+        if self.lock.unwrap_or_default() == LeaderLockKind::Lease {
+            self.belief().validate(v);
+        }
     }
 
     fn node(&self, roster: &Roster) -> Node {
-        let mut cfg = LeaseLeaderConfig::new(roster.id(&self.service));
+        let service = match (&self.service, &self.replicas) {
+            (Some(s), _) => roster.id(s),
+            // A Raft leader has no lease service; the unused lease config names a replica.
+            (None, Some(r)) => roster.id(&r[0]),
+            (None, None) => unreachable!("validated: a leader names its lock servers"),
+        };
+        let mut cfg = LeaseLeaderConfig::new(service);
+        if self.lock == Some(LeaderLockKind::Raft) {
+            let replicas = self.replicas.as_deref().unwrap_or_default();
+            cfg.raft = Some(RaftClientConfig {
+                replicas: replicas.iter().map(|n| roster.id(n)).collect(),
+                lock: self.lease.clone().unwrap_or_else(|| "leader".to_string()),
+                ttl: or(self.ttl, SimDuration::from_secs(10)),
+                safety_margin: or(self.safety_margin, SimDuration::ZERO),
+                request_timeout: or(self.request_timeout, SimDuration::from_millis(200)),
+                first_req: 1,
+            });
+        }
         if let Some(l) = &self.lease {
             cfg.client.lease = l.clone();
         }

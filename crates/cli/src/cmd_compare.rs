@@ -1,0 +1,208 @@
+//! `splitbrain compare A.json B.json ... --seeds 0..N [-o DIR]` (or one `*.compare.json`
+//! manifest): the same workload under the same random nemesis over several lock designs, per
+//! design the rates of two accepted writers, duplicate effects and stalls, the times to
+//! acquire and to take over, and messages per acquisition, each with its 95% interval. Prints
+//! an aligned table; with `-o` writes `<name>.json`, `.csv`, `.md`, `.svg` and `.png`. The
+//! numbers do not depend on `--jobs`.
+
+use crate::atomic::{finish, AtomicFile};
+use crate::cmd_check::is_manifest;
+use crate::exit;
+use anyhow::{Context, Result};
+use clap::Args;
+use splitbrain_report::compare::{
+    compare_csv, compare_page, compare_text, render_compare, ComparePage,
+};
+use splitbrain_report::ChartFormat;
+use splitbrain_scenario::compare::{compare, load_manifest, Design, MANIFEST_SUFFIX};
+use splitbrain_scenario::load_file;
+use splitbrain_scenario::sweep::SeedRange;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Arguments of `compare`.
+#[derive(Args)]
+pub struct CompareArgs {
+    /// Two or more scenario files (one per design), or one comparison manifest
+    /// (`NAME.compare.json`: the files, their labels and the seeds).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Seeds to run: A..B (B excluded), A..=B. Required for scenario files; overrides a
+    /// manifest's.
+    #[arg(long, value_name = "A..B")]
+    pub seeds: Option<SeedRange>,
+    /// A design's label, once per scenario file in order (default: the scenario's name).
+    #[arg(long, value_name = "TEXT")]
+    pub label: Vec<String>,
+    /// Worker threads (default: the available cores). Results do not depend on it.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Write the table (JSON, CSV, markdown) and the chart (SVG, PNG) to this folder.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// The comparison's name, title, lesson, description, seeds and designs.
+struct Setup {
+    name: String,
+    title: String,
+    lesson: String,
+    description: Option<String>,
+    seeds: SeedRange,
+    designs: Vec<Design>,
+}
+
+fn setup(a: &CompareArgs) -> Result<Setup> {
+    if a.inputs.iter().any(|p| is_manifest(p)) {
+        let [manifest] = a.inputs.as_slice() else {
+            return Err(exit::BadInput(format!(
+                "give one comparison manifest ({MANIFEST_SUFFIX}) or scenario files, not both \
+                 or two manifests"
+            ))
+            .into());
+        };
+        if !a.label.is_empty() {
+            return Err(exit::BadInput(
+                "--label names scenario files' designs; a manifest labels its own".into(),
+            )
+            .into());
+        }
+        let (m, seeds, designs) =
+            load_manifest(manifest).map_err(|e| exit::BadInput(e.to_string()))?;
+        return Ok(Setup {
+            name: m.name,
+            title: m.title,
+            lesson: m.lesson,
+            description: m.description,
+            seeds: a.seeds.unwrap_or(seeds),
+            designs,
+        });
+    }
+    if a.inputs.len() < 2 {
+        return Err(exit::BadInput(format!(
+            "a comparison needs two or more scenario files (or one {MANIFEST_SUFFIX} manifest)"
+        ))
+        .into());
+    }
+    let Some(seeds) = a.seeds else {
+        return Err(exit::BadInput("--seeds A..B is required with scenario files".into()).into());
+    };
+    if !a.label.is_empty() && a.label.len() != a.inputs.len() {
+        return Err(exit::BadInput(format!(
+            "{} --label for {} scenario files: give one per file, in order, or none",
+            a.label.len(),
+            a.inputs.len()
+        ))
+        .into());
+    }
+    let mut designs: Vec<Design> = Vec::new();
+    for (i, f) in a.inputs.iter().enumerate() {
+        if !f.exists() {
+            return Err(exit::BadInput(format!("{}: no such file", f.display())).into());
+        }
+        let plan = load_file(f)?;
+        let label = a
+            .label
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| plan.scenario.name.clone());
+        if designs.iter().any(|d| d.label == label) {
+            return Err(exit::BadInput(format!(
+                "two designs are labelled {label:?}: give each a distinct --label"
+            ))
+            .into());
+        }
+        designs.push(Design {
+            label,
+            file: f.display().to_string(),
+            plan,
+        });
+    }
+    Ok(Setup {
+        name: "compare".to_string(),
+        title: format!("{} lock designs compared", designs.len()),
+        lesson: String::new(),
+        description: None,
+        seeds,
+        designs,
+    })
+}
+
+/// Runs `compare`.
+pub fn run(a: CompareArgs) -> Result<u8> {
+    let s = setup(&a)?;
+    let threads = crate::cmd_sweep::threads_of(a.jobs)?;
+    // Outputs are checked writable before any seed runs.
+    let outputs = match &a.out {
+        Some(dir) => {
+            let names = ["json", "csv", "md", "svg", "png"]
+                .map(|ext| dir.join(format!("{}.{ext}", s.name)));
+            let files = names
+                .iter()
+                .map(|p| AtomicFile::create(p))
+                .collect::<Result<Vec<_>>>()?;
+            Some((names, files))
+        }
+        None => None,
+    };
+    let seeds = s.seeds;
+    let runs = (seeds.end - seeds.start) * s.designs.len() as u64;
+    println!(
+        "compare   {} designs over seeds {seeds} ({runs} runs, {threads} jobs)",
+        s.designs.len()
+    );
+    for d in &s.designs {
+        println!("  {:<24} {}", d.label, d.file);
+    }
+    let done = AtomicU64::new(0);
+    let on_done = || {
+        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if d * 10 / runs != (d - 1) * 10 / runs {
+            eprintln!("compare: {d}/{runs} runs ({}%)", d * 100 / runs);
+        }
+    };
+    let table = compare(
+        &s.designs,
+        seeds,
+        threads.min(runs as usize).max(1),
+        &on_done,
+    )
+    .context("a run failed")?;
+    println!();
+    print!("{}", compare_text(&table));
+    println!();
+    println!("{}", table.intervals);
+    let bounded: u64 = table.rows.iter().map(|r| r.bounded).sum();
+    if bounded > 0 {
+        println!("bound     {bounded} runs stopped at their event or time bound");
+    }
+    if let Some((names, files)) = outputs {
+        let mut files = files.into_iter();
+        let mut next = || files.next().expect("five output files");
+        let json = serde_json::to_string_pretty(&table).expect("the table serialises") + "\n";
+        finish(next(), json.as_bytes())?;
+        finish(next(), compare_csv(&table).as_bytes())?;
+        let svg_name = format!("{}.svg", s.name);
+        let png_name = format!("{}.png", s.name);
+        let inputs: Vec<String> = a.inputs.iter().map(|p| p.display().to_string()).collect();
+        let page = compare_page(
+            &table,
+            &ComparePage {
+                title: &s.title,
+                lesson: &s.lesson,
+                description: s.description.as_deref(),
+                manifest_arg: &format!("{} --seeds {seeds}", inputs.join(" ")),
+                chart: &svg_name,
+                png: Some(&png_name),
+                scenario_links: s.designs.iter().map(|d| d.file.clone()).collect(),
+            },
+        );
+        finish(next(), page.as_bytes())?;
+        finish(next(), &render_compare(&table, &s.title, ChartFormat::Svg)?)?;
+        finish(next(), &render_compare(&table, &s.title, ChartFormat::Png)?)?;
+        for n in &names {
+            println!("wrote     {}", n.display());
+        }
+    }
+    Ok(if bounded > 0 { exit::BOUND } else { exit::OK })
+}

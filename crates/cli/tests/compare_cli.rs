@@ -1,0 +1,200 @@
+//! The CLI contract of `compare`: the table and its files do not depend on `--jobs`, bad
+//! input is exit 2 with the reason, and `report` writes a page for a comparison manifest.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn splitbrain(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_splitbrain"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("the binary runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).unwrap()
+}
+
+const MANIFEST: &str = "scenarios/23-compare/lock-designs.compare.json";
+const LEASE: &str = "scenarios/23-compare/lease-fencing.json";
+const REDLOCK: &str = "scenarios/23-compare/redlock.json";
+
+#[test]
+fn the_table_and_its_files_are_the_same_for_any_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |jobs: &str, out: &str| {
+        let out = dir.path().join(out);
+        let o = splitbrain(&[
+            "compare",
+            MANIFEST,
+            "--seeds",
+            "0..3",
+            "--jobs",
+            jobs,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+        (text(&o.stdout), out)
+    };
+    let (one, d1) = run("1", "one");
+    let (two, d2) = run("2", "two");
+    let table = |s: &str| {
+        s.lines()
+            .skip_while(|l| !l.starts_with("runs (seeds)"))
+            .take(9)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(table(&one), table(&two));
+    assert!(one.contains("P(two accepted writers)") && one.contains("Raft + fencing"));
+    for ext in ["json", "csv", "md", "svg", "png"] {
+        let name = format!("compare-lock-designs.{ext}");
+        let a = std::fs::read(d1.join(&name)).unwrap();
+        assert!(!a.is_empty(), "{name}");
+        assert_eq!(a, std::fs::read(d2.join(&name)).unwrap(), "{name}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d1.join("compare-lock-designs.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["seeds"], "0..3");
+    assert_eq!(json["rows"].as_array().unwrap().len(), 4);
+    assert_eq!(json["rows"][0]["label"], "lease + fencing");
+    assert_eq!(json["rows"][0]["runs"], 3);
+    // Fencing: no stale write is ever accepted.
+    assert_eq!(json["rows"][0]["two_accepted_writers"]["k"], 0);
+    assert_eq!(json["rows"][3]["two_accepted_writers"]["k"], 0);
+    // Idempotent work: no job takes effect twice.
+    assert_eq!(json["rows"][2]["duplicate_effect"]["k"], 0);
+    // No temporary file is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(&d1)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".splitbrain-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn scenario_files_take_labels_and_print_the_table() {
+    let o = splitbrain(&[
+        "compare", LEASE, REDLOCK, "--seeds", "0..2", "--label", "L", "--label", "R",
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let header = out
+        .lines()
+        .find(|l| l.trim_start().starts_with('L') && l.trim_end().ends_with('R'))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(header.starts_with(' '));
+    assert!(out.contains("Wilson score"), "{out}");
+}
+
+#[test]
+fn bad_input_is_exit_2_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.compare.json");
+    std::fs::write(
+        &broken,
+        "{\n  \"splitbrain_compare\": 1,\n  \"name\": \"x\",\n  \"title\": \"x\",\n  \"lesson\": \"x\",\n  \"seeds\": \"0..2\",\n  \"desings\": []\n}\n",
+    )
+    .unwrap();
+    let one = dir.path().join("one.compare.json");
+    std::fs::write(
+        &one,
+        format!(
+            r#"{{"splitbrain_compare": 1, "name": "x", "title": "x", "lesson": "x", "seeds": "0..2",
+               "designs": [{{"file": "{}", "label": "a"}}]}}"#,
+            repo().join(LEASE).display()
+        ),
+    )
+    .unwrap();
+    let broken = broken.to_str().unwrap();
+    let one = one.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["compare", LEASE, "--seeds", "0..2"], "two or more"),
+        (vec!["compare", LEASE, REDLOCK], "--seeds A..B is required"),
+        (
+            vec!["compare", LEASE, REDLOCK, "--seeds", "0..2", "--label", "a"],
+            "1 --label for 2 scenario files",
+        ),
+        (
+            vec!["compare", LEASE, LEASE, "--seeds", "0..2"],
+            "two designs are labelled",
+        ),
+        (
+            vec!["compare", LEASE, "nope.json", "--seeds", "0..2"],
+            "nope.json: no such file",
+        ),
+        (vec!["compare", MANIFEST, LEASE], "not both"),
+        (vec!["compare", broken], "broken.compare.json:7:"),
+        (
+            vec!["compare", one],
+            "designs: a comparison needs at least two designs",
+        ),
+        (vec!["compare", LEASE, REDLOCK, "--seeds", "5..5"], "empty"),
+        (
+            vec!["compare", LEASE, REDLOCK, "--seeds", "0..2", "--jobs", "0"],
+            "--jobs must be at least 1",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = splitbrain(&args);
+        let err = text(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn report_writes_a_page_per_comparison_manifest_and_check_skips_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lessons = dir.path().join("lessons");
+    std::fs::create_dir_all(&lessons).unwrap();
+    std::fs::copy(
+        repo().join("scenarios/02-bully-worst-case.json"),
+        lessons.join("02.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        lessons.join("two.compare.json"),
+        format!(
+            r#"{{"splitbrain_compare": 1, "name": "two-designs", "title": "Two designs",
+               "lesson": "What two designs show.", "seeds": "0..2",
+               "designs": [{{"file": "{}", "label": "lease"}}, {{"file": "{}", "label": "redlock"}}]}}"#,
+            repo().join(LEASE).display(),
+            repo().join(REDLOCK).display()
+        ),
+    )
+    .unwrap();
+    let o = splitbrain(&["check", lessons.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}{}", text(&o.stdout), text(&o.stderr));
+    let out = dir.path().join("out");
+    let o = splitbrain(&[
+        "report",
+        lessons.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}{}", text(&o.stdout), text(&o.stderr));
+    let page = std::fs::read_to_string(out.join("two-designs.md")).unwrap();
+    assert!(page.starts_with("# Two designs\n\nWhat two designs show."));
+    assert!(page.contains("| measure | lease | redlock |"), "{page}");
+    assert!(page.contains("## What they do not mean"));
+    assert!(page.contains("![comparison chart](two-designs.svg)"));
+    assert!(out.join("two-designs.svg").exists() && out.join("two-designs.csv").exists());
+    let index = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(index.contains("## Comparisons") && index.contains("[Two designs](two-designs.md)"));
+}

@@ -1,0 +1,486 @@
+//! Comparing lock designs (issue 12 §3, the seed's "choose" as data): the same workload under
+//! the same random nemesis, one scenario file per design, run over a range of seeds; per
+//! design the rates of the failures that matter and the costs, each with a 95% interval.
+//!
+//! - Proportions (two accepted writers, duplicate effect, no progress) over runs: the Wilson
+//!   score interval ([`wilson`], as `sweep` uses).
+//! - Means, 99th percentiles and messages per acquisition: a percentile bootstrap that
+//!   resamples whole runs (seeds) with replacement, [`BOOTSTRAP_RESAMPLES`] times, from the
+//!   fixed ChaCha stream [`BOOTSTRAP_STREAM`] of seed 0. Resampling runs, not single
+//!   acquisitions, keeps the acquisitions of one run together (they are not independent).
+//!   Every design draws the same resample indices (a paired bootstrap), and the interval does
+//!   not depend on `--jobs`: the samples are kept in seed order.
+//!
+//! A comparison is given as scenario files (each with its label), or as a manifest
+//! (`*.compare.json`, [`Manifest`]) naming the files, their labels and the seeds; `report`
+//! writes a page for every manifest.
+
+use crate::execute::{check_spec, execute};
+use crate::plan::Plan;
+use crate::sweep::{wilson, SeedRange};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use splitbrain_check::compare::{design_sample, DesignSample};
+use splitbrain_check::{Invariant, DEFAULT_WINDOW};
+use splitbrain_engine::{RngStream, SimDuration};
+use std::path::{Path, PathBuf};
+
+/// Version of the manifest format.
+pub const COMPARE_FORMAT: u32 = 1;
+/// How a manifest's file name ends.
+pub const MANIFEST_SUFFIX: &str = ".compare.json";
+/// Bootstrap resamples per interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 1000;
+/// The bootstrap's random stream (of seed 0).
+pub const BOOTSTRAP_STREAM: &str = "compare/bootstrap";
+
+/// A comparison manifest: which designs, under which labels, over which seeds.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Format version ([`COMPARE_FORMAT`]).
+    pub splitbrain_compare: u32,
+    /// Name: the report page is `<name>.md`.
+    pub name: String,
+    /// Title of the page.
+    pub title: String,
+    /// What the comparison teaches, in a sentence or two.
+    pub lesson: String,
+    /// The workload and the nemesis in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Seeds to run (`A..B`, B excluded, or `A..=B`).
+    pub seeds: String,
+    /// The designs, in table order.
+    pub designs: Vec<ManifestDesign>,
+}
+
+/// One design of a manifest.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestDesign {
+    /// Its scenario file, relative to the manifest's folder.
+    pub file: String,
+    /// Its label in the table and chart.
+    pub label: String,
+}
+
+/// Why a comparison cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// The manifest cannot be read or parsed.
+    #[error("{file}{at}: {reason}")]
+    Manifest {
+        /// The manifest.
+        file: String,
+        /// `:line:column` and the field path, if known.
+        at: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A design's scenario file is invalid.
+    #[error(transparent)]
+    Scenario(#[from] crate::ScenarioError),
+}
+
+/// One design to compare: its label and validated plan.
+#[derive(Clone, Debug)]
+pub struct Design {
+    /// Label in the table and chart.
+    pub label: String,
+    /// The scenario file as given.
+    pub file: String,
+    /// The validated scenario.
+    pub plan: Plan,
+}
+
+/// Reads a manifest and loads its designs (files relative to the manifest's folder).
+pub fn load_manifest(path: &Path) -> Result<(Manifest, SeedRange, Vec<Design>), CompareError> {
+    let file = path.display().to_string();
+    let bad = |at: String, reason: String| CompareError::Manifest {
+        file: file.clone(),
+        at,
+        reason,
+    };
+    let src = std::fs::read_to_string(path).map_err(|e| bad(String::new(), e.to_string()))?;
+    let de = &mut serde_json::Deserializer::from_str(&src);
+    let m: Manifest = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+        let inner = e.inner();
+        bad(
+            format!(":{}:{}: {}", inner.line(), inner.column(), e.path()),
+            inner.to_string(),
+        )
+    })?;
+    let field = |name: &str, reason: String| bad(format!(": {name}"), reason);
+    if m.splitbrain_compare != COMPARE_FORMAT {
+        return Err(field(
+            "splitbrain_compare",
+            format!(
+                "format {} is not known: expected {COMPARE_FORMAT}",
+                m.splitbrain_compare
+            ),
+        ));
+    }
+    let seeds: SeedRange = m.seeds.parse().map_err(|e| field("seeds", e))?;
+    if m.designs.len() < 2 {
+        return Err(field(
+            "designs",
+            "a comparison needs at least two designs".into(),
+        ));
+    }
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut designs = Vec::new();
+    for (i, d) in m.designs.iter().enumerate() {
+        if m.designs[..i].iter().any(|e| e.label == d.label) {
+            return Err(field(
+                &format!("designs.{i}.label"),
+                format!("the label {:?} is used twice", d.label),
+            ));
+        }
+        let p: PathBuf = dir.join(&d.file);
+        let plan = crate::load_file(&p)?;
+        designs.push(Design {
+            label: d.label.clone(),
+            file: p.display().to_string(),
+            plan,
+        });
+    }
+    Ok((m, seeds, designs))
+}
+
+/// `lock_progress`'s window for a design: its `check` entry's, else `check_params.window`,
+/// else the default (10 s).
+pub fn progress_window(plan: &Plan) -> SimDuration {
+    check_spec(&plan.scenario)
+        .invariants
+        .iter()
+        .find_map(|i| match i {
+            Invariant::LockProgress { window } => Some(*window),
+            _ => None,
+        })
+        .or(plan.scenario.check_params.window.map(|d| d.0))
+        .unwrap_or(DEFAULT_WINDOW)
+}
+
+/// One run's measurements, plus whether it stopped at a bound.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    /// The measurements.
+    pub sample: DesignSample,
+    /// The run stopped at its event or time bound (its measurements cover less time).
+    pub bounded: bool,
+}
+
+/// Runs every design over `seeds` on `threads` threads; per design, the samples in seed
+/// order, whatever the thread count. `on_done` is called after each run (progress).
+pub fn run_designs(
+    designs: &[Design],
+    seeds: &[u64],
+    threads: usize,
+    on_done: &(dyn Fn() + Sync),
+) -> std::io::Result<Vec<Vec<Sample>>> {
+    let jobs: Vec<(usize, u64)> = (0..designs.len())
+        .flat_map(|d| seeds.iter().map(move |&s| (d, s)))
+        .collect();
+    let windows: Vec<SimDuration> = designs.iter().map(|d| progress_window(&d.plan)).collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("compare-{i}"))
+        .build()
+        .map_err(std::io::Error::other)?;
+    let flat: Vec<Sample> = pool.install(|| {
+        jobs.par_iter()
+            .map(|&(d, seed)| {
+                let r = execute(&designs[d].plan, seed, None)?;
+                on_done();
+                Ok(Sample {
+                    sample: design_sample(&r.record, windows[d]),
+                    bounded: r.bound.is_some(),
+                })
+            })
+            .collect::<std::io::Result<_>>()
+    })?;
+    let mut out: Vec<Vec<Sample>> = designs.iter().map(|_| Vec::new()).collect();
+    for ((d, _), s) in jobs.iter().zip(flat) {
+        out[*d].push(s);
+    }
+    Ok(out)
+}
+
+/// A proportion of runs with its 95% Wilson interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Proportion {
+    /// Runs where it happened.
+    pub k: u64,
+    /// Runs.
+    pub n: u64,
+    /// `k / n`.
+    pub rate: f64,
+    /// Lower end of the 95% Wilson interval.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+}
+
+impl Proportion {
+    fn of(k: u64, n: u64) -> Self {
+        let (lo, hi) = wilson(k, n);
+        Proportion {
+            k,
+            n,
+            rate: if n == 0 { 0.0 } else { k as f64 / n as f64 },
+            lo,
+            hi,
+        }
+    }
+}
+
+/// An estimate with its 95% bootstrap interval (`None` without samples).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Estimate {
+    /// The estimate over every run.
+    pub value: Option<f64>,
+    /// Lower end of the 95% percentile bootstrap interval.
+    pub lo: Option<f64>,
+    /// Upper end.
+    pub hi: Option<f64>,
+    /// Samples it is computed from (acquisitions, takeovers, or runs for a ratio).
+    pub samples: u64,
+}
+
+/// One design's row of the comparison. Times are milliseconds of true time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DesignRow {
+    /// Label.
+    pub label: String,
+    /// Scenario file.
+    pub file: String,
+    /// Scenario name.
+    pub scenario: String,
+    /// Runs.
+    pub runs: u64,
+    /// Runs that stopped at a bound.
+    pub bounded: u64,
+    /// `lock_progress`'s window, ms.
+    pub window_ms: f64,
+    /// P(the storage accepted a stale holder's write after a newer holder's).
+    pub two_accepted_writers: Proportion,
+    /// P(some work took effect twice).
+    pub duplicate_effect: Proportion,
+    /// P(no acquisition within the window while a client waited and the lock was free).
+    pub no_progress: Proportion,
+    /// Mean request-to-acquisition time, ms.
+    pub acquire_mean_ms: Estimate,
+    /// 99th percentile of it (nearest rank), ms.
+    pub acquire_p99_ms: Estimate,
+    /// Requests still waiting when their run ended (not in the times).
+    pub acquire_censored: u64,
+    /// Mean time from a holder's crash or pause to another client's acquisition, ms.
+    pub takeover_mean_ms: Estimate,
+    /// 99th percentile of it (nearest rank), ms.
+    pub takeover_p99_ms: Estimate,
+    /// Holder failures not taken over before their run ended (not in the times).
+    pub takeover_censored: u64,
+    /// Lock messages sent per acquisition (every message but the storage's), all runs pooled.
+    pub messages_per_acquisition: Estimate,
+}
+
+/// The comparison: one row per design, in the order given.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CompareTable {
+    /// Seeds run (`A..B`).
+    pub seeds: String,
+    /// Bootstrap resamples per interval.
+    pub bootstrap_resamples: usize,
+    /// How the intervals are computed, in words.
+    pub intervals: String,
+    /// The rows.
+    pub rows: Vec<DesignRow>,
+}
+
+/// The words [`CompareTable::intervals`] holds.
+pub const INTERVALS: &str = "95% intervals: Wilson score for proportions of runs; percentile \
+bootstrap over runs (1000 resamples of the seeds, ChaCha stream compare/bootstrap of seed 0, the \
+same resamples for every design) for means, 99th percentiles and messages per acquisition";
+
+/// Nearest-rank percentile `q` (0..1] of `v` (reordered).
+fn percentile(v: &mut [u64], q: f64) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    let (_, x, _) = v.select_nth_unstable(rank - 1);
+    Some(*x as f64)
+}
+
+fn mean(v: &[u64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64)
+}
+
+/// Indices of each bootstrap resample of `n` runs (the same for every design with `n` runs).
+pub fn resamples(n: usize) -> Vec<Vec<usize>> {
+    let mut rng = RngStream::new(0, BOOTSTRAP_STREAM);
+    (0..BOOTSTRAP_RESAMPLES)
+        .map(|_| {
+            (0..n)
+                .map(|_| rng.uniform_inclusive(0, n as u64 - 1) as usize)
+                .collect()
+        })
+        .collect()
+}
+
+/// The statistic over all runs and its 95% percentile bootstrap interval over `draws`.
+fn bootstrap(
+    n: usize,
+    draws: &[Vec<usize>],
+    samples: u64,
+    stat: &dyn Fn(&mut dyn Iterator<Item = usize>) -> Option<f64>,
+) -> Estimate {
+    let value = stat(&mut (0..n));
+    let mut stats: Vec<f64> = draws
+        .iter()
+        .filter_map(|d| stat(&mut d.iter().copied()))
+        .collect();
+    stats.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        (!stats.is_empty()).then(|| {
+            let rank = ((q * stats.len() as f64).ceil() as usize).clamp(1, stats.len());
+            stats[rank - 1]
+        })
+    };
+    Estimate {
+        value,
+        lo: value.and(at(0.025)),
+        hi: value.and(at(0.975)),
+        samples,
+    }
+}
+
+const NS_PER_MS: f64 = 1e6;
+
+/// Summarises one design's samples (in seed order) over the resamples `draws`.
+pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> DesignRow {
+    let n = samples.len();
+    let count = |f: &dyn Fn(&DesignSample) -> bool| {
+        Proportion::of(
+            samples.iter().filter(|s| f(&s.sample)).count() as u64,
+            n as u64,
+        )
+    };
+    let pooled = |runs: &mut dyn Iterator<Item = usize>, f: &dyn Fn(&DesignSample) -> &[u64]| {
+        let mut v = Vec::new();
+        for i in runs {
+            v.extend_from_slice(f(&samples[i].sample));
+        }
+        v
+    };
+    let times = |f: &dyn Fn(&DesignSample) -> &[u64]| {
+        let total: u64 = samples.iter().map(|s| f(&s.sample).len() as u64).sum();
+        let m = bootstrap(n, draws, total, &|runs| {
+            mean(&pooled(runs, f)).map(|x| x / NS_PER_MS)
+        });
+        let p = bootstrap(n, draws, total, &|runs| {
+            percentile(&mut pooled(runs, f), 0.99).map(|x| x / NS_PER_MS)
+        });
+        (m, p)
+    };
+    let (acquire_mean_ms, acquire_p99_ms) = times(&|s| &s.acquire_ns);
+    let (takeover_mean_ms, takeover_p99_ms) = times(&|s| &s.takeover_ns);
+    let messages_per_acquisition = bootstrap(n, draws, n as u64, &|runs| {
+        let (mut msgs, mut acq) = (0u64, 0u64);
+        for i in runs {
+            msgs += samples[i].sample.lock_messages;
+            acq += samples[i].sample.acquisitions;
+        }
+        (acq > 0).then(|| msgs as f64 / acq as f64)
+    });
+    DesignRow {
+        label: design.label.clone(),
+        file: design.file.clone(),
+        scenario: design.plan.scenario.name.clone(),
+        runs: n as u64,
+        bounded: samples.iter().filter(|s| s.bounded).count() as u64,
+        window_ms: progress_window(&design.plan).0 as f64 / NS_PER_MS,
+        two_accepted_writers: count(&|s| s.two_accepted_writers),
+        duplicate_effect: count(&|s| s.duplicate_effect),
+        no_progress: count(&|s| s.no_progress),
+        acquire_mean_ms,
+        acquire_p99_ms,
+        acquire_censored: samples.iter().map(|s| s.sample.acquire_censored).sum(),
+        takeover_mean_ms,
+        takeover_p99_ms,
+        takeover_censored: samples.iter().map(|s| s.sample.takeover_censored).sum(),
+        messages_per_acquisition,
+    }
+}
+
+/// Runs the comparison: every design over every seed of `range`, summarised.
+pub fn compare(
+    designs: &[Design],
+    range: SeedRange,
+    threads: usize,
+    on_done: &(dyn Fn() + Sync),
+) -> std::io::Result<CompareTable> {
+    let seeds: Vec<u64> = (range.start..range.end).collect();
+    let all = run_designs(designs, &seeds, threads, on_done)?;
+    let draws = resamples(seeds.len());
+    Ok(CompareTable {
+        seeds: range.to_string(),
+        bootstrap_resamples: BOOTSTRAP_RESAMPLES,
+        intervals: INTERVALS.to_string(),
+        rows: designs
+            .iter()
+            .zip(&all)
+            .map(|(d, s)| summarize(d, s, &draws))
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles_are_pinned() {
+        let mut v: Vec<u64> = (1..=200).rev().collect();
+        assert_eq!(percentile(&mut v, 0.99), Some(198.0));
+        assert_eq!(percentile(&mut [7], 0.99), Some(7.0));
+        assert_eq!(percentile(&mut [], 0.99), None);
+        assert_eq!(mean(&[1, 2, 6]), Some(3.0));
+    }
+
+    #[test]
+    fn resamples_are_fixed_and_in_range() {
+        let a = resamples(5);
+        assert_eq!(a.len(), BOOTSTRAP_RESAMPLES);
+        assert!(a.iter().flatten().all(|&i| i < 5));
+        assert_eq!(a, resamples(5));
+    }
+
+    #[test]
+    fn a_constant_statistic_has_a_point_interval_and_no_samples_no_estimate() {
+        let draws = resamples(4);
+        let e = bootstrap(4, &draws, 4, &|_| Some(2.5));
+        assert_eq!((e.value, e.lo, e.hi), (Some(2.5), Some(2.5), Some(2.5)));
+        let none = bootstrap(4, &draws, 0, &|_| None);
+        assert_eq!((none.value, none.lo, none.hi), (None, None, None));
+    }
+
+    #[test]
+    fn the_bootstrap_interval_brackets_the_mean() {
+        let values = [10u64, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+        let draws = resamples(values.len());
+        let e = bootstrap(values.len(), &draws, 10, &|runs| {
+            let v: Vec<u64> = runs.map(|i| values[i]).collect();
+            mean(&v)
+        });
+        let (lo, hi) = (e.lo.unwrap(), e.hi.unwrap());
+        assert_eq!(e.value, Some(55.0));
+        assert!(lo < 55.0 && 55.0 < hi, "{lo} {hi}");
+        // About mean +- 1.96 * sd / sqrt(n) = 55 +- 17.8.
+        assert!(
+            (30.0..45.0).contains(&lo) && (65.0..80.0).contains(&hi),
+            "{lo} {hi}"
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! Lease-based leaders over the Raft lock service (`lease_leader` with `lock: "raft"`, issue
+//! 12: "lock: raft for workers and lease leaders"): leadership is a key of the replicated
+//! store; its term is the key's create revision; a crashed leader is replaced once its lease
+//! expires; and the file's located errors.
+
+use splitbrain_engine::NodeId;
+use splitbrain_protocols::Obs;
+use splitbrain_scenario::{execute, load_str};
+
+const SCENARIO: &str = r#"{
+  "splitbrain": 1,
+  "name": "raft-leaders",
+  "lesson": "test",
+  "seed": 3,
+  "duration": "20s",
+  "network": { "delay": { "fixed": "1ms" } },
+  "nodes": {
+    "raft-1": { "role": "raft", "election_timeout_min": "150ms", "election_timeout_max": "160ms" },
+    "raft-2": { "role": "raft", "election_timeout_min": "400ms", "election_timeout_max": "600ms" },
+    "raft-3": { "role": "raft", "election_timeout_min": "400ms", "election_timeout_max": "600ms" },
+    "storage": { "role": "storage", "fencing": true },
+    "leader": {
+      "role": "lease_leader", "count": 3, "lock": "raft",
+      "replicas": ["raft-1", "raft-2", "raft-3"],
+      "ttl": "3s", "retry_every": "500ms", "start_after": "1s",
+      "write_to": "storage", "write_every": "500ms"
+    }
+  },
+  "faults": [ { "at": "5s", "crash": "LEADER" } ],
+  "check": ["no_two_accepted_writers", "fencing_monotonic"]
+}"#;
+
+/// The lease leaders' claims (node, term, true ns) and step-downs, in order.
+fn claims(src: &str) -> (Vec<(NodeId, u64, u64)>, splitbrain_scenario::RunResult) {
+    let plan = load_str("inline.json", src).unwrap_or_else(|e| panic!("{e}"));
+    let leaders: Vec<NodeId> = ["leader1", "leader2", "leader3"]
+        .iter()
+        .map(|n| NodeId(plan.nodes.iter().position(|x| x.name == *n).unwrap() as u32))
+        .collect();
+    let r = execute(&plan, plan.scenario.seed, None).unwrap();
+    let c = r
+        .record
+        .observations
+        .iter()
+        .filter(|o| leaders.contains(&o.node))
+        .filter_map(|o| match o.obs {
+            Obs::LeaderClaim { term } => Some((o.node, term, o.t.0)),
+            _ => None,
+        })
+        .collect();
+    (c, r)
+}
+
+#[test]
+fn one_leader_holds_the_raft_key_and_a_crashed_one_is_replaced_with_a_higher_term() {
+    // Find the first leader, then crash it at 5 s.
+    let (first, r0) = claims(&SCENARIO.replace(r#"[ { "at": "5s", "crash": "LEADER" } ]"#, "[]"));
+    assert_eq!(
+        first.len(),
+        1,
+        "one leader, keeping its key alive: {first:?}"
+    );
+    let (who, term, at) = first[0];
+    assert!((1_000_000_000..1_100_000_000).contains(&at), "{at}");
+    let name = r0.record.name(who);
+    let (after, r) = claims(&SCENARIO.replace("LEADER", &name));
+    assert_eq!(after[0], (who, term, at));
+    assert_eq!(after.len(), 2, "{after:?}");
+    let (next, next_term, next_at) = after[1];
+    assert_ne!(next, who);
+    assert!(
+        next_term > term,
+        "the create revision only grows: {after:?}"
+    );
+    // The crashed leader's key lives until its lease (TTL 3 s from its last keepalive, sent up
+    // to a keepalive period before the crash) runs out on the Raft leader's clock and the
+    // leader's lease check (every 500 ms) commits the expiry; then a waiting leader's create
+    // succeeds: 2.556 s here.
+    let took = next_at - 5_000_000_000;
+    assert!(
+        (2_000_000_000..4_000_000_000).contains(&took),
+        "takeover after {took} ns"
+    );
+    assert!(r.matches(), "{:?}", r.expectations);
+    // Writes carry the terms: fenced storage accepted both leaders' writes.
+    let tokens: Vec<u64> = r
+        .record
+        .observations
+        .iter()
+        .filter_map(|o| match o.obs {
+            Obs::WriteAccepted { token, .. } => token,
+            _ => None,
+        })
+        .collect();
+    assert!(tokens.contains(&term) && tokens.contains(&next_term));
+}
+
+#[test]
+fn a_raft_leader_file_names_its_replicas_and_not_the_lease_knobs() {
+    let err = |src: String| load_str("inline.json", &src).unwrap_err().to_string();
+    let no_replicas = SCENARIO.replace(r#""replicas": ["raft-1", "raft-2", "raft-3"],"#, "");
+    assert!(
+        err(no_replicas).contains("needs `replicas`"),
+        "a raft leader without replicas"
+    );
+    let with_renew = SCENARIO.replace(r#""ttl": "3s","#, r#""ttl": "3s", "renew_every": "1s","#);
+    let e = err(with_renew);
+    assert!(
+        e.contains("renew_every") && e.contains(r#"is for `lock: "lease"` leaders"#),
+        "{e}"
+    );
+    let wrong_role = SCENARIO.replace(
+        r#"["raft-1", "raft-2", "raft-3"]"#,
+        r#"["raft-1", "storage"]"#,
+    );
+    assert!(err(wrong_role).contains("storage"));
+    let lease_without_service = SCENARIO.replace(r#""lock": "raft","#, "");
+    let e = err(lease_without_service);
+    assert!(
+        e.contains("needs `service`") && e.contains("`replicas` is for"),
+        "{e}"
+    );
+}
