@@ -197,12 +197,14 @@ mod tests {
             token: Some(token),
             value: format!("v{token}"),
             valid_until_local: LocalTime(0),
+            thread: None,
         }
     }
     fn req() -> Obs {
         Obs::LockRequested {
             lock: "L".to_string(),
             servers: vec![id(0)],
+            thread: None,
         }
     }
     fn sent(req: u64) -> Obs {
@@ -210,6 +212,7 @@ mod tests {
             req,
             token: None,
             job: None,
+            thread: None,
         }
     }
     fn accepted(writer: u32, req: u64, job: Option<u64>, applied: bool) -> Obs {
@@ -224,6 +227,7 @@ mod tests {
     fn released() -> Obs {
         Obs::LockReleased {
             lock: "L".to_string(),
+            thread: None,
         }
     }
     const NODES: [(&str, crate::run::Role); 4] = [
