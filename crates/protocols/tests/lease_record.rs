@@ -131,3 +131,38 @@ fn judging_by_its_own_short_duration_takes_a_held_lease() {
         assert_eq!(c2_claimed, two_leaders, "{judge:?}");
     }
 }
+
+/// As above, but c1's clock drops to half rate at 9 s (drift -500,000 ppm), after its last
+/// renewal at 8.020. Its renew-deadline timer was set for 10 s of local time, which the engine
+/// turned into the true instant 18.020 at 8.020; it fires there while c1's clock reads only
+/// 5.49 s since the renewal. c1 must wait for the rest and step down when its own clock reaches
+/// the deadline: local 18.020 = 9 + (t - 9) / 2, so t = 27.040. Before the fix the early
+/// firing set no new timer and c1 never stepped down.
+#[test]
+fn the_leader_steps_down_at_its_local_renew_deadline_after_its_clock_slows() {
+    let mut sim = setup(vec![(ClockConfig::default(), Box::new(|_| {}))]);
+    sim.schedule_fault(
+        ms(9_000),
+        Fault::Network {
+            rule: NetRule::Cut {
+                a: NodeId(0),
+                b: NodeId(1),
+            },
+        },
+    );
+    sim.schedule_fault(
+        ms(9_000),
+        Fault::SetDrift {
+            node: NodeId(1),
+            drift_ppm: -500_000,
+        },
+    );
+    sim.run_until(ms(40_000)).unwrap();
+    assert_eq!(
+        claims(&sim),
+        [
+            r#"0.004 s c1 {"obs":"leader_claim","term":1}"#,
+            r#"27.040 s c1 {"obs":"leader_step_down","term":1}"#,
+        ]
+    );
+}

@@ -269,9 +269,19 @@ impl<C: CandidateCtx> Role<C> for LeaseCandidate {
             }
             CandidateTimer::RenewDeadline => {
                 self.deadline = None;
+                if self.term.is_none() {
+                    return;
+                }
                 let since = ctx.mono_now().saturating_since(self.last_renew);
-                if self.term.is_some() && since >= self.cfg.renew_deadline {
+                if since >= self.cfg.renew_deadline {
                     self.step_down(ctx);
+                } else {
+                    // Fired early: the clock slowed after the timer was set (the engine keeps
+                    // a timer's true instant). Wait for the rest of the local time.
+                    self.deadline = Some(ctx.set_timer(
+                        self.cfg.renew_deadline.saturating_sub(since),
+                        CandidateTimer::RenewDeadline,
+                    ));
                 }
             }
         }
