@@ -323,8 +323,7 @@ fn find_threshold(
 /// Runs `sweep`.
 pub fn run(a: SweepArgs) -> Result<u8> {
     let file = a.file.display().to_string();
-    let src =
-        std::fs::read_to_string(&a.file).map_err(|e| exit::BadInput(format!("{file}: {e}")))?;
+    let src = splitbrain_scenario::read_scenario(&a.file)?;
     let base = load_str(&file, &src)?;
     if let Some(search) = a.find_threshold.clone() {
         return find_threshold(&a, &file, &src, &base, &search);

@@ -220,3 +220,26 @@ fn check_does_not_follow_folder_links_while_walking() {
     let out = String::from_utf8(o.stdout).unwrap();
     assert!(out.contains("1 passed, 0 failed"), "{out}");
 }
+
+/// Regression: `sweep` read its file with a plain read, so a file that is not UTF-8 got an
+/// error with no line or column, while `run` and `check` located the bad byte.
+#[test]
+fn sweep_locates_a_byte_that_is_not_utf8_as_run_does() {
+    let file = "tests/broken/not-utf8.json";
+    let run = splitbrain(&["run", file]);
+    let sweep = splitbrain(&["sweep", file, "--seeds", "0..2"]);
+    assert_eq!((code(&run), code(&sweep)), (2, 2));
+    let first = |o: &Output| {
+        String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        first(&sweep).contains("not-utf8.json:4:17"),
+        "{}",
+        first(&sweep)
+    );
+    assert_eq!(first(&sweep), first(&run));
+}
