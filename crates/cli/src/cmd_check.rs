@@ -21,53 +21,41 @@ pub fn is_manifest(p: &Path) -> bool {
         .ends_with(splitbrain_scenario::compare::MANIFEST_SUFFIX)
 }
 
+/// Pushes every file under `p` that `keep` accepts, in sorted order. A symbolic link to a
+/// folder found while walking is not followed (a link to `.` would make the walk endless, as
+/// in ripgrep's default); `p` itself is walked, link or not.
+fn walk(p: &Path, keep: fn(&Path) -> bool, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if p.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()?;
+        entries.sort();
+        for e in entries {
+            if e.is_symlink() && e.is_dir() {
+                continue;
+            }
+            walk(&e, keep, out)?;
+        }
+    } else if keep(p) {
+        out.push(p.to_path_buf());
+    }
+    Ok(())
+}
+
 /// Every comparison manifest (`*.compare.json`) under the folders of `paths`, sorted.
 pub fn manifest_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        if p.is_dir() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
-                .map(|e| e.map(|e| e.path()))
-                .collect::<Result<_, _>>()?;
-            entries.sort();
-            for e in entries {
-                if e.is_symlink() && e.is_dir() {
-                    continue;
-                }
-                walk(&e, out)?;
-            }
-        } else if is_manifest(p) {
-            out.push(p.to_path_buf());
-        }
-        Ok(())
-    }
     let mut out = Vec::new();
     for p in paths {
-        walk(p, &mut out)?;
+        walk(p, is_manifest, &mut out)?;
     }
     Ok(out)
 }
 
-/// Every `*.json` scenario file under `paths` (comparison manifests left out), sorted. A
-/// symbolic link to a folder found while walking is not followed (a link to `.` would make
-/// the walk endless, as in ripgrep's default); a folder named on the command line is, link
-/// or not.
+/// Every `*.json` scenario file under `paths` (comparison manifests left out), sorted within
+/// each folder (see `walk` for links); a file named on the command line is taken as it is.
 pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        if p.is_dir() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
-                .map(|e| e.map(|e| e.path()))
-                .collect::<Result<_, _>>()?;
-            entries.sort();
-            for e in entries {
-                if e.is_symlink() && e.is_dir() {
-                    continue;
-                }
-                walk(&e, out)?;
-            }
-        } else if p.extension().is_some_and(|x| x == "json") && !is_manifest(p) {
-            out.push(p.to_path_buf());
-        }
-        Ok(())
+    fn is_scenario(p: &Path) -> bool {
+        p.extension().is_some_and(|x| x == "json") && !is_manifest(p)
     }
     let mut out = Vec::new();
     for p in paths {
@@ -77,7 +65,7 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         if p.is_file() {
             out.push(p.clone());
         } else {
-            walk(p, &mut out)?;
+            walk(p, is_scenario, &mut out)?;
         }
     }
     Ok(out)

@@ -2,29 +2,11 @@
 //! a clear exit-2 error, never a panic, an abort or a silently different run. Scenario-file
 //! errors have their fixtures in `tests/broken/`; these are the ones a fixture cannot show.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn splitbrain(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_splitbrain"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the binary runs")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status
-        .code()
-        .expect("exited normally, not killed by a signal")
-}
+use common::{code, repo, splitbrain};
+use std::path::Path;
+use std::process::Output;
 
 const LESSON: &str = "scenarios/06-lease-gc-pause-fenced.json";
 

@@ -1,27 +1,9 @@
 //! The CLI contract of `compare`: the table and its files do not depend on `--jobs`, bad
 //! input is exit 2 with the reason, and `report` writes a page for a comparison manifest.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn splitbrain(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_splitbrain"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the binary runs")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
+use common::{code, repo, splitbrain};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).unwrap()
