@@ -103,8 +103,33 @@ fn bad_input_is_exit_2_with_the_reason() {
         ),
     )
     .unwrap();
+    // Regression (fresh-user pass): a manifest named "../evil" wrote its five files one
+    // folder above `-o DIR`, and an empty label headed a blank column.
+    let manifest = |name: &str, label: &str| {
+        format!(
+            r#"{{"splitbrain_compare": 1, "name": "{name}", "title": "x", "lesson": "x", "seeds": "0..2",
+               "designs": [{{"file": "{}", "label": "{label}"}}, {{"file": "{}", "label": "b"}}]}}"#,
+            repo().join(LEASE).display(),
+            repo().join(REDLOCK).display()
+        )
+    };
+    let escape = dir.path().join("escape.compare.json");
+    std::fs::write(&escape, manifest("../evil", "a")).unwrap();
+    let blank = dir.path().join("blank.compare.json");
+    std::fs::write(&blank, manifest("x", " ")).unwrap();
+    let out = dir.path().join("out");
+    let escape_out = splitbrain(&[
+        "compare",
+        escape.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&escape_out), 2, "{}", text(&escape_out.stderr));
+    assert!(!dir.path().join("evil.json").exists());
     let broken = broken.to_str().unwrap();
     let one = one.to_str().unwrap();
+    let escape = escape.to_str().unwrap();
+    let blank = blank.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["compare", LEASE, "--seeds", "0..2"], "two or more"),
         (vec!["compare", LEASE, REDLOCK], "--seeds A..B is required"),
@@ -125,6 +150,14 @@ fn bad_input_is_exit_2_with_the_reason() {
         (
             vec!["compare", one],
             "designs: a comparison needs at least two designs",
+        ),
+        (
+            vec!["compare", escape],
+            "name: comparison name \"../evil\" may use only",
+        ),
+        (
+            vec!["compare", blank],
+            "designs.0.label: a label cannot be empty",
         ),
         (vec!["compare", LEASE, REDLOCK, "--seeds", "5..5"], "empty"),
         (

@@ -121,6 +121,13 @@ pub fn load_manifest(path: &Path) -> Result<(Manifest, SeedRange, Vec<Design>), 
             ),
         ));
     }
+    if let Some(reason) = crate::validate::bad_scenario_name(&m.name) {
+        // The output files are named after it: `../x` would write outside `-o DIR`.
+        return Err(field(
+            "name",
+            reason.replace("scenario name", "comparison name"),
+        ));
+    }
     let seeds: SeedRange = m.seeds.parse().map_err(|e| field("seeds", e))?;
     if m.designs.len() < 2 {
         return Err(field(
@@ -131,6 +138,12 @@ pub fn load_manifest(path: &Path) -> Result<(Manifest, SeedRange, Vec<Design>), 
     let dir = path.parent().unwrap_or(Path::new(""));
     let mut designs = Vec::new();
     for (i, d) in m.designs.iter().enumerate() {
+        if d.label.trim().is_empty() {
+            return Err(field(
+                &format!("designs.{i}.label"),
+                "a label cannot be empty: it heads the design's column".into(),
+            ));
+        }
         if m.designs[..i].iter().any(|e| e.label == d.label) {
             return Err(field(
                 &format!("designs.{i}.label"),
