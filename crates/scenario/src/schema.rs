@@ -464,7 +464,8 @@ pub struct FaultSpec {
     pub heal: Option<bool>,
     /// Remove one partition with exactly these groups (as written in its `partition`),
     /// leaving every other rule in force: how the nemesis heals the partition it drew, as
-    /// `shrink` and `--explicit` write it out.
+    /// `shrink` and `--explicit` write it out. Errors: groups that repeat no `partition` fault
+    /// of the file, node for node and in the same order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heal_partition: Option<Vec<Vec<String>>>,
     /// Step this node's wall clock by `by`.

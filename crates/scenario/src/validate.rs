@@ -53,7 +53,7 @@ pub const MAX_NAME_LEN: usize = 100;
 /// Why `name` cannot name a scenario, if it cannot. `report` makes file names of it
 /// (`reports/<name>.md`), so it must be one plain file name: a name like `../x` would write
 /// outside the report folder, an empty one a hidden `.md`.
-fn bad_scenario_name(name: &str) -> Option<String> {
+pub(crate) fn bad_scenario_name(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("the scenario name cannot be empty".into());
     }
@@ -395,6 +395,22 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                         c.err(path, format!("node `{n}` is in two groups"));
                     }
                 }
+            }
+        }
+        if let Some(groups) = &f.heal_partition {
+            // The engine removes the partition with exactly these groups (in this order); one
+            // that matches no partition of the file would do nothing while narrated as healed.
+            if !scenario
+                .faults
+                .iter()
+                .any(|o| o.partition.as_ref() == Some(groups))
+            {
+                c.err(
+                    p("heal_partition"),
+                    "heal_partition must repeat the groups of a `partition` fault of this file, \
+                     node for node and in the same order (it heals only that partition; \
+                     `\"heal\": true` heals every rule)",
+                );
             }
         }
         if let Some(b) = &f.block {

@@ -4,7 +4,7 @@
 //! `clock_drift_factor` 0 (no margin), `retry_count` 1 attempt (no retry), `retry` uniform up to
 //! 200 ms (the Redlock client's policy type, `protocols::retry`).
 
-use super::spec::{ReleaseSpec, WorkerSpec};
+use super::spec::{LockObjectSpec, ReleaseSpec, WorkerSpec};
 use crate::checker::NodeCheck;
 use crate::duration::or;
 use crate::roster::Roster;
@@ -53,6 +53,10 @@ pub(super) fn own_fields(w: &WorkerSpec) -> Vec<(&'static str, bool)> {
     ]
 }
 
+/// The most threads one worker node may run (validation refuses more): the model steps
+/// every thread of a node in turn, so a node's cost grows with its thread count.
+pub const MAX_THREADS: u32 = 64;
+
 /// Checks what a redis worker needs: `instance`, a Redis node.
 pub(super) fn validate(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
     match &w.instance {
@@ -60,8 +64,20 @@ pub(super) fn validate(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
         None => v.err_node("a redis worker needs `instance`, the Redis node"),
     }
     super::redlock::check_retry(w, v);
-    if w.threads == Some(0) {
-        v.err("threads", "threads must be at least 1");
+    match w.threads {
+        Some(0) => v.err("threads", "threads must be at least 1"),
+        Some(n) if n > MAX_THREADS => v.err(
+            "threads",
+            format!("threads is {n}: at most {MAX_THREADS} threads in one worker node"),
+        ),
+        _ => {}
+    }
+    if matches!(w.lock_object, Some(LockObjectSpec::Shared)) && w.threads.unwrap_or(1) < 2 {
+        v.err(
+            "lock_object",
+            "a shared lock object needs `threads` of 2 or more (one thread has nothing to share \
+             it with)",
+        );
     }
 }
 
