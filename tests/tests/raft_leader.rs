@@ -121,3 +121,28 @@ fn a_raft_leader_file_names_its_replicas_and_not_the_lease_knobs() {
         "{e}"
     );
 }
+
+/// Regression (fresh-user pass): with lease leaders over the Raft service, `single_leader`
+/// and `eventual_leader` counted the replicas' own Raft leadership as application leadership
+/// ("leader1 and raft-1 both claim leadership" on every run). They judge the lease leaders
+/// only; the replicas' leadership is `single_leader_per_term`'s to judge.
+#[test]
+fn leader_invariants_judge_the_lease_leaders_not_the_raft_replicas() {
+    let src = SCENARIO
+        .replace(
+            r#""check": ["no_two_accepted_writers", "fencing_monotonic"]"#,
+            r#""check": ["single_leader", "eventual_leader", "single_leader_per_term"]"#,
+        )
+        .replace("LEADER", "leader1");
+    let plan = load_str("inline.json", &src).unwrap_or_else(|e| panic!("{e}"));
+    for seed in 0..5 {
+        let r = execute(&plan, seed, None).unwrap();
+        for name in ["single_leader", "eventual_leader", "single_leader_per_term"] {
+            let v = r.report.verdict(name).unwrap();
+            assert!(
+                matches!(v, splitbrain_check::Verdict::Holds),
+                "seed {seed}: {name}: {v:?}"
+            );
+        }
+    }
+}

@@ -128,7 +128,29 @@ impl RunRecord {
             .map(|i| NodeId(i as u32))
     }
 
-    /// Nodes with a role satisfying `pred`, in id order.
+    /// The nodes whose leadership the leader invariants judge: every node that elects a
+    /// leader, except that Raft replicas are left out when the run also has application
+    /// leaders (bully nodes or lease leaders). Such leaders elect themselves THROUGH the Raft
+    /// lock service (etcd's election recipe), whose replicas' own leadership is the service's
+    /// internal affair, judged by `single_leader_per_term`.
+    pub fn leader_roles(&self) -> Vec<NodeId> {
+        (0..self.roles.len() as u32)
+            .map(NodeId)
+            .filter(|&id| self.judged_as_leader(id))
+            .collect()
+    }
+
+    /// Whether node `id` is one of [`RunRecord::leader_roles`].
+    pub fn judged_as_leader(&self, id: NodeId) -> bool {
+        let app = self
+            .roles
+            .iter()
+            .any(|r| matches!(r, Role::Bully | Role::LeaseLeader));
+        let r = self.roles[id.index()];
+        r.elects_leader() && !(app && r == Role::Raft)
+    }
+
+    /// The nodes whose role satisfies `pred`, in node order.
     pub fn nodes_where(&self, pred: impl Fn(Role) -> bool) -> Vec<NodeId> {
         self.roles
             .iter()

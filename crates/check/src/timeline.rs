@@ -205,13 +205,16 @@ pub(crate) fn beliefs(
     out
 }
 
-/// Leadership beliefs: `LeaderClaim` until `LeaderStepDown` or crash.
+/// Leadership beliefs: `LeaderClaim` until `LeaderStepDown` or crash, of the nodes the leader
+/// invariants judge ([`RunRecord::judged_as_leader`]).
 pub(crate) fn leader_beliefs(record: &RunRecord) -> Vec<Belief> {
-    beliefs(record, |o| match o {
+    let mut out = beliefs(record, |o| match o {
         Obs::LeaderClaim { .. } => Some(Change::Start(String::new())),
         Obs::LeaderStepDown { .. } => Some(Change::Stop(String::new())),
         _ => None,
-    })
+    });
+    out.retain(|b| record.judged_as_leader(b.node));
+    out
 }
 
 /// Lock beliefs per lock name: `LockAcquired` until `LockReleased` / `LockLost` or crash.

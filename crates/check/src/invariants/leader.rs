@@ -120,7 +120,7 @@ fn quiet_since(record: &RunRecord) -> Option<SimTime> {
 /// service, which grants the lease to one holder at a time, so for them agreement is the one
 /// live claim (the etcd / ZooKeeper election recipes: followers only wait on the lease).
 pub fn eventual_leader(record: &RunRecord, settle: SimDuration) -> Verdict {
-    let participants = record.nodes_where(Role::elects_leader);
+    let participants = record.leader_roles();
     let beliefs = leader_beliefs(record);
     if participants.is_empty() && beliefs.is_empty() {
         return Verdict::Inconclusive {
