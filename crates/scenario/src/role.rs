@@ -98,6 +98,26 @@ impl BeliefFields {
     }
 }
 
+/// Writes [`Role::clock`], [`Role::count`] and [`Role::set_count`] inside an `impl Role`
+/// for a spec with the fields `clock: ClockSpec` and `count: Option<u32>` (every role that
+/// can be declared as a group).
+macro_rules! clock_and_count {
+    () => {
+        fn clock(&self) -> &ClockSpec {
+            &self.clock
+        }
+
+        fn count(&self) -> Option<u32> {
+            self.count
+        }
+
+        fn set_count(&mut self, count: u32) {
+            self.count = Some(count);
+        }
+    };
+}
+pub(crate) use clock_and_count;
+
 /// One role's node spec: the struct a node declaration of that role deserialises into.
 pub trait Role {
     /// The node's clocks.

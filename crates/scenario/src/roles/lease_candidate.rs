@@ -5,6 +5,7 @@
 
 use crate::checker::NodeCheck;
 use crate::duration::{or, Dur};
+use crate::role::clock_and_count;
 use crate::role::{ClockSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
@@ -72,17 +73,7 @@ impl LeaseCandidateSpec {
 }
 
 impl Role for LeaseCandidateSpec {
-    fn clock(&self) -> &ClockSpec {
-        &self.clock
-    }
-
-    fn count(&self) -> Option<u32> {
-        self.count
-    }
-
-    fn set_count(&mut self, count: u32) {
-        self.count = Some(count);
-    }
+    clock_and_count!();
 
     /// client-go's `NewLeaderElector` checks: `lease_duration > renew_deadline >
     /// 1.2 x retry_period`, all positive.

@@ -5,6 +5,7 @@
 
 use crate::checker::NodeCheck;
 use crate::duration::{or, Dur};
+use crate::role::clock_and_count;
 use crate::role::{BeliefFields, ClockSpec, RenewFailureSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
@@ -91,17 +92,7 @@ pub struct LeaseLeaderSpec {
 }
 
 impl Role for LeaseLeaderSpec {
-    fn clock(&self) -> &ClockSpec {
-        &self.clock
-    }
-
-    fn count(&self) -> Option<u32> {
-        self.count
-    }
-
-    fn set_count(&mut self, count: u32) {
-        self.count = Some(count);
-    }
+    clock_and_count!();
 
     fn validate(&self, v: &mut NodeCheck<'_, '_>) {
         match self.lock.unwrap_or_default() {

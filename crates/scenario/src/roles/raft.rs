@@ -7,6 +7,7 @@
 
 use crate::checker::NodeCheck;
 use crate::duration::{or, Dur};
+use crate::role::clock_and_count;
 use crate::role::{ClockSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
@@ -67,17 +68,7 @@ impl RaftSpec {
 }
 
 impl Role for RaftSpec {
-    fn clock(&self) -> &ClockSpec {
-        &self.clock
-    }
-
-    fn count(&self) -> Option<u32> {
-        self.count
-    }
-
-    fn set_count(&mut self, count: u32) {
-        self.count = Some(count);
-    }
+    clock_and_count!();
 
     fn validate(&self, v: &mut NodeCheck<'_, '_>) {
         for (f, d) in [

@@ -16,6 +16,7 @@ pub use spec::{
 
 use crate::checker::NodeCheck;
 use crate::duration::or;
+use crate::role::clock_and_count;
 use crate::role::{ClockSpec, Role};
 use crate::roster::Roster;
 use splitbrain_protocols::lock::LockConfig;
@@ -35,17 +36,7 @@ impl LockKind {
 }
 
 impl Role for WorkerSpec {
-    fn clock(&self) -> &ClockSpec {
-        &self.clock
-    }
-
-    fn count(&self) -> Option<u32> {
-        self.count
-    }
-
-    fn set_count(&mut self, count: u32) {
-        self.count = Some(count);
-    }
+    clock_and_count!();
 
     fn validate(&self, v: &mut NodeCheck<'_, '_>) {
         v.node_ref("storage", &self.storage, &["storage"]);
