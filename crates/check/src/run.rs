@@ -134,20 +134,17 @@ impl RunRecord {
     /// lock service (etcd's election recipe), whose replicas' own leadership is the service's
     /// internal affair, judged by `single_leader_per_term`.
     pub fn leader_roles(&self) -> Vec<NodeId> {
-        (0..self.roles.len() as u32)
-            .map(NodeId)
-            .filter(|&id| self.judged_as_leader(id))
-            .collect()
+        self.nodes_where(self.judged_as_leader())
     }
 
-    /// Whether node `id` is one of [`RunRecord::leader_roles`].
-    pub fn judged_as_leader(&self, id: NodeId) -> bool {
+    /// Whether a node of role `r` is one of [`RunRecord::leader_roles`] in this run (decided
+    /// once per run, so callers can test many beliefs cheaply).
+    pub fn judged_as_leader(&self) -> impl Fn(Role) -> bool {
         let app = self
             .roles
             .iter()
             .any(|r| matches!(r, Role::Bully | Role::LeaseLeader));
-        let r = self.roles[id.index()];
-        r.elects_leader() && !(app && r == Role::Raft)
+        move |r: Role| r.elects_leader() && !(app && r == Role::Raft)
     }
 
     /// The nodes whose role satisfies `pred`, in node order.

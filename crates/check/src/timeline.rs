@@ -213,7 +213,8 @@ pub(crate) fn leader_beliefs(record: &RunRecord) -> Vec<Belief> {
         Obs::LeaderStepDown { .. } => Some(Change::Stop(String::new())),
         _ => None,
     });
-    out.retain(|b| record.judged_as_leader(b.node));
+    let judged = record.judged_as_leader();
+    out.retain(|b| judged(record.roles[b.node.index()]));
     out
 }
 
