@@ -23,6 +23,7 @@ pub mod node;
 mod queue;
 pub mod rng;
 pub mod sim;
+mod stats;
 pub mod time;
 pub mod trace;
 

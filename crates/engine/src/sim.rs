@@ -28,6 +28,8 @@ use crate::network::{DropReason, LinkModel, NetRule, Network, SendVerdict};
 use crate::node::NodeId;
 use crate::queue::EventQueue;
 use crate::rng::RngStream;
+pub use crate::stats::{KindCounts, Stats};
+use crate::stats::KindTable;
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{Recorder, TraceEvent};
 use std::collections::{BTreeMap, VecDeque};
@@ -102,32 +104,6 @@ impl Processing {
             .find(|(k, _)| k.as_deref().map_or(true, |k| k == kind))
             .map_or(SimDuration::ZERO, |(_, d)| *d)
     }
-}
-
-/// Counters of one message kind.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KindCounts {
-    /// Sent by an actor.
-    pub sent: u64,
-    /// Handled by a receiver (duplicates count twice).
-    pub delivered: u64,
-    /// Dropped (loss, partition, node down, crash).
-    pub dropped: u64,
-}
-
-/// Counters of a run.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Events processed, stale ones included.
-    pub events: u64,
-    /// Timer handlers run.
-    pub timers_fired: u64,
-    /// Timer events skipped (cancelled, or the node crashed since).
-    pub stale_timers: u64,
-    /// Per message kind.
-    pub messages: BTreeMap<&'static str, KindCounts>,
-    /// Drops by reason.
-    pub drops: BTreeMap<DropReason, u64>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -245,6 +221,8 @@ pub(crate) struct Core<A: Actor> {
     observations: Vec<Observed<A::Obs>>,
     applied: Vec<(SimTime, Fault)>,
     stats: Stats,
+    /// Per-kind message counters (folded into [`Stats::messages`] by [`Sim::stats`]).
+    kinds: KindTable,
     recorder: Option<Recorder<EventOf<A>>>,
     /// Per-node handling times; empty (the default) when no node has any, so the event loop
     /// pays one length check per delivery.
@@ -267,7 +245,7 @@ impl<A: Actor> Core<A> {
     pub(crate) fn send(&mut self, from: NodeId, to: NodeId, msg: A::Msg) {
         assert!(to.index() < self.nodes.len(), "send to unknown node {to}");
         let kind = msg.kind();
-        self.stats.messages.entry(kind).or_default().sent += 1;
+        self.kinds.row(kind).sent += 1;
         let id = self.next_msg_id;
         self.next_msg_id += 1;
         let now = self.now;
@@ -340,7 +318,7 @@ impl<A: Actor> Core<A> {
         kind: &'static str,
         reason: DropReason,
     ) {
-        self.stats.messages.entry(kind).or_default().dropped += 1;
+        self.kinds.row(kind).dropped += 1;
         *self.stats.drops.entry(reason).or_default() += 1;
         let t = self.now;
         self.record(|| TraceEvent::Drop {
@@ -476,6 +454,7 @@ impl<A: Actor> Sim<A> {
                 observations: Vec::new(),
                 applied: Vec::new(),
                 stats: Stats::default(),
+                kinds: KindTable::default(),
                 recorder: None,
                 processing: Vec::new(),
             },
@@ -613,9 +592,12 @@ impl<A: Actor> Sim<A> {
     pub fn applied_faults(&self) -> &[(SimTime, Fault)] {
         &self.core.applied
     }
-    /// Counters so far.
-    pub fn stats(&self) -> &Stats {
-        &self.core.stats
+    /// Counters so far (a copy; [`Stats::messages`] is built from the per-kind table).
+    pub fn stats(&self) -> Stats {
+        Stats {
+            messages: self.core.kinds.to_map(),
+            ..self.core.stats.clone()
+        }
     }
     /// Events processed so far.
     pub fn events_processed(&self) -> u64 {
@@ -832,12 +814,7 @@ impl<A: Actor> Sim<A> {
     }
 
     fn run_message(&mut self, from: NodeId, to: NodeId, id: u64, msg: A::Msg) {
-        self.core
-            .stats
-            .messages
-            .entry(msg.kind())
-            .or_default()
-            .delivered += 1;
+        self.core.kinds.row(msg.kind()).delivered += 1;
         let t = self.core.now;
         self.core.record(|| TraceEvent::Deliver { t, from, to, id });
         let mut ctx = Context {

@@ -116,7 +116,7 @@ fn main() {
     let elapsed = wall.elapsed();
     let wall_s = elapsed.as_secs_f64();
 
-    let stats = sim.stats().clone();
+    let stats = sim.stats();
     let (mut sent, mut delivered, mut dropped) = (0, 0, 0);
     for (kind, c) in &stats.messages {
         println!(

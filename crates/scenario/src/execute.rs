@@ -289,7 +289,7 @@ pub fn execute(
         seed,
         record,
         report,
-        stats: sim.stats().clone(),
+        stats: sim.stats(),
         bound,
         trace,
         expectations,
