@@ -2,26 +2,29 @@
 //! `(time, seq)` order.
 //!
 //! Source: R. K. Ahuja, K. Mehlhorn, J. B. Orlin, R. E. Tarjan, "Faster Algorithms for the
-//! Shortest Path Problem", JACM 37(2), 1990 (the radix heap); the one-bucket-per-bit form
-//! for integer keys. A discrete-event simulator is the case it is made for: the smallest key
-//! never decreases, because nothing is scheduled before the event being processed.
+//! Shortest Path Problem", JACM 37(2), 1990 (the radix heap), here with 16-way digits: a
+//! time is 16 digits of 4 bits. A discrete-event simulator is the case it is made for: the
+//! smallest key never decreases, because nothing is scheduled before the event being
+//! processed.
 //!
 //! Bucket 0 holds the next entries to leave, in order; `last` is the time of its last entry
-//! (or of the last entry taken, once it is empty), and no other bucket holds anything before
-//! `last`. Bucket `i >= 1` holds the entries whose time differs from `last` first in bit
-//! `i - 1` (counted from the least significant); every entry of a higher bucket is later than
-//! every entry of a lower one. When bucket 0 runs dry, the first non-empty bucket is emptied:
+//! (or of the last entry taken, once it is empty), and every other entry is later than
+//! `last`. Bucket `(l, k)` holds the entries whose time first differs from `last` in digit
+//! `l` (counted from the least significant), where their digit is `k` (so `k` is above
+//! `last`'s). Buckets in `(l, k)` order hold ever later entries: one in `(l, k)` agrees with
+//! `last` above digit `l`, so it is earlier than one that differs higher up, and at digit `l`
+//! it is `k`. When bucket 0 runs dry, the first non-empty bucket `(l, k)` is emptied:
 //!
 //! - **small** (at most [`SORT_AT_MOST`] entries): it is sorted by time (a stable sort, so
 //!   ties keep their order) and becomes bucket 0, and its latest time becomes `last`; the
-//!   higher buckets stay valid, because the new `last` agrees with the old one in every bit
-//!   above the emptied bucket's;
-//! - **large**: its entries move into the lower buckets around its smallest time, which
-//!   becomes `last`; each entry moves down at most 64 times.
+//!   other buckets stay valid, because the new `last` agrees with the old one from digit `l`
+//!   up, and has digit `k` there, below every other bucket of level `l`;
+//! - **large**: its entries move into the lower levels around its smallest time, which
+//!   becomes `last`; an entry moves at most 16 times.
 //!
-//! Sorting the small ones is what keeps dense keys cheap: half a million messages in flight
-//! within a few ms (an election among 1,000 nodes) used to move down one bit at a time, about
-//! a third of W3's instructions (issue 11, measured with cachegrind).
+//! Wide digits and sorting the small buckets are what keep dense keys cheap: half a million
+//! messages in flight within a few ms (an election among 1,000 nodes) used to move down one
+//! bit at a time, about a third of W3's instructions (issue 11, measured with cachegrind).
 //!
 //! **Order of ties.** No sequence number is stored: a bucket keeps its entries in the order
 //! they were scheduled (a new entry is appended; a bucket being emptied is walked in order,
@@ -45,11 +48,24 @@ pub(crate) struct Item {
 const KEEP: usize = 4096;
 
 /// A bucket of at most this many entries is sorted into bucket 0 rather than spread over
-/// the lower buckets.
+/// the lower levels.
 const SORT_AT_MOST: usize = 64;
 
-/// Number of buckets: bucket 0 (the next entries) and one per bit of a `u64` time.
-const BUCKETS: usize = 65;
+/// Bits per digit.
+const DIGIT_BITS: u32 = 4;
+
+/// Buckets: 16 levels of 16 digit values, bucket `(l, k)` at index `16 l + k` (digit value
+/// 0 is never used: an entry's digit is above `last`'s).
+const BUCKETS: usize = 256;
+
+/// The bucket of an entry at `time` (later than `last`).
+#[inline]
+fn bucket_of(time: SimTime, last: SimTime) -> usize {
+    let high = 63 - (time.0 ^ last.0).leading_zeros();
+    let level = high / DIGIT_BITS;
+    let digit = (time.0 >> (level * DIGIT_BITS)) & 15;
+    (level * 16) as usize + digit as usize
+}
 
 /// The event queue (see the module doc). Pops in exact `(time, seq)` order, where `seq` is
 /// the order of [`EventQueue::push`] calls.
@@ -57,11 +73,11 @@ pub(crate) struct EventQueue {
     /// Bucket 0: the next entries in order, served from `head` on.
     zero: Vec<Item>,
     head: usize,
-    /// Buckets 1..=64 (index `i - 1`).
+    /// Buckets `(l, k)` at index `16 l + k`.
     buckets: Vec<Vec<Item>>,
-    /// Bit `i - 1` set: bucket `i` is non-empty.
-    nonempty: u64,
-    /// See the module doc: no entry outside bucket 0 is earlier.
+    /// Bit `i % 64` of word `i / 64` set: bucket `i` is non-empty.
+    nonempty: [u64; BUCKETS / 64],
+    /// See the module doc: no entry outside bucket 0 is this early.
     last: SimTime,
     #[cfg(test)]
     len: usize,
@@ -73,8 +89,8 @@ impl EventQueue {
         EventQueue {
             zero: Vec::new(),
             head: 0,
-            buckets: (1..BUCKETS).map(|_| Vec::new()).collect(),
-            nonempty: 0,
+            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            nonempty: [0; BUCKETS / 64],
             last: SimTime::ZERO,
             #[cfg(test)]
             len: 0,
@@ -95,13 +111,12 @@ impl EventQueue {
             self.len += 1;
         }
         let item = Item { time, data };
-        let x = time.0 ^ self.last.0;
-        if x == 0 {
+        if time == self.last {
             self.zero.push(item);
         } else if time > self.last {
-            let b = 63 - x.leading_zeros() as usize;
+            let b = bucket_of(time, self.last);
             self.buckets[b].push(item);
-            self.nonempty |= 1 << b;
+            self.nonempty[b / 64] |= 1 << (b % 64);
         } else {
             self.insert_early(item);
         }
@@ -115,6 +130,15 @@ impl EventQueue {
         self.zero.insert(at, item);
     }
 
+    /// The first non-empty bucket, if any.
+    #[inline]
+    fn first_bucket(&self) -> Option<usize> {
+        self.nonempty
+            .iter()
+            .position(|w| *w != 0)
+            .map(|i| i * 64 + self.nonempty[i].trailing_zeros() as usize)
+    }
+
     /// Makes bucket 0 non-empty if any entry is left; `false` if none is.
     #[inline]
     fn refill(&mut self) -> bool {
@@ -122,12 +146,11 @@ impl EventQueue {
             return true;
         }
         self.head = 0;
-        if self.nonempty == 0 {
+        let Some(b) = self.first_bucket() else {
             self.clear_zero();
             return false;
-        }
-        let b = self.nonempty.trailing_zeros() as usize;
-        self.nonempty &= !(1 << b);
+        };
+        self.nonempty[b / 64] &= !(1 << (b % 64));
         let mut bucket = std::mem::take(&mut self.buckets[b]);
         if bucket.len() <= SORT_AT_MOST {
             bucket.sort_by_key(|i| i.time);
@@ -147,15 +170,15 @@ impl EventQueue {
             .min()
             .expect("non-empty bucket");
         self.last = min;
-        // Every bucket below `b` is empty, so entries keep their order in the ones they land in.
+        // Every bucket before `b` is empty, and the entries land in buckets before `b` (they
+        // agree with `min` from level `b / 16` up), so they keep their order there.
         for item in bucket.drain(..) {
-            let x = item.time.0 ^ min.0;
-            if x == 0 {
+            if item.time == min {
                 self.zero.push(item);
             } else {
-                let i = 63 - x.leading_zeros() as usize;
+                let i = bucket_of(item.time, min);
                 self.buckets[i].push(item);
-                self.nonempty |= 1 << i;
+                self.nonempty[i / 64] |= 1 << (i % 64);
             }
         }
         // Keep a small allocation (the bucket fills again); give a large one back, so the
@@ -277,6 +300,53 @@ mod tests {
                     }
                 }
                 assert_eq!(q.len(), reference.len());
+            }
+            while let Some(e) = reference.pop() {
+                assert_eq!(q.pop().map(|i| (i.time, i.data)), Some((e.time, e.data)));
+            }
+            assert_eq!(q.pop(), None);
+        }
+    }
+
+    /// Bursts of thousands of entries within a few thousand ns, with many ties (buckets both
+    /// over and under the sorting size), against a binary heap of `(time, seq)`.
+    #[test]
+    fn dense_bursts_pop_in_exact_time_then_seq_order() {
+        for seed in 0..10 {
+            let mut rng = RngStream::new(seed, "queue-dense");
+            let mut q = EventQueue::new();
+            let mut reference: BinaryHeap<Early> = BinaryHeap::new();
+            let (mut seq, mut now) = (0u64, 0u64);
+            for _round in 0..20 {
+                let burst = rng.uniform_inclusive(1, 5000);
+                let spread = rng.uniform_inclusive(0, 3000);
+                for _ in 0..burst {
+                    let time = SimTime(now + rng.uniform_inclusive(0, spread));
+                    q.push(time, seq);
+                    reference.push(Early {
+                        time,
+                        seq,
+                        data: seq,
+                    });
+                    seq += 1;
+                }
+                // Take out about half, scheduling a little more as events do.
+                for _ in 0..burst / 2 {
+                    let want = reference.pop().map(|e| (e.time, e.data));
+                    let got = q.pop().map(|i| (i.time, i.data));
+                    assert_eq!(got, want, "seed {seed}");
+                    now = got.map_or(now, |(t, _)| t.0);
+                    if rng.uniform_inclusive(0, 3) == 0 {
+                        let time = SimTime(now + rng.uniform_inclusive(0, 50));
+                        q.push(time, seq);
+                        reference.push(Early {
+                            time,
+                            seq,
+                            data: seq,
+                        });
+                        seq += 1;
+                    }
+                }
             }
             while let Some(e) = reference.pop() {
                 assert_eq!(q.pop().map(|i| (i.time, i.data)), Some((e.time, e.data)));

@@ -40,7 +40,8 @@ fn scenario(nodes: u64, secs: u64) -> String {
   "check": ["single_leader", "eventual_leader"], "check_params": {{"settle": "4s"}},
   "limits": {{"max_events": 1000000000}}}}"#,
         faults.join(", ")
-    ).replace("FIFO", &std::env::var("W3_FIFO").unwrap_or("true".into()))
+    )
+    .replace("FIFO", &std::env::var("W3_FIFO").unwrap_or("true".into()))
 }
 
 /// Peak resident set size in MB (`VmHWM`), 0 if unknown.
