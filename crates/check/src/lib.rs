@@ -96,6 +96,8 @@ pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
             }
         })
         .collect();
+    // The shared truth is not needed past the invariants: freed before the metrics.
+    drop(shared);
     CheckReport {
         results,
         metrics: metrics(record),
