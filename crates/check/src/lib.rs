@@ -44,23 +44,32 @@ pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_acc
 pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use run::{Role, RunRecord};
 pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
-pub use truth::{Hold, HoldSource, KeyHold, Truth};
+pub use truth::{Fact, Hold, HoldSource, KeyHold, Truth};
 pub use verdict::{
     fmt_window, CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation,
 };
 
 /// Judges one invariant.
 pub fn check_one(record: &RunRecord, invariant: &Invariant) -> Verdict {
+    check_in(&invariants::Shared::new(record), invariant)
+}
+
+/// Judges one invariant, with what it derives from the record shared with the other
+/// invariants of the same check.
+fn check_in(shared: &invariants::Shared, invariant: &Invariant) -> Verdict {
+    use invariants::locks::{holder_writes_only_in, validity_within_truth_in};
+    use invariants::progress::lock_progress_in;
+    let record = shared.record;
     match invariant {
         Invariant::SingleLeader => single_leader(record),
         Invariant::EventualLeader { settle } => eventual_leader(record, *settle),
         Invariant::ExclusiveHolders => exclusive_holders(record),
-        Invariant::HolderWritesOnly => holder_writes_only(record),
+        Invariant::HolderWritesOnly => holder_writes_only_in(shared),
         Invariant::NoTwoAcceptedWriters => no_two_accepted_writers(record),
         Invariant::FencingMonotonic => fencing_monotonic(record),
-        Invariant::LockProgress { window } => lock_progress(record, *window),
+        Invariant::LockProgress { window } => lock_progress_in(shared, *window),
         Invariant::ExactlyOnceEffects => exactly_once_effects(record),
-        Invariant::ValidityWithinTruth => validity_within_truth(record),
+        Invariant::ValidityWithinTruth => validity_within_truth_in(shared),
         Invariant::SingleLeaderPerTerm => single_leader_per_term(record),
         Invariant::StateMachineSafety => state_machine_safety(record),
     }
@@ -69,11 +78,12 @@ pub fn check_one(record: &RunRecord, invariant: &Invariant) -> Verdict {
 /// Judges every invariant of `spec` (canonical order, each name once) and computes the run's
 /// metrics.
 pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
+    let shared = invariants::Shared::new(record);
     let results = spec
         .in_report_order()
         .into_iter()
         .map(|invariant| {
-            let verdict = check_one(record, &invariant);
+            let verdict = check_in(&shared, &invariant);
             let vacuous = match verdict {
                 Verdict::Holds => vacuity::vacuous(record, &invariant),
                 _ => None,
@@ -86,6 +96,8 @@ pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
             }
         })
         .collect();
+    // The shared truth is not needed past the invariants: freed before the metrics.
+    drop(shared);
     CheckReport {
         results,
         metrics: metrics(record),

@@ -82,7 +82,17 @@ pub fn metrics(record: &RunRecord) -> Metrics {
 
     let leaders = leader_beliefs(record);
     let mut after_crash = Vec::new();
-    let all = steps(record);
+    // The merged steps are listed only when some leader crashed (the next claim after it is
+    // searched for in them).
+    let leader_crashed = record.faults.iter().enumerate().any(|(index, (_, f))| {
+        matches!(f, Fault::Crash { node }
+            if leaders.iter().any(|b| b.node == *node && b.end == crate::timeline::End::Crash(index)))
+    });
+    let all: Vec<Step> = if leader_crashed {
+        steps(record).collect()
+    } else {
+        Vec::new()
+    };
     for (k, step) in all.iter().enumerate() {
         let Step::Fault {
             index,

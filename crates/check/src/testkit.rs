@@ -45,6 +45,12 @@ pub(crate) fn texts(ev: &[Evidence]) -> Vec<String> {
         .collect()
 }
 
+/// Facts of the truth as "t node: text" lines, put in words from `record`.
+pub(crate) fn fact_texts(record: &RunRecord, facts: &[crate::Fact]) -> Vec<String> {
+    let ev: Vec<Evidence> = facts.iter().map(|f| f.evidence(record)).collect();
+    texts(&ev)
+}
+
 /// Builds a [`RunRecord`]; observations and faults may be given in any order and are sorted
 /// by time (stable: insertion order breaks ties).
 pub(crate) struct Builder {

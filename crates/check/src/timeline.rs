@@ -53,32 +53,34 @@ pub(crate) fn take_node<V>(
         .collect()
 }
 
-/// Observations and faults merged in true-time order (observations first at a tie).
-pub(crate) fn steps(record: &RunRecord) -> Vec<Step<'_>> {
+/// Observations and faults merged in true-time order (observations first at a tie), one
+/// at a time (a run has many: a list of them all would be as long as the record).
+pub(crate) fn steps(record: &RunRecord) -> impl Iterator<Item = Step<'_>> {
     let (obs, faults) = (&record.observations, &record.faults);
-    let mut out = Vec::with_capacity(obs.len() + faults.len());
     let (mut i, mut j) = (0, 0);
-    while i < obs.len() || j < faults.len() {
+    std::iter::from_fn(move || {
+        if i >= obs.len() && j >= faults.len() {
+            return None;
+        }
         let take_obs = j >= faults.len() || (i < obs.len() && obs[i].t <= faults[j].0);
         if take_obs {
             let o = &obs[i];
-            out.push(Step::Obs {
-                index: i,
+            i += 1;
+            Some(Step::Obs {
+                index: i - 1,
                 t: o.t,
                 node: o.node,
                 obs: &o.obs,
-            });
-            i += 1;
+            })
         } else {
-            out.push(Step::Fault {
-                index: j,
-                t: faults[j].0,
-                fault: &faults[j].1,
-            });
             j += 1;
+            Some(Step::Fault {
+                index: j - 1,
+                t: faults[j - 1].0,
+                fault: &faults[j - 1].1,
+            })
         }
-    }
-    out
+    })
 }
 
 /// Per node, the indices of the observations matching a predicate, for "the node's latest

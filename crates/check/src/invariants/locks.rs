@@ -3,12 +3,11 @@
 //! A client believes it holds lock `L` from its `LockAcquired { lock: L }` until its
 //! `LockReleased` / `LockLost` for `L` or its crash; a paused client goes on believing.
 
-use super::{end_evidence, join_names, names, tidy};
-use crate::clocks::WallClocks;
+use super::{end_evidence, join_names, names, tidy, Shared};
 use crate::run::{Role, RunRecord};
 use crate::sent::{SentUnder, Start};
 use crate::timeline::{describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode};
-use crate::truth::{servers_of, HoldId, Truth};
+use crate::truth::{servers_of, HoldId};
 use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
@@ -79,6 +78,12 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
 /// token is its claimed term. A run with accepted writes but no lock servers is
 /// `Inconclusive`: nothing defines the truth.
 pub fn holder_writes_only(record: &RunRecord) -> Verdict {
+    holder_writes_only_in(&Shared::new(record))
+}
+
+/// [`holder_writes_only`] with the truth shared with the other invariants of a check.
+pub(crate) fn holder_writes_only_in(shared: &Shared) -> Verdict {
+    let record = shared.record;
     let writes: Vec<usize> = record
         .observations
         .iter()
@@ -96,7 +101,7 @@ pub fn holder_writes_only(record: &RunRecord) -> Verdict {
                 .to_string(),
         };
     }
-    let truth = Truth::new(record, &WallClocks::new(record));
+    let truth = shared.truth();
     let sent = SentUnder::new(record);
     let acquisitions = PerNode::new(record, |o| matches!(o, Obs::LockAcquired { .. }));
     let mut violations = Vec::new();
@@ -119,13 +124,13 @@ pub fn holder_writes_only(record: &RunRecord) -> Verdict {
         let send = sent.send_of(record, i);
         evidence.extend(send.map(|s| obs_evidence(record, s)));
         if let Some(last) = truth.last_by(lock, writer, o.t) {
-            evidence.extend(last.started_by.iter().cloned());
-            evidence.extend(last.ended_by.iter().cloned());
+            evidence.extend(last.started_by.iter().map(|f| f.evidence(record)));
+            evidence.extend(last.ended_by.iter().map(|f| f.evidence(record)));
         }
         let others: Vec<_> = truth.at(lock, o.t).collect();
         for h in &others {
             nodes.extend(h.holder);
-            evidence.extend(h.started_by.iter().cloned());
+            evidence.extend(h.started_by.iter().map(|f| f.evidence(record)));
         }
         let lock_name = lock.unwrap_or("any lock");
         let truly = if others.is_empty() {
@@ -184,6 +189,13 @@ pub fn holder_writes_only(record: &RunRecord) -> Verdict {
 /// none). A violation is the window from the true end to the believed end, cut at the end of
 /// the belief: a client that releases before its hold ends never violates.
 pub fn validity_within_truth(record: &RunRecord) -> Verdict {
+    validity_within_truth_in(&Shared::new(record))
+}
+
+/// [`validity_within_truth`] with the clocks and truth shared with the other invariants of a
+/// check.
+pub(crate) fn validity_within_truth_in(shared: &Shared) -> Verdict {
+    let record = shared.record;
     let beliefs = lock_beliefs(record);
     if beliefs.is_empty() {
         return Verdict::Holds;
@@ -194,8 +206,8 @@ pub fn validity_within_truth(record: &RunRecord) -> Verdict {
                 .to_string(),
         };
     }
-    let clocks = WallClocks::new(record);
-    let truth = Truth::new(record, &clocks);
+    let clocks = shared.clocks();
+    let truth = shared.truth();
     let mut violations = Vec::new();
     for b in &beliefs {
         let acq = &record.observations[b.start];
@@ -247,8 +259,8 @@ pub fn validity_within_truth(record: &RunRecord) -> Verdict {
             evidence.push(obs_evidence(record, believed.1));
         }
         if let Some(h) = hold {
-            evidence.extend(h.started_by.iter().cloned());
-            evidence.extend(h.ended_by.iter().cloned());
+            evidence.extend(h.started_by.iter().map(|f| f.evidence(record)));
+            evidence.extend(h.ended_by.iter().map(|f| f.evidence(record)));
         }
         let truly = match hold {
             Some(h) => format!("its hold ({}) truly ended at {true_end}", h.what),
@@ -533,7 +545,7 @@ mod tests {
                 ]
             );
             assert_eq!(
-                texts(&truth.holds[0].ended_by),
+                fact_texts(&r, &truth.holds[0].ended_by),
                 vec!["3.000 s redis-c: key lock (value v1) expired: wall clock 1970-01-01T00:00:23.000Z >= deadline 1970-01-01T00:00:11.000Z"]
             );
         }

@@ -7,11 +7,46 @@ pub mod progress;
 pub mod raft;
 pub mod writes;
 
+use crate::clocks::WallClocks;
 use crate::run::RunRecord;
 use crate::timeline::{fault_evidence, obs_evidence, End};
+use crate::truth::Truth;
 use crate::verdict::Evidence;
 use splitbrain_engine::NodeId;
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
+
+/// What several invariants derive from one record, each built at most once per
+/// [`check`](crate::check) (on first use): the wall clocks and the truth. Rebuilding the truth
+/// for each invariant that reads it cost a sweep time and gave the same answer.
+pub(crate) struct Shared<'r> {
+    /// The record judged.
+    pub record: &'r RunRecord,
+    clocks: OnceCell<WallClocks>,
+    truth: OnceCell<Truth>,
+}
+
+impl<'r> Shared<'r> {
+    /// Nothing derived yet.
+    pub(crate) fn new(record: &'r RunRecord) -> Shared<'r> {
+        Shared {
+            record,
+            clocks: OnceCell::new(),
+            truth: OnceCell::new(),
+        }
+    }
+
+    /// The record's wall clocks ([`WallClocks::new`]).
+    pub(crate) fn clocks(&self) -> &WallClocks {
+        self.clocks.get_or_init(|| WallClocks::new(self.record))
+    }
+
+    /// The record's truth ([`Truth::new`] with [`Shared::clocks`]).
+    pub(crate) fn truth(&self) -> &Truth {
+        self.truth
+            .get_or_init(|| Truth::new(self.record, self.clocks()))
+    }
+}
 
 /// "a", "a and b", "a, b and c".
 pub(crate) fn join_names(names: &[String]) -> String {

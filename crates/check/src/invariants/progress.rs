@@ -1,10 +1,8 @@
 //! `lock_progress`: liveness of the lock service.
 
-use super::names;
-use crate::clocks::WallClocks;
+use super::{names, Shared};
 use crate::run::{Role, RunRecord};
 use crate::timeline::{beliefs, describe_faults, obs_evidence, overlaps, Change, Liveness};
-use crate::truth::Truth;
 use crate::verdict::{Evidence, Source, Verdict, Violation};
 use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
@@ -26,6 +24,12 @@ use std::collections::{BTreeMap, BTreeSet};
 /// owed time must not exceed `window` (true ns). Reports the first longer gap. A run without
 /// lock servers is `Inconclusive`.
 pub fn lock_progress(record: &RunRecord, window: SimDuration) -> Verdict {
+    lock_progress_in(&Shared::new(record), window)
+}
+
+/// [`lock_progress`] with the truth shared with the other invariants of a check.
+pub(crate) fn lock_progress_in(shared: &Shared, window: SimDuration) -> Verdict {
+    let record = shared.record;
     let servers = record.nodes_where(Role::is_lock_server);
     if servers.is_empty() {
         return Verdict::Inconclusive {
@@ -44,7 +48,7 @@ pub fn lock_progress(record: &RunRecord, window: SimDuration) -> Verdict {
         }
         up.push((from, end));
     }
-    let owed = owed_time(record);
+    let owed = owed_time(shared);
     let acquisitions: Vec<(SimTime, usize)> = record
         .observations
         .iter()
@@ -91,7 +95,8 @@ struct Owed {
 
 /// Every stretch of owed time, per lock, sorted by start (stretches of different locks may
 /// overlap; [`clip`] merges them).
-fn owed_time(record: &RunRecord) -> Vec<Owed> {
+fn owed_time(shared: &Shared) -> Vec<Owed> {
+    let record = shared.record;
     let waits = beliefs(record, |o| match o {
         Obs::LockRequested { lock, .. } => Some(Change::Start(lock.clone())),
         Obs::LockAcquired { lock, .. } => Some(Change::Stop(lock.clone())),
@@ -100,7 +105,7 @@ fn owed_time(record: &RunRecord) -> Vec<Owed> {
     if waits.is_empty() {
         return Vec::new();
     }
-    let truth = Truth::new(record, &WallClocks::new(record));
+    let truth = shared.truth();
     let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
     for h in &truth.holds {
         held.entry(h.lock.as_str())

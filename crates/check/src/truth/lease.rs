@@ -3,10 +3,9 @@
 //! durable grants re-grants the same token to the same holder when it restarts: that grant
 //! continues across the outage (it was on disk all along), so the hold is not cut at the crash.
 
-use super::{Hold, HoldSource};
+use super::{Fact, Hold, HoldSource};
 use crate::run::RunRecord;
-use crate::timeline::{fault_evidence, obs_evidence, steps, take_node, Step};
-use crate::verdict::Evidence;
+use crate::timeline::{steps, take_node, Step};
 use splitbrain_engine::{Fault, NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeMap;
@@ -17,18 +16,18 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
         holder: NodeId,
         token: u64,
         since: SimTime,
-        start: Evidence,
+        start: Fact,
     }
     let mut open: BTreeMap<(NodeId, String), Grant> = BTreeMap::new();
     // Grants of a crashed service: closed at the crash unless the restart restores them.
-    let mut suspended: BTreeMap<(NodeId, String), (Grant, SimTime, Evidence)> = BTreeMap::new();
+    let mut suspended: BTreeMap<(NodeId, String), (Grant, SimTime, Fact)> = BTreeMap::new();
     let mut out = Vec::new();
     let close = |out: &mut Vec<Hold>,
                  service: NodeId,
                  lease: String,
                  g: Grant,
                  t: SimTime,
-                 end: Option<Evidence>| {
+                 end: Option<Fact>| {
         out.push(Hold {
             lock: lease,
             holder: Some(g.holder),
@@ -57,7 +56,7 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
                     token,
                     ..
                 } => {
-                    let ev = obs_evidence(record, index);
+                    let ev = Fact::obs(record, index);
                     if let Some((g, crash_t, crash_ev)) = suspended.remove(&(node, lease.clone())) {
                         if g.holder == *holder && g.token == *token {
                             // Restored by a durable restart: the same hold goes on.
@@ -87,7 +86,7 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
                             lease.clone(),
                             g,
                             t,
-                            Some(obs_evidence(record, index)),
+                            Some(Fact::obs(record, index)),
                         );
                     }
                 }
@@ -99,7 +98,7 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
                 fault: Fault::Crash { node },
             } => {
                 for (k, g) in take_node(&mut open, *node) {
-                    suspended.insert(k, (g, t, fault_evidence(record, index)));
+                    suspended.insert(k, (g, t, Fact::fault(record, index)));
                 }
             }
             Step::Fault { .. } => {}

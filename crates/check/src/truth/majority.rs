@@ -11,10 +11,9 @@
 //! primary, holding what the current primary holds ([`super::replication`]).
 
 use super::replication::Groups;
-use super::{Hold, HoldSource, KeyHold};
+use super::{Fact, Hold, HoldSource, KeyHold};
 use crate::run::{Role, RunRecord};
 use crate::timeline::overlaps;
-use crate::verdict::Evidence;
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
@@ -103,13 +102,13 @@ fn majority_windows(
     let mut out = Vec::new();
     for o in overlaps(&spans, majority) {
         let members: Vec<&KeyHold> = o.members.iter().map(|&m| &held[idx[m]]).collect();
-        let mut started_by: Vec<Evidence> = members
+        let mut started_by: Vec<Fact> = members
             .iter()
             .filter(|h| h.from <= o.from)
             .map(|h| h.start.clone())
             .collect();
         started_by.sort_by_key(|e| e.t);
-        let ended_by: Vec<Evidence> = members
+        let ended_by: Vec<Fact> = members
             .iter()
             .filter(|h| h.to == o.to)
             .filter_map(|h| h.end.clone())

@@ -19,7 +19,8 @@ pub(crate) mod replication;
 
 use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
-use crate::verdict::Evidence;
+use crate::timeline::{fault_evidence, obs_evidence};
+use crate::verdict::{Evidence, Source};
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeSet;
@@ -45,9 +46,62 @@ pub struct Hold {
     /// End, true time (exclusive).
     pub to: SimTime,
     /// Facts that started it.
-    pub started_by: Vec<Evidence>,
+    pub started_by: Vec<Fact>,
     /// Facts that ended it (empty if open at the horizon).
-    pub ended_by: Vec<Evidence>,
+    pub ended_by: Vec<Fact>,
+}
+
+/// A fact behind a piece of truth, kept as a reference into the record (an observation or a
+/// fault by index) and put in words ([`Fact::evidence`]) only when a verdict cites it: a run
+/// has a fact for every key and hold, and a verdict cites a few. A fact derived from the run
+/// (a key's expiry by its instance's wall clock) is kept in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fact {
+    /// True time of the fact.
+    pub t: SimTime,
+    /// Where it comes from.
+    pub source: Source,
+    /// The words of a derived fact (`source` is [`Source::Derived`]).
+    derived: Option<Box<Evidence>>,
+}
+
+impl Fact {
+    /// Observation `index` of `record`.
+    pub(crate) fn obs(record: &RunRecord, index: usize) -> Fact {
+        Fact {
+            t: record.observations[index].t,
+            source: Source::Observation(index),
+            derived: None,
+        }
+    }
+
+    /// Fault `index` of `record`.
+    pub(crate) fn fault(record: &RunRecord, index: usize) -> Fact {
+        Fact {
+            t: record.faults[index].0,
+            source: Source::Fault(index),
+            derived: None,
+        }
+    }
+
+    /// A fact derived from the run, in words (`evidence.source` is [`Source::Derived`]).
+    pub(crate) fn derived(evidence: Evidence) -> Fact {
+        Fact {
+            t: evidence.t,
+            source: Source::Derived,
+            derived: Some(Box::new(evidence)),
+        }
+    }
+
+    /// The fact in words, as a verdict cites it; `record` is the one the truth was built from.
+    pub fn evidence(&self, record: &RunRecord) -> Evidence {
+        match (&self.source, &self.derived) {
+            (_, Some(e)) => (**e).clone(),
+            (Source::Observation(i), None) => obs_evidence(record, *i),
+            (Source::Fault(i), None) => fault_evidence(record, *i),
+            (Source::Derived, None) => unreachable!("a derived fact keeps its words"),
+        }
+    }
 }
 
 /// The server state behind a [`Hold`].

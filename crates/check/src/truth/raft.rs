@@ -11,10 +11,8 @@
 //! every replica is down (the whole-cluster restart keeps every grant). Replicas re-applying
 //! the same entries after a restart report them again; only the first report counts.
 
-use super::{Hold, HoldSource};
+use super::{Fact, Hold, HoldSource};
 use crate::run::{Role, RunRecord};
-use crate::timeline::obs_evidence;
-use crate::verdict::Evidence;
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeMap;
@@ -28,12 +26,12 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
     struct Open {
         holder: NodeId,
         since: SimTime,
-        start: Evidence,
+        start: Fact,
     }
     let mut open: BTreeMap<(String, u64), Open> = BTreeMap::new();
     let mut closed: BTreeMap<(String, u64), ()> = BTreeMap::new();
     let mut out = Vec::new();
-    let hold = |lock: String, revision: u64, o: Open, to: SimTime, end: Option<Evidence>| Hold {
+    let hold = |lock: String, revision: u64, o: Open, to: SimTime, end: Option<Fact>| Hold {
         lock,
         holder: Some(o.holder),
         source: HoldSource::Raft {
@@ -60,7 +58,7 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
                         Open {
                             holder: *holder,
                             since: ob.t,
-                            start: obs_evidence(record, index),
+                            start: Fact::obs(record, index),
                         },
                     );
                 }
@@ -73,7 +71,7 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
                         k.1,
                         o,
                         ob.t,
-                        Some(obs_evidence(record, index)),
+                        Some(Fact::obs(record, index)),
                     ));
                     closed.insert(k, ());
                 }

@@ -1,9 +1,10 @@
 //! Redis key truth: which value each Redis instance holds at each key over true time, keys
 //! expiring by the instance's own wall clock ([`key_expired`](crate::key_expired)).
 
+use super::Fact;
 use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
-use crate::timeline::{fmt_wall, obs_evidence, steps, take_node, Step};
+use crate::timeline::{fmt_wall, steps, take_node, Step};
 use crate::verdict::{Evidence, Source};
 use splitbrain_engine::{NodeId, SimTime, WallTime};
 use splitbrain_protocols::Obs;
@@ -35,10 +36,10 @@ pub struct KeyHold {
     /// End, true time (exclusive).
     pub to: SimTime,
     /// The fact that started it.
-    pub start: Evidence,
+    pub start: Fact,
     /// The fact that ended it: the event, or the expiry (derived); `None` if it lasted to the
     /// horizon or the key's expiry changed at `to` (the next piece continues it).
-    pub end: Option<Evidence>,
+    pub end: Option<Fact>,
 }
 
 /// An open Redis key on one instance.
@@ -46,7 +47,7 @@ struct KeySeg {
     value: String,
     deadline: Option<WallTime>,
     since: SimTime,
-    start: Evidence,
+    start: Fact,
 }
 
 /// The client behind each `(lock, value)`: the first that reported acquiring the lock with it.
@@ -77,7 +78,7 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
                  key: String,
                  seg: KeySeg,
                  t: SimTime,
-                 end: Option<Evidence>| {
+                 end: Option<Fact>| {
         let pieces = match seg.deadline {
             None => vec![(seg.since, t, None)],
             Some(d) => clocks.live_pieces(node, seg.since, t, d),
@@ -85,7 +86,7 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
         let n = pieces.len();
         for (i, (from, to, expired)) in pieces.into_iter().enumerate() {
             let end = match expired {
-                Some(wall) => Some(Evidence {
+                Some(wall) => Some(Fact::derived(Evidence {
                     t: to,
                     node: record.name(node),
                     text: format!(
@@ -95,7 +96,7 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
                         fmt_wall(seg.deadline.expect("pieces expire only with a deadline"))
                     ),
                     source: Source::Derived,
-                }),
+                })),
                 None if i + 1 == n => end.clone(),
                 None => None,
             };
@@ -119,7 +120,7 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
                 node,
                 obs,
             } if is_instance(node) => {
-                let ev = || obs_evidence(record, index);
+                let ev = || Fact::obs(record, index);
                 match obs {
                     Obs::RedisKeySet {
                         key,
@@ -221,7 +222,7 @@ mod tests {
                 (
                     k.from,
                     k.to,
-                    texts(&k.end.clone().into_iter().collect::<Vec<_>>()),
+                    fact_texts(r, &k.end.clone().into_iter().collect::<Vec<_>>()),
                 )
             })
             .collect()
@@ -419,7 +420,7 @@ mod tests {
                         k.holder.map(|n| n.0),
                         k.from,
                         k.to,
-                        k.end.map(|e| texts(&[e]).remove(0)),
+                        k.end.map(|e| fact_texts(&r, &[e]).remove(0)),
                     )
                 })
                 .collect();

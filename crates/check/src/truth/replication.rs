@@ -6,12 +6,11 @@
 //! once it has been replaced (the failover made the replica the server of record, whatever
 //! the old primary still holds).
 
-use super::KeyHold;
+use super::{Fact, KeyHold};
 use crate::run::RunRecord;
-use crate::timeline::obs_evidence;
-use crate::verdict::Evidence;
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// The replication groups of a run: each replica's primary, and who is primary when.
@@ -19,7 +18,7 @@ pub(crate) struct Groups {
     /// Member -> the group's configured primary (its name in the truth).
     root: BTreeMap<NodeId, NodeId>,
     /// Per group root: the primaries in order, `(since, node, evidence of the promotion)`.
-    primaries: BTreeMap<NodeId, Vec<(SimTime, NodeId, Option<Evidence>)>>,
+    primaries: BTreeMap<NodeId, Vec<(SimTime, NodeId, Option<Fact>)>>,
 }
 
 impl Groups {
@@ -31,8 +30,7 @@ impl Groups {
                 root.insert(o.node, primary);
             }
         }
-        let mut primaries: BTreeMap<NodeId, Vec<(SimTime, NodeId, Option<Evidence>)>> =
-            BTreeMap::new();
+        let mut primaries: BTreeMap<NodeId, Vec<(SimTime, NodeId, Option<Fact>)>> = BTreeMap::new();
         for &r in root.values() {
             primaries
                 .entry(r)
@@ -41,7 +39,7 @@ impl Groups {
         for (i, o) in record.observations.iter().enumerate() {
             if let Obs::RedisPromoted { .. } = o.obs {
                 if let Some(r) = root.get(&o.node) {
-                    let ev = obs_evidence(record, i);
+                    let ev = Fact::obs(record, i);
                     primaries
                         .entry(*r)
                         .or_default()
@@ -59,8 +57,15 @@ impl Groups {
 
     /// The key pieces as the group's: each piece of a group member clipped to the times that
     /// member was the primary, and named by the group's root. Pieces of instances in no group
-    /// are unchanged.
-    pub(crate) fn as_primary(&self, held: &[KeyHold], horizon: SimTime) -> Vec<KeyHold> {
+    /// are unchanged (without replication, `held` itself: no copy).
+    pub(crate) fn as_primary<'a>(
+        &self,
+        held: &'a [KeyHold],
+        horizon: SimTime,
+    ) -> Cow<'a, [KeyHold]> {
+        if self.primaries.is_empty() {
+            return Cow::Borrowed(held);
+        }
         let mut out = Vec::new();
         for h in held {
             let root = self.root(h.instance);
@@ -91,6 +96,6 @@ impl Groups {
                 out.push(piece);
             }
         }
-        out
+        Cow::Owned(out)
     }
 }
