@@ -18,6 +18,7 @@ pub mod actor;
 pub mod clock;
 pub mod determinism;
 pub mod fault;
+mod inflight;
 pub mod network;
 pub mod node;
 mod queue;
