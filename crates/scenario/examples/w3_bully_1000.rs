@@ -34,14 +34,13 @@ fn scenario(nodes: u64, secs: u64) -> String {
     }
     format!(
         r#"{{"splitbrain": 1, "name": "w3-bully-{nodes}", "seed": 1, "duration": "{secs}s",
-  "network": {{"delay": {{"uniform": ["1ms", "3ms"]}}, "fifo": FIFO}},
+  "network": {{"delay": {{"uniform": ["1ms", "3ms"]}}}},
   "nodes": {{"n": {{"role": "bully", "count": {nodes}, "heartbeat_every": "100ms"}}}},
   "faults": [{}],
   "check": ["single_leader", "eventual_leader"], "check_params": {{"settle": "4s"}},
   "limits": {{"max_events": 1000000000}}}}"#,
         faults.join(", ")
     )
-    .replace("FIFO", &std::env::var("W3_FIFO").unwrap_or("true".into()))
 }
 
 /// Peak resident set size in MB (`VmHWM`), 0 if unknown.
