@@ -78,6 +78,7 @@ use crate::observation::Obs;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId, WallTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 /// The AOF fsync period of `appendfsync everysec` (local monotonic).
 pub const FSYNC_EVERY: SimDuration = SimDuration::from_secs(1);
@@ -94,6 +95,25 @@ pub const READONLY_ERROR: &str = "READONLY You can't write against a read only r
 /// absolute deadline) or `None` (deleted).
 pub type ReplOps = Vec<(String, Option<Entry>)>;
 
+/// A command's arguments as a message carries them: shared, so a client that sends the same
+/// command to several instances (Redlock) builds it once, and the engine's copies of a
+/// message (trace, duplicates) copy no strings. Serialized as the plain list of strings.
+pub type CommandArgs = Arc<[String]>;
+
+/// Serde for [`CommandArgs`]: a JSON list of strings, as a `Vec<String>` would be.
+mod shared_args {
+    use super::CommandArgs;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(args: &CommandArgs, s: S) -> Result<S::Ok, S::Error> {
+        args[..].serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<CommandArgs, D::Error> {
+        Vec::<String>::deserialize(d).map(CommandArgs::from)
+    }
+}
+
 /// Redis messages (client <-> instance).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -103,7 +123,8 @@ pub enum RedisMsg {
         /// Request id, echoed in the reply.
         req: u64,
         /// The command and its arguments (build them with the `redis::command::*_args`).
-        args: Vec<String>,
+        #[serde(with = "shared_args")]
+        args: CommandArgs,
     },
     /// Instance -> client: the reply to request `req`.
     Reply {
@@ -151,10 +172,20 @@ impl RedisMsg {
         match self {
             RedisMsg::Command { args, .. } => {
                 let name = args.first().map_or("", String::as_str);
-                ["SET", "GET", "DEL", "EVAL", "PEXPIRE", "PTTL"]
-                    .into_iter()
-                    .find(|k| name.eq_ignore_ascii_case(k))
-                    .unwrap_or("CMD")
+                // The upper-case names the clients send, matched at once; any other spelling
+                // case-insensitively.
+                match name {
+                    "SET" => "SET",
+                    "EVAL" => "EVAL",
+                    "GET" => "GET",
+                    "DEL" => "DEL",
+                    "PEXPIRE" => "PEXPIRE",
+                    "PTTL" => "PTTL",
+                    _ => ["SET", "GET", "DEL", "EVAL", "PEXPIRE", "PTTL"]
+                        .into_iter()
+                        .find(|k| name.eq_ignore_ascii_case(k))
+                        .unwrap_or("CMD"),
+                }
             }
             RedisMsg::Reply { .. } => "REPLY",
             RedisMsg::Psync { .. } => "PSYNC",
@@ -292,26 +323,29 @@ fn deadline_wall(e: &Entry) -> Option<WallTime> {
     })
 }
 
-/// The keys a command names (deduplicated, in byte order).
-fn touched_keys(args: &[String]) -> BTreeSet<String> {
+/// The keys a command names (deduplicated, in byte order), borrowed from its arguments.
+fn touched_keys(args: &[String]) -> Vec<&str> {
     let Some(name) = args.first() else {
-        return BTreeSet::new();
+        return Vec::new();
     };
     let is = |k: &str| name.eq_ignore_ascii_case(k);
-    if is("DEL") {
-        args[1..].iter().cloned().collect()
+    let mut keys: Vec<&str> = if is("DEL") {
+        args[1..].iter().map(String::as_str).collect()
     } else if is("EVAL") {
         let n = args
             .get(2)
             .and_then(|s| parse_redis_integer(s))
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(0);
-        args.iter().skip(3).take(n).cloned().collect()
+        args.iter().skip(3).take(n).map(String::as_str).collect()
     } else if is("SET") || is("GET") || is("PTTL") || is("PEXPIRE") {
-        args.get(1).cloned().into_iter().collect()
+        args.get(1).map(String::as_str).into_iter().collect()
     } else {
-        BTreeSet::new()
-    }
+        Vec::new()
+    };
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 impl RedisInstance {
@@ -383,45 +417,57 @@ impl RedisInstance {
 }
 
 impl RedisInstance {
-    /// Runs `f` on the model and observes how the `keys` changed (see the module doc,
-    /// "Truth"); returns whether the keyspace changed, and each touched key's stored state
-    /// after (the replication stream's write).
-    fn observed<R>(
+    /// Runs `f` on the model and observes how the `keys` (deduplicated, in byte order)
+    /// changed (see the module doc, "Truth"); returns whether the keyspace changed, and, if it
+    /// did and a replica streams from this instance, each touched key's stored state after
+    /// (the replication stream's write; empty otherwise, as nothing would ship it).
+    fn observed<K: AsRef<str>, R>(
         &mut self,
         ctx: &mut impl InstanceCtx,
-        keys: &BTreeSet<String>,
+        keys: &[K],
         f: impl FnOnce(&mut Instance, i64) -> R,
     ) -> (R, bool, ReplOps) {
         let now = ctx.wall_now().0;
-        let live = |inst: &Instance, k: &str| inst.keyspace().peek(k, now).cloned();
-        let before: Vec<Option<Entry>> = keys.iter().map(|k| live(&self.inst, k)).collect();
-        let stored = |inst: &Instance, k: &str| inst.keyspace().iter().any(|(s, _)| s == k);
-        let stored_before: Vec<bool> = keys.iter().map(|k| stored(&self.inst, k)).collect();
+        // Each key's live entry (value and deadline) and whether it was stored, before.
+        let before: Vec<(Option<Entry>, bool)> = keys
+            .iter()
+            .map(|k| {
+                let ks = self.inst.keyspace();
+                let k = k.as_ref();
+                (ks.peek(k, now).cloned(), ks.contains_stored(k))
+            })
+            .collect();
         let stored_count = self.inst.keyspace().stored_len();
         let out = f(&mut self.inst, now);
         let mut changed = self.inst.keyspace().stored_len() != stored_count;
-        for ((key, before), was_stored) in keys.iter().zip(before).zip(stored_before) {
-            let after = live(&self.inst, key);
+        for (key, (before, was_stored)) in keys.iter().zip(before) {
+            let key = key.as_ref();
+            let ks = self.inst.keyspace();
+            let after = ks.peek(key, now);
             let obs = match (before, after) {
-                (Some(_), None) => Some(Obs::RedisKeyDeleted { key: key.clone() }),
+                (Some(_), None) => Some(Obs::RedisKeyDeleted {
+                    key: key.to_string(),
+                }),
                 // Lazy expiry: an expired key found on access is deleted.
-                (None, None) if was_stored && !stored(&self.inst, key) => {
-                    Some(Obs::RedisKeyDeleted { key: key.clone() })
+                (None, None) if was_stored && !ks.contains_stored(key) => {
+                    Some(Obs::RedisKeyDeleted {
+                        key: key.to_string(),
+                    })
                 }
                 (None, Some(a)) => Some(Obs::RedisKeySet {
-                    key: key.clone(),
-                    deadline_wall: deadline_wall(&a),
-                    value: a.value,
+                    key: key.to_string(),
+                    deadline_wall: deadline_wall(a),
+                    value: a.value.clone(),
                 }),
                 (Some(b), Some(a)) if b.value != a.value => Some(Obs::RedisKeySet {
-                    key: key.clone(),
-                    deadline_wall: deadline_wall(&a),
-                    value: a.value,
+                    key: key.to_string(),
+                    deadline_wall: deadline_wall(a),
+                    value: a.value.clone(),
                 }),
                 (Some(b), Some(a)) if b.expires_at_ms != a.expires_at_ms => {
                     Some(Obs::RedisKeyExpiry {
-                        key: key.clone(),
-                        deadline_wall: deadline_wall(&a),
+                        key: key.to_string(),
+                        deadline_wall: deadline_wall(a),
                     })
                 }
                 _ => None,
@@ -431,16 +477,12 @@ impl RedisInstance {
                 ctx.observe(o);
             }
         }
-        let ops = if changed {
+        let ops = if changed && !self.streams.is_empty() {
+            let ks = self.inst.keyspace();
             keys.iter()
                 .map(|k| {
-                    let e = self
-                        .inst
-                        .keyspace()
-                        .iter()
-                        .find(|(s, _)| *s == k)
-                        .map(|(_, e)| e.clone());
-                    (k.clone(), e)
+                    let k = k.as_ref();
+                    (k.to_string(), ks.get_stored(k).cloned())
                 })
                 .collect()
         } else {
@@ -561,7 +603,12 @@ impl RedisInstance {
 
     /// As a replica: applies one write of the stream.
     fn apply(&mut self, ctx: &mut impl InstanceCtx, ops: ReplOps) {
-        let keys: BTreeSet<String> = ops.iter().map(|(k, _)| k.clone()).collect();
+        let keys: Vec<String> = ops
+            .iter()
+            .map(|(k, _)| k.clone())
+            .collect::<BTreeSet<String>>()
+            .into_iter()
+            .collect();
         self.observed(ctx, &keys, |inst, _| {
             for (k, e) in ops {
                 inst.apply_replicated(&k, e);
@@ -589,6 +636,7 @@ impl RedisInstance {
                     .map(|(k, _)| k.to_string())
                     .collect();
                 names.extend(keys.iter().map(|(k, _)| k.clone()));
+                let names: Vec<String> = names.into_iter().collect();
                 let mut ks = Keyspace::new();
                 for (k, e) in keys {
                     ks.insert(k, e);
@@ -821,7 +869,11 @@ mod tests {
     fn cmd(args: &[&str]) -> RedisMsg {
         RedisMsg::Command {
             req: 1,
-            args: args.iter().map(|s| s.to_string()).collect(),
+            args: args
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .into(),
         }
     }
 
@@ -838,11 +890,26 @@ mod tests {
         assert_eq!(r.kind(), "REPLY");
     }
 
+    /// Shared arguments travel in traces exactly as the plain list of strings did, and read
+    /// back to the same message.
+    #[test]
+    fn shared_args_serialize_as_a_plain_list() {
+        let m = cmd(&["SET", "lock", "v", "NX", "PX", "10000"]);
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(
+            json,
+            r#"{"command":{"req":1,"args":["SET","lock","v","NX","PX","10000"]}}"#
+        );
+        let back: RedisMsg = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, m);
+    }
+
     #[test]
     fn touched_keys_per_command() {
         let v = |a: &[&str]| -> Vec<String> {
             touched_keys(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
                 .into_iter()
+                .map(str::to_string)
                 .collect()
         };
         assert_eq!(v(&["SET", "k", "v", "NX"]), ["k"]);

@@ -58,7 +58,7 @@ use crate::observation::Obs;
 use crate::redis::command::{
     decode_flag, decode_get, decode_set_nx_px, extend_args, get_args, release_args, set_nx_px_args,
 };
-use crate::redis::RedisMsg;
+use crate::redis::{CommandArgs, RedisMsg};
 pub use crate::retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
@@ -257,6 +257,9 @@ pub struct RedlockClient {
     state: State,
     /// The value of the current acquisition (kept across its retries).
     value: String,
+    /// The acquire (`SET`) and release (script) commands of this value, built once per
+    /// acquisition and shared by every message that carries them (`None`: not built yet).
+    commands: Option<(CommandArgs, CommandArgs)>,
     /// Attempts made in the current acquisition.
     attempts: u32,
     /// The start time of the current acquisition's first attempt (local monotonic).
@@ -297,6 +300,7 @@ impl RedlockClient {
             cfg: Box::new(cfg),
             state: State::Idle,
             value: String::new(),
+            commands: None,
             attempts: 0,
             first_start: LocalTime(0),
             lost: false,
@@ -320,7 +324,19 @@ impl RedlockClient {
         &self.value
     }
 
-    fn send(&mut self, ctx: &mut impl RedlockCtx, to: NodeId, args: Vec<String>) -> u64 {
+    /// The acquire and release commands of the current value.
+    fn commands(&mut self) -> &(CommandArgs, CommandArgs) {
+        let (cfg, value) = (&self.cfg, &self.value);
+        self.commands.get_or_insert_with(|| {
+            let ttl_ms = cfg.ttl_sent().as_millis() as i64;
+            (
+                set_nx_px_args(&cfg.key, value, ttl_ms).into(),
+                release_args(&cfg.key, value).into(),
+            )
+        })
+    }
+
+    fn send(&mut self, ctx: &mut impl RedlockCtx, to: NodeId, args: CommandArgs) -> u64 {
         let req = self.next_req;
         self.next_req += 1;
         ctx.send(to, RedisMsg::Command { req, args });
@@ -329,17 +345,16 @@ impl RedlockClient {
 
     /// Sends the SET to instance `i` of the attempt and starts its timeout.
     fn ask(&mut self, ctx: &mut impl RedlockCtx, i: usize) -> Outcome {
-        let ttl_ms = self.cfg.ttl_sent().as_millis() as i64;
-        let args = set_nx_px_args(&self.cfg.key, &self.value, ttl_ms);
+        let args = self.commands().0.clone();
         let req = self.send(ctx, self.cfg.instances[i], args);
         let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
         Outcome::Pending { req, timeout }
     }
 
     fn unlock_all(&mut self, ctx: &mut impl RedlockCtx) {
+        let args = self.commands().1.clone();
         for i in 0..self.cfg.instances.len() {
-            let args = release_args(&self.cfg.key, &self.value);
-            self.send(ctx, self.cfg.instances[i], args);
+            self.send(ctx, self.cfg.instances[i], args.clone());
         }
     }
 
@@ -349,6 +364,7 @@ impl RedlockClient {
             return;
         }
         self.value = format!("{:016x}", ctx.rng().next_u64());
+        self.commands = None;
         self.attempts = 0;
         self.lost = false;
         self.first_start = ctx.mono_now();
@@ -503,9 +519,9 @@ impl RedlockClient {
         let start = ctx.mono_now();
         let ttl_ms = self.cfg.ttl_sent().as_millis() as i64;
         let mut outcomes = Vec::with_capacity(self.cfg.instances.len());
+        let args: CommandArgs = extend_args(&self.cfg.key, &self.value, ttl_ms).into();
         for i in 0..self.cfg.instances.len() {
-            let args = extend_args(&self.cfg.key, &self.value, ttl_ms);
-            let req = self.send(ctx, self.cfg.instances[i], args);
+            let req = self.send(ctx, self.cfg.instances[i], args.clone());
             let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
             outcomes.push(Outcome::Pending { req, timeout });
         }
@@ -638,8 +654,9 @@ impl RedlockClient {
             return false;
         }
         let mut outcomes = Vec::with_capacity(self.cfg.instances.len());
+        let args: CommandArgs = get_args(&self.cfg.key).into();
         for i in 0..self.cfg.instances.len() {
-            let req = self.send(ctx, self.cfg.instances[i], get_args(&self.cfg.key));
+            let req = self.send(ctx, self.cfg.instances[i], args.clone());
             let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
             outcomes.push(Outcome::Pending { req, timeout });
         }
