@@ -312,6 +312,9 @@ pub struct RedisInstance {
     offset: u64,
     /// As a (possibly promoted) replica.
     replica: Option<ReplicaState>,
+    /// Scratch space of [`RedisInstance::observed`] (each touched key's state before the
+    /// command), kept so that a command allocates no list.
+    before: Vec<(Option<Entry>, bool)>,
 }
 
 /// A key's deadline as the checkers take it: the first wall instant (ns) at which the key is
@@ -323,29 +326,52 @@ fn deadline_wall(e: &Entry) -> Option<WallTime> {
     })
 }
 
-/// The keys a command names (deduplicated, in byte order), borrowed from its arguments.
-fn touched_keys(args: &[String]) -> Vec<&str> {
+/// The keys a command names, deduplicated, in byte order, borrowed from its arguments.
+enum Touched<'a> {
+    /// At most one key: a slice of the arguments (no allocation).
+    Args(&'a [String]),
+    /// Several keys, sorted and deduplicated.
+    Sorted(Vec<&'a str>),
+}
+
+impl Touched<'_> {
+    /// The keys as owned strings (tests).
+    #[cfg(test)]
+    fn to_vec(&self) -> Vec<String> {
+        match self {
+            Touched::Args(a) => a.to_vec(),
+            Touched::Sorted(v) => v.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+}
+
+/// The keys a command names (see [`Touched`]).
+fn touched_keys(args: &[String]) -> Touched<'_> {
     let Some(name) = args.first() else {
-        return Vec::new();
+        return Touched::Args(&[]);
     };
     let is = |k: &str| name.eq_ignore_ascii_case(k);
-    let mut keys: Vec<&str> = if is("DEL") {
-        args[1..].iter().map(String::as_str).collect()
+    let keys = if is("DEL") {
+        &args[1..]
     } else if is("EVAL") {
         let n = args
             .get(2)
             .and_then(|s| parse_redis_integer(s))
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(0);
-        args.iter().skip(3).take(n).map(String::as_str).collect()
+        &args[3.min(args.len())..args.len().min(3usize.saturating_add(n))]
     } else if is("SET") || is("GET") || is("PTTL") || is("PEXPIRE") {
-        args.get(1).map(String::as_str).into_iter().collect()
+        &args[1.min(args.len())..2.min(args.len())]
     } else {
-        Vec::new()
+        &[]
     };
-    keys.sort_unstable();
-    keys.dedup();
-    keys
+    if keys.len() <= 1 {
+        return Touched::Args(keys);
+    }
+    let mut sorted: Vec<&str> = keys.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    Touched::Sorted(sorted)
 }
 
 impl RedisInstance {
@@ -365,6 +391,7 @@ impl RedisInstance {
             streams: BTreeMap::new(),
             offset: 0,
             replica,
+            before: Vec::new(),
         }
     }
 
@@ -429,18 +456,17 @@ impl RedisInstance {
     ) -> (R, bool, ReplOps) {
         let now = ctx.wall_now().0;
         // Each key's live entry (value and deadline) and whether it was stored, before.
-        let before: Vec<(Option<Entry>, bool)> = keys
-            .iter()
-            .map(|k| {
-                let ks = self.inst.keyspace();
-                let k = k.as_ref();
-                (ks.peek(k, now).cloned(), ks.contains_stored(k))
-            })
-            .collect();
+        let mut before = std::mem::take(&mut self.before);
+        before.clear();
+        before.extend(keys.iter().map(|k| {
+            let ks = self.inst.keyspace();
+            let k = k.as_ref();
+            (ks.peek(k, now).cloned(), ks.contains_stored(k))
+        }));
         let stored_count = self.inst.keyspace().stored_len();
         let out = f(&mut self.inst, now);
         let mut changed = self.inst.keyspace().stored_len() != stored_count;
-        for (key, (before, was_stored)) in keys.iter().zip(before) {
+        for (key, (before, was_stored)) in keys.iter().zip(before.drain(..)) {
             let key = key.as_ref();
             let ks = self.inst.keyspace();
             let after = ks.peek(key, now);
@@ -477,6 +503,7 @@ impl RedisInstance {
                 ctx.observe(o);
             }
         }
+        self.before = before;
         let ops = if changed && !self.streams.is_empty() {
             let ks = self.inst.keyspace();
             keys.iter()
@@ -770,14 +797,17 @@ impl<C: InstanceCtx> Role<C> for RedisInstance {
             ctx.send(from, RedisMsg::Reply { req, reply });
             return;
         }
-        let keys = touched_keys(&args);
-        let (reply, changed, ops) = self.observed(ctx, &keys, |inst, now| {
+        let run = |inst: &mut Instance, now| {
             match inst.execute(&args, now) {
                 Ok(r) => r,
                 // The model refuses commands only when stopped; the actor never stops it.
                 Err(e) => Reply::Error(format!("ERR {e}")),
             }
-        });
+        };
+        let (reply, changed, ops) = match touched_keys(&args) {
+            Touched::Args(keys) => self.observed(ctx, keys, run),
+            Touched::Sorted(keys) => self.observed(ctx, &keys, run),
+        };
         if changed {
             self.ship(ctx, ops);
         }
@@ -907,10 +937,7 @@ mod tests {
     #[test]
     fn touched_keys_per_command() {
         let v = |a: &[&str]| -> Vec<String> {
-            touched_keys(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-                .into_iter()
-                .map(str::to_string)
-                .collect()
+            touched_keys(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>()).to_vec()
         };
         assert_eq!(v(&["SET", "k", "v", "NX"]), ["k"]);
         assert_eq!(v(&["DEL", "b", "a", "b"]), ["a", "b"]);

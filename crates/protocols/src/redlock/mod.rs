@@ -272,6 +272,35 @@ pub struct RedlockClient {
     checking: Option<Vec<Outcome>>,
 }
 
+/// `"{prefix}{oks} of {n} OK, quorum {quorum}"`, the reason of an attempt short of its
+/// quorum, written without the formatting machinery (it is written for every failed attempt
+/// of every contending client).
+fn short_of_quorum(prefix: &str, oks: usize, n: usize, quorum: usize) -> String {
+    fn push_decimal(s: &mut String, mut x: usize) {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 {
+                break;
+            }
+        }
+        for &d in &digits[i..] {
+            s.push(char::from(d));
+        }
+    }
+    let mut s = String::with_capacity(prefix.len() + 32);
+    s.push_str(prefix);
+    push_decimal(&mut s, oks);
+    s.push_str(" of ");
+    push_decimal(&mut s, n);
+    s.push_str(" OK, quorum ");
+    push_decimal(&mut s, quorum);
+    s
+}
+
 /// Signed ns as milliseconds, with as few decimals as show the value exactly ("-12 ms",
 /// "9895.5 ms").
 fn fmt_ms(ns: i128) -> String {
@@ -450,7 +479,7 @@ impl RedlockClient {
         let validity = self.cfg.validity_ns(elapsed);
         let (n, quorum) = (self.cfg.instances.len(), self.cfg.quorum());
         let failure = if oks < quorum {
-            Some(format!("{oks} of {n} OK, quorum {quorum}"))
+            Some(short_of_quorum("", oks, n, quorum))
         } else if validity <= 0 && self.cfg.validity_check {
             Some(format!(
                 "{oks} of {n} OK, but validity {} <= 0 (ttl {} - elapsed {} - drift {})",
@@ -566,7 +595,7 @@ impl RedlockClient {
         let validity = self.cfg.validity_ns(now.saturating_since(start));
         let (n, quorum) = (self.cfg.instances.len(), self.cfg.quorum());
         let failure = if oks < quorum {
-            Some(format!("extend: {oks} of {n} OK, quorum {quorum}"))
+            Some(short_of_quorum("extend: ", oks, n, quorum))
         } else if validity <= 0 {
             Some(format!("extend: validity {} <= 0", fmt_ms(validity)))
         } else if now >= old_until {
@@ -805,6 +834,24 @@ mod tests {
         assert_eq!(cfg.quorum(), 1);
         let five = RedlockConfig::new((0..5).map(NodeId).collect(), "k");
         assert_eq!(five.quorum(), 3);
+    }
+
+    #[test]
+    fn quorum_reason_reads_as_formatted() {
+        for (oks, n, q) in [(0, 5, 3), (2, 5, 3), (10, 11, 6), (123, 4567, 890)] {
+            assert_eq!(
+                short_of_quorum("", oks, n, q),
+                format!("{oks} of {n} OK, quorum {q}")
+            );
+        }
+        assert_eq!(
+            short_of_quorum("extend: ", 1, 3, 2),
+            "extend: 1 of 3 OK, quorum 2"
+        );
+        assert_eq!(
+            short_of_quorum("", usize::MAX, 0, 1),
+            format!("{} of 0 OK, quorum 1", usize::MAX)
+        );
     }
 
     #[test]
