@@ -95,21 +95,68 @@ pub const READONLY_ERROR: &str = "READONLY You can't write against a read only r
 /// absolute deadline) or `None` (deleted).
 pub type ReplOps = Vec<(String, Option<Entry>)>;
 
-/// A command's arguments as a message carries them: shared, so a client that sends the same
-/// command to several instances (Redlock) builds it once, and the engine's copies of a
-/// message (trace, duplicates) copy no strings. Serialized as the plain list of strings.
-pub type CommandArgs = Arc<[String]>;
+/// A command's arguments as a message carries them (the command name first): shared, so a
+/// client that sends the same command to several instances (Redlock) builds it once, and the
+/// engine's copies of a message (trace, duplicates) copy no strings; with the message kind
+/// worked out once, when built (the engine asks a message's kind several times per send).
+/// Dereferences to the argument list; serialized as the plain list of strings.
+#[derive(Clone, Debug)]
+pub struct CommandArgs {
+    args: Arc<[String]>,
+    kind: &'static str,
+}
 
-/// Serde for [`CommandArgs`]: a JSON list of strings, as a `Vec<String>` would be.
-mod shared_args {
-    use super::CommandArgs;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(args: &CommandArgs, s: S) -> Result<S::Ok, S::Error> {
-        args[..].serialize(s)
+impl CommandArgs {
+    /// The message kind of a command named `name`: `SET`, `GET`, `DEL`, `EVAL`, `PEXPIRE`,
+    /// `PTTL` (case-insensitive), `CMD` for anything else.
+    fn kind_of(name: &str) -> &'static str {
+        const NAMED: [&str; 6] = ["SET", "GET", "DEL", "EVAL", "PEXPIRE", "PTTL"];
+        NAMED
+            .into_iter()
+            .find(|k| name.eq_ignore_ascii_case(k))
+            .unwrap_or("CMD")
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<CommandArgs, D::Error> {
+    /// The message kind of this command (see [`RedisMsg::kind`]).
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+}
+
+impl From<Vec<String>> for CommandArgs {
+    fn from(args: Vec<String>) -> Self {
+        let kind = CommandArgs::kind_of(args.first().map_or("", String::as_str));
+        CommandArgs {
+            args: args.into(),
+            kind,
+        }
+    }
+}
+
+impl std::ops::Deref for CommandArgs {
+    type Target = [String];
+    fn deref(&self) -> &[String] {
+        &self.args
+    }
+}
+
+/// Equal arguments (the kind follows from them).
+impl PartialEq for CommandArgs {
+    fn eq(&self, other: &Self) -> bool {
+        self.args == other.args
+    }
+}
+
+impl Eq for CommandArgs {}
+
+impl Serialize for CommandArgs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.args[..].serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for CommandArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Vec::<String>::deserialize(d).map(CommandArgs::from)
     }
 }
@@ -123,7 +170,6 @@ pub enum RedisMsg {
         /// Request id, echoed in the reply.
         req: u64,
         /// The command and its arguments (build them with the `redis::command::*_args`).
-        #[serde(with = "shared_args")]
         args: CommandArgs,
     },
     /// Instance -> client: the reply to request `req`.
@@ -170,23 +216,7 @@ impl RedisMsg {
     /// `EVAL`, `PEXPIRE`, `PTTL`; `CMD` for anything else) or `REPLY`.
     pub fn kind(&self) -> &'static str {
         match self {
-            RedisMsg::Command { args, .. } => {
-                let name = args.first().map_or("", String::as_str);
-                // The upper-case names the clients send, matched at once; any other spelling
-                // case-insensitively.
-                match name {
-                    "SET" => "SET",
-                    "EVAL" => "EVAL",
-                    "GET" => "GET",
-                    "DEL" => "DEL",
-                    "PEXPIRE" => "PEXPIRE",
-                    "PTTL" => "PTTL",
-                    _ => ["SET", "GET", "DEL", "EVAL", "PEXPIRE", "PTTL"]
-                        .into_iter()
-                        .find(|k| name.eq_ignore_ascii_case(k))
-                        .unwrap_or("CMD"),
-                }
-            }
+            RedisMsg::Command { args, .. } => args.kind(),
             RedisMsg::Reply { .. } => "REPLY",
             RedisMsg::Psync { .. } => "PSYNC",
             RedisMsg::FullResync { .. } => "FULLRESYNC",
@@ -932,6 +962,10 @@ mod tests {
         );
         let back: RedisMsg = serde_json::from_str(&json).unwrap();
         assert_eq!(back, m);
+        assert_eq!(back.kind(), "SET");
+        let read: RedisMsg =
+            serde_json::from_str(r#"{"command":{"req":2,"args":["pExpire","k","5"]}}"#).unwrap();
+        assert_eq!(read.kind(), "PEXPIRE");
     }
 
     #[test]
