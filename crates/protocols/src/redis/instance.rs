@@ -342,9 +342,6 @@ pub struct RedisInstance {
     offset: u64,
     /// As a (possibly promoted) replica.
     replica: Option<ReplicaState>,
-    /// Scratch space of [`RedisInstance::observed`] (each touched key's state before the
-    /// command), kept so that a command allocates no list.
-    before: Vec<(Option<Entry>, bool)>,
 }
 
 /// A key's deadline as the checkers take it: the first wall instant (ns) at which the key is
@@ -421,7 +418,6 @@ impl RedisInstance {
             streams: BTreeMap::new(),
             offset: 0,
             replica,
-            before: Vec::new(),
         }
     }
 
@@ -485,18 +481,28 @@ impl RedisInstance {
         f: impl FnOnce(&mut Instance, i64) -> R,
     ) -> (R, bool, ReplOps) {
         let now = ctx.wall_now().0;
-        // Each key's live entry (value and deadline) and whether it was stored, before.
-        let mut before = std::mem::take(&mut self.before);
-        before.clear();
-        before.extend(keys.iter().map(|k| {
+        // Each key's live entry (value and deadline) and whether it was stored, before: on
+        // the stack for the one or two keys of the lock commands, in a list beyond.
+        let capture = |k: &K| {
             let ks = self.inst.keyspace();
             let k = k.as_ref();
             (ks.peek(k, now).cloned(), ks.contains_stored(k))
-        }));
+        };
+        let mut stack: [(Option<Entry>, bool); 2] = Default::default();
+        let mut heap = Vec::new();
+        let before: &mut [(Option<Entry>, bool)] = if keys.len() <= stack.len() {
+            for (slot, k) in stack.iter_mut().zip(keys) {
+                *slot = capture(k);
+            }
+            &mut stack[..keys.len()]
+        } else {
+            heap.extend(keys.iter().map(capture));
+            &mut heap
+        };
         let stored_count = self.inst.keyspace().stored_len();
         let out = f(&mut self.inst, now);
         let mut changed = self.inst.keyspace().stored_len() != stored_count;
-        for (key, (before, was_stored)) in keys.iter().zip(before.drain(..)) {
+        for (key, (before, was_stored)) in keys.iter().zip(before.iter_mut().map(std::mem::take)) {
             let key = key.as_ref();
             let ks = self.inst.keyspace();
             let after = ks.peek(key, now);
@@ -533,7 +539,6 @@ impl RedisInstance {
                 ctx.observe(o);
             }
         }
-        self.before = before;
         let ops = if changed && !self.streams.is_empty() {
             let ks = self.inst.keyspace();
             keys.iter()
