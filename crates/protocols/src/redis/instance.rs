@@ -372,13 +372,14 @@ impl Touched<'_> {
     }
 }
 
-/// The keys a command names (see [`Touched`]).
-fn touched_keys(args: &[String]) -> Touched<'_> {
-    let Some(name) = args.first() else {
-        return Touched::Args(&[]);
-    };
-    let is = |k: &str| name.eq_ignore_ascii_case(k);
-    let keys = if is("DEL") {
+/// The keys a command names (see [`Touched`]), by its kind (the command name, matched
+/// case-insensitively once, when the arguments were built).
+fn touched_keys(args: &CommandArgs) -> Touched<'_> {
+    let kind = args.kind();
+    let is = |k: &str| kind == k;
+    let keys = if args.is_empty() {
+        &[]
+    } else if is("DEL") {
         &args[1..]
     } else if is("EVAL") {
         let n = args
@@ -484,9 +485,9 @@ impl RedisInstance {
         // Each key's live entry (value and deadline) and whether it was stored, before: on
         // the stack for the one or two keys of the lock commands, in a list beyond.
         let capture = |k: &K| {
-            let ks = self.inst.keyspace();
-            let k = k.as_ref();
-            (ks.peek(k, now).cloned(), ks.contains_stored(k))
+            let stored = self.inst.keyspace().get_stored(k.as_ref());
+            let live = stored.filter(|e| !e.is_expired(now)).cloned();
+            (live, stored.is_some())
         };
         let mut stack: [(Option<Entry>, bool); 2] = Default::default();
         let mut heap = Vec::new();
@@ -794,11 +795,8 @@ impl RedisInstance {
 }
 
 /// Whether a command writes (a replica refuses it).
-fn is_write(args: &[String]) -> bool {
-    let name = args.first().map_or("", String::as_str);
-    ["SET", "DEL", "EVAL", "PEXPIRE"]
-        .iter()
-        .any(|k| name.eq_ignore_ascii_case(k))
+fn is_write(args: &CommandArgs) -> bool {
+    matches!(args.kind(), "SET" | "DEL" | "EVAL" | "PEXPIRE")
 }
 
 impl<C: InstanceCtx> Role<C> for RedisInstance {
@@ -976,13 +974,21 @@ mod tests {
     #[test]
     fn touched_keys_per_command() {
         let v = |a: &[&str]| -> Vec<String> {
-            touched_keys(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>()).to_vec()
+            let args: CommandArgs = a.iter().map(|s| s.to_string()).collect::<Vec<_>>().into();
+            touched_keys(&args).to_vec()
         };
         assert_eq!(v(&["SET", "k", "v", "NX"]), ["k"]);
         assert_eq!(v(&["DEL", "b", "a", "b"]), ["a", "b"]);
         assert_eq!(v(&["EVAL", "s", "1", "k", "v"]), ["k"]);
         assert_eq!(v(&["EVAL", "s", "-1", "k"]), Vec::<String>::new());
         assert_eq!(v(&["PING"]), Vec::<String>::new());
+        // Command names are case-insensitive, as Redis reads them.
+        assert_eq!(v(&["del", "y", "x"]), ["x", "y"]);
+        assert_eq!(v(&["pExpire", "k", "5"]), ["k"]);
+        assert_eq!(v(&[]), Vec::<String>::new());
+        let w = |a: &[&str]| is_write(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>().into());
+        assert!(w(&["set", "k", "v"]) && w(&["Eval", "s", "0"]) && w(&["DEL", "k"]));
+        assert!(!w(&["GET", "k"]) && !w(&["pttl", "k"]) && !w(&["PING"]));
     }
 
     #[test]
