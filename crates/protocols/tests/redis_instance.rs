@@ -457,7 +457,7 @@ mod scripted {
                         *redis,
                         M(RedisMsg::Command {
                             req: i as u64,
-                            args,
+                            args: args.into(),
                         }),
                     );
                 }

@@ -399,7 +399,7 @@ fn truncate_bytes(s: &str, max: usize) -> &str {
 /// `ERR unknown command '<name>', with args beginning with: '<a1>' '<a2>' ` with Redis's
 /// truncation: the name to 128 bytes, the quoted arguments while their text is shorter than
 /// 128 bytes (`processCommand`, `src/server.c`).
-fn unknown_command(name: &str, rest: &[String]) -> Reply {
+fn unknown_command<S: AsRef<str>>(name: &str, rest: &[S]) -> Reply {
     let mut listed = String::new();
     for arg in rest {
         if listed.len() >= 128 {
@@ -407,7 +407,7 @@ fn unknown_command(name: &str, rest: &[String]) -> Reply {
         }
         let room = 128 - listed.len();
         listed.push('\'');
-        listed.push_str(truncate_bytes(arg, room));
+        listed.push_str(truncate_bytes(arg.as_ref(), room));
         listed.push_str("' ");
     }
     Reply::Error(sanitize(format!(
@@ -430,10 +430,12 @@ fn integer_arg(s: &str) -> Result<i64, Reply> {
     parse_redis_integer(s).ok_or_else(err_not_integer)
 }
 
-/// [`execute`] with the wall clock already in ms (one reading per command).
-fn execute_at_ms(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Reply {
-    let Some(name) = args.first() else {
-        return unknown_command("", &[]);
+/// [`execute`] with the wall clock already in ms (one reading per command). Generic over the
+/// argument type so that clients' `String`s and a script's borrowed `&str`s run through the
+/// same code without copying.
+fn execute_at_ms<S: AsRef<str>>(ks: &mut Keyspace, args: &[S], now_ms: i64) -> Reply {
+    let Some(name) = args.first().map(AsRef::as_ref) else {
+        return unknown_command::<&str>("", &[]);
     };
     let Some(&(canonical, arity, cmd)) = COMMANDS
         .iter()
@@ -449,10 +451,10 @@ fn execute_at_ms(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Reply {
         ));
     }
     let result = match cmd {
-        Cmd::Get => Ok(cmd_get(ks, &args[1], now_ms)),
+        Cmd::Get => Ok(cmd_get(ks, args[1].as_ref(), now_ms)),
         Cmd::Set => cmd_set(ks, args, now_ms),
         Cmd::Del => Ok(cmd_del(ks, &args[1..], now_ms)),
-        Cmd::Pttl => Ok(cmd_pttl(ks, &args[1], now_ms)),
+        Cmd::Pttl => Ok(cmd_pttl(ks, args[1].as_ref(), now_ms)),
         Cmd::Pexpire => cmd_pexpire(ks, args, now_ms),
         Cmd::Eval => cmd_eval(ks, args, now_ms),
     };
@@ -473,9 +475,10 @@ fn cmd_get(ks: &mut Keyspace, key: &str, now_ms: i64) -> Reply {
 
 /// `DEL key [key ...]`: number of keys removed; an expired key is expired first and so does
 /// not count; a key named twice counts once (`delGenericCommand`, `src/db.c`).
-fn cmd_del(ks: &mut Keyspace, keys: &[String], now_ms: i64) -> Reply {
+fn cmd_del<S: AsRef<str>>(ks: &mut Keyspace, keys: &[S], now_ms: i64) -> Reply {
     let mut deleted = 0i64;
     for key in keys {
+        let key = key.as_ref();
         ks.expire_if_needed_at_ms(key, now_ms);
         if ks.remove(key).is_some() {
             deleted += 1;
@@ -533,12 +536,12 @@ struct SetOptions<'a> {
 ///
 /// Option names are ASCII case-insensitive. The time argument is validated later, so a
 /// syntax error anywhere wins over a bad time.
-fn parse_set_options(args: &[String]) -> Result<SetOptions<'_>, Reply> {
+fn parse_set_options<S: AsRef<str>>(args: &[S]) -> Result<SetOptions<'_>, Reply> {
     let mut o = SetOptions::default();
     let mut j = 3;
     while j < args.len() {
-        let opt = args[j].as_str();
-        let next = args.get(j + 1);
+        let opt = args[j].as_ref();
+        let next = args.get(j + 1).map(AsRef::as_ref);
         let is = |name: &str| opt.eq_ignore_ascii_case(name);
         let expire_kind = if is("EX") {
             Some(ExpireOpt::Ex)
@@ -564,7 +567,7 @@ fn parse_set_options(args: &[String]) -> Result<SetOptions<'_>, Reply> {
             if !compatible {
                 return Err(Reply::Error(ERR_SYNTAX.to_string()));
             }
-            o.expire = Some((kind, time.as_str()));
+            o.expire = Some((kind, time));
             j += 1;
         } else {
             return Err(Reply::Error(ERR_SYNTAX.to_string()));
@@ -610,19 +613,27 @@ fn set_deadline_ms(kind: ExpireOpt, time: &str, now_ms: i64) -> Result<i64, Repl
 /// expired key is absent), then store. Storing replaces the value and, without `KEEPTTL`,
 /// the TTL (a plain `SET` makes the key persistent). Reply: `OK`, or nil if `NX`/`XX`
 /// prevented the set; with `GET`, the old value (bulk or nil) in both cases.
-fn cmd_set(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply, Reply> {
+fn cmd_set<S: AsRef<str>>(ks: &mut Keyspace, args: &[S], now_ms: i64) -> Result<Reply, Reply> {
     let opts = parse_set_options(args)?;
     let deadline = match opts.expire {
         Some((kind, time)) => Some(set_deadline_ms(kind, time, now_ms)?),
         None => None,
     };
-    let key = &args[1];
-    let current = ks.lookup_at_ms(key, now_ms).cloned();
-    let old_value_reply = match &current {
-        Some(e) => Reply::Bulk(e.value.clone()),
-        None => Reply::Nil,
+    let key = args[1].as_ref();
+    // Only what the reply and KEEPTTL need of the current entry (no copy of its value
+    // unless GET asks for it).
+    let (found, old_value_reply, old_expiry) = match ks.lookup_at_ms(key, now_ms) {
+        Some(e) => (
+            true,
+            if opts.get {
+                Reply::Bulk(e.value.clone())
+            } else {
+                Reply::Nil
+            },
+            e.expires_at_ms,
+        ),
+        None => (false, Reply::Nil, None),
     };
-    let found = current.is_some();
     if (opts.nx && found) || (opts.xx && !found) {
         return Ok(if opts.get {
             old_value_reply
@@ -630,15 +641,11 @@ fn cmd_set(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply, Rep
             Reply::Nil
         });
     }
-    let expires_at_ms = if opts.keep_ttl {
-        current.and_then(|e| e.expires_at_ms)
-    } else {
-        deadline
-    };
+    let expires_at_ms = if opts.keep_ttl { old_expiry } else { deadline };
     ks.insert(
-        key.clone(),
+        key.to_string(),
         Entry {
-            value: args[2].clone(),
+            value: args[2].as_ref().to_string(),
             expires_at_ms,
         },
     );
@@ -672,9 +679,10 @@ fn cmd_set(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply, Rep
 ///    lazy expiry: a deadline equal to now keeps a key alive ([`super::store`]), but
 ///    `PEXPIRE key 0` deletes it at once;
 /// 6. else the deadline becomes `now_ms + ms` (replacing any previous one) -> 1.
-fn cmd_pexpire(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply, Reply> {
+fn cmd_pexpire<S: AsRef<str>>(ks: &mut Keyspace, args: &[S], now_ms: i64) -> Result<Reply, Reply> {
     let (mut nx, mut xx, mut gt, mut lt) = (false, false, false, false);
     for opt in &args[3..] {
+        let opt = opt.as_ref();
         let is = |name: &str| opt.eq_ignore_ascii_case(name);
         if is("NX") {
             nx = true;
@@ -700,7 +708,7 @@ fn cmd_pexpire(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply,
             "ERR GT and LT options at the same time are not compatible".to_string(),
         ));
     }
-    let ms = integer_arg(&args[2])?;
+    let ms = integer_arg(args[2].as_ref())?;
     let when = match ms.checked_add(now_ms) {
         Some(w) => w,
         // Redis rejects `ms > LLONG_MAX - basetime`.
@@ -708,7 +716,7 @@ fn cmd_pexpire(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply,
         // Underflow: a deadline far in the past, which deletes the key below.
         None => i64::MIN,
     };
-    let key = &args[1];
+    let key = args[1].as_ref();
     let Some(entry) = ks.lookup_at_ms(key, now_ms) else {
         return Ok(Reply::Integer(0));
     };
@@ -738,8 +746,8 @@ fn cmd_pexpire(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply,
 /// ([`ERR_NUMKEYS_NEGATIVE`]). Then the script is recognised by its exact text:
 /// [`RELEASE_SCRIPT`] and [`EXTEND_SCRIPT`] are interpreted; anything else gets
 /// [`UNSUPPORTED_SCRIPT_ERROR`].
-fn cmd_eval(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply, Reply> {
-    let numkeys = integer_arg(&args[2])?;
+fn cmd_eval<S: AsRef<str>>(ks: &mut Keyspace, args: &[S], now_ms: i64) -> Result<Reply, Reply> {
+    let numkeys = integer_arg(args[2].as_ref())?;
     let rest = &args[3..];
     let available = i64::try_from(rest.len()).unwrap_or(i64::MAX);
     if numkeys > available {
@@ -749,7 +757,7 @@ fn cmd_eval(ks: &mut Keyspace, args: &[String], now_ms: i64) -> Result<Reply, Re
         return Err(Reply::Error(ERR_NUMKEYS_NEGATIVE.to_string()));
     };
     let (keys, argv) = rest.split_at(numkeys);
-    let script = args[1].as_str();
+    let script = args[1].as_ref();
     if script == RELEASE_SCRIPT {
         Ok(run_lock_script(ks, keys, argv, now_ms, ScriptTail::Del))
     } else if script == EXTEND_SCRIPT {
@@ -774,11 +782,15 @@ enum ScriptTail {
 /// error (`luaRedisGenericCommand`, `src/script_lua.c`). Real Redis appends
 /// ` script: <sha1>, on @user_script:1.` to such errors; this model gives the command's own
 /// error text (the conformance README allows comparing up to that suffix).
-fn redis_call(ks: &mut Keyspace, call: &[Option<&String>], now_ms: i64) -> Result<Reply, Reply> {
-    let mut args = Vec::with_capacity(call.len());
-    for a in call {
+fn redis_call<const N: usize>(
+    ks: &mut Keyspace,
+    call: [Option<&str>; N],
+    now_ms: i64,
+) -> Result<Reply, Reply> {
+    let mut args = [""; N];
+    for (arg, a) in args.iter_mut().zip(call) {
         match a {
-            Some(s) => args.push((*s).clone()),
+            Some(s) => *arg = s,
             None => return Err(Reply::Error(ERR_LUA_ARGS.to_string())),
         }
     }
@@ -794,31 +806,31 @@ fn redis_call(ks: &mut Keyspace, call: &[Option<&String>], now_ms: i64) -> Resul
 /// `nil`, so an absent key (or a missing `ARGV[1]`) gives 0, also for an empty value; a
 /// present value equals `ARGV[1]` iff the bytes are equal. The tail's integer reply is
 /// returned unchanged (integer -> Lua number -> integer).
-fn run_lock_script(
+fn run_lock_script<S: AsRef<str>>(
     ks: &mut Keyspace,
-    keys: &[String],
-    argv: &[String],
+    keys: &[S],
+    argv: &[S],
     now_ms: i64,
     tail: ScriptTail,
 ) -> Reply {
-    let get: String = "get".into();
-    let current = match redis_call(ks, &[Some(&get), keys.first()], now_ms) {
-        Ok(r) => r,
-        Err(e) => return e,
+    let key = keys.first().map(AsRef::as_ref);
+    let arg = |i: usize| argv.get(i).map(AsRef::as_ref);
+    // `redis.call('get',KEYS[1])`: a missing KEYS[1] is Lua nil (the redis_call error);
+    // otherwise it is exactly `GET key` (arity 2, lazy expiry), compared in place instead of
+    // copying the value into a bulk reply.
+    let Some(k) = key else {
+        return Reply::Error(ERR_LUA_ARGS.to_string());
     };
-    let matches = matches!((&current, argv.first()), (Reply::Bulk(v), Some(a)) if v == a);
+    let matches = match (ks.lookup_at_ms(k, now_ms), arg(0)) {
+        (Some(e), Some(a)) => e.value == a,
+        _ => false,
+    };
     if !matches {
         return Reply::Integer(0);
     }
     let result = match tail {
-        ScriptTail::Del => {
-            let del: String = "del".into();
-            redis_call(ks, &[Some(&del), keys.first()], now_ms)
-        }
-        ScriptTail::Pexpire => {
-            let pexpire: String = "pexpire".into();
-            redis_call(ks, &[Some(&pexpire), keys.first(), argv.get(1)], now_ms)
-        }
+        ScriptTail::Del => redis_call(ks, [Some("del"), key], now_ms),
+        ScriptTail::Pexpire => redis_call(ks, [Some("pexpire"), key, arg(1)], now_ms),
     };
     result.unwrap_or_else(|e| e)
 }

@@ -78,6 +78,7 @@ use crate::observation::Obs;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId, WallTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 /// The AOF fsync period of `appendfsync everysec` (local monotonic).
 pub const FSYNC_EVERY: SimDuration = SimDuration::from_secs(1);
@@ -94,6 +95,72 @@ pub const READONLY_ERROR: &str = "READONLY You can't write against a read only r
 /// absolute deadline) or `None` (deleted).
 pub type ReplOps = Vec<(String, Option<Entry>)>;
 
+/// A command's arguments as a message carries them (the command name first): shared, so a
+/// client that sends the same command to several instances (Redlock) builds it once, and the
+/// engine's copies of a message (trace, duplicates) copy no strings; with the message kind
+/// worked out once, when built (the engine asks a message's kind several times per send).
+/// Dereferences to the argument list; serialized as the plain list of strings.
+#[derive(Clone, Debug)]
+pub struct CommandArgs {
+    args: Arc<[String]>,
+    kind: &'static str,
+}
+
+impl CommandArgs {
+    /// The message kind of a command named `name`: `SET`, `GET`, `DEL`, `EVAL`, `PEXPIRE`,
+    /// `PTTL` (case-insensitive), `CMD` for anything else.
+    fn kind_of(name: &str) -> &'static str {
+        const NAMED: [&str; 6] = ["SET", "GET", "DEL", "EVAL", "PEXPIRE", "PTTL"];
+        NAMED
+            .into_iter()
+            .find(|k| name.eq_ignore_ascii_case(k))
+            .unwrap_or("CMD")
+    }
+
+    /// The message kind of this command (see [`RedisMsg::kind`]).
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+}
+
+impl From<Vec<String>> for CommandArgs {
+    fn from(args: Vec<String>) -> Self {
+        let kind = CommandArgs::kind_of(args.first().map_or("", String::as_str));
+        CommandArgs {
+            args: args.into(),
+            kind,
+        }
+    }
+}
+
+impl std::ops::Deref for CommandArgs {
+    type Target = [String];
+    fn deref(&self) -> &[String] {
+        &self.args
+    }
+}
+
+/// Equal arguments (the kind follows from them).
+impl PartialEq for CommandArgs {
+    fn eq(&self, other: &Self) -> bool {
+        self.args == other.args
+    }
+}
+
+impl Eq for CommandArgs {}
+
+impl Serialize for CommandArgs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.args[..].serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for CommandArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<String>::deserialize(d).map(CommandArgs::from)
+    }
+}
+
 /// Redis messages (client <-> instance).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -103,7 +170,7 @@ pub enum RedisMsg {
         /// Request id, echoed in the reply.
         req: u64,
         /// The command and its arguments (build them with the `redis::command::*_args`).
-        args: Vec<String>,
+        args: CommandArgs,
     },
     /// Instance -> client: the reply to request `req`.
     Reply {
@@ -149,13 +216,7 @@ impl RedisMsg {
     /// `EVAL`, `PEXPIRE`, `PTTL`; `CMD` for anything else) or `REPLY`.
     pub fn kind(&self) -> &'static str {
         match self {
-            RedisMsg::Command { args, .. } => {
-                let name = args.first().map_or("", String::as_str);
-                ["SET", "GET", "DEL", "EVAL", "PEXPIRE", "PTTL"]
-                    .into_iter()
-                    .find(|k| name.eq_ignore_ascii_case(k))
-                    .unwrap_or("CMD")
-            }
+            RedisMsg::Command { args, .. } => args.kind(),
             RedisMsg::Reply { .. } => "REPLY",
             RedisMsg::Psync { .. } => "PSYNC",
             RedisMsg::FullResync { .. } => "FULLRESYNC",
@@ -292,26 +353,53 @@ fn deadline_wall(e: &Entry) -> Option<WallTime> {
     })
 }
 
-/// The keys a command names (deduplicated, in byte order).
-fn touched_keys(args: &[String]) -> BTreeSet<String> {
-    let Some(name) = args.first() else {
-        return BTreeSet::new();
-    };
-    let is = |k: &str| name.eq_ignore_ascii_case(k);
-    if is("DEL") {
-        args[1..].iter().cloned().collect()
+/// The keys a command names, deduplicated, in byte order, borrowed from its arguments.
+enum Touched<'a> {
+    /// At most one key: a slice of the arguments (no allocation).
+    Args(&'a [String]),
+    /// Several keys, sorted and deduplicated.
+    Sorted(Vec<&'a str>),
+}
+
+impl Touched<'_> {
+    /// The keys as owned strings (tests).
+    #[cfg(test)]
+    fn to_vec(&self) -> Vec<String> {
+        match self {
+            Touched::Args(a) => a.to_vec(),
+            Touched::Sorted(v) => v.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+}
+
+/// The keys a command names (see [`Touched`]), by its kind (the command name, matched
+/// case-insensitively once, when the arguments were built).
+fn touched_keys(args: &CommandArgs) -> Touched<'_> {
+    let kind = args.kind();
+    let is = |k: &str| kind == k;
+    let keys = if args.is_empty() {
+        &[]
+    } else if is("DEL") {
+        &args[1..]
     } else if is("EVAL") {
         let n = args
             .get(2)
             .and_then(|s| parse_redis_integer(s))
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(0);
-        args.iter().skip(3).take(n).cloned().collect()
+        &args[3.min(args.len())..args.len().min(3usize.saturating_add(n))]
     } else if is("SET") || is("GET") || is("PTTL") || is("PEXPIRE") {
-        args.get(1).cloned().into_iter().collect()
+        &args[1.min(args.len())..2.min(args.len())]
     } else {
-        BTreeSet::new()
+        &[]
+    };
+    if keys.len() <= 1 {
+        return Touched::Args(keys);
     }
+    let mut sorted: Vec<&str> = keys.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    Touched::Sorted(sorted)
 }
 
 impl RedisInstance {
@@ -383,45 +471,66 @@ impl RedisInstance {
 }
 
 impl RedisInstance {
-    /// Runs `f` on the model and observes how the `keys` changed (see the module doc,
-    /// "Truth"); returns whether the keyspace changed, and each touched key's stored state
-    /// after (the replication stream's write).
-    fn observed<R>(
+    /// Runs `f` on the model and observes how the `keys` (deduplicated, in byte order)
+    /// changed (see the module doc, "Truth"); returns whether the keyspace changed, and, if it
+    /// did and a replica streams from this instance, each touched key's stored state after
+    /// (the replication stream's write; empty otherwise, as nothing would ship it).
+    fn observed<K: AsRef<str>, R>(
         &mut self,
         ctx: &mut impl InstanceCtx,
-        keys: &BTreeSet<String>,
+        keys: &[K],
         f: impl FnOnce(&mut Instance, i64) -> R,
     ) -> (R, bool, ReplOps) {
         let now = ctx.wall_now().0;
-        let live = |inst: &Instance, k: &str| inst.keyspace().peek(k, now).cloned();
-        let before: Vec<Option<Entry>> = keys.iter().map(|k| live(&self.inst, k)).collect();
-        let stored = |inst: &Instance, k: &str| inst.keyspace().iter().any(|(s, _)| s == k);
-        let stored_before: Vec<bool> = keys.iter().map(|k| stored(&self.inst, k)).collect();
+        // Each key's live entry (value and deadline) and whether it was stored, before: on
+        // the stack for the one or two keys of the lock commands, in a list beyond.
+        let capture = |k: &K| {
+            let stored = self.inst.keyspace().get_stored(k.as_ref());
+            let live = stored.filter(|e| !e.is_expired(now)).cloned();
+            (live, stored.is_some())
+        };
+        let mut stack: [(Option<Entry>, bool); 2] = Default::default();
+        let mut heap = Vec::new();
+        let before: &mut [(Option<Entry>, bool)] = if keys.len() <= stack.len() {
+            for (slot, k) in stack.iter_mut().zip(keys) {
+                *slot = capture(k);
+            }
+            &mut stack[..keys.len()]
+        } else {
+            heap.extend(keys.iter().map(capture));
+            &mut heap
+        };
         let stored_count = self.inst.keyspace().stored_len();
         let out = f(&mut self.inst, now);
         let mut changed = self.inst.keyspace().stored_len() != stored_count;
-        for ((key, before), was_stored) in keys.iter().zip(before).zip(stored_before) {
-            let after = live(&self.inst, key);
+        for (key, (before, was_stored)) in keys.iter().zip(before.iter_mut().map(std::mem::take)) {
+            let key = key.as_ref();
+            let ks = self.inst.keyspace();
+            let after = ks.peek(key, now);
             let obs = match (before, after) {
-                (Some(_), None) => Some(Obs::RedisKeyDeleted { key: key.clone() }),
+                (Some(_), None) => Some(Obs::RedisKeyDeleted {
+                    key: key.to_string(),
+                }),
                 // Lazy expiry: an expired key found on access is deleted.
-                (None, None) if was_stored && !stored(&self.inst, key) => {
-                    Some(Obs::RedisKeyDeleted { key: key.clone() })
+                (None, None) if was_stored && !ks.contains_stored(key) => {
+                    Some(Obs::RedisKeyDeleted {
+                        key: key.to_string(),
+                    })
                 }
                 (None, Some(a)) => Some(Obs::RedisKeySet {
-                    key: key.clone(),
-                    deadline_wall: deadline_wall(&a),
-                    value: a.value,
+                    key: key.to_string(),
+                    deadline_wall: deadline_wall(a),
+                    value: a.value.clone(),
                 }),
                 (Some(b), Some(a)) if b.value != a.value => Some(Obs::RedisKeySet {
-                    key: key.clone(),
-                    deadline_wall: deadline_wall(&a),
-                    value: a.value,
+                    key: key.to_string(),
+                    deadline_wall: deadline_wall(a),
+                    value: a.value.clone(),
                 }),
                 (Some(b), Some(a)) if b.expires_at_ms != a.expires_at_ms => {
                     Some(Obs::RedisKeyExpiry {
-                        key: key.clone(),
-                        deadline_wall: deadline_wall(&a),
+                        key: key.to_string(),
+                        deadline_wall: deadline_wall(a),
                     })
                 }
                 _ => None,
@@ -431,16 +540,12 @@ impl RedisInstance {
                 ctx.observe(o);
             }
         }
-        let ops = if changed {
+        let ops = if changed && !self.streams.is_empty() {
+            let ks = self.inst.keyspace();
             keys.iter()
                 .map(|k| {
-                    let e = self
-                        .inst
-                        .keyspace()
-                        .iter()
-                        .find(|(s, _)| *s == k)
-                        .map(|(_, e)| e.clone());
-                    (k.clone(), e)
+                    let k = k.as_ref();
+                    (k.to_string(), ks.get_stored(k).cloned())
                 })
                 .collect()
         } else {
@@ -561,7 +666,12 @@ impl RedisInstance {
 
     /// As a replica: applies one write of the stream.
     fn apply(&mut self, ctx: &mut impl InstanceCtx, ops: ReplOps) {
-        let keys: BTreeSet<String> = ops.iter().map(|(k, _)| k.clone()).collect();
+        let keys: Vec<String> = ops
+            .iter()
+            .map(|(k, _)| k.clone())
+            .collect::<BTreeSet<String>>()
+            .into_iter()
+            .collect();
         self.observed(ctx, &keys, |inst, _| {
             for (k, e) in ops {
                 inst.apply_replicated(&k, e);
@@ -589,6 +699,7 @@ impl RedisInstance {
                     .map(|(k, _)| k.to_string())
                     .collect();
                 names.extend(keys.iter().map(|(k, _)| k.clone()));
+                let names: Vec<String> = names.into_iter().collect();
                 let mut ks = Keyspace::new();
                 for (k, e) in keys {
                     ks.insert(k, e);
@@ -684,11 +795,8 @@ impl RedisInstance {
 }
 
 /// Whether a command writes (a replica refuses it).
-fn is_write(args: &[String]) -> bool {
-    let name = args.first().map_or("", String::as_str);
-    ["SET", "DEL", "EVAL", "PEXPIRE"]
-        .iter()
-        .any(|k| name.eq_ignore_ascii_case(k))
+fn is_write(args: &CommandArgs) -> bool {
+    matches!(args.kind(), "SET" | "DEL" | "EVAL" | "PEXPIRE")
 }
 
 impl<C: InstanceCtx> Role<C> for RedisInstance {
@@ -722,14 +830,17 @@ impl<C: InstanceCtx> Role<C> for RedisInstance {
             ctx.send(from, RedisMsg::Reply { req, reply });
             return;
         }
-        let keys = touched_keys(&args);
-        let (reply, changed, ops) = self.observed(ctx, &keys, |inst, now| {
+        let run = |inst: &mut Instance, now| {
             match inst.execute(&args, now) {
                 Ok(r) => r,
                 // The model refuses commands only when stopped; the actor never stops it.
                 Err(e) => Reply::Error(format!("ERR {e}")),
             }
-        });
+        };
+        let (reply, changed, ops) = match touched_keys(&args) {
+            Touched::Args(keys) => self.observed(ctx, keys, run),
+            Touched::Sorted(keys) => self.observed(ctx, &keys, run),
+        };
         if changed {
             self.ship(ctx, ops);
         }
@@ -821,7 +932,11 @@ mod tests {
     fn cmd(args: &[&str]) -> RedisMsg {
         RedisMsg::Command {
             req: 1,
-            args: args.iter().map(|s| s.to_string()).collect(),
+            args: args
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .into(),
         }
     }
 
@@ -838,18 +953,42 @@ mod tests {
         assert_eq!(r.kind(), "REPLY");
     }
 
+    /// Shared arguments travel in traces exactly as the plain list of strings did, and read
+    /// back to the same message.
+    #[test]
+    fn shared_args_serialize_as_a_plain_list() {
+        let m = cmd(&["SET", "lock", "v", "NX", "PX", "10000"]);
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(
+            json,
+            r#"{"command":{"req":1,"args":["SET","lock","v","NX","PX","10000"]}}"#
+        );
+        let back: RedisMsg = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, m);
+        assert_eq!(back.kind(), "SET");
+        let read: RedisMsg =
+            serde_json::from_str(r#"{"command":{"req":2,"args":["pExpire","k","5"]}}"#).unwrap();
+        assert_eq!(read.kind(), "PEXPIRE");
+    }
+
     #[test]
     fn touched_keys_per_command() {
         let v = |a: &[&str]| -> Vec<String> {
-            touched_keys(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-                .into_iter()
-                .collect()
+            let args: CommandArgs = a.iter().map(|s| s.to_string()).collect::<Vec<_>>().into();
+            touched_keys(&args).to_vec()
         };
         assert_eq!(v(&["SET", "k", "v", "NX"]), ["k"]);
         assert_eq!(v(&["DEL", "b", "a", "b"]), ["a", "b"]);
         assert_eq!(v(&["EVAL", "s", "1", "k", "v"]), ["k"]);
         assert_eq!(v(&["EVAL", "s", "-1", "k"]), Vec::<String>::new());
         assert_eq!(v(&["PING"]), Vec::<String>::new());
+        // Command names are case-insensitive, as Redis reads them.
+        assert_eq!(v(&["del", "y", "x"]), ["x", "y"]);
+        assert_eq!(v(&["pExpire", "k", "5"]), ["k"]);
+        assert_eq!(v(&[]), Vec::<String>::new());
+        let w = |a: &[&str]| is_write(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>().into());
+        assert!(w(&["set", "k", "v"]) && w(&["Eval", "s", "0"]) && w(&["DEL", "k"]));
+        assert!(!w(&["GET", "k"]) && !w(&["pttl", "k"]) && !w(&["PING"]));
     }
 
     #[test]

@@ -34,8 +34,8 @@ pub mod store;
 
 pub use command::{execute, CommandError, Reply, EXTEND_SCRIPT, RELEASE_SCRIPT};
 pub use instance::{
-    InstanceCtx, InstanceTimer, RedisDurable, RedisInstance, RedisInstanceConfig, RedisMsg,
-    ReplicaConfig,
+    CommandArgs, InstanceCtx, InstanceTimer, RedisDurable, RedisInstance, RedisInstanceConfig,
+    RedisMsg, ReplicaConfig,
 };
 pub use persistence::{Instance, InstanceError, Persistence, StopKind};
 pub use store::{wall_ns_to_ms, Entry, Keyspace, NS_PER_MS};

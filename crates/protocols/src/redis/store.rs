@@ -149,6 +149,17 @@ impl Keyspace {
         self.entries.get(key).filter(|e| !e.is_expired(now_wall_ns))
     }
 
+    /// The stored entry for `key`, expired or not, without deleting anything: a read-only
+    /// view of what is stored (the replication stream ships stored entries).
+    pub fn get_stored(&self, key: &str) -> Option<&Entry> {
+        self.entries.get(key)
+    }
+
+    /// Whether `key` is stored, expired or not (O(log n)).
+    pub fn contains_stored(&self, key: &str) -> bool {
+        self.entries.contains_key(key)
+    }
+
     /// Stores `key` with `entry`, replacing any previous entry (value and deadline) — the
     /// effect of Redis's `setKey` without `KEEPTTL`.
     pub fn insert(&mut self, key: String, entry: Entry) {

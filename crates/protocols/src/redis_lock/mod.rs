@@ -363,7 +363,13 @@ impl RedisLockClient {
     fn send(&mut self, ctx: &mut impl RedisLockCtx, args: Vec<String>) -> u64 {
         let req = self.next_req;
         self.next_req += 1;
-        ctx.send(self.primary, RedisMsg::Command { req, args });
+        ctx.send(
+            self.primary,
+            RedisMsg::Command {
+                req,
+                args: args.into(),
+            },
+        );
         req
     }
 

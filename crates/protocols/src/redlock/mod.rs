@@ -58,7 +58,7 @@ use crate::observation::Obs;
 use crate::redis::command::{
     decode_flag, decode_get, decode_set_nx_px, extend_args, get_args, release_args, set_nx_px_args,
 };
-use crate::redis::RedisMsg;
+use crate::redis::{CommandArgs, RedisMsg};
 pub use crate::retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{LocalTime, NodeId, SimDuration, TimerId};
@@ -257,6 +257,9 @@ pub struct RedlockClient {
     state: State,
     /// The value of the current acquisition (kept across its retries).
     value: String,
+    /// The acquire (`SET`) and release (script) commands of this value, built once per
+    /// acquisition and shared by every message that carries them (`None`: not built yet).
+    commands: Option<(CommandArgs, CommandArgs)>,
     /// Attempts made in the current acquisition.
     attempts: u32,
     /// The start time of the current acquisition's first attempt (local monotonic).
@@ -267,6 +270,35 @@ pub struct RedlockClient {
     /// The quorum-count check in flight: per instance, `Pending`, `Ok` (it holds our value)
     /// or `NotOk`.
     checking: Option<Vec<Outcome>>,
+}
+
+/// `"{prefix}{oks} of {n} OK, quorum {quorum}"`, the reason of an attempt short of its
+/// quorum, written without the formatting machinery (it is written for every failed attempt
+/// of every contending client).
+fn short_of_quorum(prefix: &str, oks: usize, n: usize, quorum: usize) -> String {
+    fn push_decimal(s: &mut String, mut x: usize) {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 {
+                break;
+            }
+        }
+        for &d in &digits[i..] {
+            s.push(char::from(d));
+        }
+    }
+    let mut s = String::with_capacity(prefix.len() + 32);
+    s.push_str(prefix);
+    push_decimal(&mut s, oks);
+    s.push_str(" of ");
+    push_decimal(&mut s, n);
+    s.push_str(" OK, quorum ");
+    push_decimal(&mut s, quorum);
+    s
 }
 
 /// Signed ns as milliseconds, with as few decimals as show the value exactly ("-12 ms",
@@ -297,6 +329,7 @@ impl RedlockClient {
             cfg: Box::new(cfg),
             state: State::Idle,
             value: String::new(),
+            commands: None,
             attempts: 0,
             first_start: LocalTime(0),
             lost: false,
@@ -320,7 +353,19 @@ impl RedlockClient {
         &self.value
     }
 
-    fn send(&mut self, ctx: &mut impl RedlockCtx, to: NodeId, args: Vec<String>) -> u64 {
+    /// The acquire and release commands of the current value.
+    fn commands(&mut self) -> &(CommandArgs, CommandArgs) {
+        let (cfg, value) = (&self.cfg, &self.value);
+        self.commands.get_or_insert_with(|| {
+            let ttl_ms = cfg.ttl_sent().as_millis() as i64;
+            (
+                set_nx_px_args(&cfg.key, value, ttl_ms).into(),
+                release_args(&cfg.key, value).into(),
+            )
+        })
+    }
+
+    fn send(&mut self, ctx: &mut impl RedlockCtx, to: NodeId, args: CommandArgs) -> u64 {
         let req = self.next_req;
         self.next_req += 1;
         ctx.send(to, RedisMsg::Command { req, args });
@@ -329,17 +374,16 @@ impl RedlockClient {
 
     /// Sends the SET to instance `i` of the attempt and starts its timeout.
     fn ask(&mut self, ctx: &mut impl RedlockCtx, i: usize) -> Outcome {
-        let ttl_ms = self.cfg.ttl_sent().as_millis() as i64;
-        let args = set_nx_px_args(&self.cfg.key, &self.value, ttl_ms);
+        let args = self.commands().0.clone();
         let req = self.send(ctx, self.cfg.instances[i], args);
         let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
         Outcome::Pending { req, timeout }
     }
 
     fn unlock_all(&mut self, ctx: &mut impl RedlockCtx) {
+        let args = self.commands().1.clone();
         for i in 0..self.cfg.instances.len() {
-            let args = release_args(&self.cfg.key, &self.value);
-            self.send(ctx, self.cfg.instances[i], args);
+            self.send(ctx, self.cfg.instances[i], args.clone());
         }
     }
 
@@ -349,6 +393,7 @@ impl RedlockClient {
             return;
         }
         self.value = format!("{:016x}", ctx.rng().next_u64());
+        self.commands = None;
         self.attempts = 0;
         self.lost = false;
         self.first_start = ctx.mono_now();
@@ -434,7 +479,7 @@ impl RedlockClient {
         let validity = self.cfg.validity_ns(elapsed);
         let (n, quorum) = (self.cfg.instances.len(), self.cfg.quorum());
         let failure = if oks < quorum {
-            Some(format!("{oks} of {n} OK, quorum {quorum}"))
+            Some(short_of_quorum("", oks, n, quorum))
         } else if validity <= 0 && self.cfg.validity_check {
             Some(format!(
                 "{oks} of {n} OK, but validity {} <= 0 (ttl {} - elapsed {} - drift {})",
@@ -503,9 +548,9 @@ impl RedlockClient {
         let start = ctx.mono_now();
         let ttl_ms = self.cfg.ttl_sent().as_millis() as i64;
         let mut outcomes = Vec::with_capacity(self.cfg.instances.len());
+        let args: CommandArgs = extend_args(&self.cfg.key, &self.value, ttl_ms).into();
         for i in 0..self.cfg.instances.len() {
-            let args = extend_args(&self.cfg.key, &self.value, ttl_ms);
-            let req = self.send(ctx, self.cfg.instances[i], args);
+            let req = self.send(ctx, self.cfg.instances[i], args.clone());
             let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
             outcomes.push(Outcome::Pending { req, timeout });
         }
@@ -550,7 +595,7 @@ impl RedlockClient {
         let validity = self.cfg.validity_ns(now.saturating_since(start));
         let (n, quorum) = (self.cfg.instances.len(), self.cfg.quorum());
         let failure = if oks < quorum {
-            Some(format!("extend: {oks} of {n} OK, quorum {quorum}"))
+            Some(short_of_quorum("extend: ", oks, n, quorum))
         } else if validity <= 0 {
             Some(format!("extend: validity {} <= 0", fmt_ms(validity)))
         } else if now >= old_until {
@@ -638,8 +683,9 @@ impl RedlockClient {
             return false;
         }
         let mut outcomes = Vec::with_capacity(self.cfg.instances.len());
+        let args: CommandArgs = get_args(&self.cfg.key).into();
         for i in 0..self.cfg.instances.len() {
-            let req = self.send(ctx, self.cfg.instances[i], get_args(&self.cfg.key));
+            let req = self.send(ctx, self.cfg.instances[i], args.clone());
             let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
             outcomes.push(Outcome::Pending { req, timeout });
         }
@@ -788,6 +834,24 @@ mod tests {
         assert_eq!(cfg.quorum(), 1);
         let five = RedlockConfig::new((0..5).map(NodeId).collect(), "k");
         assert_eq!(five.quorum(), 3);
+    }
+
+    #[test]
+    fn quorum_reason_reads_as_formatted() {
+        for (oks, n, q) in [(0, 5, 3), (2, 5, 3), (10, 11, 6), (123, 4567, 890)] {
+            assert_eq!(
+                short_of_quorum("", oks, n, q),
+                format!("{oks} of {n} OK, quorum {q}")
+            );
+        }
+        assert_eq!(
+            short_of_quorum("extend: ", 1, 3, 2),
+            "extend: 1 of 3 OK, quorum 2"
+        );
+        assert_eq!(
+            short_of_quorum("", usize::MAX, 0, 1),
+            format!("{} of 0 OK, quorum 1", usize::MAX)
+        );
     }
 
     #[test]
