@@ -18,7 +18,6 @@ pub mod actor;
 pub mod clock;
 pub mod determinism;
 pub mod fault;
-mod inflight;
 pub mod network;
 pub mod node;
 mod queue;

@@ -24,7 +24,6 @@
 use crate::actor::{Actor, Context, Message, Observation, TimerId};
 use crate::clock::{ClockConfig, LocalClock};
 use crate::fault::{Fault, Trigger};
-use crate::inflight::{InFlightStore, Ticket};
 use crate::network::{DropReason, LinkModel, NetRule, Network, SendVerdict};
 use crate::node::NodeId;
 use crate::queue::EventQueue;
@@ -110,7 +109,7 @@ impl Processing {
 #[derive(Clone, Copy, Debug)]
 enum Event {
     Timer { slot: u32, gen: u32 },
-    Deliver { index: u32, far: bool },
+    Deliver { slot: u32 },
     Fault { index: u32 },
     Resume { node: u32, gen: u32 },
     Done { node: u32, gen: u32 },
@@ -126,7 +125,7 @@ impl Event {
     fn pack(self) -> u64 {
         let (kind, a, b) = match self {
             Event::Timer { slot, gen } => (0u64, slot, gen),
-            Event::Deliver { index, far } => (1, index, far as u32),
+            Event::Deliver { slot } => (1, slot, 0),
             Event::Fault { index } => (2, index, 0),
             Event::Resume { node, gen } => (3, node, gen),
             Event::Done { node, gen } => (4, node, gen),
@@ -141,10 +140,7 @@ impl Event {
         let b = data as u32;
         match data >> 61 {
             0 => Event::Timer { slot: a, gen: b },
-            1 => Event::Deliver {
-                index: a,
-                far: b != 0,
-            },
+            1 => Event::Deliver { slot: a },
             2 => Event::Fault { index: a },
             3 => Event::Resume { node: a, gen: b },
             _ => Event::Done { node: a, gen: b },
@@ -210,7 +206,8 @@ pub(crate) struct Core<A: Actor> {
     queue: EventQueue,
     timers: Vec<TimerSlot<A::Timer>>,
     free_timers: Vec<u32>,
-    inflight: InFlightStore<InFlight<A::Msg>>,
+    msgs: Vec<Option<InFlight<A::Msg>>>,
+    free_msgs: Vec<u32>,
     next_msg_id: u64,
     pub(crate) nodes: Vec<NodeState<A>>,
     pub(crate) names: Vec<String>,
@@ -300,8 +297,17 @@ impl<A: Actor> Core<A> {
     }
 
     fn schedule_msg(&mut self, at: SimTime, m: InFlight<A::Msg>) {
-        let Ticket { index, far } = self.inflight.put(self.now, at, m);
-        self.push(at, Event::Deliver { index, far });
+        let slot = match self.free_msgs.pop() {
+            Some(s) => {
+                self.msgs[s as usize] = Some(m);
+                s
+            }
+            None => {
+                self.msgs.push(Some(m));
+                (self.msgs.len() - 1) as u32
+            }
+        };
+        self.push(at, Event::Deliver { slot });
     }
 
     fn drop_msg(
@@ -434,7 +440,8 @@ impl<A: Actor> Sim<A> {
                 queue: EventQueue::new(),
                 timers: Vec::new(),
                 free_timers: Vec::new(),
-                inflight: InFlightStore::new(),
+                msgs: Vec::new(),
+                free_msgs: Vec::new(),
                 next_msg_id: 0,
                 nodes: Vec::new(),
                 names: Vec::new(),
@@ -654,7 +661,7 @@ impl<A: Actor> Sim<A> {
         self.core.stats.events += 1;
         match event {
             Event::Timer { slot, gen } => self.on_timer_event(slot, gen),
-            Event::Deliver { index, far } => self.on_deliver_event(Ticket { index, far }),
+            Event::Deliver { slot } => self.on_deliver_event(slot),
             Event::Fault { index } => {
                 let fault = self.core.faults[index as usize].clone();
                 self.apply_fault(fault);
@@ -704,8 +711,11 @@ impl<A: Actor> Sim<A> {
         self.actors[node.index()].on_timer(&mut ctx, payload);
     }
 
-    fn on_deliver_event(&mut self, ticket: Ticket) {
-        let m = self.core.inflight.take(self.core.now, ticket);
+    fn on_deliver_event(&mut self, slot: u32) {
+        let m = self.core.msgs[slot as usize]
+            .take()
+            .expect("in-flight slot is full");
+        self.core.free_msgs.push(slot);
         let kind = m.msg.kind();
         let reason = if self.core.network.is_cut(m.from, m.to) {
             Some(DropReason::Partition)
