@@ -308,6 +308,22 @@ mod tests {
         }
     }
 
+    /// Pushes entry `seq` at `time` into the queue and the reference, and counts it.
+    fn push_both(
+        q: &mut EventQueue,
+        reference: &mut BinaryHeap<Early>,
+        seq: &mut u64,
+        time: SimTime,
+    ) {
+        q.push(time, *seq);
+        reference.push(Early {
+            time,
+            seq: *seq,
+            data: *seq,
+        });
+        *seq += 1;
+    }
+
     /// Bursts of thousands of entries within a few thousand ns, with many ties (buckets both
     /// over and under the sorting size), against a binary heap of `(time, seq)`.
     #[test]
@@ -322,13 +338,7 @@ mod tests {
                 let spread = rng.uniform_inclusive(0, 3000);
                 for _ in 0..burst {
                     let time = SimTime(now + rng.uniform_inclusive(0, spread));
-                    q.push(time, seq);
-                    reference.push(Early {
-                        time,
-                        seq,
-                        data: seq,
-                    });
-                    seq += 1;
+                    push_both(&mut q, &mut reference, &mut seq, time);
                 }
                 // Take out about half, scheduling a little more as events do.
                 for _ in 0..burst / 2 {
@@ -338,13 +348,7 @@ mod tests {
                     now = got.map_or(now, |(t, _)| t.0);
                     if rng.uniform_inclusive(0, 3) == 0 {
                         let time = SimTime(now + rng.uniform_inclusive(0, 50));
-                        q.push(time, seq);
-                        reference.push(Early {
-                            time,
-                            seq,
-                            data: seq,
-                        });
-                        seq += 1;
+                        push_both(&mut q, &mut reference, &mut seq, time);
                     }
                 }
             }
