@@ -1,13 +1,54 @@
 //! Output files are written to a temporary file beside the target and renamed into place, so
-//! an interrupted run never leaves a half-written file.
+//! an interrupted run never leaves a half-written file. The temporary files being written are
+//! listed, so an interrupt (Ctrl-C, SIGTERM, SIGHUP) removes them before the process exits
+//! ([`remove_unfinished_on_interrupt`]); a killed sweep used to leave a `.splitbrain-*.tmp`.
 
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The temporary files being written now.
+static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Installs the interrupt handler: it removes every unfinished temporary file and exits with
+/// [`crate::exit::INTERRUPTED`]. Files already renamed into place stay.
+pub fn remove_unfinished_on_interrupt() {
+    // Only one handler per process; a second install (never done) would be refused harmlessly.
+    let _ = ctrlc::set_handler(|| {
+        let files = UNFINISHED.lock().map(|f| f.clone()).unwrap_or_default();
+        for f in &files {
+            let _ = std::fs::remove_file(f);
+        }
+        eprintln!("interrupted: unfinished output files removed");
+        std::process::exit(crate::exit::INTERRUPTED.into());
+    });
+}
+
+/// One entry of [`UNFINISHED`], taken off the list when dropped (committed or abandoned).
+struct Unfinished(PathBuf);
+
+impl Unfinished {
+    fn new(path: &Path) -> Self {
+        if let Ok(mut f) = UNFINISHED.lock() {
+            f.push(path.to_path_buf());
+        }
+        Unfinished(path.to_path_buf())
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if let Ok(mut f) = UNFINISHED.lock() {
+            f.retain(|p| p != &self.0);
+        }
+    }
+}
 
 /// A file being written; it appears at its path only on [`AtomicFile::commit`].
 pub struct AtomicFile {
     tmp: tempfile::NamedTempFile,
     path: PathBuf,
+    unfinished: Unfinished,
 }
 
 impl AtomicFile {
@@ -52,9 +93,11 @@ impl AtomicFile {
                 e.kind()
             ))
         })?;
+        let unfinished = Unfinished::new(tmp.path());
         Ok(AtomicFile {
             tmp,
             path: path.to_path_buf(),
+            unfinished,
         })
     }
 
@@ -67,14 +110,19 @@ impl AtomicFile {
 
     /// Moves the finished file into place.
     pub fn commit(self) -> Result<()> {
-        let path = self.path.clone();
-        self.tmp.persist(&path).map_err(|e| {
+        let AtomicFile {
+            tmp,
+            path,
+            unfinished,
+        } = self;
+        tmp.persist(&path).map_err(|e| {
             crate::exit::BadInput(format!(
                 "cannot write {}: {}",
                 path.display(),
                 e.error.kind()
             ))
         })?;
+        drop(unfinished);
         Ok(())
     }
 }

@@ -148,8 +148,9 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     let seeds = s.seeds;
     let runs = (seeds.end - seeds.start) * s.designs.len() as u64;
     println!(
-        "compare   {} designs over seeds {seeds} ({runs} runs, {threads} jobs)",
-        s.designs.len()
+        "compare   {} designs over seeds {seeds} ({runs} runs, {threads} {})",
+        s.designs.len(),
+        if threads == 1 { "job" } else { "jobs" }
     );
     for d in &s.designs {
         println!("  {:<24} {}", d.label, d.file);

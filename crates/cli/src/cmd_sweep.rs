@@ -227,13 +227,14 @@ fn find_threshold(
     }
     println!("sweep     {} ({file})", base.scenario.name);
     println!(
-        "search    {} in {}..{} for P({invariant} violated) = {} over seeds {} ({} seeds, {threads} jobs)",
+        "search    {} in {}..{} for P({invariant} violated) = {} over seeds {} ({} seeds, {threads} {})",
         search.path,
         search.lo.text(),
         search.hi.text(),
         pct(a.level),
         a.seeds,
-        seeds.len()
+        seeds.len(),
+        if threads == 1 { "job" } else { "jobs" }
     );
     let mut measure = |value: &str| -> Result<(u64, u64), String> {
         let set = [Setting {
@@ -552,9 +553,10 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         }
     );
     println!(
-        "speed     {total} runs in {secs:.2} s: {:.0} runs/s, {:.0} events/s ({threads} jobs)",
+        "speed     {total} runs in {secs:.2} s: {:.0} runs/s, {:.0} events/s ({threads} {})",
         total as f64 / secs.max(1e-9),
-        events as f64 / secs.max(1e-9)
+        events as f64 / secs.max(1e-9),
+        if threads == 1 { "job" } else { "jobs" }
     );
     if let Some(out) = &a.out {
         println!("results   {}", out.display());

@@ -9,6 +9,10 @@ pub const BAD_INPUT: u8 = 2;
 /// A run hit its event or simulated-time bound.
 pub const BOUND: u8 = 3;
 
+/// Interrupted (Ctrl-C, SIGTERM or SIGHUP), as a SIGINT would end the process (128 + 2);
+/// unfinished output files were removed.
+pub const INTERRUPTED: u8 = 130;
+
 /// Standard output was closed early (`| head`): as a SIGPIPE would end the process.
 pub const BROKEN_PIPE: u8 = 141;
 

@@ -69,6 +69,7 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    atomic::remove_unfinished_on_interrupt();
     // `splitbrain run ... | head` closes stdout early; print! then panics on the broken pipe.
     // End quietly instead, with the status a SIGPIPE would give (128 + 13).
     let default_hook = std::panic::take_hook();

@@ -377,3 +377,51 @@ fn shrink_writes_a_scenario_that_runs_as_expected() {
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("nothing to shrink"));
 }
+
+/// A sweep killed with SIGTERM while it writes `--out` exits 130 and leaves neither the
+/// results file nor its temporary file (one was left behind before: a fresh user's finding).
+#[test]
+fn an_interrupted_sweep_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_splitbrain"))
+        .args([
+            "sweep",
+            "scenarios/12-redlock-gc-pause.json",
+            "--seeds",
+            "0..5000000",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .current_dir(common::repo())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let tmp_files = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .count()
+    };
+    // Wait until the sweep has opened its temporary file (it does so before the first seed).
+    let mut waited = 0;
+    while tmp_files() == 0 {
+        assert!(
+            waited < 600,
+            "the sweep never opened its temporary output file"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    assert_eq!(tmp_files(), 0, "a temporary file was left behind");
+    assert!(!out.exists(), "an unfinished results file appeared");
+}
