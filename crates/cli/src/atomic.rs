@@ -70,12 +70,21 @@ impl AtomicFile {
             _ => PathBuf::from("."),
         };
         std::fs::create_dir_all(&dir).map_err(|e| {
-            crate::exit::BadInput(format!(
-                "cannot write {}: cannot create the folder {}: {}",
-                path.display(),
-                dir.display(),
-                e.kind()
-            ))
+            // "entity already exists" says little: name the file that is in the way.
+            let blocker = dir.ancestors().find(|a| a.is_file());
+            crate::exit::BadInput(match blocker {
+                Some(file) => format!(
+                    "cannot write {}: {} is a file, not a folder",
+                    path.display(),
+                    file.display()
+                ),
+                None => format!(
+                    "cannot write {}: cannot create the folder {}: {}",
+                    path.display(),
+                    dir.display(),
+                    e.kind()
+                ),
+            })
         })?;
         let mut builder = tempfile::Builder::new();
         builder.prefix(".splitbrain-").suffix(".tmp");

@@ -135,6 +135,25 @@ fn an_output_path_that_is_a_folder_or_a_file_in_the_way_is_exit_2_before_any_wor
     let o = splitbrain(&["report", LESSON, "-o", file.to_str().unwrap()]);
     assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
+
+    // A file where a folder of the output path goes is named as such (it read "cannot create
+    // the folder ...: entity already exists": a fresh user's finding).
+    let under = file.join("r.jsonl");
+    let o = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..5",
+        "--out",
+        under.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains(&format!("{} is a file, not a folder", file.display())),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
 }
 
 /// Regression: `chart --hide HEARTBEATS` (a typo) drew every heartbeat without a word.
