@@ -272,33 +272,10 @@ pub struct RedlockClient {
     checking: Option<Vec<Outcome>>,
 }
 
-/// `"{prefix}{oks} of {n} OK, quorum {quorum}"`, the reason of an attempt short of its
-/// quorum, written without the formatting machinery (it is written for every failed attempt
-/// of every contending client).
+/// `"{prefix}{oks} of {n} OK, quorum {quorum}"`: the reason of an attempt short of its
+/// quorum.
 fn short_of_quorum(prefix: &str, oks: usize, n: usize, quorum: usize) -> String {
-    fn push_decimal(s: &mut String, mut x: usize) {
-        let mut digits = [0u8; 20];
-        let mut i = digits.len();
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (x % 10) as u8;
-            x /= 10;
-            if x == 0 {
-                break;
-            }
-        }
-        for &d in &digits[i..] {
-            s.push(char::from(d));
-        }
-    }
-    let mut s = String::with_capacity(prefix.len() + 32);
-    s.push_str(prefix);
-    push_decimal(&mut s, oks);
-    s.push_str(" of ");
-    push_decimal(&mut s, n);
-    s.push_str(" OK, quorum ");
-    push_decimal(&mut s, quorum);
-    s
+    format!("{prefix}{oks} of {n} OK, quorum {quorum}")
 }
 
 /// Signed ns as milliseconds, with as few decimals as show the value exactly ("-12 ms",
