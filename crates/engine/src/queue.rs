@@ -281,13 +281,7 @@ mod tests {
                             now + rng.uniform_inclusive(0, 1 << bits)
                         }
                     };
-                    q.push(SimTime(time), seq);
-                    reference.push(Early {
-                        time: SimTime(time),
-                        seq,
-                        data: seq,
-                    });
-                    seq += 1;
+                    push_both(&mut q, &mut reference, &mut seq, SimTime(time));
                 } else if r < 60 {
                     let want = reference.peek().map(|e| (e.time, e.data));
                     assert_eq!(q.peek().map(|i| (i.time, i.data)), want);
