@@ -36,7 +36,8 @@ pub const BOOTSTRAP_RESAMPLES: usize = 1000;
 /// The bootstrap's random stream (of seed 0).
 pub const BOOTSTRAP_STREAM: &str = "compare/bootstrap";
 
-/// A comparison manifest: which designs, under which labels, over which seeds.
+/// A comparison manifest: which designs, under which labels, over which seeds. Every field
+/// but `description` is required; `docs/compare-manifest.md` documents the format.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
