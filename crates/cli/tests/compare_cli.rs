@@ -132,6 +132,28 @@ fn bad_input_is_exit_2_with_the_reason() {
     let blank = blank.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["compare", LEASE, "--seeds", "0..2"], "two or more"),
+        // Regression (new-user pass): one file without the suffix said only "needs two or
+        // more scenario files", even when the file was a manifest.
+        (
+            vec!["compare", LEASE, "--seeds", "0..2"],
+            "lease-fencing.json: one scenario file is one design",
+        ),
+        (
+            vec!["compare", "tests/broken/manifest-without-suffix.json"],
+            "tests/broken/manifest-without-suffix.json: this is a comparison manifest, but its \
+             file name does not end in .compare.json, so it would be read as a scenario: rename \
+             it manifest-without-suffix.compare.json",
+        ),
+        (
+            vec![
+                "compare",
+                LEASE,
+                "tests/broken/manifest-without-suffix.json",
+                "--seeds",
+                "0..2",
+            ],
+            "rename it manifest-without-suffix.compare.json",
+        ),
         (vec!["compare", LEASE, REDLOCK], "--seeds A..B is required"),
         (
             vec!["compare", LEASE, REDLOCK, "--seeds", "0..2", "--label", "a"],

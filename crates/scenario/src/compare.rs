@@ -108,6 +108,13 @@ pub struct Design {
     pub plan: Plan,
 }
 
+/// Whether `src` is a comparison manifest by its content (a JSON object with
+/// `splitbrain_compare` and no scenario's `splitbrain`), whatever its file is named.
+pub fn is_manifest_text(src: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(without_bom(src))
+        .is_ok_and(|v| v.get("splitbrain_compare").is_some() && v.get("splitbrain").is_none())
+}
+
 /// Reads a manifest and loads its designs (files relative to the manifest's folder).
 pub fn load_manifest(path: &Path) -> Result<(Manifest, SeedRange, Vec<Design>), CompareError> {
     let file = path.display().to_string();
