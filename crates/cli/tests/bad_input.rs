@@ -156,6 +156,28 @@ fn an_output_path_that_is_a_folder_or_a_file_in_the_way_is_exit_2_before_any_wor
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
 }
 
+/// Regression (new-user pass): `--trace /proc/x.jsonl` said "cannot create a file in /proc:
+/// entity not found": the folder exists and refuses new files, and that is what is said.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_that_refuses_new_files_is_named_with_the_reason() {
+    let o = splitbrain(&["run", LESSON, "--trace", "/proc/x.jsonl"]);
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty(), "nothing ran");
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: cannot write /proc/x.jsonl: the folder /proc cannot be written: it accepts no \
+         new files\n"
+    );
+    let o = splitbrain(&["run", LESSON, "--trace", "/proc/a/b/x.jsonl"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: cannot write /proc/a/b/x.jsonl: cannot create the folder /proc/a/b: the folder \
+         /proc cannot be written: it accepts no new files\n"
+    );
+}
+
 /// Regression: `chart --hide HEARTBEATS` (a typo) drew every heartbeat without a word.
 #[test]
 fn hide_names_a_message_kind() {
