@@ -15,8 +15,9 @@ use std::path::PathBuf;
 pub struct ShrinkArgs {
     /// The scenario file.
     pub file: PathBuf,
-    /// Seed of the failing run (default: the file's `seed`).
-    #[arg(long)]
+    /// Seed of the failing run, an integer 0..=18446744073709551615 (default: the file's
+    /// `seed`).
+    #[arg(long, value_parser = crate::cmd_run::parse_seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Write the smallest scenario found here (default: print it).
     #[arg(short = 'o', long, value_name = "minimal.json")]

@@ -259,7 +259,8 @@ fn manifest_errors_are_located_like_scenario_errors() {
         (
             "seeds",
             good.replace("0..2", "0..x"),
-            ":6:12: seeds: expected a seed range like 0..10000 (end excluded), found `0..x`"
+            ":6:12: seeds: expected a seed range like 0..10000 (end excluded), 0..=9999 (end \
+             included) or one seed, found `0..x`"
                 .to_string(),
         ),
         (

@@ -36,15 +36,40 @@ impl std::str::FromStr for SeedRange {
     type Err = String;
     /// `A..B` (B excluded), `A..=B`, or one seed `A`.
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("expected a seed range like 0..10000 (end excluded), found `{s}`");
-        let num = |x: &str| x.trim().parse::<u64>().map_err(|_| bad());
+        let bad = || {
+            format!(
+                "expected a seed range like 0..10000 (end excluded), 0..=9999 (end included) or \
+                 one seed, found `{s}`"
+            )
+        };
+        let num = |x: &str| {
+            let x = x.trim();
+            x.parse::<u64>().map_err(|_| {
+                if !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()) {
+                    format!(
+                        "a seed is an integer in 0..={}, found {x} in `{s}`",
+                        u64::MAX
+                    )
+                } else {
+                    bad()
+                }
+            })
+        };
+        // The last seed cannot be included: a range holds its end excluded, as a u64.
+        let past_last = || {
+            format!(
+                "the seed range `{s}` includes seed {}: a range can reach at most seed {}",
+                u64::MAX,
+                u64::MAX - 1
+            )
+        };
         let (start, end) = if let Some((a, b)) = s.split_once("..=") {
-            (num(a)?, num(b)?.checked_add(1).ok_or_else(bad)?)
+            (num(a)?, num(b)?.checked_add(1).ok_or_else(past_last)?)
         } else if let Some((a, b)) = s.split_once("..") {
             (num(a)?, num(b)?)
         } else {
             let a = num(s)?;
-            (a, a.checked_add(1).ok_or_else(bad)?)
+            (a, a.checked_add(1).ok_or_else(past_last)?)
         };
         if start >= end {
             return Err(format!("the seed range `{s}` is empty"));
@@ -697,6 +722,16 @@ mod tests {
         );
         assert!("5..5".parse::<SeedRange>().is_err());
         assert!("a..b".parse::<SeedRange>().is_err());
+        // Regression (new-user pass): a bound past u64 read as a malformed range.
+        assert_eq!(
+            "0..18446744073709551616".parse::<SeedRange>().unwrap_err(),
+            "a seed is an integer in 0..=18446744073709551615, found 18446744073709551616 in \
+             `0..18446744073709551616`"
+        );
+        assert!("18446744073709551610..=18446744073709551615"
+            .parse::<SeedRange>()
+            .unwrap_err()
+            .contains("a range can reach at most seed 18446744073709551614"));
         assert!("3/3".parse::<Shard>().is_err());
         assert!("0/0".parse::<Shard>().is_err());
         let s: Shard = "1/3".parse().unwrap();
