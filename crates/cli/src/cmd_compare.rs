@@ -29,8 +29,8 @@ pub struct CompareArgs {
     /// (`NAME.compare.json`: the files, their labels and the seeds).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Seeds to run: A..B (B excluded), A..=B. Required for scenario files; overrides a
-    /// manifest's.
+    /// Seeds to run: A..B (B excluded: 0..1000 is 1000 seeds), A..=B (B included: 0..=999 is
+    /// the same 1000) or one seed A. Required for scenario files; overrides a manifest's.
     #[arg(long, value_name = "A..B")]
     pub seeds: Option<SeedRange>,
     /// A design's label, once per scenario file in order (default: the scenario's name).

@@ -425,3 +425,21 @@ fn an_interrupted_sweep_leaves_no_temporary_file() {
     assert_eq!(tmp_files(), 0, "a temporary file was left behind");
     assert!(!out.exists(), "an unfinished results file appeared");
 }
+
+/// Regression (new-user pass): `--seeds 0..=5` (end included) was accepted but documented in
+/// one command's `--help` only: every command that takes `--seeds` says so, and it runs the end.
+#[test]
+fn an_inclusive_seed_range_is_documented_and_runs_its_end() {
+    for cmd in ["sweep", "compare", "coverage"] {
+        let o = splitbrain(&[cmd, "--help"]);
+        assert_eq!(code(&o), 0, "{cmd}");
+        let help = stdout(&o);
+        assert!(
+            help.contains("A..=B (B included: 0..=999 is the same 1000)"),
+            "{cmd}: {help}"
+        );
+    }
+    let o = splitbrain(&["sweep", LESSON, "--seeds", "0..=2", "--jobs", "1"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout(&o).contains("3 of 3 runs"), "{}", stdout(&o));
+}
