@@ -65,8 +65,25 @@ pub fn run(a: ShrinkArgs) -> Result<u8> {
         invariant: a.invariant.clone(),
         max_runs: a.max_runs,
     };
+    // A seed whose run violates nothing is not bad input (the file and flags are valid) but
+    // an outcome other than the one asked for: exit 1, as for a mismatch, with a plain note
+    // and where to find a failing seed.
+    let nothing = |what: String| {
+        eprintln!("nothing to shrink: seed {seed} {what}");
+        eprintln!(
+            "          shrink needs a failing run: `splitbrain sweep {file} --seeds 0..1000` lists \
+             failing seeds"
+        );
+        Ok(exit::MISMATCH)
+    };
     let s = match shrink(&plan, &opts) {
         Ok(s) => s,
+        Err(ShrinkError::NothingViolated { checked, .. }) => {
+            return nothing(format!("violates no invariant ({checked})"))
+        }
+        Err(ShrinkError::NotViolated { name, outcome, .. }) => {
+            return nothing(format!("does not violate {name} ({name}={outcome})"))
+        }
         Err(e @ (ShrinkError::Internal(_) | ShrinkError::Io(_))) => return Err(e.into()),
         Err(e) => return Err(exit::BadInput(e.to_string()).into()),
     };

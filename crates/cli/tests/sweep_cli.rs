@@ -372,10 +372,35 @@ fn shrink_writes_a_scenario_that_runs_as_expected() {
     let o = splitbrain(&["run", &out]);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
     assert!(stdout(&o).contains("single_leader"));
-    // Nothing violated: exit 2.
+}
+
+/// Regression (new-user pass): a seed that violates nothing was exit 2, "bad input", with
+/// `error: seed 1: no checked invariant is violated (...); nothing to shrink`. The file and
+/// flags are valid; the run is not the failing one asked for: exit 1 (README), a plain note.
+#[test]
+fn shrink_of_a_seed_that_violates_nothing_is_exit_1_with_a_plain_note() {
     let o = splitbrain(&["shrink", "scenarios/01-bully-leader-crash.json"]);
-    assert_eq!(code(&o), 2);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("nothing to shrink"));
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(
+        err.lines().next().unwrap(),
+        "nothing to shrink: seed 1 violates no invariant (single_leader=holds, \
+         eventual_leader=holds)"
+    );
+    assert!(err.contains("`splitbrain sweep scenarios/01-bully-leader-crash.json --seeds 0..1000` lists failing seeds"), "{err}");
+    let o = splitbrain(&[
+        "shrink",
+        LESSON,
+        "--seed",
+        "3",
+        "--invariant",
+        "eventual_leader",
+    ]);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with(
+        "nothing to shrink: seed 3 does not violate eventual_leader (eventual_leader="
+    ));
 }
 
 /// A sweep killed with SIGTERM while it writes `--out` exits 130 and leaves neither the
