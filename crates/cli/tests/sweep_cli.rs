@@ -468,3 +468,26 @@ fn an_inclusive_seed_range_is_documented_and_runs_its_end() {
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     assert!(stdout(&o).contains("3 of 3 runs"), "{}", stdout(&o));
 }
+
+/// Regression (new-user pass): `replay` of a scenario file said "line 1: not a splitbrain trace
+/// header: not JSON: EOF while parsing an object": it says what the file is and suggests `run`.
+#[test]
+fn replay_of_a_scenario_says_it_is_a_scenario_and_suggests_run() {
+    for cmd in ["replay", "chart"] {
+        let mut args = vec![cmd, LESSON];
+        if cmd == "chart" {
+            args.extend(["-o", "/nonexistent-never-written.svg"]);
+        }
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 2, "{cmd}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!(
+                "error: {LESSON}: this is a scenario file, not a trace: `splitbrain run` runs it \
+                 (with `--trace OUT.jsonl` it records the trace that replay, chart, view and \
+                 export read)\n"
+            ),
+            "{cmd}"
+        );
+    }
+}
