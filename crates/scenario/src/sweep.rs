@@ -416,8 +416,15 @@ pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
     let (_, first) = it
         .next()
         .ok_or_else(|| bad(1, "empty file: not a sweep results file".into()))?;
+    // serde_json ends its message with " at line 1 column C", the line within the line:
+    // the file's line is given once, and the column after the reason.
+    let reason = |e: serde_json::Error| {
+        let text = e.to_string();
+        let text = text.rfind(" at line ").map_or(&*text, |i| &text[..i]);
+        format!("{text} (column {})", e.column())
+    };
     let raw: serde_json::Value = serde_json::from_str(first)
-        .map_err(|e| bad(1, format!("not a sweep results file: {e}")))?;
+        .map_err(|e| bad(1, format!("not a sweep results file: {}", reason(e))))?;
     match raw.get("splitbrain_sweep").and_then(|v| v.as_u64()) {
         Some(v) if v == u64::from(SWEEP_FORMAT) => {}
         Some(v) => {
@@ -440,7 +447,7 @@ pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
         if l.is_empty() {
             continue;
         }
-        lines.push(serde_json::from_str(l).map_err(|e| bad(i + 1, e.to_string()))?);
+        lines.push(serde_json::from_str(l).map_err(|e| bad(i + 1, reason(e)))?);
     }
     Ok(Results { header, lines })
 }
@@ -710,6 +717,17 @@ pub fn invariant_stats(lines: &[&SeedLine], first_k: usize) -> Vec<InvariantStat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_damaged_results_line_names_its_file_line_and_column_once() {
+        // Regression (new-user pass): "line 1: not a sweep results file: expected value at
+        // line 1 column 1", the location given twice; a later line said "at line 1" too.
+        let err = parse_results("r.jsonl", "xx\n").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "r.jsonl: line 1: not a sweep results file: expected value (column 1)"
+        );
+    }
 
     #[test]
     fn ranges_and_shards_parse_and_slice() {
