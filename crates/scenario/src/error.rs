@@ -61,6 +61,19 @@ impl fmt::Display for Problem {
     }
 }
 
+/// serde_json's message for `e` without its " at line L column C" tail, for a line of a JSON
+/// Lines file (where serde's line is the line within the line): the column follows the
+/// reason, and the caller names the file's line once.
+pub fn json_line_reason(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let text = text.rfind(" at line ").map_or(&*text, |i| &text[..i]);
+    if e.column() == 0 {
+        text.to_string()
+    } else {
+        format!("{text} (column {})", e.column())
+    }
+}
+
 /// Longest word or candidate, in characters, that [`did_you_mean`] compares: edit distance
 /// costs the product of the lengths, so a 100,000-character node name against another would
 /// take minutes, and nobody mistypes a name that long.

@@ -416,13 +416,8 @@ pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
     let (_, first) = it
         .next()
         .ok_or_else(|| bad(1, "empty file: not a sweep results file".into()))?;
-    // serde_json ends its message with " at line 1 column C", the line within the line:
-    // the file's line is given once, and the column after the reason.
-    let reason = |e: serde_json::Error| {
-        let text = e.to_string();
-        let text = text.rfind(" at line ").map_or(&*text, |i| &text[..i]);
-        format!("{text} (column {})", e.column())
-    };
+    // serde_json ends its message with " at line 1 column C", the line within the line.
+    let reason = |e: serde_json::Error| crate::error::json_line_reason(&e);
     let raw: serde_json::Value = serde_json::from_str(first)
         .map_err(|e| bad(1, format!("not a sweep results file: {}", reason(e))))?;
     match raw.get("splitbrain_sweep").and_then(|v| v.as_u64()) {

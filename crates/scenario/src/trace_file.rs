@@ -67,7 +67,7 @@ pub enum TraceFileError {
         line: usize,
     },
     /// An event line does not parse.
-    #[error("line {line}: not a trace event: {source}")]
+    #[error("line {line}: not a trace event: {}", crate::error::json_line_reason(.source))]
     Event {
         /// 1-based line number.
         line: usize,
@@ -140,7 +140,8 @@ impl TraceFile {
                 return Err(e);
             }
         }
-        let raw = raw.map_err(|e| not_trace(format!("not JSON: {e}")))?;
+        let raw = raw
+            .map_err(|e| not_trace(format!("not JSON: {}", crate::error::json_line_reason(&e))))?;
         let format = raw
             .get("splitbrain_trace")
             .and_then(|v| v.as_u64())
@@ -159,8 +160,8 @@ impl TraceFile {
         }
         // Parse the header from the line itself (not from `raw`, whose objects are key-sorted):
         // node order is part of the scenario.
-        let header: TraceHeader =
-            serde_json::from_str(first).map_err(|e| not_trace(e.to_string()))?;
+        let header: TraceHeader = serde_json::from_str(first)
+            .map_err(|e| not_trace(crate::error::json_line_reason(&e)))?;
         let file = TraceFile {
             header,
             text,
@@ -245,6 +246,12 @@ mod tests {
             err.to_string()
                 .starts_with("line 1: not a splitbrain trace header: missing field"),
             "{err}"
+        );
+        // The file's line once, the column after the reason (serde said "at line 1" again).
+        let err = TraceFile::parse("xx\n".into()).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "line 1: not a splitbrain trace header: not JSON: expected value (column 1)"
         );
     }
 }
