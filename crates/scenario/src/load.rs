@@ -77,27 +77,33 @@ pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
 pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
     parse_json(src, "scenario", &refine_node_error).map_err(|problem| ScenarioError::Invalid {
         file: file.to_string(),
-        problems: vec![manifest_not_scenario(without_bom(src)).unwrap_or(problem)],
+        problems: vec![manifest_not_scenario(file, without_bom(src)).unwrap_or(problem)],
     })
 }
 
 /// A comparison manifest read as a scenario (its name lacks the `.compare.json` suffix):
 /// serde would name the first field a scenario does not have; say what the file is instead.
-fn manifest_not_scenario(src: &str) -> Option<Problem> {
+fn manifest_not_scenario(file: &str, src: &str) -> Option<Problem> {
+    use crate::compare::MANIFEST_SUFFIX;
     if !crate::compare::is_manifest_text(src) {
         return None;
     }
     let (line, column) = locate_key(src, &[], "splitbrain_compare", 0)?;
+    let message = if file.ends_with(MANIFEST_SUFFIX) {
+        // Named as a manifest, but given where a scenario goes (a manifest's design).
+        "this is a comparison manifest, not a scenario: `splitbrain compare` runs it".to_string()
+    } else {
+        format!(
+            "this is a comparison manifest, not a scenario: a manifest's file name must end in \
+             {MANIFEST_SUFFIX} (then `splitbrain compare FILE` runs it, `check` skips it and \
+             `report` writes its page)"
+        )
+    };
     Some(Problem {
         line,
         column,
         path: "splitbrain_compare".to_string(),
-        message: format!(
-            "this is a comparison manifest, not a scenario: a manifest's file name must end in \
-             {} (then `splitbrain compare FILE` runs it, `check` skips it and `report` writes \
-             its page)",
-            crate::compare::MANIFEST_SUFFIX
-        ),
+        message,
     })
 }
 
