@@ -291,6 +291,26 @@ fn manifest_errors_are_located_like_scenario_errors() {
         );
         assert!(o.stdout.is_empty(), "{name}: nothing ran");
     }
+    // A design whose scenario is invalid: the scenario's located error, then where the
+    // manifest names it.
+    std::fs::copy(
+        repo().join("tests/broken/zero-ttl.json"),
+        dir.path().join("zero-ttl.json"),
+    )
+    .unwrap();
+    let path = dir.path().join("invalid.compare.json");
+    std::fs::write(&path, good.replace("redlock.json", "zero-ttl.json")).unwrap();
+    let o = splitbrain(&["compare", path.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "error: {}:18:14: nodes.client-1.ttl: ttl must be greater than zero\n  (named by \
+             {}:9:15: designs[1].file)\n",
+            dir.path().join("zero-ttl.json").display(),
+            path.display()
+        )
+    );
 }
 
 #[test]

@@ -87,9 +87,17 @@ pub enum CompareError {
         /// What is wrong, where.
         problem: crate::Problem,
     },
-    /// A design's scenario file is invalid.
-    #[error(transparent)]
-    Scenario(#[from] crate::ScenarioError),
+    /// A design's scenario file is invalid: its own located errors, then where the manifest
+    /// names it.
+    #[error("{error}\n  (named by {manifest}:{}:{}: {})", .at.line, .at.column, .at.path)]
+    Design {
+        /// The scenario's errors.
+        error: crate::ScenarioError,
+        /// The manifest.
+        manifest: String,
+        /// Where the manifest names the file (`message` unused).
+        at: Box<crate::Problem>,
+    },
 }
 
 /// The fields a manifest must have, in words, for an error that misses one.
@@ -209,7 +217,7 @@ pub fn load_manifest_str(
         let p: PathBuf = dir.join(&d.file);
         // A design file that cannot be read is the manifest's error: its `file` names it.
         let text = match read_json_text(&p, "scenario") {
-            Ok(text) => text,
+            Ok(text) => Ok(text),
             Err(ReadError::Io(e)) => {
                 let why = if e.kind() == std::io::ErrorKind::NotFound {
                     "no such file".to_string()
@@ -227,15 +235,27 @@ pub fn load_manifest_str(
                     ),
                 ));
             }
-            Err(ReadError::Invalid(problem)) => {
-                return Err(crate::ScenarioError::Invalid {
-                    file: p.display().to_string(),
-                    problems: vec![problem],
-                }
-                .into())
-            }
+            Err(ReadError::Invalid(problem)) => Err(crate::ScenarioError::Invalid {
+                file: p.display().to_string(),
+                problems: vec![problem],
+            }),
         };
-        let plan = crate::load_str(&p.display().to_string(), &text)?;
+        let plan = text
+            .and_then(|text| crate::load_str(&p.display().to_string(), &text))
+            .map_err(|error| {
+                let path = at("file");
+                let (line, column) = locate(src, &path);
+                CompareError::Design {
+                    error,
+                    manifest: file.to_string(),
+                    at: Box::new(crate::Problem {
+                        line,
+                        column,
+                        path: render(&path),
+                        message: String::new(),
+                    }),
+                }
+            })?;
         designs.push(Design {
             label: d.label.clone(),
             file: p.display().to_string(),
