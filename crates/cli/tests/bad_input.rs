@@ -156,6 +156,24 @@ fn an_output_path_that_is_a_folder_or_a_file_in_the_way_is_exit_2_before_any_wor
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
 }
 
+/// Regression (new-user pass): `run scenarios` said "cannot read the scenario: Is a directory
+/// (os error 21)".
+#[test]
+fn a_folder_given_as_a_scenario_says_so_and_points_at_check() {
+    let o = splitbrain(&["run", "scenarios"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: scenarios: cannot read the scenario: it is a folder, not a scenario file \
+         (`splitbrain check scenarios` runs every scenario in a folder)\n"
+    );
+    let o = splitbrain(&["run", "no/such/file.json"]);
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: no/such/file.json: cannot read the scenario: no such file\n"
+    );
+}
+
 /// Regression (new-user pass): `--seed 18446744073709551616` said "number too large to fit
 /// in target type", `--seed -1` "unexpected argument", and a seed range past u64 read as a
 /// malformed range: each now says a seed is an integer in 0..=18446744073709551615.
