@@ -78,12 +78,17 @@ impl AtomicFile {
                     path.display(),
                     file.display()
                 ),
-                None => format!(
-                    "cannot write {}: cannot create the folder {}: {}",
-                    path.display(),
-                    dir.display(),
-                    e.kind()
-                ),
+                None => {
+                    // The deepest folder that exists is the one that refused.
+                    let refused = dir.ancestors().find(|a| a.is_dir()).unwrap_or(&dir);
+                    format!(
+                        "cannot write {}: cannot create the folder {}: the folder {} {}",
+                        path.display(),
+                        dir.display(),
+                        refused.display(),
+                        cannot_write(&e)
+                    )
+                }
             })
         })?;
         let mut builder = tempfile::Builder::new();
@@ -95,12 +100,20 @@ impl AtomicFile {
             builder.permissions(std::fs::Permissions::from_mode(0o644));
         }
         let tmp = builder.tempfile_in(&dir).map_err(|e| {
-            crate::exit::BadInput(format!(
-                "cannot write {}: cannot create a file in {}: {}",
-                path.display(),
-                dir.display(),
-                e.kind()
-            ))
+            crate::exit::BadInput(if dir.is_dir() {
+                format!(
+                    "cannot write {}: the folder {} {}",
+                    path.display(),
+                    dir.display(),
+                    cannot_write(&e)
+                )
+            } else {
+                format!(
+                    "cannot write {}: the folder {} does not exist",
+                    path.display(),
+                    dir.display()
+                )
+            })
         })?;
         let unfinished = Unfinished::new(tmp.path());
         Ok(AtomicFile {
@@ -125,14 +138,23 @@ impl AtomicFile {
             unfinished,
         } = self;
         tmp.persist(&path).map_err(|e| {
-            crate::exit::BadInput(format!(
-                "cannot write {}: {}",
-                path.display(),
-                e.error.kind()
-            ))
+            crate::exit::BadInput(format!("cannot write {}: {}", path.display(), e.error))
         })?;
         drop(unfinished);
         Ok(())
+    }
+}
+
+/// Why an existing folder refused a new file or folder, in words ("entity not found", the
+/// error kind's own words, said nothing: /proc refuses new files with it).
+fn cannot_write(e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::PermissionDenied => "cannot be written: permission denied".to_string(),
+        ErrorKind::ReadOnlyFilesystem => "cannot be written: its file system is read-only".into(),
+        ErrorKind::NotFound => "cannot be written: it accepts no new files".into(),
+        ErrorKind::StorageFull => "cannot be written: no space left on the device".into(),
+        _ => format!("cannot be written: {e}"),
     }
 }
 

@@ -14,7 +14,9 @@ use splitbrain_report::compare::{
     compare_csv, compare_page, compare_text, render_compare, ComparePage,
 };
 use splitbrain_report::ChartFormat;
-use splitbrain_scenario::compare::{compare, load_manifest, Design, MANIFEST_SUFFIX};
+use splitbrain_scenario::compare::{
+    compare, is_manifest_text, load_manifest, Design, MANIFEST_SUFFIX,
+};
 use splitbrain_scenario::load_file;
 use splitbrain_scenario::sweep::SeedRange;
 use std::path::PathBuf;
@@ -27,8 +29,8 @@ pub struct CompareArgs {
     /// (`NAME.compare.json`: the files, their labels and the seeds).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Seeds to run: A..B (B excluded), A..=B. Required for scenario files; overrides a
-    /// manifest's.
+    /// Seeds to run: A..B (B excluded: 0..1000 is 1000 seeds), A..=B (B included: 0..=999 is
+    /// the same 1000) or one seed A. Required for scenario files; overrides a manifest's.
     #[arg(long, value_name = "A..B")]
     pub seeds: Option<SeedRange>,
     /// A design's label, once per scenario file in order (default: the scenario's name).
@@ -78,9 +80,25 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
             designs,
         });
     }
-    if a.inputs.len() < 2 {
+    for f in &a.inputs {
+        // A manifest whose name lacks the suffix would be read as a scenario.
+        if std::fs::read_to_string(f).is_ok_and(|t| is_manifest_text(&t)) {
+            let stem = f.file_stem().unwrap_or_default().to_string_lossy();
+            return Err(exit::BadInput(format!(
+                "{}: this is a comparison manifest, but its file name does not end in \
+                 {MANIFEST_SUFFIX}, so it would be read as a scenario: rename it \
+                 {stem}{MANIFEST_SUFFIX}",
+                f.display()
+            ))
+            .into());
+        }
+    }
+    if let [one] = a.inputs.as_slice() {
         return Err(exit::BadInput(format!(
-            "a comparison needs two or more scenario files (or one {MANIFEST_SUFFIX} manifest)"
+            "{}: one scenario file is one design; a comparison needs two or more scenario files \
+             (one per design, with --seeds A..B) or one manifest named NAME{MANIFEST_SUFFIX} \
+             (see docs/compare-manifest.md)",
+            one.display()
         ))
         .into());
     }

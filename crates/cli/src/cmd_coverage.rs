@@ -18,7 +18,8 @@ pub struct CoverageArgs {
     /// The coverage folder (scenario files in `safe/` and `planted/`).
     #[arg(default_value = "tests/coverage")]
     pub dir: PathBuf,
-    /// Seeds per design: A..B (B excluded).
+    /// Seeds per design: A..B (B excluded: 0..1000 is 1000 seeds), A..=B (B included: 0..=999
+    /// is the same 1000) or one seed A.
     #[arg(long, value_name = "A..B", default_value = "0..10000")]
     pub seeds: SeedRange,
     /// Write the markdown report here.

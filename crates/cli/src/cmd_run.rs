@@ -11,13 +11,21 @@ use splitbrain_scenario::{execute, TraceHeader};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
+/// Parses `--seed`: a seed is a u64, and clap's "number too large to fit in target type" or
+/// "invalid digit found in string" did not say so.
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| format!("a seed is an integer in 0..={}, found `{s}`", u64::MAX))
+}
+
 /// Arguments of `run`.
 #[derive(Args)]
 pub struct RunArgs {
     /// The scenario file.
     pub file: PathBuf,
-    /// Seed (default: the file's `seed`).
-    #[arg(long)]
+    /// Seed, an integer 0..=18446744073709551615 (default: the file's `seed`).
+    #[arg(long, value_parser = parse_seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Write the trace as JSON Lines to this file.
     #[arg(long, value_name = "OUT.jsonl")]

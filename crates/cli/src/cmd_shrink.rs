@@ -15,8 +15,9 @@ use std::path::PathBuf;
 pub struct ShrinkArgs {
     /// The scenario file.
     pub file: PathBuf,
-    /// Seed of the failing run (default: the file's `seed`).
-    #[arg(long)]
+    /// Seed of the failing run, an integer 0..=18446744073709551615 (default: the file's
+    /// `seed`).
+    #[arg(long, value_parser = crate::cmd_run::parse_seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Write the smallest scenario found here (default: print it).
     #[arg(short = 'o', long, value_name = "minimal.json")]
@@ -64,8 +65,25 @@ pub fn run(a: ShrinkArgs) -> Result<u8> {
         invariant: a.invariant.clone(),
         max_runs: a.max_runs,
     };
+    // A seed whose run violates nothing is not bad input (the file and flags are valid) but
+    // an outcome other than the one asked for: exit 1, as for a mismatch, with a plain note
+    // and where to find a failing seed.
+    let nothing = |what: String| {
+        eprintln!("nothing to shrink: seed {seed} {what}");
+        eprintln!(
+            "          shrink needs a failing run: `splitbrain sweep {file} --seeds 0..1000` lists \
+             failing seeds"
+        );
+        Ok(exit::MISMATCH)
+    };
     let s = match shrink(&plan, &opts) {
         Ok(s) => s,
+        Err(ShrinkError::NothingViolated { checked, .. }) => {
+            return nothing(format!("violates no invariant ({checked})"))
+        }
+        Err(ShrinkError::NotViolated { name, outcome, .. }) => {
+            return nothing(format!("does not violate {name} ({name}={outcome})"))
+        }
         Err(e @ (ShrinkError::Internal(_) | ShrinkError::Io(_))) => return Err(e.into()),
         Err(e) => return Err(exit::BadInput(e.to_string()).into()),
     };

@@ -29,7 +29,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct SweepArgs {
     /// The scenario file.
     pub file: PathBuf,
-    /// Seeds to run: A..B (B excluded), A..=B, or one seed.
+    /// Seeds to run: A..B (B excluded: 0..1000 is 1000 seeds), A..=B (B included: 0..=999 is
+    /// the same 1000) or one seed A; at most 10,000,000.
     #[arg(long, value_name = "A..B")]
     pub seeds: SeedRange,
     /// Worker threads (default: the available cores). Results do not depend on it.

@@ -2,7 +2,8 @@
 
 /// Everything as expected.
 pub const OK: u8 = 0;
-/// An outcome differed from its expectation.
+/// An outcome differed from its expectation (or a replay diverged, or `shrink`'s seed violates
+/// nothing).
 pub const MISMATCH: u8 = 1;
 /// Bad input or usage.
 pub const BAD_INPUT: u8 = 2;

@@ -62,6 +62,7 @@ enum Cmd {
     /// Re-run a recorded trace and check the run is identical, event for event.
     Replay(cmd_replay::ReplayArgs),
     /// Cut a failing run down to a smaller scenario that still violates the same invariant.
+    /// Exit 0 with the smaller scenario, 1 if the seed violates nothing (nothing to shrink).
     Shrink(cmd_shrink::ShrinkArgs),
     /// Measure the checkers: sweep safe designs (no violation allowed) and planted bugs (some
     /// invariant must catch each) and write the coverage report.

@@ -156,6 +156,66 @@ fn an_output_path_that_is_a_folder_or_a_file_in_the_way_is_exit_2_before_any_wor
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
 }
 
+/// Regression (new-user pass): `run scenarios` said "cannot read the scenario: Is a directory
+/// (os error 21)".
+#[test]
+fn a_folder_given_as_a_scenario_says_so_and_points_at_check() {
+    let o = splitbrain(&["run", "scenarios"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: scenarios: cannot read the scenario: it is a folder, not a scenario file \
+         (`splitbrain check scenarios` runs every scenario in a folder)\n"
+    );
+    let o = splitbrain(&["run", "no/such/file.json"]);
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: no/such/file.json: cannot read the scenario: no such file\n"
+    );
+}
+
+/// Regression (new-user pass): `--seed 18446744073709551616` said "number too large to fit
+/// in target type", `--seed -1` "unexpected argument", and a seed range past u64 read as a
+/// malformed range: each now says a seed is an integer in 0..=18446744073709551615.
+#[test]
+fn a_seed_past_u64_says_what_a_seed_is() {
+    let want = "a seed is an integer in 0..=18446744073709551615";
+    for args in [
+        vec!["run", LESSON, "--seed", "18446744073709551616"],
+        vec!["run", LESSON, "--seed", "-1"],
+        vec!["shrink", LESSON, "--seed", "1.5"],
+        vec!["sweep", LESSON, "--seeds", "0..18446744073709551616"],
+    ] {
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}: nothing ran");
+    }
+}
+
+/// Regression (new-user pass): `--trace /proc/x.jsonl` said "cannot create a file in /proc:
+/// entity not found": the folder exists and refuses new files, and that is what is said.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_that_refuses_new_files_is_named_with_the_reason() {
+    let o = splitbrain(&["run", LESSON, "--trace", "/proc/x.jsonl"]);
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty(), "nothing ran");
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: cannot write /proc/x.jsonl: the folder /proc cannot be written: it accepts no \
+         new files\n"
+    );
+    let o = splitbrain(&["run", LESSON, "--trace", "/proc/a/b/x.jsonl"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: cannot write /proc/a/b/x.jsonl: cannot create the folder /proc/a/b: the folder \
+         /proc cannot be written: it accepts no new files\n"
+    );
+}
+
 /// Regression: `chart --hide HEARTBEATS` (a typo) drew every heartbeat without a word.
 #[test]
 fn hide_names_a_message_kind() {

@@ -132,6 +132,28 @@ fn bad_input_is_exit_2_with_the_reason() {
     let blank = blank.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["compare", LEASE, "--seeds", "0..2"], "two or more"),
+        // Regression (new-user pass): one file without the suffix said only "needs two or
+        // more scenario files", even when the file was a manifest.
+        (
+            vec!["compare", LEASE, "--seeds", "0..2"],
+            "lease-fencing.json: one scenario file is one design",
+        ),
+        (
+            vec!["compare", "tests/broken/manifest-without-suffix.json"],
+            "tests/broken/manifest-without-suffix.json: this is a comparison manifest, but its \
+             file name does not end in .compare.json, so it would be read as a scenario: rename \
+             it manifest-without-suffix.compare.json",
+        ),
+        (
+            vec![
+                "compare",
+                LEASE,
+                "tests/broken/manifest-without-suffix.json",
+                "--seeds",
+                "0..2",
+            ],
+            "rename it manifest-without-suffix.compare.json",
+        ),
         (vec!["compare", LEASE, REDLOCK], "--seeds A..B is required"),
         (
             vec!["compare", LEASE, REDLOCK, "--seeds", "0..2", "--label", "a"],
@@ -157,7 +179,7 @@ fn bad_input_is_exit_2_with_the_reason() {
         ),
         (
             vec!["compare", blank],
-            "designs.0.label: a label cannot be empty",
+            "designs[0].label: a label cannot be empty",
         ),
         (vec!["compare", LEASE, REDLOCK, "--seeds", "5..5"], "empty"),
         (
@@ -171,6 +193,124 @@ fn bad_input_is_exit_2_with_the_reason() {
         assert_eq!(code(&o), 2, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
+}
+
+/// Regression (new-user pass): a manifest's rule errors had no line and column
+/// (`x.compare.json: designs.1.label: ...`), a missing design file named neither the manifest
+/// nor its field (`nope.json: cannot read the scenario`), serde's location was printed twice
+/// (`:10:1: .: missing field `title` at line 10 column 1`), the required fields were not named,
+/// and text after the closing brace was ignored.
+#[test]
+fn manifest_errors_are_located_like_scenario_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in [LEASE, REDLOCK] {
+        let name = std::path::Path::new(f).file_name().unwrap();
+        std::fs::copy(repo().join(f), dir.path().join(name)).unwrap();
+    }
+    let good = r#"{
+  "splitbrain_compare": 1,
+  "name": "x",
+  "title": "x",
+  "lesson": "x",
+  "seeds": "0..2",
+  "designs": [
+    { "file": "lease-fencing.json", "label": "a" },
+    { "file": "redlock.json", "label": "b" }
+  ]
+}
+"#;
+    let nope = dir.path().join("nope.json");
+    let cases = [
+        (
+            "blank",
+            good.replace(r#""label": "b""#, r#""label": " ""#),
+            ":9:40: designs[1].label: a label cannot be empty: it heads the design's column"
+                .to_string(),
+        ),
+        (
+            "twice",
+            good.replace(r#""label": "b""#, r#""label": "a""#),
+            ":9:40: designs[1].label: the label \"a\" is used twice (designs[0] has it): each \
+             design's column needs its own"
+                .to_string(),
+        ),
+        (
+            "missing",
+            good.replace("redlock.json", "nope.json"),
+            format!(
+                ":9:15: designs[1].file: cannot read the design's scenario {}: no such file (a \
+                 design's file is relative to the manifest's folder)",
+                nope.display()
+            ),
+        ),
+        (
+            "untitled",
+            good.replace("  \"title\": \"x\",\n", ""),
+            ":10:1: (root): missing field `title`: a comparison manifest needs \
+             `splitbrain_compare` (1), `name`, `title`, `lesson`, `seeds` and `designs` (each \
+             `{\"file\", \"label\"}`); `description` is optional (see docs/compare-manifest.md)"
+                .to_string(),
+        ),
+        (
+            "format",
+            good.replace("\"splitbrain_compare\": 1", "\"splitbrain_compare\": 2"),
+            ":2:25: splitbrain_compare: format 2 is not known: expected 1".to_string(),
+        ),
+        (
+            "seeds",
+            good.replace("0..2", "0..x"),
+            ":6:12: seeds: expected a seed range like 0..10000 (end excluded), 0..=9999 (end \
+             included) or one seed, found `0..x`"
+                .to_string(),
+        ),
+        (
+            "typo",
+            good.replace(r#""label": "b""#, r#""lable": "b""#),
+            ":9:40: designs[1].lable: unknown field `lable`, expected `file` or `label`; did you \
+             mean `label`?"
+                .to_string(),
+        ),
+        (
+            "trailing",
+            format!("{good}}}\n"),
+            ":12:1: (after the comparison manifest): unexpected text after the comparison \
+             manifest's closing brace: a file holds one JSON object"
+                .to_string(),
+        ),
+    ];
+    for (name, body, want) in cases {
+        let path = dir.path().join(format!("{name}.compare.json"));
+        std::fs::write(&path, body).unwrap();
+        let o = splitbrain(&["compare", path.to_str().unwrap()]);
+        let err = text(&o.stderr);
+        assert_eq!(code(&o), 2, "{name}: {err}");
+        assert_eq!(
+            err.lines().next().unwrap_or(""),
+            format!("error: {}{want}", path.display()),
+            "{name}"
+        );
+        assert!(o.stdout.is_empty(), "{name}: nothing ran");
+    }
+    // A design whose scenario is invalid: the scenario's located error, then where the
+    // manifest names it.
+    std::fs::copy(
+        repo().join("tests/broken/zero-ttl.json"),
+        dir.path().join("zero-ttl.json"),
+    )
+    .unwrap();
+    let path = dir.path().join("invalid.compare.json");
+    std::fs::write(&path, good.replace("redlock.json", "zero-ttl.json")).unwrap();
+    let o = splitbrain(&["compare", path.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "error: {}:18:14: nodes.client-1.ttl: ttl must be greater than zero\n  (named by \
+             {}:9:15: designs[1].file)\n",
+            dir.path().join("zero-ttl.json").display(),
+            path.display()
+        )
+    );
 }
 
 #[test]

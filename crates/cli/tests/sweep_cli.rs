@@ -372,10 +372,35 @@ fn shrink_writes_a_scenario_that_runs_as_expected() {
     let o = splitbrain(&["run", &out]);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
     assert!(stdout(&o).contains("single_leader"));
-    // Nothing violated: exit 2.
+}
+
+/// Regression (new-user pass): a seed that violates nothing was exit 2, "bad input", with
+/// `error: seed 1: no checked invariant is violated (...); nothing to shrink`. The file and
+/// flags are valid; the run is not the failing one asked for: exit 1 (README), a plain note.
+#[test]
+fn shrink_of_a_seed_that_violates_nothing_is_exit_1_with_a_plain_note() {
     let o = splitbrain(&["shrink", "scenarios/01-bully-leader-crash.json"]);
-    assert_eq!(code(&o), 2);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("nothing to shrink"));
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(
+        err.lines().next().unwrap(),
+        "nothing to shrink: seed 1 violates no invariant (single_leader=holds, \
+         eventual_leader=holds)"
+    );
+    assert!(err.contains("`splitbrain sweep scenarios/01-bully-leader-crash.json --seeds 0..1000` lists failing seeds"), "{err}");
+    let o = splitbrain(&[
+        "shrink",
+        LESSON,
+        "--seed",
+        "3",
+        "--invariant",
+        "eventual_leader",
+    ]);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with(
+        "nothing to shrink: seed 3 does not violate eventual_leader (eventual_leader="
+    ));
 }
 
 /// A sweep killed with SIGTERM while it writes `--out` exits 130 and leaves neither the
@@ -424,4 +449,45 @@ fn an_interrupted_sweep_leaves_no_temporary_file() {
     assert_eq!(status.code(), Some(130), "{status:?}");
     assert_eq!(tmp_files(), 0, "a temporary file was left behind");
     assert!(!out.exists(), "an unfinished results file appeared");
+}
+
+/// Regression (new-user pass): `--seeds 0..=5` (end included) was accepted but documented in
+/// one command's `--help` only: every command that takes `--seeds` says so, and it runs the end.
+#[test]
+fn an_inclusive_seed_range_is_documented_and_runs_its_end() {
+    for cmd in ["sweep", "compare", "coverage"] {
+        let o = splitbrain(&[cmd, "--help"]);
+        assert_eq!(code(&o), 0, "{cmd}");
+        let help = stdout(&o);
+        assert!(
+            help.contains("A..=B (B included: 0..=999 is the same 1000)"),
+            "{cmd}: {help}"
+        );
+    }
+    let o = splitbrain(&["sweep", LESSON, "--seeds", "0..=2", "--jobs", "1"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout(&o).contains("3 of 3 runs"), "{}", stdout(&o));
+}
+
+/// Regression (new-user pass): `replay` of a scenario file said "line 1: not a splitbrain trace
+/// header: not JSON: EOF while parsing an object": it says what the file is and suggests `run`.
+#[test]
+fn replay_of_a_scenario_says_it_is_a_scenario_and_suggests_run() {
+    for cmd in ["replay", "chart"] {
+        let mut args = vec![cmd, LESSON];
+        if cmd == "chart" {
+            args.extend(["-o", "/nonexistent-never-written.svg"]);
+        }
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 2, "{cmd}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!(
+                "error: {LESSON}: this is a scenario file, not a trace: `splitbrain run` runs it \
+                 (with `--trace OUT.jsonl` it records the trace that replay, chart, view and \
+                 export read)\n"
+            ),
+            "{cmd}"
+        );
+    }
 }

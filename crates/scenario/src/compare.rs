@@ -16,6 +16,8 @@
 //! writes a page for every manifest.
 
 use crate::execute::{check_spec, execute};
+use crate::load::{parse_json, read_json_text, without_bom, ReadError};
+use crate::locate::{locate, render, Seg};
 use crate::plan::Plan;
 use crate::sweep::{wilson, SeedRange};
 use rayon::prelude::*;
@@ -34,7 +36,8 @@ pub const BOOTSTRAP_RESAMPLES: usize = 1000;
 /// The bootstrap's random stream (of seed 0).
 pub const BOOTSTRAP_STREAM: &str = "compare/bootstrap";
 
-/// A comparison manifest: which designs, under which labels, over which seeds.
+/// A comparison manifest: which designs, under which labels, over which seeds. Every field
+/// but `description` is required; `docs/compare-manifest.md` documents the format.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
@@ -68,20 +71,39 @@ pub struct ManifestDesign {
 /// Why a comparison cannot be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
-    /// The manifest cannot be read or parsed.
-    #[error("{file}{at}: {reason}")]
+    /// The manifest cannot be read.
+    #[error("{file}: cannot read the comparison manifest: {error}")]
+    Io {
+        /// The manifest.
+        file: String,
+        /// The cause (shown in the message, so not chained as a source).
+        error: std::io::Error,
+    },
+    /// The manifest is not valid: the problem located in it (line, column, field path).
+    #[error("{file}:{problem}")]
     Manifest {
         /// The manifest.
         file: String,
-        /// `:line:column` and the field path, if known.
-        at: String,
-        /// What is wrong.
-        reason: String,
+        /// What is wrong, where.
+        problem: crate::Problem,
     },
-    /// A design's scenario file is invalid.
-    #[error(transparent)]
-    Scenario(#[from] crate::ScenarioError),
+    /// A design's scenario file is invalid: its own located errors, then where the manifest
+    /// names it.
+    #[error("{error}\n  (named by {manifest}:{}:{}: {})", .at.line, .at.column, .at.path)]
+    Design {
+        /// The scenario's errors.
+        error: crate::ScenarioError,
+        /// The manifest.
+        manifest: String,
+        /// Where the manifest names the file (`message` unused).
+        at: Box<crate::Problem>,
+    },
 }
+
+/// The fields a manifest must have, in words, for an error that misses one.
+pub const MANIFEST_FIELDS: &str = "a comparison manifest needs `splitbrain_compare` (1), `name`, \
+`title`, `lesson`, `seeds` and `designs` (each `{\"file\", \"label\"}`); `description` is optional \
+(see docs/compare-manifest.md)";
 
 /// One design to compare: its label and validated plan.
 #[derive(Clone, Debug)]
@@ -94,27 +116,62 @@ pub struct Design {
     pub plan: Plan,
 }
 
+/// Whether `src` is a comparison manifest by its content (a JSON object with
+/// `splitbrain_compare` and no scenario's `splitbrain`), whatever its file is named.
+pub fn is_manifest_text(src: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(without_bom(src))
+        .is_ok_and(|v| v.get("splitbrain_compare").is_some() && v.get("splitbrain").is_none())
+}
+
 /// Reads a manifest and loads its designs (files relative to the manifest's folder).
 pub fn load_manifest(path: &Path) -> Result<(Manifest, SeedRange, Vec<Design>), CompareError> {
     let file = path.display().to_string();
-    let bad = |at: String, reason: String| CompareError::Manifest {
-        file: file.clone(),
-        at,
-        reason,
-    };
-    let src = std::fs::read_to_string(path).map_err(|e| bad(String::new(), e.to_string()))?;
-    let de = &mut serde_json::Deserializer::from_str(&src);
-    let m: Manifest = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
-        let inner = e.inner();
-        bad(
-            format!(":{}:{}: {}", inner.line(), inner.column(), e.path()),
-            inner.to_string(),
-        )
+    let src = read_json_text(path, "comparison manifest").map_err(|e| match e {
+        ReadError::Io(error) => CompareError::Io {
+            file: file.clone(),
+            error,
+        },
+        ReadError::Invalid(problem) => CompareError::Manifest {
+            file: file.clone(),
+            problem,
+        },
     })?;
-    let field = |name: &str, reason: String| bad(format!(": {name}"), reason);
+    load_manifest_str(&file, &src, path.parent().unwrap_or(Path::new("")))
+}
+
+/// Parses and checks the manifest text `src` (`file` names it in errors) and loads its
+/// designs, their files relative to `dir`. Every error in the manifest is located: line,
+/// column and field path.
+pub fn load_manifest_str(
+    file: &str,
+    src: &str,
+    dir: &Path,
+) -> Result<(Manifest, SeedRange, Vec<Design>), CompareError> {
+    let src = without_bom(src);
+    let bad = |problem: crate::Problem| CompareError::Manifest {
+        file: file.to_string(),
+        problem,
+    };
+    let m: Manifest = parse_json(src, "comparison manifest", &|_, _| None).map_err(|mut p| {
+        if p.message.starts_with("missing field `") {
+            p.message = format!("{}: {MANIFEST_FIELDS}", p.message);
+        }
+        bad(p)
+    })?;
+    // A rule broken after parsing: located at the field's value.
+    let field = |path: &[Seg], message: String| {
+        let (line, column) = locate(src, path);
+        bad(crate::Problem {
+            line,
+            column,
+            path: render(path),
+            message,
+        })
+    };
+    let key = |k: &str| Seg::Key(k.to_string());
     if m.splitbrain_compare != COMPARE_FORMAT {
         return Err(field(
-            "splitbrain_compare",
+            &[key("splitbrain_compare")],
             format!(
                 "format {} is not known: expected {COMPARE_FORMAT}",
                 m.splitbrain_compare
@@ -124,34 +181,81 @@ pub fn load_manifest(path: &Path) -> Result<(Manifest, SeedRange, Vec<Design>), 
     if let Some(reason) = crate::validate::bad_scenario_name(&m.name) {
         // The output files are named after it: `../x` would write outside `-o DIR`.
         return Err(field(
-            "name",
+            &[key("name")],
             reason.replace("scenario name", "comparison name"),
         ));
     }
-    let seeds: SeedRange = m.seeds.parse().map_err(|e| field("seeds", e))?;
+    let seeds: SeedRange = m.seeds.parse().map_err(|e| field(&[key("seeds")], e))?;
     if m.designs.len() < 2 {
         return Err(field(
-            "designs",
-            "a comparison needs at least two designs".into(),
+            &[key("designs")],
+            format!(
+                "a comparison needs at least two designs, found {}",
+                m.designs.len()
+            ),
         ));
     }
-    let dir = path.parent().unwrap_or(Path::new(""));
     let mut designs = Vec::new();
     for (i, d) in m.designs.iter().enumerate() {
+        let at = |k: &str| [key("designs"), Seg::Index(i), key(k)];
         if d.label.trim().is_empty() {
             return Err(field(
-                &format!("designs.{i}.label"),
+                &at("label"),
                 "a label cannot be empty: it heads the design's column".into(),
             ));
         }
-        if m.designs[..i].iter().any(|e| e.label == d.label) {
+        if let Some(j) = m.designs[..i].iter().position(|e| e.label == d.label) {
             return Err(field(
-                &format!("designs.{i}.label"),
-                format!("the label {:?} is used twice", d.label),
+                &at("label"),
+                format!(
+                    "the label {:?} is used twice (designs[{j}] has it): each design's column \
+                     needs its own",
+                    d.label
+                ),
             ));
         }
         let p: PathBuf = dir.join(&d.file);
-        let plan = crate::load_file(&p)?;
+        // A design file that cannot be read is the manifest's error: its `file` names it.
+        let text = match read_json_text(&p, "scenario") {
+            Ok(text) => Ok(text),
+            Err(ReadError::Io(e)) => {
+                let why = if e.kind() == std::io::ErrorKind::NotFound {
+                    "no such file".to_string()
+                } else if p.is_dir() {
+                    "it is a folder, not a scenario file".to_string()
+                } else {
+                    e.to_string()
+                };
+                return Err(field(
+                    &at("file"),
+                    format!(
+                        "cannot read the design's scenario {}: {why} (a design's file is \
+                         relative to the manifest's folder)",
+                        p.display()
+                    ),
+                ));
+            }
+            Err(ReadError::Invalid(problem)) => Err(crate::ScenarioError::Invalid {
+                file: p.display().to_string(),
+                problems: vec![problem],
+            }),
+        };
+        let plan = text
+            .and_then(|text| crate::load_str(&p.display().to_string(), &text))
+            .map_err(|error| {
+                let path = at("file");
+                let (line, column) = locate(src, &path);
+                CompareError::Design {
+                    error,
+                    manifest: file.to_string(),
+                    at: Box::new(crate::Problem {
+                        line,
+                        column,
+                        path: render(&path),
+                        message: String::new(),
+                    }),
+                }
+            })?;
         designs.push(Design {
             label: d.label.clone(),
             file: p.display().to_string(),

@@ -249,10 +249,20 @@ impl Default for UnixTime {
 
 impl<'de> Deserialize<'de> for UnixTime {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        parse_rfc3339_ns(&s)
-            .map(UnixTime)
-            .map_err(de::Error::custom)
+        // A visitor, not `String::deserialize` then `map_err`: an error raised inside
+        // `visit_str` is located by serde_json at the value, one raised after it at wherever
+        // the parser stands when the object ends (its closing brace, for the last field).
+        struct RfcVisitor;
+        impl Visitor<'_> for RfcVisitor {
+            type Value = UnixTime;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a UTC time like \"2026-01-01T00:00:00Z\"")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<UnixTime, E> {
+                parse_rfc3339_ns(s).map(UnixTime).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(RfcVisitor)
     }
 }
 

@@ -20,7 +20,7 @@ pub struct Problem {
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
     /// The file could not be read.
-    #[error("{file}: cannot read the scenario: {error}")]
+    #[error("{file}: cannot read the scenario: {}", io_reason(.error, .file))]
     Io {
         /// The file.
         file: String,
@@ -35,6 +35,21 @@ pub enum ScenarioError {
         /// Every problem found (at least one), in file order.
         problems: Vec<Problem>,
     },
+}
+
+/// Why a scenario file could not be read, in words: a folder given where a file goes is said
+/// to be one ("Is a directory (os error 21)" was all it said).
+fn io_reason(e: &std::io::Error, file: &str) -> String {
+    if std::path::Path::new(file).is_dir() {
+        return format!(
+            "it is a folder, not a scenario file (`splitbrain check {file}` runs every scenario \
+             in a folder)"
+        );
+    }
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        _ => e.to_string(),
+    }
 }
 
 fn render_problems(file: &str, problems: &[Problem]) -> String {
@@ -58,6 +73,19 @@ impl fmt::Display for Problem {
             "{}:{}: {}: {}",
             self.line, self.column, self.path, self.message
         )
+    }
+}
+
+/// serde_json's message for `e` without its " at line L column C" tail, for a line of a JSON
+/// Lines file (where serde's line is the line within the line): the column follows the
+/// reason, and the caller names the file's line once.
+pub fn json_line_reason(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let text = text.rfind(" at line ").map_or(&*text, |i| &text[..i]);
+    if e.column() == 0 {
+        text.to_string()
+    } else {
+        format!("{text} (column {})", e.column())
     }
 }
 

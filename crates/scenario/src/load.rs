@@ -1,7 +1,7 @@
 //! Reading a scenario file: JSON parsing with field paths, then validation, all errors located.
 
 use crate::error::{with_suggestion, Problem, ScenarioError};
-use crate::locate::{line_col, locate, render, Seg};
+use crate::locate::{line_col, locate, locate_key, render, value_span, Seg};
 use crate::plan::Plan;
 use crate::schema::{NodeSpec, Scenario};
 use crate::validate::validate;
@@ -18,28 +18,42 @@ pub fn load_file(path: &Path) -> Result<Plan, ScenarioError> {
 /// error at its first bad byte (line and column), not a bare "invalid UTF-8".
 pub fn read_scenario(path: &Path) -> Result<String, ScenarioError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|error| ScenarioError::Io {
-        file: file.clone(),
-        error,
-    })?;
+    read_json_text(path, "scenario").map_err(|e| match e {
+        ReadError::Io(error) => ScenarioError::Io { file, error },
+        ReadError::Invalid(problem) => ScenarioError::Invalid {
+            file,
+            problems: vec![problem],
+        },
+    })
+}
+
+/// Why a JSON text file could not be read.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    /// The file system refused.
+    Io(std::io::Error),
+    /// The bytes are not UTF-8 (located at the first bad byte).
+    Invalid(Problem),
+}
+
+/// Reads the text of the JSON file at `path`; `noun` ("scenario") names what it should be.
+pub(crate) fn read_json_text(path: &Path, noun: &str) -> Result<String, ReadError> {
+    let bytes = std::fs::read(path).map_err(ReadError::Io)?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
         let good = std::str::from_utf8(&bytes[..at]).expect("valid up to here");
         let (line, column) = line_col(good, good.len());
-        ScenarioError::Invalid {
-            file,
-            problems: vec![Problem {
-                line,
-                column,
-                path: "(encoding)".to_string(),
-                message: format!(
-                    "the file is not UTF-8 text: byte 0x{:02x} cannot start or continue a \
-                     character (a scenario is a JSON text file)",
-                    bytes[at]
-                ),
-            }],
-        }
+        ReadError::Invalid(Problem {
+            line,
+            column,
+            path: "(encoding)".to_string(),
+            message: format!(
+                "the file is not UTF-8 text: byte 0x{:02x} cannot start or continue a \
+                 character (a {noun} is a JSON text file)",
+                bytes[at]
+            ),
+        })
     })
 }
 
@@ -61,104 +75,184 @@ pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
 
 /// Parses without semantic validation.
 pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
+    parse_json(src, "scenario", &refine_node_error).map_err(|problem| ScenarioError::Invalid {
+        file: file.to_string(),
+        problems: vec![manifest_not_scenario(file, without_bom(src)).unwrap_or(problem)],
+    })
+}
+
+/// A comparison manifest read as a scenario (its name lacks the `.compare.json` suffix):
+/// serde would name the first field a scenario does not have; say what the file is instead.
+fn manifest_not_scenario(file: &str, src: &str) -> Option<Problem> {
+    use crate::compare::MANIFEST_SUFFIX;
+    if !crate::compare::is_manifest_text(src) {
+        return None;
+    }
+    let (line, column) = locate_key(src, &[], "splitbrain_compare", 0)?;
+    let message = if file.ends_with(MANIFEST_SUFFIX) {
+        // Named as a manifest, but given where a scenario goes (a manifest's design).
+        "this is a comparison manifest, not a scenario: `splitbrain compare` runs it".to_string()
+    } else {
+        format!(
+            "this is a comparison manifest, not a scenario: a manifest's file name must end in \
+             {MANIFEST_SUFFIX} (then `splitbrain compare FILE` runs it, `check` skips it and \
+             `report` writes its page)"
+        )
+    };
+    Some(Problem {
+        line,
+        column,
+        path: "splitbrain_compare".to_string(),
+        message,
+    })
+}
+
+/// Finds a better path and message for a data error serde reports at `path`, if it can.
+pub(crate) type Refine = dyn Fn(&str, &[Seg]) -> Option<(Vec<Seg>, String)>;
+
+/// Parses `src` as one JSON object of type `T` (a `noun`: "scenario", "comparison manifest"),
+/// the error located at its line and column with its field path: a repeated key at its second
+/// occurrence, an unknown field at its key, an integer out of range with the range and the
+/// number as written.
+pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
+    src: &str,
+    noun: &str,
+    refine: &Refine,
+) -> Result<T, Problem> {
     let src = without_bom(src);
-    if let Some(problem) = not_an_object(src) {
-        return Err(ScenarioError::Invalid {
-            file: file.to_string(),
-            problems: vec![problem],
-        });
+    if let Some(problem) = not_an_object(src, noun) {
+        return Err(problem);
     }
     let de = &mut serde_json::Deserializer::from_str(src);
-    match serde_path_to_error::deserialize::<_, Scenario>(&mut *de) {
-        Ok(s) => match de.end() {
-            Ok(()) => Ok(s),
-            Err(e) => Err(ScenarioError::Invalid {
-                file: file.to_string(),
-                problems: vec![Problem {
+    let err = match serde_path_to_error::deserialize::<_, T>(&mut *de) {
+        Ok(s) => {
+            return match de.end() {
+                Ok(()) => Ok(s),
+                Err(e) => Err(Problem {
                     line: e.line(),
                     column: e.column().max(1),
-                    path: "(after the scenario)".to_string(),
-                    message: "unexpected text after the scenario's closing brace: a file holds one JSON object".to_string(),
-                }],
-            }),
-        },
-        Err(err) => {
-            let path: Vec<Seg> = err
-                .path()
-                .iter()
-                .filter_map(|s| match s {
-                    serde_path_to_error::Segment::Seq { index } => Some(Seg::Index(*index)),
-                    serde_path_to_error::Segment::Map { key } => Some(Seg::Key(key.clone())),
-                    serde_path_to_error::Segment::Enum { .. }
-                    | serde_path_to_error::Segment::Unknown => None,
-                })
-                .collect();
-            let inner = err.inner();
-            if inner.is_data() {
-                if let Some((path, message)) = refine_node_error(src, &path) {
-                    let (line, column) = locate(src, &path);
-                    return Err(ScenarioError::Invalid {
-                        file: file.to_string(),
-                        problems: vec![Problem {
-                            line,
-                            column,
-                            path: render(&path),
-                            message: with_suggestion(&message),
-                        }],
-                    });
-                }
+                    path: format!("(after the {noun})"),
+                    message: format!(
+                        "unexpected text after the {noun}'s closing brace: a file holds one \
+                         JSON object"
+                    ),
+                }),
             }
-            let raw_msg = inner.to_string();
-            // An unknown field inside a buffered (tagged) object is reported by serde_json at
-            // the object's end: point at the offending key instead.
-            let unknown_key = raw_msg
-                .strip_prefix("unknown field `")
-                .and_then(|rest| rest.split('`').next())
-                .map(|k| Seg::Key(k.to_string()));
-            let (line, column) = if let Some(key) = unknown_key {
-                locate(src, &[path.clone(), vec![key]].concat())
-            } else if inner.line() > 0 {
-                (inner.line(), inner.column().max(1))
-            } else {
-                locate(src, &path)
-            };
-            // serde_json appends " at line L column C"; we print the location ourselves.
-            let raw = inner.to_string();
-            let message = match raw.rfind(" at line ") {
-                Some(i) => raw[..i].to_string(),
-                None => raw,
-            };
-            let message = if inner.is_eof() {
-                "unexpected end of file: the JSON is incomplete".to_string()
-            } else {
-                with_suggestion(&message)
-            };
-            let path = if path.is_empty() && inner.is_syntax() {
-                "(syntax)".to_string()
-            } else {
-                render(&path)
-            };
-            let (line, column) = if line == 0 {
-                line_col(src, src.len())
-            } else {
-                (line, column)
-            };
-            Err(ScenarioError::Invalid {
-                file: file.to_string(),
-                problems: vec![Problem {
-                    line,
-                    column,
-                    path,
-                    message,
-                }],
+        }
+        Err(err) => err,
+    };
+    let mut path: Vec<Seg> =
+        err.path()
+            .iter()
+            .filter_map(|s| match s {
+                serde_path_to_error::Segment::Seq { index } => Some(Seg::Index(*index)),
+                serde_path_to_error::Segment::Map { key } => Some(Seg::Key(key.clone())),
+                serde_path_to_error::Segment::Enum { .. }
+                | serde_path_to_error::Segment::Unknown => None,
             })
+            .collect();
+    let inner = err.inner();
+    if inner.is_data() {
+        if let Some((path, message)) = refine(src, &path) {
+            let (line, column) = locate(src, &path);
+            let message = integer_range(src, &path, &message).unwrap_or(message);
+            return Err(Problem {
+                line,
+                column,
+                path: render(&path),
+                message: with_suggestion(&message),
+            });
         }
     }
+    // serde_json appends " at line L column C"; we print the location ourselves.
+    let raw = inner.to_string();
+    let message = match raw.rfind(" at line ") {
+        Some(i) => raw[..i].to_string(),
+        None => raw,
+    };
+    // A key given twice: the path names the key, the location its second occurrence.
+    // serde reports "duplicate field `k`" for a struct's field, `unique_keys` "`k` is defined
+    // twice" for a map's key; both at the object's path.
+    let repeated = message
+        .strip_prefix("duplicate field `")
+        .and_then(|rest| rest.split('`').next())
+        .or_else(|| {
+            message
+                .strip_prefix('`')
+                .and_then(|rest| rest.split_once("` is defined twice"))
+                .map(|(k, _)| k)
+        })
+        .map(str::to_string);
+    // An unknown field inside a buffered (tagged) object is reported by serde_json at the
+    // object's end: point at the offending key instead.
+    let unknown_key = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split('`').next())
+        .map(|k| Seg::Key(k.to_string()));
+    let (line, column) = if let Some(key) = &repeated {
+        let at = locate_key(src, &path, key, 1);
+        path.push(Seg::Key(key.clone()));
+        at.unwrap_or_else(|| locate(src, &path))
+    } else if let Some(key) = unknown_key {
+        locate(src, &[path.clone(), vec![key]].concat())
+    } else if inner.line() > 0 {
+        (inner.line(), inner.column().max(1))
+    } else {
+        locate(src, &path)
+    };
+    let message = if inner.is_eof() {
+        "unexpected end of file: the JSON is incomplete".to_string()
+    } else if let (Some(key), true) = (&repeated, message.starts_with("duplicate field")) {
+        format!("`{key}` is given twice in this object: give each field once")
+    } else if let Some(m) = integer_range(src, &path, &message) {
+        m
+    } else {
+        with_suggestion(&message)
+    };
+    let path = if path.is_empty() && inner.is_syntax() {
+        "(syntax)".to_string()
+    } else {
+        render(&path)
+    };
+    let (line, column) = if line == 0 {
+        line_col(src, src.len())
+    } else {
+        (line, column)
+    };
+    Err(Problem {
+        line,
+        column,
+        path,
+        message,
+    })
+}
+
+/// serde's "invalid type: floating point `1.8446744073709552e+19`, expected u64" (a number
+/// past the type's range is read as a float) or "invalid value: integer `-1`, expected u32",
+/// said as what is expected: an integer in the type's range, and the number as written.
+fn integer_range(src: &str, path: &[Seg], message: &str) -> Option<String> {
+    if !(message.starts_with("invalid type: floating point `")
+        || message.starts_with("invalid value: integer `"))
+    {
+        return None;
+    }
+    let max = match message.rsplit_once(", expected ")?.1 {
+        "u8" => u64::from(u8::MAX),
+        "u16" => u64::from(u16::MAX),
+        "u32" => u64::from(u32::MAX),
+        "u64" | "usize" => u64::MAX,
+        _ => return None,
+    };
+    let found = match value_span(src, path) {
+        Some((a, b)) => src[a..b].to_string(),
+        None => message.split('`').nth(1)?.to_string(),
+    };
+    Some(format!("expected an integer in 0..={max}, found {found}"))
 }
 
 /// The problem with `src` when its top-level value is a JSON value other than an object (an
 /// array, a string, a number...): serde would report it as a struct of 21 elements.
-fn not_an_object(src: &str) -> Option<Problem> {
+fn not_an_object(src: &str, noun: &str) -> Option<Problem> {
     let start = src.len() - src.trim_start().len();
     let first = src[start..].chars().next()?;
     let found = match first {
@@ -176,7 +270,7 @@ fn not_an_object(src: &str) -> Option<Problem> {
         line,
         column,
         path: "(root)".to_string(),
-        message: format!("a scenario file holds one JSON object `{{ ... }}`, found {found}"),
+        message: format!("a {noun} file holds one JSON object `{{ ... }}`, found {found}"),
     })
 }
 

@@ -45,6 +45,46 @@ pub fn locate(src: &str, path: &[Seg]) -> (usize, usize) {
     line_col(src, pos)
 }
 
+/// Byte offset of the value at `path` in `src` and just past it, if the whole path exists.
+pub fn value_span(src: &str, path: &[Seg]) -> Option<(usize, usize)> {
+    let b = src.as_bytes();
+    let mut pos = skip_ws(b, 0);
+    for seg in path {
+        pos = find_child(b, pos, seg)?;
+    }
+    Some((pos, skip_value(b, pos)?))
+}
+
+/// The 1-based line and column of the `nth` (0-based) occurrence of `key` as a member name of
+/// the object at `path` (its opening quote), if there is one: where a repeated key is.
+pub fn locate_key(src: &str, path: &[Seg], key: &str, nth: usize) -> Option<(usize, usize)> {
+    let b = src.as_bytes();
+    let mut pos = skip_ws(b, 0);
+    for seg in path {
+        pos = find_child(b, pos, seg)?;
+    }
+    if b.get(pos) != Some(&b'{') {
+        return None;
+    }
+    let mut seen = 0;
+    let mut i = skip_ws(b, pos + 1);
+    while i < b.len() && b[i] != b'}' {
+        let (after_key, k) = scan_string(b, i)?;
+        if k == key {
+            if seen == nth {
+                return Some(line_col(src, i));
+            }
+            seen += 1;
+        }
+        let v = skip_ws(b, skip_ws(b, after_key) + 1);
+        i = skip_ws(b, skip_value(b, v)?);
+        if b.get(i) == Some(&b',') {
+            i = skip_ws(b, i + 1);
+        }
+    }
+    None
+}
+
 /// 1-based line and column of byte offset `pos`.
 pub fn line_col(src: &str, pos: usize) -> (usize, usize) {
     let pos = pos.min(src.len());
@@ -178,6 +218,15 @@ mod tests {
                 Seg::Key("c".into())
             ]),
             (2, 24)
+        );
+        // The second `d` of an object, and a value's span.
+        let twice = "{\"n\": {\"d\": 1,\n  \"d\": 2}}";
+        let n = [Seg::Key("n".into())];
+        assert_eq!(locate_key(twice, &n, "d", 1), Some((2, 3)));
+        assert_eq!(locate_key(twice, &n, "d", 2), None);
+        assert_eq!(
+            value_span(twice, &[n[0].clone(), Seg::Key("d".into())]),
+            Some((12, 13))
         );
         // A missing tail stops at the deepest existing prefix.
         assert_eq!(p(&[Seg::Key("a".into()), Seg::Key("zz".into())]), (2, 8));

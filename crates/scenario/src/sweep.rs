@@ -36,15 +36,40 @@ impl std::str::FromStr for SeedRange {
     type Err = String;
     /// `A..B` (B excluded), `A..=B`, or one seed `A`.
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("expected a seed range like 0..10000 (end excluded), found `{s}`");
-        let num = |x: &str| x.trim().parse::<u64>().map_err(|_| bad());
+        let bad = || {
+            format!(
+                "expected a seed range like 0..10000 (end excluded), 0..=9999 (end included) or \
+                 one seed, found `{s}`"
+            )
+        };
+        let num = |x: &str| {
+            let x = x.trim();
+            x.parse::<u64>().map_err(|_| {
+                if !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()) {
+                    format!(
+                        "a seed is an integer in 0..={}, found {x} in `{s}`",
+                        u64::MAX
+                    )
+                } else {
+                    bad()
+                }
+            })
+        };
+        // The last seed cannot be included: a range holds its end excluded, as a u64.
+        let past_last = || {
+            format!(
+                "the seed range `{s}` includes seed {}: a range can reach at most seed {}",
+                u64::MAX,
+                u64::MAX - 1
+            )
+        };
         let (start, end) = if let Some((a, b)) = s.split_once("..=") {
-            (num(a)?, num(b)?.checked_add(1).ok_or_else(bad)?)
+            (num(a)?, num(b)?.checked_add(1).ok_or_else(past_last)?)
         } else if let Some((a, b)) = s.split_once("..") {
             (num(a)?, num(b)?)
         } else {
             let a = num(s)?;
-            (a, a.checked_add(1).ok_or_else(bad)?)
+            (a, a.checked_add(1).ok_or_else(past_last)?)
         };
         if start >= end {
             return Err(format!("the seed range `{s}` is empty"));
@@ -391,8 +416,10 @@ pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
     let (_, first) = it
         .next()
         .ok_or_else(|| bad(1, "empty file: not a sweep results file".into()))?;
+    // serde_json ends its message with " at line 1 column C", the line within the line.
+    let reason = |e: serde_json::Error| crate::error::json_line_reason(&e);
     let raw: serde_json::Value = serde_json::from_str(first)
-        .map_err(|e| bad(1, format!("not a sweep results file: {e}")))?;
+        .map_err(|e| bad(1, format!("not a sweep results file: {}", reason(e))))?;
     match raw.get("splitbrain_sweep").and_then(|v| v.as_u64()) {
         Some(v) if v == u64::from(SWEEP_FORMAT) => {}
         Some(v) => {
@@ -415,7 +442,7 @@ pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
         if l.is_empty() {
             continue;
         }
-        lines.push(serde_json::from_str(l).map_err(|e| bad(i + 1, e.to_string()))?);
+        lines.push(serde_json::from_str(l).map_err(|e| bad(i + 1, reason(e)))?);
     }
     Ok(Results { header, lines })
 }
@@ -687,6 +714,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_damaged_results_line_names_its_file_line_and_column_once() {
+        // Regression (new-user pass): "line 1: not a sweep results file: expected value at
+        // line 1 column 1", the location given twice; a later line said "at line 1" too.
+        let err = parse_results("r.jsonl", "xx\n").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "r.jsonl: line 1: not a sweep results file: expected value (column 1)"
+        );
+    }
+
+    #[test]
     fn ranges_and_shards_parse_and_slice() {
         let r: SeedRange = "10..20".parse().unwrap();
         assert_eq!((r.start, r.end), (10, 20));
@@ -697,6 +735,16 @@ mod tests {
         );
         assert!("5..5".parse::<SeedRange>().is_err());
         assert!("a..b".parse::<SeedRange>().is_err());
+        // Regression (new-user pass): a bound past u64 read as a malformed range.
+        assert_eq!(
+            "0..18446744073709551616".parse::<SeedRange>().unwrap_err(),
+            "a seed is an integer in 0..=18446744073709551615, found 18446744073709551616 in \
+             `0..18446744073709551616`"
+        );
+        assert!("18446744073709551610..=18446744073709551615"
+            .parse::<SeedRange>()
+            .unwrap_err()
+            .contains("a range can reach at most seed 18446744073709551614"));
         assert!("3/3".parse::<Shard>().is_err());
         assert!("0/0".parse::<Shard>().is_err());
         let s: Shard = "1/3".parse().unwrap();

@@ -30,6 +30,15 @@ pub enum TraceFileError {
         /// What is wrong.
         reason: String,
     },
+    /// The file is a scenario or a comparison manifest: a file a trace is recorded from, not
+    /// a trace.
+    #[error("this is {what}, not a trace: {hint}")]
+    NotATraceButInput {
+        /// "a scenario file" or "a comparison manifest".
+        what: &'static str,
+        /// What to do with it instead.
+        hint: &'static str,
+    },
     /// The trace was written in another format version.
     #[error("trace format {found} (written by splitbrain {writer}); this splitbrain {ours} reads trace format {TRACE_FORMAT} only: re-record the trace with `splitbrain run FILE --seed N --trace OUT.jsonl`")]
     Incompatible {
@@ -58,13 +67,32 @@ pub enum TraceFileError {
         line: usize,
     },
     /// An event line does not parse.
-    #[error("line {line}: not a trace event: {source}")]
+    #[error("line {line}: not a trace event: {}", crate::error::json_line_reason(.source))]
     Event {
         /// 1-based line number.
         line: usize,
         /// The parse error.
         source: serde_json::Error,
     },
+}
+
+/// [`TraceFileError::NotATraceButInput`] if `text` is a whole scenario or comparison manifest.
+fn input_file(text: &str) -> Option<TraceFileError> {
+    let v: serde_json::Value = serde_json::from_str(crate::load::without_bom(text)).ok()?;
+    if v.get("splitbrain").is_some() {
+        Some(TraceFileError::NotATraceButInput {
+            what: "a scenario file",
+            hint: "`splitbrain run` runs it (with `--trace OUT.jsonl` it records the trace that \
+                   replay, chart, view and export read)",
+        })
+    } else if v.get("splitbrain_compare").is_some() {
+        Some(TraceFileError::NotATraceButInput {
+            what: "a comparison manifest",
+            hint: "`splitbrain compare` runs it",
+        })
+    } else {
+        None
+    }
 }
 
 /// A trace file whose header has been read and checked: its format version is
@@ -100,8 +128,20 @@ impl TraceFile {
             line: header_index + 1,
             reason,
         };
-        let raw: serde_json::Value =
-            serde_json::from_str(first).map_err(|e| not_trace(format!("not JSON: {e}")))?;
+        let raw = serde_json::from_str::<serde_json::Value>(first);
+        let format = raw
+            .as_ref()
+            .ok()
+            .and_then(|raw| raw.get("splitbrain_trace"));
+        if format.is_none() {
+            // A scenario (pretty-printed, so its first line `{` is not JSON on its own) given
+            // where a trace goes: say what it is, not "not JSON: EOF".
+            if let Some(e) = input_file(&text) {
+                return Err(e);
+            }
+        }
+        let raw = raw
+            .map_err(|e| not_trace(format!("not JSON: {}", crate::error::json_line_reason(&e))))?;
         let format = raw
             .get("splitbrain_trace")
             .and_then(|v| v.as_u64())
@@ -120,8 +160,8 @@ impl TraceFile {
         }
         // Parse the header from the line itself (not from `raw`, whose objects are key-sorted):
         // node order is part of the scenario.
-        let header: TraceHeader =
-            serde_json::from_str(first).map_err(|e| not_trace(e.to_string()))?;
+        let header: TraceHeader = serde_json::from_str(first)
+            .map_err(|e| not_trace(crate::error::json_line_reason(&e)))?;
         let file = TraceFile {
             header,
             text,
@@ -188,6 +228,13 @@ mod tests {
             err.to_string(),
             "line 2: not a splitbrain trace header: no `splitbrain_trace` format version"
         );
+        // Regression (new-user pass): a scenario given as a trace said "not JSON: EOF".
+        let scenario = "{\n  \"splitbrain\": 1,\n  \"name\": \"x\"\n}\n";
+        assert_eq!(
+            TraceFile::parse(scenario.into()).unwrap_err().to_string(),
+            "this is a scenario file, not a trace: `splitbrain run` runs it (with `--trace \
+             OUT.jsonl` it records the trace that replay, chart, view and export read)"
+        );
         let err = TraceFile::parse("{\"splitbrain_trace\": 9}\n".into()).unwrap_err();
         assert!(
             matches!(&err, TraceFileError::Incompatible { found: 9, writer, .. } if writer == "unknown"),
@@ -199,6 +246,12 @@ mod tests {
             err.to_string()
                 .starts_with("line 1: not a splitbrain trace header: missing field"),
             "{err}"
+        );
+        // The file's line once, the column after the reason (serde said "at line 1" again).
+        let err = TraceFile::parse("xx\n".into()).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "line 1: not a splitbrain trace header: not JSON: expected value (column 1)"
         );
     }
 }

@@ -227,6 +227,11 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
             .into());
         }
     }
+    // A file that is not JSON gets its own located error (file:line:column), as without
+    // settings; "the scenario is not valid JSON" named neither the file nor a place in it.
+    if serde_json::from_str::<serde::de::IgnoredAny>(without_bom(src)).is_err() {
+        load_str(file, src)?;
+    }
     let text = apply_settings(src, settings)?;
     let label: Vec<String> = settings
         .iter()
@@ -339,6 +344,14 @@ mod tests {
         // at 3s and reported it as 1s and 2s.
         let src = r#"{"splitbrain": 1}"#;
         let twice: Vec<Setting> = vec!["seed=1".parse().unwrap(), "seed=2".parse().unwrap()];
+        // Regression (new-user pass): `run broken.json --set seed=1` said "the scenario is not
+        // valid JSON: expected value at line 3 column 11", without the file.
+        let broken = "{\n  \"splitbrain\": 1,\n  \"name\": x\n}\n";
+        let one: Setting = "seed=1".parse().unwrap();
+        assert_eq!(
+            plan_with("f.json", broken, &[one]).unwrap_err().to_string(),
+            "f.json:3:11: name: expected value"
+        );
         let e = plan_with("f.json", src, &twice).unwrap_err();
         assert_eq!(
             e.to_string(),
