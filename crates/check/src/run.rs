@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{
-    ClockConfig, Fault, KindCounts, NodeId, Observed, Sim, SimDuration, SimTime,
+    ClockConfig, Fault, KindCounts, NodeId, ObsLog, Observed, Sim, SimDuration, SimTime,
 };
 use splitbrain_protocols::{Node, Obs};
 use std::collections::BTreeMap;
@@ -72,8 +72,9 @@ pub struct RunRecord {
     /// Initial clock of each node (drift ppm, wall offset ns), by `NodeId` index. Missing
     /// entries mean a perfect clock.
     pub clocks: Vec<ClockConfig>,
-    /// Every observation, in true-time order (the engine's order).
-    pub observations: Vec<Observed<Obs>>,
+    /// Every observation, in true-time order (the engine's order), in the engine's chunked
+    /// log (indexed and iterated like a slice; never copied to grow).
+    pub observations: ObsLog<Observed<Obs>>,
     /// Every applied fault with its true time, in order.
     pub faults: Vec<(SimTime, Fault)>,
     /// End of the run (the scenario's duration).

@@ -64,7 +64,7 @@ impl Builder {
                 names: nodes.iter().map(|(n, _)| n.to_string()).collect(),
                 roles: nodes.iter().map(|(_, r)| *r).collect(),
                 clocks: vec![ClockConfig::default(); nodes.len()],
-                observations: Vec::new(),
+                observations: Default::default(),
                 faults: Vec::new(),
                 end: SimTime::ZERO,
                 messages: BTreeMap::new(),

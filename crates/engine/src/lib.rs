@@ -10,6 +10,7 @@
 //! - [`network`]: delay models, loss, duplication, FIFO, and the rule chain for partitions.
 //! - [`fault`]: the fault vocabulary, protocol-point triggers and the random nemesis.
 //! - [`actor`]: the `Actor` trait and the handler `Context`.
+//! - [`obs_log`]: the observations, in chunks that never move.
 //! - [`sim`]: the queue, node lifecycle (crash, restart, pause) and the event loop.
 //! - [`trace`]: JSON Lines events, content hash, recorders.
 //! - [`determinism`]: run twice, name the first diverging event.
@@ -20,6 +21,7 @@ pub mod determinism;
 pub mod fault;
 pub mod network;
 pub mod node;
+pub mod obs_log;
 mod queue;
 pub mod rng;
 pub mod sim;
@@ -35,6 +37,7 @@ pub use determinism::{check_determinism, first_difference, Divergence};
 pub use fault::{Fault, Nemesis, NemesisKind, Trigger};
 pub use network::{DelayDist, DropReason, KindRule, LinkModel, NetRule, Network, Spike};
 pub use node::NodeId;
+pub use obs_log::ObsLog;
 pub use rng::RngStream;
 pub use sim::{EventOf, KindCounts, Limits, Observed, Processing, Sim, SimError, Stats};
 pub use time::{SimDuration, SimTime};

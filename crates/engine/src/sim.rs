@@ -26,6 +26,7 @@ use crate::clock::{ClockConfig, LocalClock};
 use crate::fault::{Fault, Trigger};
 use crate::network::{DropReason, LinkModel, NetRule, Network, SendVerdict};
 use crate::node::NodeId;
+use crate::obs_log::ObsLog;
 use crate::queue::EventQueue;
 use crate::rng::RngStream;
 use crate::stats::KindTable;
@@ -218,7 +219,7 @@ pub(crate) struct Core<A: Actor> {
     faults: Vec<Fault>,
     triggers: Vec<TriggerState>,
     obs_counts: BTreeMap<(NodeId, &'static str), u32>,
-    observations: Vec<Observed<A::Obs>>,
+    observations: ObsLog<Observed<A::Obs>>,
     applied: Vec<(SimTime, Fault)>,
     stats: Stats,
     /// Per-kind message counters (folded into [`Stats::messages`] by [`Sim::stats`]).
@@ -451,7 +452,7 @@ impl<A: Actor> Sim<A> {
                 faults: Vec::new(),
                 triggers: Vec::new(),
                 obs_counts: BTreeMap::new(),
-                observations: Vec::new(),
+                observations: ObsLog::new(),
                 applied: Vec::new(),
                 stats: Stats::default(),
                 kinds: KindTable::default(),
@@ -580,12 +581,12 @@ impl<A: Actor> Sim<A> {
         &self.core.nodes[id.index()].clock
     }
     /// Every observation so far, in order.
-    pub fn observations(&self) -> &[Observed<A::Obs>] {
+    pub fn observations(&self) -> &ObsLog<Observed<A::Obs>> {
         &self.core.observations
     }
     /// Moves every observation so far out of the simulation (leaving none), for a caller
     /// done with the run that would otherwise copy them.
-    pub fn take_observations(&mut self) -> Vec<Observed<A::Obs>> {
+    pub fn take_observations(&mut self) -> ObsLog<Observed<A::Obs>> {
         std::mem::take(&mut self.core.observations)
     }
     /// Every fault applied so far, in order.

@@ -107,7 +107,7 @@ impl SavedTrace {
             names: self.header.nodes.clone(),
             roles: self.roles.clone(),
             clocks: self.clocks.clone(),
-            observations,
+            observations: observations.into(),
             faults,
             end: self.end,
             messages,

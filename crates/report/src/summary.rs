@@ -255,7 +255,7 @@ mod tests {
             names: vec!["a".into(), "b".into()],
             roles: vec![Role::Bully, Role::Bully],
             clocks: vec![ClockConfig::default(); 2],
-            observations: Vec::new(),
+            observations: Default::default(),
             faults: vec![
                 (s(1), Fault::Restart { node: a }),
                 (s(2), Fault::Crash { node: b }),

@@ -72,7 +72,15 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
     let owner = value_owners(record);
     let is_instance = |n: NodeId| instances.contains(&n);
     let mut open: BTreeMap<(NodeId, String), KeySeg> = BTreeMap::new();
-    let mut held: Vec<KeyHold> = Vec::new();
+    // Every key set on an instance is at least one piece (more only where a clock step splits
+    // one): reserved at once, the list never holds two buffers while it grows (a 3,000 s run of
+    // lesson 15 has 6,857 pieces of 144 bytes).
+    let sets = record
+        .observations
+        .iter()
+        .filter(|o| is_instance(o.node) && matches!(o.obs, Obs::RedisKeySet { .. }))
+        .count();
+    let mut held: Vec<KeyHold> = Vec::with_capacity(sets);
     let close = |held: &mut Vec<KeyHold>,
                  node: NodeId,
                  key: String,
