@@ -20,6 +20,7 @@ pub mod determinism;
 pub mod fault;
 pub mod network;
 pub mod node;
+mod prefetch;
 mod queue;
 pub mod rng;
 pub mod sim;
