@@ -22,6 +22,7 @@ pub mod fault;
 pub mod network;
 pub mod node;
 pub mod obs_log;
+mod prefetch;
 mod queue;
 pub mod rng;
 pub mod sim;

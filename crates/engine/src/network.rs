@@ -245,6 +245,19 @@ impl Network {
         }
     }
 
+    /// Asks for the cache line of the FIFO entry of `from -> to`, if it exists (a hint for the
+    /// event loop; see `prefetch.rs`).
+    #[inline]
+    pub(crate) fn prefetch_link(&self, from: NodeId, to: NodeId) {
+        if let Some(slot) = self
+            .last_arrival
+            .get(from.index())
+            .and_then(|row| row.get(to.index()))
+        {
+            crate::prefetch::prefetch(slot);
+        }
+    }
+
     /// Sets the model of the directed link `from -> to`.
     pub fn set_link(&mut self, from: NodeId, to: NodeId, model: LinkModel) {
         self.overrides.insert((from, to), model);

@@ -209,6 +209,21 @@ impl EventQueue {
         }
     }
 
+    /// The payload of an entry that leaves soon: the one `k` places after the earliest if
+    /// bucket 0 holds it, else one from the first other non-empty bucket (whose entries all
+    /// leave next, in an order not known yet). A look ahead for prefetching only.
+    #[inline]
+    pub(crate) fn ahead(&self, k: usize) -> Option<u64> {
+        let i = self.head + k;
+        if let Some(item) = self.zero.get(i) {
+            return Some(item.data);
+        }
+        let bucket = &self.buckets[self.first_bucket()?];
+        bucket
+            .get((i - self.zero.len()).min(bucket.len() - 1))
+            .map(|item| item.data)
+    }
+
     /// Takes out the earliest entry.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<Item> {
@@ -373,5 +388,38 @@ mod tests {
             );
         }
         assert_eq!(q.pop(), None);
+    }
+
+    /// `ahead` names an entry that is still queued (it is only a prefetch hint, but a hint at
+    /// something gone would be wasted), the exact one `k` places on while bucket 0 holds it,
+    /// and nothing once the queue is empty.
+    #[test]
+    fn ahead_names_a_queued_entry() {
+        let mut q = EventQueue::new();
+        let mut rng = RngStream::new(11, "ahead");
+        let mut queued = std::collections::BTreeSet::new();
+        let mut now = 0;
+        for d in 0..5_000u64 {
+            let t = now + rng.uniform_inclusive(0, 3_000);
+            q.push(SimTime(t), d);
+            queued.insert(d);
+            if d % 3 == 0 {
+                let top = q.pop().expect("non-empty");
+                now = top.time.0;
+                queued.remove(&top.data);
+            }
+            for k in [0, 1, 4, 100] {
+                if let Some(data) = q.ahead(k) {
+                    assert!(queued.contains(&data), "ahead({k}) named a popped entry");
+                }
+            }
+            if q.head + 4 < q.zero.len() {
+                assert_eq!(q.ahead(4), Some(q.zero[q.head + 4].data));
+            }
+        }
+        assert!(q.ahead(0).is_some());
+        while q.pop().is_some() {}
+        assert_eq!(q.ahead(0), None);
+        assert_eq!(q.ahead(4), None);
     }
 }

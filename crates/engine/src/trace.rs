@@ -202,6 +202,12 @@ impl<E: Serialize> Recorder<E> {
         self
     }
 
+    /// Whether recorded events are built (hashed, written or kept): false for
+    /// [`Recorder::count_only`].
+    pub fn builds_events(&self) -> bool {
+        !self.count_only
+    }
+
     /// Records the event `make` builds; a count-only recorder counts it without building it.
     #[inline]
     pub fn record_with(&mut self, make: impl FnOnce() -> E) {

@@ -1,0 +1,97 @@
+//! Message ids in the trace: the engine keeps a message's id beside its slot only while the
+//! recorder builds events, so these pin that every delivery and drop still names its send.
+
+mod common;
+
+use common::{at_ms, ms, run_traced, sim_of, Probe, Tm};
+use splitbrain_engine::{Recorder, SimTime, TraceEvent};
+use std::collections::BTreeMap;
+
+fn gossips(n: usize) -> Vec<(String, Probe)> {
+    (0..n)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                Probe::new(vec![(ms(1), Tm::Gossip { rounds: 400 })]),
+            )
+        })
+        .collect()
+}
+
+/// Thousands of messages, many in flight at once, so slots are freed and reused many times:
+/// each delivery names the id of a send on the same link, and each id is delivered once.
+#[test]
+fn every_delivery_names_its_send() {
+    let probes = gossips(6);
+    let mut sim = sim_of(
+        7,
+        probes
+            .iter()
+            .map(|(n, p)| (n.as_str(), p.clone()))
+            .collect(),
+    );
+    let events = run_traced(&mut sim, at_ms(5_000));
+    let mut sent = BTreeMap::new();
+    let mut delivered = BTreeMap::new();
+    for ev in &events {
+        match ev {
+            TraceEvent::Send { from, to, id, .. } => {
+                assert!(
+                    sent.insert(*id, (*from, *to)).is_none(),
+                    "id {id} sent twice"
+                );
+            }
+            TraceEvent::Deliver { from, to, id, .. } => {
+                assert_eq!(sent.get(id), Some(&(*from, *to)), "delivery of id {id}");
+                *delivered.entry(*id).or_insert(0) += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(sent.len() > 2_000, "only {} sends", sent.len());
+    assert!(
+        delivered.len() > 2_000,
+        "only {} deliveries",
+        delivered.len()
+    );
+    assert!(delivered.values().all(|&c| c == 1));
+    // Ids are the send order: 0, 1, 2, ...
+    assert!(sent.keys().copied().eq(0..sent.len() as u64));
+}
+
+/// A recorder that builds events, set while messages sent without one are in flight, would
+/// have no ids for them: refused with a message that says what to do.
+#[test]
+#[should_panic(expected = "set the recorder before the run starts")]
+fn a_recorder_set_mid_run_is_refused() {
+    let probes = gossips(3);
+    let mut sim = sim_of(
+        7,
+        probes
+            .iter()
+            .map(|(n, p)| (n.as_str(), p.clone()))
+            .collect(),
+    );
+    // Just after the first gossip round (at 1 ms): its messages are on their way.
+    sim.run_until(SimTime(at_ms(1).0 + 1))
+        .expect("within bounds");
+    sim.set_recorder(Recorder::hash_only());
+}
+
+/// A count-only recorder builds no event, so it may be set at any time.
+#[test]
+fn a_count_only_recorder_may_be_set_mid_run() {
+    let probes = gossips(3);
+    let mut sim = sim_of(
+        7,
+        probes
+            .iter()
+            .map(|(n, p)| (n.as_str(), p.clone()))
+            .collect(),
+    );
+    sim.run_until(at_ms(50)).expect("within bounds");
+    sim.set_recorder(Recorder::count_only());
+    sim.run_until(at_ms(500)).expect("within bounds");
+    let summary = sim.take_recorder().expect("set").finish().expect("no I/O");
+    assert!(summary.events > 100, "{}", summary.events);
+}
