@@ -236,10 +236,12 @@ pub(crate) struct Core<A: Actor> {
     free_timers: Vec<u32>,
     msgs: Vec<Option<InFlight<A::Msg>>>,
     free_msgs: Vec<u32>,
-    /// The trace id of each slot's message, `msg_ids[slot]`, written only while `keep_ids`
-    /// (the recorder builds events): a run without a trace keeps 32 bytes a message in flight,
-    /// not 40 (issue 11: 50 million in flight at once in a 10,000-node election).
+    /// The trace id of each slot's message, `msg_ids[slot]`, written only while `keep_ids`:
+    /// a run without a trace keeps 32 bytes a message in flight, not 40 (issue 11: 50 million
+    /// in flight at once in a 10,000-node election).
     msg_ids: Vec<u64>,
+    /// True until the first event (so a recorder set after the actors' `on_start` still names
+    /// the messages they sent), then while the recorder builds events.
     keep_ids: bool,
     next_msg_id: u64,
     pub(crate) nodes: Vec<NodeState<A>>,
@@ -531,7 +533,7 @@ impl<A: Actor> Sim<A> {
                 msgs: Vec::new(),
                 free_msgs: Vec::new(),
                 msg_ids: Vec::new(),
-                keep_ids: false,
+                keep_ids: true,
                 next_msg_id: 0,
                 nodes: Vec::new(),
                 names: Vec::new(),
@@ -631,12 +633,12 @@ impl<A: Actor> Sim<A> {
     ///
     /// # Panics
     /// If the new recorder builds events while messages sent without one's are in flight
-    /// (their trace ids were not kept): set the recorder before the run starts.
+    /// (their trace ids were not kept): set the recorder before the first event.
     pub fn set_recorder(&mut self, recorder: Recorder<EventOf<A>>) {
         let keep = recorder.builds_events();
         assert!(
             !keep || self.core.keep_ids || self.core.in_flight() == 0,
-            "set_recorder: messages are in flight whose trace ids were not kept; set the recorder before the run starts"
+            "set_recorder: messages are in flight whose trace ids were not kept; set the recorder before the first event"
         );
         self.core.keep_ids = keep;
         self.core.recorder = Some(recorder);
@@ -758,6 +760,13 @@ impl<A: Actor> Sim<A> {
             return false;
         };
         let (time, event) = (entry.time, Event::unpack(entry.data));
+        if self.core.stats.events == 0 {
+            self.core.keep_ids = self
+                .core
+                .recorder
+                .as_ref()
+                .is_some_and(Recorder::builds_events);
+        }
         self.core.now = time;
         self.core.prefetch_ahead();
         self.core.stats.events += 1;

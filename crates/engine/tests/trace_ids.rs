@@ -62,7 +62,7 @@ fn every_delivery_names_its_send() {
 /// A recorder that builds events, set while messages sent without one are in flight, would
 /// have no ids for them: refused with a message that says what to do.
 #[test]
-#[should_panic(expected = "set the recorder before the run starts")]
+#[should_panic(expected = "set the recorder before the first event")]
 fn a_recorder_set_mid_run_is_refused() {
     let probes = gossips(3);
     let mut sim = sim_of(
@@ -76,6 +76,43 @@ fn a_recorder_set_mid_run_is_refused() {
     sim.run_until(SimTime(at_ms(1).0 + 1))
         .expect("within bounds");
     sim.set_recorder(Recorder::hash_only());
+}
+
+/// Before the first event every message keeps its id, so a recorder set after the actors'
+/// `on_start` (a `run_until` of time 0) names the messages they sent.
+#[test]
+fn a_recorder_set_after_start_names_the_start_messages() {
+    let start = |i: u32| {
+        (
+            format!("p{i}"),
+            Probe::new(vec![]).sending_at_start(vec![((i + 1) % 3, i)]),
+        )
+    };
+    let probes: Vec<_> = (0..3).map(start).collect();
+    let mut sim = sim_of(
+        7,
+        probes
+            .iter()
+            .map(|(n, p)| (n.as_str(), p.clone()))
+            .collect(),
+    );
+    sim.run_until(SimTime::ZERO).expect("within bounds");
+    let events = run_traced(&mut sim, at_ms(100));
+    let delivered: Vec<u64> = events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Deliver { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(delivered.len(), 3);
+    assert_eq!(
+        delivered
+            .iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>(),
+        (0..3).collect()
+    );
 }
 
 /// A count-only recorder builds no event, so it may be set at any time.

@@ -114,6 +114,8 @@ pub struct Probe {
     pub volatile: u64,
     /// Ids of the timers armed so far, in arming order (volatile).
     pub armed: Vec<TimerId>,
+    /// `(to, n)`: `Ping(n)` sent to node `to` from `on_start`, before any event.
+    pub start_sends: Vec<(u32, u32)>,
 }
 
 impl Probe {
@@ -123,6 +125,12 @@ impl Probe {
             plan,
             ..Probe::default()
         }
+    }
+
+    /// This probe, also sending `Ping(n)` to node `to` for each `(to, n)` from `on_start`.
+    pub fn sending_at_start(mut self, sends: Vec<(u32, u32)>) -> Self {
+        self.start_sends = sends;
+        self
     }
 
     fn arm(&mut self, ctx: &mut Context<'_, Self>, after: SimDuration, tm: Tm) {
@@ -144,6 +152,9 @@ impl Actor for Probe {
     fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
         for (after, tm) in self.plan.clone() {
             self.arm(ctx, after, tm);
+        }
+        for &(to, n) in &self.start_sends {
+            ctx.send(NodeId(to), Msg::Ping(n));
         }
     }
 
