@@ -22,7 +22,7 @@
 //! during the pause cancels the queued timers and drops the queued messages as `crashed`.
 
 use crate::actor::{Actor, Context, Message, Observation, TimerId};
-use crate::clock::{ClockConfig, LocalClock};
+use crate::clock::{ClockConfig, LocalClock, LocalTime};
 use crate::fault::{Fault, Trigger};
 use crate::network::{DropReason, LinkModel, NetRule, Network, SendVerdict};
 use crate::node::NodeId;
@@ -148,10 +148,19 @@ impl Event {
     }
 }
 
+/// A timer slot. `gen` names the slot's current queue entry: it is bumped when the slot is
+/// freed and when a drift change re-schedules its timer, and a queue entry (or a paused node's
+/// queued timer) whose `gen` differs is stale. `id` names the timer an actor holds
+/// ([`TimerId::gen`]): the slot's `gen` when the timer was set, unchanged by re-scheduling.
 struct TimerSlot<T> {
     gen: u32,
+    id: u32,
     node: u32,
     incarnation: u32,
+    /// The node's monotonic reading at which the timer fires, local ns.
+    deadline: LocalTime,
+    /// Order of setting among all timers (`Core::timers_set` when it was set).
+    set_seq: u64,
     payload: Option<T>,
 }
 
@@ -206,6 +215,8 @@ pub(crate) struct Core<A: Actor> {
     queue: EventQueue,
     timers: Vec<TimerSlot<A::Timer>>,
     free_timers: Vec<u32>,
+    /// Timers set so far: the next timer's `set_seq`.
+    timers_set: u64,
     msgs: Vec<Option<InFlight<A::Msg>>>,
     free_msgs: Vec<u32>,
     next_msg_id: u64,
@@ -330,6 +341,11 @@ impl<A: Actor> Core<A> {
         });
     }
 
+    /// Sets a timer for `after` of `node`'s monotonic clock: it fires when that clock reaches
+    /// `mono(now) + after`, its deadline. The true instant is computed now with the node's
+    /// current rate ([`LocalClock::timer_after`]) and recomputed from the deadline if the
+    /// node's drift changes before it fires ([`Core::reschedule_timers`]); a clock step (wall
+    /// clock only) never moves it.
     pub(crate) fn set_timer(
         &mut self,
         node: NodeId,
@@ -337,21 +353,29 @@ impl<A: Actor> Core<A> {
         timer: A::Timer,
     ) -> TimerId {
         let n = &self.nodes[node.index()];
-        let at = n.clock.true_time_after(self.now, after);
+        let (deadline, at) = n.clock.timer_after(self.now, after);
         let incarnation = n.incarnation;
+        let set_seq = self.timers_set;
+        self.timers_set += 1;
         let slot = match self.free_timers.pop() {
             Some(s) => {
                 let t = &mut self.timers[s as usize];
+                t.id = t.gen;
                 t.node = node.0;
                 t.incarnation = incarnation;
+                t.deadline = deadline;
+                t.set_seq = set_seq;
                 t.payload = Some(timer);
                 s
             }
             None => {
                 self.timers.push(TimerSlot {
                     gen: 0,
+                    id: 0,
                     node: node.0,
                     incarnation,
+                    deadline,
+                    set_seq,
                     payload: Some(timer),
                 });
                 (self.timers.len() - 1) as u32
@@ -360,6 +384,46 @@ impl<A: Actor> Core<A> {
         let gen = self.timers[slot as usize].gen;
         self.push(at, Event::Timer { slot, gen });
         TimerId { slot, gen }
+    }
+
+    /// After `node`'s drift changed at `now`: every pending timer of the node whose deadline
+    /// its monotonic clock has not reached yet gets its true instant recomputed from the
+    /// deadline ([`LocalClock::true_time_at`]) and a new queue entry; its slot's `gen` is
+    /// bumped, so the old entry is skipped as stale when it comes up. A timer already due (its
+    /// entry at or before `now`, or queued by a pause) keeps its place: readings up to `now`
+    /// did not change. Timers of a crashed node are stale already and are left alone.
+    ///
+    /// **Order.** The new entries are scheduled now, so they run after every event already
+    /// scheduled for the same true instant; among themselves, timers with equal new instants
+    /// run in the order they were set. Costs one pass over the timer slots (O(slots), once per
+    /// drift change; the hot path pays only for keeping `deadline` and `set_seq`).
+    fn reschedule_timers(&mut self, node: NodeId) {
+        let now = self.now;
+        let n = &self.nodes[node.index()];
+        if !n.up {
+            return;
+        }
+        let (incarnation, clock) = (n.incarnation, &n.clock);
+        let reached = clock.mono(now);
+        let mut moved: Vec<(SimTime, u64, u32)> = self
+            .timers
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                t.payload.is_some()
+                    && t.node == node.0
+                    && t.incarnation == incarnation
+                    && t.deadline > reached
+            })
+            .map(|(slot, t)| (clock.true_time_at(now, t.deadline), t.set_seq, slot as u32))
+            .collect();
+        moved.sort_unstable();
+        for (at, _, slot) in moved {
+            let t = &mut self.timers[slot as usize];
+            t.gen = t.gen.wrapping_add(1);
+            let gen = t.gen;
+            self.push(at, Event::Timer { slot, gen });
+        }
     }
 
     /// Takes the payload out of a live timer slot and frees the slot.
@@ -374,7 +438,7 @@ impl<A: Actor> Core<A> {
 
     pub(crate) fn cancel_timer(&mut self, id: TimerId) {
         if let Some(t) = self.timers.get_mut(id.slot as usize) {
-            if t.gen == id.gen && t.payload.is_some() {
+            if t.id == id.gen && t.payload.is_some() {
                 t.payload = None;
                 t.gen = t.gen.wrapping_add(1);
                 self.free_timers.push(id.slot);
@@ -440,6 +504,7 @@ impl<A: Actor> Sim<A> {
                 queue: EventQueue::new(),
                 timers: Vec::new(),
                 free_timers: Vec::new(),
+                timers_set: 0,
                 msgs: Vec::new(),
                 free_msgs: Vec::new(),
                 next_msg_id: 0,
@@ -936,7 +1001,10 @@ impl<A: Actor> Sim<A> {
                 let now = self.core.now;
                 self.core.nodes[node.index()]
                     .clock
-                    .set_drift(now, drift_ppm)
+                    .set_drift(now, drift_ppm);
+                // Timers fire when the monotonic clock reaches their deadline, whatever its
+                // rate: move the node's pending ones to the instants the new rate gives.
+                self.core.reschedule_timers(node);
             }
             Fault::SetLoss { loss_ppm } => self.core.network.set_loss_override(loss_ppm),
         }
