@@ -150,18 +150,29 @@ impl Event {
 
 /// A timer slot. `gen` names the slot's current queue entry: it is bumped when the slot is
 /// freed and when a drift change re-schedules its timer, and a queue entry (or a paused node's
-/// queued timer) whose `gen` differs is stale. `id` names the timer an actor holds
-/// ([`TimerId::gen`]): the slot's `gen` when the timer was set, unchanged by re-scheduling.
+/// queued timer) whose `gen` differs is stale. Without drift changes it also names the timer
+/// an actor holds ([`TimerId::gen`]); with them, [`TimerDeadline::id`] does.
 struct TimerSlot<T> {
     gen: u32,
-    id: u32,
     node: u32,
     incarnation: u32,
-    /// The node's monotonic reading at which the timer fires, local ns.
-    deadline: LocalTime,
+    payload: Option<T>,
+}
+
+/// What a drift change needs to know of a slot's timer. Kept (in `Core::deadlines`, by slot
+/// index) only in a run that can change a drift, and beside the slots rather than in them:
+/// the event loop reads the slots, and a run without drift changes (W1) pays nothing.
+#[derive(Clone, Copy)]
+struct TimerDeadline {
+    /// The node's monotonic reading at which the timer fires, local ns. `LocalTime(0)` for a
+    /// timer set before the run could change a drift (see `Core::keep_deadlines`): it keeps
+    /// its instant.
+    mono: LocalTime,
     /// Order of setting among all timers (`Core::timers_set` when it was set).
     set_seq: u64,
-    payload: Option<T>,
+    /// The slot's `gen` when the timer was set: the [`TimerId::gen`] that names it, unchanged
+    /// when a drift change re-schedules it.
+    id: u32,
 }
 
 struct InFlight<M> {
@@ -215,6 +226,11 @@ pub(crate) struct Core<A: Actor> {
     queue: EventQueue,
     timers: Vec<TimerSlot<A::Timer>>,
     free_timers: Vec<u32>,
+    /// Each slot's [`TimerDeadline`], by slot index, once `keep_deadlines` is on; empty
+    /// before.
+    deadlines: Vec<TimerDeadline>,
+    /// A drift change is scheduled or can be triggered: timers keep their deadlines.
+    keep_deadlines: bool,
     /// Timers set so far: the next timer's `set_seq`.
     timers_set: u64,
     msgs: Vec<Option<InFlight<A::Msg>>>,
@@ -353,37 +369,73 @@ impl<A: Actor> Core<A> {
         timer: A::Timer,
     ) -> TimerId {
         let n = &self.nodes[node.index()];
-        let (deadline, at) = n.clock.timer_after(self.now, after);
+        let (deadline, at) = if self.keep_deadlines {
+            n.clock.timer_after(self.now, after)
+        } else {
+            (LocalTime(0), n.clock.true_time_after(self.now, after))
+        };
         let incarnation = n.incarnation;
-        let set_seq = self.timers_set;
-        self.timers_set += 1;
         let slot = match self.free_timers.pop() {
             Some(s) => {
                 let t = &mut self.timers[s as usize];
-                t.id = t.gen;
                 t.node = node.0;
                 t.incarnation = incarnation;
-                t.deadline = deadline;
-                t.set_seq = set_seq;
                 t.payload = Some(timer);
                 s
             }
             None => {
                 self.timers.push(TimerSlot {
                     gen: 0,
-                    id: 0,
                     node: node.0,
                     incarnation,
-                    deadline,
-                    set_seq,
                     payload: Some(timer),
                 });
                 (self.timers.len() - 1) as u32
             }
         };
         let gen = self.timers[slot as usize].gen;
+        if self.keep_deadlines {
+            self.keep_deadline(slot, deadline, gen);
+        }
         self.push(at, Event::Timer { slot, gen });
         TimerId { slot, gen }
+    }
+
+    /// Records the deadline of the timer just set in `slot` (whose `gen` is `id`).
+    fn keep_deadline(&mut self, slot: u32, mono: LocalTime, id: u32) {
+        let d = TimerDeadline {
+            mono,
+            set_seq: self.timers_set,
+            id,
+        };
+        self.timers_set += 1;
+        match self.deadlines.get_mut(slot as usize) {
+            Some(kept) => *kept = d,
+            None => {
+                debug_assert_eq!(slot as usize, self.deadlines.len(), "slots grow by one");
+                self.deadlines.push(d);
+            }
+        }
+    }
+
+    /// From now on timers keep their deadlines, so that drift changes can re-schedule them:
+    /// called when a drift change is scheduled or a trigger can apply one, normally before
+    /// the run starts. A timer already pending then (only if a drift change is scheduled
+    /// mid-run through the API) has no known deadline and keeps its true instant.
+    fn keep_deadlines(&mut self) {
+        if self.keep_deadlines {
+            return;
+        }
+        self.keep_deadlines = true;
+        self.deadlines = self
+            .timers
+            .iter()
+            .map(|t| TimerDeadline {
+                mono: LocalTime(0),
+                set_seq: 0,
+                id: t.gen,
+            })
+            .collect();
     }
 
     /// After `node`'s drift changed at `now`: every pending timer of the node whose deadline
@@ -396,7 +448,7 @@ impl<A: Actor> Core<A> {
     /// **Order.** The new entries are scheduled now, so they run after every event already
     /// scheduled for the same true instant; among themselves, timers with equal new instants
     /// run in the order they were set. Costs one pass over the timer slots (O(slots), once per
-    /// drift change; the hot path pays only for keeping `deadline` and `set_seq`).
+    /// drift change; only runs that can change a drift keep each slot's [`TimerDeadline`]).
     fn reschedule_timers(&mut self, node: NodeId) {
         let now = self.now;
         let n = &self.nodes[node.index()];
@@ -405,17 +457,19 @@ impl<A: Actor> Core<A> {
         }
         let (incarnation, clock) = (n.incarnation, &n.clock);
         let reached = clock.mono(now);
+        assert!(self.keep_deadlines, "a drift change was scheduled");
         let mut moved: Vec<(SimTime, u64, u32)> = self
             .timers
             .iter()
+            .zip(&self.deadlines)
             .enumerate()
-            .filter(|(_, t)| {
+            .filter(|(_, (t, d))| {
                 t.payload.is_some()
                     && t.node == node.0
                     && t.incarnation == incarnation
-                    && t.deadline > reached
+                    && d.mono > reached
             })
-            .map(|(slot, t)| (clock.true_time_at(now, t.deadline), t.set_seq, slot as u32))
+            .map(|(slot, (_, d))| (clock.true_time_at(now, d.mono), d.set_seq, slot as u32))
             .collect();
         moved.sort_unstable();
         for (at, _, slot) in moved {
@@ -437,8 +491,14 @@ impl<A: Actor> Core<A> {
     }
 
     pub(crate) fn cancel_timer(&mut self, id: TimerId) {
-        if let Some(t) = self.timers.get_mut(id.slot as usize) {
-            if t.id == id.gen && t.payload.is_some() {
+        let slot = id.slot as usize;
+        if let Some(t) = self.timers.get_mut(slot) {
+            // A drift change may have bumped `gen`; the id the timer was set with names it.
+            let current = match self.deadlines.get(slot) {
+                Some(d) if self.keep_deadlines => d.id,
+                _ => t.gen,
+            };
+            if current == id.gen && t.payload.is_some() {
                 t.payload = None;
                 t.gen = t.gen.wrapping_add(1);
                 self.free_timers.push(id.slot);
@@ -479,6 +539,9 @@ impl<A: Actor> Core<A> {
     }
 
     fn schedule_fault(&mut self, at: SimTime, fault: Fault) {
+        if matches!(fault, Fault::SetDrift { .. }) {
+            self.keep_deadlines();
+        }
         self.faults.push(fault);
         let index = (self.faults.len() - 1) as u32;
         self.push(at, Event::Fault { index });
@@ -504,6 +567,8 @@ impl<A: Actor> Sim<A> {
                 queue: EventQueue::new(),
                 timers: Vec::new(),
                 free_timers: Vec::new(),
+                deadlines: Vec::new(),
+                keep_deadlines: false,
                 timers_set: 0,
                 msgs: Vec::new(),
                 free_msgs: Vec::new(),
@@ -596,6 +661,9 @@ impl<A: Actor> Sim<A> {
 
     /// Adds a protocol-point trigger.
     pub fn add_trigger(&mut self, trigger: Trigger) {
+        if matches!(trigger.fault, Fault::SetDrift { .. }) {
+            self.core.keep_deadlines();
+        }
         self.core.triggers.push(TriggerState {
             trigger,
             fired: false,

@@ -480,3 +480,56 @@ fn a_moved_timer_whose_deadline_passes_in_a_pause_runs_at_resume_once() {
     );
     assert_eq!(sim.stats().timers_fired, 2);
 }
+
+/// The engine keeps timers' deadlines only once a drift change is scheduled (so W1, which
+/// has none, pays nothing): a drift change scheduled through the API after a timer was set
+/// leaves that timer at its instant, and moves the timers set after it was scheduled.
+#[test]
+fn a_drift_change_scheduled_mid_run_moves_only_timers_set_after_it_was_scheduled() {
+    let mut sim = sim_of(
+        1,
+        vec![(
+            "p",
+            Probe::new(vec![
+                (ms(100), Tm::Mark(1)),
+                (
+                    ms(5),
+                    Tm::Arm {
+                        n: 2,
+                        after_ns: 95_000_000,
+                    },
+                ),
+            ]),
+        )],
+    );
+    sim.run_until(at_ms(1)).unwrap();
+    sim.schedule_fault(
+        at_ms(10),
+        Fault::SetDrift {
+            node: A,
+            drift_ppm: 500_000,
+        },
+    );
+    sim.run_until(at_ms(200)).unwrap();
+    assert_eq!(
+        observed(&sim),
+        vec![
+            (
+                70_000_000,
+                0,
+                Obs::Fired {
+                    n: 2,
+                    mono: 100_000_000
+                }
+            ),
+            (
+                100_000_000,
+                0,
+                Obs::Fired {
+                    n: 1,
+                    mono: 145_000_000
+                }
+            ),
+        ]
+    );
+}
