@@ -7,6 +7,16 @@
 //! deletion). A crash bumps the node's incarnation, which makes its pending
 //! timers and the messages in flight to it stale in O(1).
 //!
+//! **Timers follow the monotonic clock.** A timer fires when its node's monotonic clock
+//! reaches its deadline (set time + duration, on that clock). Its queue entry holds the true
+//! instant the current rate gives; a drift change (`Fault::SetDrift`) gives each of the node's
+//! pending timers a new entry at the instant the new rate gives, and bumps the slot's
+//! generation so the old entry is skipped (`Core::reschedule_timers`: O(timer slots), once per
+//! drift change). A clock step moves the wall clock only, and no timer. To keep W1's hot path
+//! as it was, the deadlines are kept only once a drift change is scheduled or a trigger can
+//! apply one ([`Sim::schedule_fault`], [`Sim::add_trigger`]), which the scenario layer does
+//! before the run starts.
+//!
 //! **Processing time** (Coulouris's Tprocess; off unless [`Sim::set_processing`] is called):
 //! a node handles one message at a time, like a single-threaded event loop. A message that
 //! reaches an idle node whose [`Processing`] gives it a handling time `p > 0` occupies the
@@ -654,12 +664,15 @@ impl<A: Actor> Sim<A> {
         &self.core.network
     }
 
-    /// Schedules `fault` at true time `at`.
+    /// Schedules `fault` at true time `at`. A [`Fault::SetDrift`] scheduled after timers were
+    /// set (mid-run) does not move those: timers keep their deadlines from the first
+    /// drift change scheduled on (see the module doc).
     pub fn schedule_fault(&mut self, at: SimTime, fault: Fault) {
         self.core.schedule_fault(at, fault);
     }
 
-    /// Adds a protocol-point trigger.
+    /// Adds a protocol-point trigger (one that applies a [`Fault::SetDrift`] makes timers keep
+    /// their deadlines from now on, as [`Sim::schedule_fault`] does).
     pub fn add_trigger(&mut self, trigger: Trigger) {
         if matches!(trigger.fault, Fault::SetDrift { .. }) {
             self.core.keep_deadlines();
