@@ -95,7 +95,11 @@ impl<A: Actor> Context<'_, A> {
     pub fn send(&mut self, to: NodeId, msg: A::Msg) {
         self.core.send(self.node, to, msg);
     }
-    /// Sets a timer to fire after `after` of this node's monotonic clock.
+    /// Sets a timer to fire after `after` of this node's monotonic clock: it fires when that
+    /// clock reaches its deadline, its reading now + `after`, as a `CLOCK_MONOTONIC` timer
+    /// does. If the node's drift changes before then ([`crate::Fault::SetDrift`]), the timer
+    /// follows the clock (a faster clock fires it sooner in true time, a slower one later);
+    /// a clock step (wall clock only) does not move it.
     pub fn set_timer(&mut self, after: SimDuration, timer: A::Timer) -> TimerId {
         self.core.set_timer(self.node, after, timer)
     }

@@ -11,9 +11,15 @@
 //! **Rounding.** `mono(t)` is rounded down (floor) to the nanosecond. A timer for a local
 //! monotonic duration `d` set at true time `now` fires at the *first* true nanosecond `t' >= now`
 //! at which `mono(t') >= mono(now) + d` ([`LocalClock::true_time_after`]). Because `mono` is
-//! non-decreasing, that conversion is monotone in `d`. A timer keeps the true deadline computed
-//! when it was set: a later drift change does not move pending timers (a simplification; real
-//! kernels re-evaluate on every tick).
+//! non-decreasing, that conversion is monotone in `d`.
+//!
+//! **Timers follow the monotonic clock, not the rate in force when they were set.** A timer's
+//! deadline is a monotonic reading, `mono(now) + d` ([`LocalClock::timer_after`]); it fires
+//! when the node's monotonic clock reaches it, as a kernel's `CLOCK_MONOTONIC` timer does
+//! (`timer_settime(2)`: the timer expires when the clock reaches the value). The true instant
+//! is a cache of that rule under the current rate: after a drift change the engine recomputes
+//! it for every pending timer of the node from its deadline ([`LocalClock::true_time_at`]).
+//! A clock step moves the wall clock only, so it moves no timer.
 
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -278,15 +284,46 @@ impl LocalClock {
     }
 
     /// The first true instant `t' >= now` at which the monotonic clock has advanced by at
-    /// least `d` since `now` (see the module doc for the rounding rule). Saturates at
-    /// [`SimTime::MAX`].
+    /// least `d` since `now` (see the module doc for the rounding rule), under the rate in
+    /// force now. Saturates at [`SimTime::MAX`].
     pub fn true_time_after(&self, now: SimTime, d: SimDuration) -> SimTime {
+        self.timer_after(now, d).1
+    }
+
+    /// A timer of local monotonic duration `d` set at true time `now`: its monotonic deadline
+    /// `mono(now) + d` (local ns, saturating at `u64::MAX`, about 584 years) and the first true
+    /// instant `>= now` at which the clock reaches it under the rate in force now (as
+    /// [`LocalClock::true_time_after`]). The engine keeps the deadline, so that a later drift
+    /// change can recompute the instant ([`LocalClock::true_time_at`]).
+    #[inline]
+    pub fn timer_after(&self, now: SimTime, d: SimDuration) -> (LocalTime, SimTime) {
         if self.drift_ppm == 0 {
-            // mono(t) = seg_mono + (t - seg_true): exact, no rounding.
-            return now.saturating_add(d);
+            // mono(t) = seg_mono + (t - seg_true): exact, no rounding, no division.
+            let mono = self.seg_mono.saturating_add(now.0 - self.seg_true);
+            return (LocalTime(mono.saturating_add(d.0)), now.saturating_add(d));
         }
         let target = self.mono(now).0 as i128 + d.0 as i128;
+        let deadline = LocalTime(target.min(u64::MAX as i128) as u64);
+        (deadline, self.true_time_of(now, target))
+    }
+
+    /// The first true instant `t' >= now` at which the monotonic clock reads at least
+    /// `deadline` (local ns) under the current rate; `now` if it already does. `now` must not
+    /// precede the last drift change. This is how a pending timer's true instant is
+    /// recomputed after a drift change: readings before the change are unchanged, so a
+    /// deadline already reached keeps its instant. Saturates at [`SimTime::MAX`].
+    pub fn true_time_at(&self, now: SimTime, deadline: LocalTime) -> SimTime {
+        self.true_time_of(now, deadline.0 as i128)
+    }
+
+    /// The first true instant `>= now` with `mono >= target` (an i128, so that a target past
+    /// `u64::MAX` still converts as it always did).
+    fn true_time_of(&self, now: SimTime, target: i128) -> SimTime {
         let m = target - self.seg_mono as i128;
+        if m <= 0 {
+            // Reached at or before the segment's start, which is not after `now`.
+            return now;
+        }
         let rate = PPM + self.drift_ppm as i128;
         // smallest k with floor(k * rate / PPM) >= m  <=>  k >= m * PPM / rate
         let k = (m * PPM + rate - 1) / rate;
@@ -448,6 +485,33 @@ mod tests {
             prop_assert!(c.mono(ta).0 >= target);
             if ta > now {
                 prop_assert!(c.mono(SimTime(ta.0 - 1)).0 < target);
+            }
+        }
+
+        #[test]
+        fn a_deadline_converts_as_its_duration_and_stays_put_once_reached(
+            ppm1 in -900_000i64..=2_000_000,
+            ppm2 in -900_000i64..=2_000_000,
+            set in 0u64..1_000_000_000_000,
+            change in 0u64..1_000_000_000_000,
+            d in 0u64..100_000_000_000,
+        ) {
+            let mut c = clock(ppm1);
+            let now = SimTime(set);
+            let (deadline, at) = c.timer_after(now, SimDuration(d));
+            prop_assert_eq!(deadline, c.mono(now).saturating_add(SimDuration(d)));
+            prop_assert_eq!(at, c.true_time_after(now, SimDuration(d)));
+            prop_assert_eq!(c.true_time_at(now, deadline), at);
+            // After a drift change the deadline's instant is the first one the new rate
+            // reaches it at; a deadline already reached keeps `change` (the caller keeps the
+            // old instant then).
+            let change = SimTime(set + change);
+            c.set_drift(change, ppm2);
+            let moved = c.true_time_at(change, deadline);
+            prop_assert!(moved >= change);
+            prop_assert!(c.mono(moved) >= deadline);
+            if moved > change {
+                prop_assert!(c.mono(SimTime(moved.0 - 1)) < deadline);
             }
         }
 

@@ -47,14 +47,20 @@ pub enum Fault {
         /// The partition's groups, as in the [`NetRule::Partition`] it heals.
         groups: Vec<Vec<NodeId>>,
     },
-    /// Steps the node's wall clock by `delta_ns` (negative: backwards). Monotonic untouched.
+    /// Steps the node's wall clock by `delta_ns` (negative: backwards). Monotonic untouched,
+    /// so no timer moves: timers run on the monotonic clock.
     ClockStep {
         /// Target.
         node: NodeId,
         /// Step, ns.
         delta_ns: i64,
     },
-    /// Changes the node's monotonic drift from now on, ppm.
+    /// Changes the node's monotonic drift from now on, ppm. Readings up to now are unchanged.
+    /// The node's pending timers follow: each fires when the monotonic clock reaches its
+    /// deadline (set time + duration, on that clock), so the engine recomputes the true
+    /// instant of every timer not yet due with the new rate (a faster clock brings it
+    /// forward, a slower one pushes it back). Timers moved to the same true instant run after
+    /// the events already scheduled for it, in the order they were set.
     SetDrift {
         /// Target.
         node: NodeId,

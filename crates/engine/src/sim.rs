@@ -7,6 +7,16 @@
 //! deletion). A crash bumps the node's incarnation, which makes its pending
 //! timers and the messages in flight to it stale in O(1).
 //!
+//! **Timers follow the monotonic clock.** A timer fires when its node's monotonic clock
+//! reaches its deadline (set time + duration, on that clock). Its queue entry holds the true
+//! instant the current rate gives; a drift change (`Fault::SetDrift`) gives each of the node's
+//! pending timers a new entry at the instant the new rate gives, and bumps the slot's
+//! generation so the old entry is skipped (`Core::reschedule_timers`: O(timer slots), once per
+//! drift change). A clock step moves the wall clock only, and no timer. To keep W1's hot path
+//! as it was, the deadlines are kept only once a drift change is scheduled or a trigger can
+//! apply one ([`Sim::schedule_fault`], [`Sim::add_trigger`]), which the scenario layer does
+//! before the run starts.
+//!
 //! **Processing time** (Coulouris's Tprocess; off unless [`Sim::set_processing`] is called):
 //! a node handles one message at a time, like a single-threaded event loop. A message that
 //! reaches an idle node whose [`Processing`] gives it a handling time `p > 0` occupies the
@@ -22,7 +32,7 @@
 //! during the pause cancels the queued timers and drops the queued messages as `crashed`.
 
 use crate::actor::{Actor, Context, Message, Observation, TimerId};
-use crate::clock::{ClockConfig, LocalClock};
+use crate::clock::{ClockConfig, LocalClock, LocalTime};
 use crate::fault::{Fault, Trigger};
 use crate::network::{DropReason, LinkModel, NetRule, Network, SendVerdict};
 use crate::node::NodeId;
@@ -166,6 +176,10 @@ impl Event {
     }
 }
 
+/// A timer slot. `gen` names the slot's current queue entry: it is bumped when the slot is
+/// freed and when a drift change re-schedules its timer, and a queue entry (or a paused node's
+/// queued timer) whose `gen` differs is stale. Without drift changes it also names the timer
+/// an actor holds ([`TimerId::gen`]); with them, [`TimerDeadline::id`] does.
 struct TimerSlot<T> {
     gen: u32,
     node: u32,
@@ -181,6 +195,22 @@ const PREFETCH_AHEAD: usize = 4;
 /// (2 MB of slots, about what one core's caches hold): below that its lines are cached anyway,
 /// and a run of timers (W1) would pay the look ahead for nothing.
 const PREFETCH_FROM_SLOTS: usize = 1 << 16;
+
+/// What a drift change needs to know of a slot's timer. Kept (in `Core::deadlines`, by slot
+/// index) only in a run that can change a drift, and beside the slots rather than in them:
+/// the event loop reads the slots, and a run without drift changes (W1) pays nothing.
+#[derive(Clone, Copy)]
+struct TimerDeadline {
+    /// The node's monotonic reading at which the timer fires, local ns. `LocalTime(0)` for a
+    /// timer set before the run could change a drift (see `Core::keep_deadlines`): it keeps
+    /// its instant.
+    mono: LocalTime,
+    /// Order of setting among all timers (`Core::timers_set` when it was set).
+    set_seq: u64,
+    /// The slot's `gen` when the timer was set: the [`TimerId::gen`] that names it, unchanged
+    /// when a drift change re-schedules it.
+    id: u32,
+}
 
 /// A message in flight: 32 bytes with a two-word message, so a slot never straddles a cache
 /// line. Its trace id lives in [`Core::msg_ids`], kept only while a trace is built.
@@ -234,6 +264,13 @@ pub(crate) struct Core<A: Actor> {
     queue: EventQueue,
     timers: Vec<TimerSlot<A::Timer>>,
     free_timers: Vec<u32>,
+    /// Each slot's [`TimerDeadline`], by slot index, once `keep_deadlines` is on; empty
+    /// before.
+    deadlines: Vec<TimerDeadline>,
+    /// A drift change is scheduled or can be triggered: timers keep their deadlines.
+    keep_deadlines: bool,
+    /// Timers set so far: the next timer's `set_seq`.
+    timers_set: u64,
     msgs: Vec<Option<InFlight<A::Msg>>>,
     free_msgs: Vec<u32>,
     /// The trace id of each slot's message, `msg_ids[slot]`, written only while `keep_ids`:
@@ -420,6 +457,11 @@ impl<A: Actor> Core<A> {
         });
     }
 
+    /// Sets a timer for `after` of `node`'s monotonic clock: it fires when that clock reaches
+    /// `mono(now) + after`, its deadline. The true instant is computed now with the node's
+    /// current rate ([`LocalClock::timer_after`]) and recomputed from the deadline if the
+    /// node's drift changes before it fires ([`Core::reschedule_timers`]); a clock step (wall
+    /// clock only) never moves it.
     pub(crate) fn set_timer(
         &mut self,
         node: NodeId,
@@ -427,7 +469,11 @@ impl<A: Actor> Core<A> {
         timer: A::Timer,
     ) -> TimerId {
         let n = &self.nodes[node.index()];
-        let at = n.clock.true_time_after(self.now, after);
+        let (deadline, at) = if self.keep_deadlines {
+            n.clock.timer_after(self.now, after)
+        } else {
+            (LocalTime(0), n.clock.true_time_after(self.now, after))
+        };
         let incarnation = n.incarnation;
         let slot = match self.free_timers.pop() {
             Some(s) => {
@@ -448,8 +494,90 @@ impl<A: Actor> Core<A> {
             }
         };
         let gen = self.timers[slot as usize].gen;
+        if self.keep_deadlines {
+            self.keep_deadline(slot, deadline, gen);
+        }
         self.push(at, Event::Timer { slot, gen });
         TimerId { slot, gen }
+    }
+
+    /// Records the deadline of the timer just set in `slot` (whose `gen` is `id`).
+    fn keep_deadline(&mut self, slot: u32, mono: LocalTime, id: u32) {
+        let d = TimerDeadline {
+            mono,
+            set_seq: self.timers_set,
+            id,
+        };
+        self.timers_set += 1;
+        match self.deadlines.get_mut(slot as usize) {
+            Some(kept) => *kept = d,
+            None => {
+                debug_assert_eq!(slot as usize, self.deadlines.len(), "slots grow by one");
+                self.deadlines.push(d);
+            }
+        }
+    }
+
+    /// From now on timers keep their deadlines, so that drift changes can re-schedule them:
+    /// called when a drift change is scheduled or a trigger can apply one, normally before
+    /// the run starts. A timer already pending then (only if a drift change is scheduled
+    /// mid-run through the API) has no known deadline and keeps its true instant.
+    fn keep_deadlines(&mut self) {
+        if self.keep_deadlines {
+            return;
+        }
+        self.keep_deadlines = true;
+        self.deadlines = self
+            .timers
+            .iter()
+            .map(|t| TimerDeadline {
+                mono: LocalTime(0),
+                set_seq: 0,
+                id: t.gen,
+            })
+            .collect();
+    }
+
+    /// After `node`'s drift changed at `now`: every pending timer of the node whose deadline
+    /// its monotonic clock has not reached yet gets its true instant recomputed from the
+    /// deadline ([`LocalClock::true_time_at`]) and a new queue entry; its slot's `gen` is
+    /// bumped, so the old entry is skipped as stale when it comes up. A timer already due (its
+    /// entry at or before `now`, or queued by a pause) keeps its place: readings up to `now`
+    /// did not change. Timers of a crashed node are stale already and are left alone.
+    ///
+    /// **Order.** The new entries are scheduled now, so they run after every event already
+    /// scheduled for the same true instant; among themselves, timers with equal new instants
+    /// run in the order they were set. Costs one pass over the timer slots (O(slots), once per
+    /// drift change; only runs that can change a drift keep each slot's [`TimerDeadline`]).
+    fn reschedule_timers(&mut self, node: NodeId) {
+        let now = self.now;
+        let n = &self.nodes[node.index()];
+        if !n.up {
+            return;
+        }
+        let (incarnation, clock) = (n.incarnation, &n.clock);
+        let reached = clock.mono(now);
+        assert!(self.keep_deadlines, "a drift change was scheduled");
+        let mut moved: Vec<(SimTime, u64, u32)> = self
+            .timers
+            .iter()
+            .zip(&self.deadlines)
+            .enumerate()
+            .filter(|(_, (t, d))| {
+                t.payload.is_some()
+                    && t.node == node.0
+                    && t.incarnation == incarnation
+                    && d.mono > reached
+            })
+            .map(|(slot, (_, d))| (clock.true_time_at(now, d.mono), d.set_seq, slot as u32))
+            .collect();
+        moved.sort_unstable();
+        for (at, _, slot) in moved {
+            let t = &mut self.timers[slot as usize];
+            t.gen = t.gen.wrapping_add(1);
+            let gen = t.gen;
+            self.push(at, Event::Timer { slot, gen });
+        }
     }
 
     /// Takes the payload out of a live timer slot and frees the slot.
@@ -463,8 +591,14 @@ impl<A: Actor> Core<A> {
     }
 
     pub(crate) fn cancel_timer(&mut self, id: TimerId) {
-        if let Some(t) = self.timers.get_mut(id.slot as usize) {
-            if t.gen == id.gen && t.payload.is_some() {
+        let slot = id.slot as usize;
+        if let Some(t) = self.timers.get_mut(slot) {
+            // A drift change may have bumped `gen`; the id the timer was set with names it.
+            let current = match self.deadlines.get(slot) {
+                Some(d) if self.keep_deadlines => d.id,
+                _ => t.gen,
+            };
+            if current == id.gen && t.payload.is_some() {
                 t.payload = None;
                 t.gen = t.gen.wrapping_add(1);
                 self.free_timers.push(id.slot);
@@ -505,6 +639,9 @@ impl<A: Actor> Core<A> {
     }
 
     fn schedule_fault(&mut self, at: SimTime, fault: Fault) {
+        if matches!(fault, Fault::SetDrift { .. }) {
+            self.keep_deadlines();
+        }
         self.faults.push(fault);
         let index = (self.faults.len() - 1) as u32;
         self.push(at, Event::Fault { index });
@@ -530,6 +667,9 @@ impl<A: Actor> Sim<A> {
                 queue: EventQueue::new(),
                 timers: Vec::new(),
                 free_timers: Vec::new(),
+                deadlines: Vec::new(),
+                keep_deadlines: false,
+                timers_set: 0,
                 msgs: Vec::new(),
                 free_msgs: Vec::new(),
                 msg_ids: Vec::new(),
@@ -616,13 +756,19 @@ impl<A: Actor> Sim<A> {
         &self.core.network
     }
 
-    /// Schedules `fault` at true time `at`.
+    /// Schedules `fault` at true time `at`. A [`Fault::SetDrift`] scheduled after timers were
+    /// set (mid-run) does not move those: timers keep their deadlines from the first
+    /// drift change scheduled on (see the module doc).
     pub fn schedule_fault(&mut self, at: SimTime, fault: Fault) {
         self.core.schedule_fault(at, fault);
     }
 
-    /// Adds a protocol-point trigger.
+    /// Adds a protocol-point trigger (one that applies a [`Fault::SetDrift`] makes timers keep
+    /// their deadlines from now on, as [`Sim::schedule_fault`] does).
     pub fn add_trigger(&mut self, trigger: Trigger) {
+        if matches!(trigger.fault, Fault::SetDrift { .. }) {
+            self.core.keep_deadlines();
+        }
         self.core.triggers.push(TriggerState {
             trigger,
             fired: false,
@@ -1048,7 +1194,10 @@ impl<A: Actor> Sim<A> {
                 let now = self.core.now;
                 self.core.nodes[node.index()]
                     .clock
-                    .set_drift(now, drift_ppm)
+                    .set_drift(now, drift_ppm);
+                // Timers fire when the monotonic clock reaches their deadline, whatever its
+                // rate: move the node's pending ones to the instants the new rate gives.
+                self.core.reschedule_timers(node);
             }
             Fault::SetLoss { loss_ppm } => self.core.network.set_loss_override(loss_ppm),
         }

@@ -27,7 +27,8 @@ pub struct Stats {
     pub events: u64,
     /// Timer handlers run.
     pub timers_fired: u64,
-    /// Timer events skipped (cancelled, or the node crashed since).
+    /// Timer events skipped (cancelled, the node crashed since, or the entry a drift change
+    /// replaced with one at the new rate's instant).
     pub stale_timers: u64,
     /// Per message kind (filled by `Sim::stats`; the event loop counts in a [`KindTable`]).
     pub messages: BTreeMap<&'static str, KindCounts>,

@@ -1,12 +1,13 @@
 //! A lock client's belief ends at its local deadline even when its clock's rate changes
 //! during the hold.
 //!
-//! The engine converts a timer's local duration into a true instant when the timer is set and
-//! keeps that instant (`crates/engine/src/clock.rs`): after a drift change that slows the
-//! client's clock, its `Deadline` timer fires while the local clock still reads before the
-//! deadline. A client must then wait for the rest of the local time; before the fix the
-//! handlers ignored the early firing and set no new timer, so `LockLost` never came and the
-//! client believed it held the lock for the rest of the run.
+//! The engine used to convert a timer's local duration into a true instant when the timer was
+//! set and keep that instant: after a drift change that slowed the client's clock, its
+//! `Deadline` timer fired while the local clock still read before the deadline, and the
+//! handlers, which ignored the early firing and set no new timer, never reported `LockLost`.
+//! The handlers now re-arm for the rest of the local time on an early firing, and the engine
+//! now re-schedules pending timers on a drift change (`Fault::SetDrift`), so the timer fires
+//! at the deadline itself; these tests pin the end result either way.
 //!
 //! Setup for every lock kind: 1 ms links, perfect clocks except the client's, which runs at
 //! true rate until `CHANGE` (5 s) and at half rate from then on (drift -500,000 ppm). TTL 10 s,
