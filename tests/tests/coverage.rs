@@ -17,7 +17,7 @@ fn threads() -> usize {
 
 /// Seeds of the slice: enough that every planted bug is caught at least once (the rarest
 /// catches about a third of the seeds), few enough for a debug build.
-const SLICE: SeedRange = SeedRange { start: 0, end: 20 };
+const SLICE: SeedRange = SeedRange { start: 0, last: 19 };
 
 fn describe(r: &DesignResult) -> String {
     let stats: Vec<String> = r
@@ -84,7 +84,7 @@ fn no_false_alarms_and_every_planted_bug_caught_on_a_slice() {
 #[test]
 fn the_report_is_the_same_bytes_for_any_thread_count() {
     let designs = load_designs(&dir()).expect("the coverage folder loads");
-    let seeds = SeedRange { start: 7, end: 9 };
+    let seeds = SeedRange { start: 7, last: 8 };
     let one = measure(&designs, seeds, 1, &|_| {}).unwrap();
     let many = measure(&designs, seeds, threads().max(2), &|_| {}).unwrap();
     let a = render(&one, seeds, "cmd");
@@ -111,7 +111,7 @@ fn a_violated_safe_design_and_an_uncaught_planted_one_fail() {
         plan: twin,
         fix: None,
     };
-    let seeds = SeedRange { start: 0, end: 3 };
+    let seeds = SeedRange { start: 0, last: 2 };
     let r = measure(&[del, fixed], seeds, threads(), &|_| {}).unwrap();
     assert!(r[0].caught > 0 && !r[0].passes(), "{}", describe(&r[0]));
     assert!(r[1].caught == 0 && !r[1].passes(), "{}", describe(&r[1]));

@@ -55,16 +55,16 @@ impl AtomicFile {
     /// Starts writing `path`. One rule for every command's outputs: missing parent folders
     /// are created; a folder that cannot be created or written is bad input (exit 2), named
     /// as the user gave it (never the temporary file's name).
+    ///
+    /// What is already at `path` decides where the output goes (see [`output_target`]): a
+    /// regular file is replaced; a symbolic link to a regular file keeps the link and replaces
+    /// its target (the temporary file is made in the target's folder and renamed over the
+    /// target); anything else (a folder, device, FIFO, socket, or a link to one, a dangling
+    /// link) is refused with exit 2 before any work.
     pub fn create(path: &Path) -> Result<Self> {
-        // A folder where the file should go would only fail at the rename, after the work
-        // (a whole sweep): refuse it now.
-        if path.is_dir() {
-            return Err(crate::exit::BadInput(format!(
-                "cannot write {}: it is a folder, not a file",
-                path.display()
-            ))
-            .into());
-        }
+        let user_path = path;
+        let resolved = output_target(path)?;
+        let path = resolved.as_path();
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
@@ -75,7 +75,7 @@ impl AtomicFile {
             crate::exit::BadInput(match blocker {
                 Some(file) => format!(
                     "cannot write {}: {} is a file, not a folder",
-                    path.display(),
+                    user_path.display(),
                     file.display()
                 ),
                 None => {
@@ -83,7 +83,7 @@ impl AtomicFile {
                     let refused = dir.ancestors().find(|a| a.is_dir()).unwrap_or(&dir);
                     format!(
                         "cannot write {}: cannot create the folder {}: the folder {} {}",
-                        path.display(),
+                        user_path.display(),
                         dir.display(),
                         refused.display(),
                         cannot_write(&e)
@@ -103,14 +103,14 @@ impl AtomicFile {
             crate::exit::BadInput(if dir.is_dir() {
                 format!(
                     "cannot write {}: the folder {} {}",
-                    path.display(),
+                    user_path.display(),
                     dir.display(),
                     cannot_write(&e)
                 )
             } else {
                 format!(
                     "cannot write {}: the folder {} does not exist",
-                    path.display(),
+                    user_path.display(),
                     dir.display()
                 )
             })
@@ -143,6 +143,142 @@ impl AtomicFile {
         drop(unfinished);
         Ok(())
     }
+}
+
+/// What kind of non-regular file `t` is, in words.
+fn kind_of(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Where an output named `path` is written: `path` itself when nothing or a regular file is
+/// there; the resolved target when `path` is a symbolic link to a regular file (so the link
+/// survives and its target gets the new contents). Bad input (exit 2), naming `path` and why,
+/// when a folder, device, FIFO or socket is there (a rename over `/dev/full` turned it into a
+/// plain file), or when `path` is a dangling link.
+pub fn output_target(path: &Path) -> Result<PathBuf> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(path.to_path_buf());
+    };
+    let t = meta.file_type();
+    if t.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    if t.is_dir() {
+        return Err(crate::exit::BadInput(format!(
+            "cannot write {}: it is a folder, not a file",
+            path.display()
+        ))
+        .into());
+    }
+    if t.is_symlink() {
+        let target = std::fs::canonicalize(path).map_err(|_| {
+            crate::exit::BadInput(format!(
+                "cannot write {}: it is a symbolic link to a file that does not exist",
+                path.display()
+            ))
+        })?;
+        let tt = std::fs::metadata(&target)
+            .map(|m| m.file_type())
+            .map_err(|e| crate::exit::BadInput(format!("cannot write {}: {e}", path.display())))?;
+        if tt.is_file() {
+            return Ok(target);
+        }
+        return Err(crate::exit::BadInput(format!(
+            "cannot write {}: it is a symbolic link to {}, which is {}; outputs replace only \
+             regular files",
+            path.display(),
+            target.display(),
+            kind_of(&tt)
+        ))
+        .into());
+    }
+    Err(crate::exit::BadInput(format!(
+        "cannot write {}: it is {}, not a regular file; outputs replace only regular files",
+        path.display(),
+        kind_of(&t)
+    ))
+    .into())
+}
+
+/// Refuses an input that is not a regular file (a FIFO would block the read forever, a
+/// device would be read without end): bad input (exit 2) "X is not a regular file", before
+/// the file is opened. Symbolic links are followed; a missing file is left to the reader's
+/// own message.
+pub fn check_input(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => Err(crate::exit::BadInput(format!(
+            "{} is not a regular file (it is {})",
+            path.display(),
+            kind_of(&m.file_type())
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// `path` made absolute with its links resolved, for comparing files: the file itself when it
+/// exists, else its resolved folder joined with its name, else `path` as given.
+fn identity(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let parent = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(parent), path.file_name()) {
+        (Ok(d), Some(name)) => d.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Refuses (exit 2, before any work) an output that is the same file as an input (`run
+/// s.json --trace s.json` overwrote the scenario) and two outputs at the same file (`--trace
+/// X --chart X` kept only one). Paths are compared canonicalized, so `./a` and `a`, or a link
+/// and its target, are the same file. Each entry is (what the path is, e.g. "--trace", path).
+pub fn check_distinct(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<()> {
+    for (i, (what, out)) in outputs.iter().enumerate() {
+        let id = identity(out);
+        for (in_what, input) in inputs {
+            if identity(input) == id {
+                return Err(crate::exit::BadInput(format!(
+                    "cannot write {}: {what} is the same file as the input {} ({in_what}); \
+                     it would be overwritten",
+                    out.display(),
+                    input.display()
+                ))
+                .into());
+            }
+        }
+        for (other_what, other) in &outputs[..i] {
+            if identity(other) == id {
+                return Err(crate::exit::BadInput(format!(
+                    "cannot write {}: {other_what} and {what} name the same file; one output \
+                     would replace the other",
+                    out.display()
+                ))
+                .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Why an existing folder refused a new file or folder, in words ("entity not found", the

@@ -53,6 +53,8 @@ pub fn manifest_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 /// Every `*.json` scenario file under `paths` (comparison manifests left out), sorted within
 /// each folder (see `walk` for links); a file named on the command line is taken as it is.
+/// Bad input (exit 2): a path that does not exist, a folder that holds no scenario file, a
+/// scenario that is not a regular file (a FIFO would block the read forever).
 pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     fn is_scenario(p: &Path) -> bool {
         p.extension().is_some_and(|x| x == "json") && !is_manifest(p)
@@ -62,11 +64,24 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         if !p.exists() {
             return Err(exit::BadInput(format!("{}: no such file or folder", p.display())).into());
         }
-        if p.is_file() {
+        if !p.is_dir() {
             out.push(p.clone());
         } else {
+            let before = out.len();
             walk(p, is_scenario, &mut out)?;
+            // A mistyped or empty folder must not pass as "0 passed, 0 failed" in CI.
+            if out.len() == before {
+                return Err(exit::BadInput(format!(
+                    "{} holds no scenario files (*.json)",
+                    p.display()
+                ))
+                .into());
+            }
         }
+    }
+    // A FIFO named *.json would block the read forever: refuse it before opening anything.
+    for f in &out {
+        crate::atomic::check_input(f)?;
     }
     Ok(out)
 }

@@ -164,7 +164,7 @@ pub fn run(a: CompareArgs) -> Result<u8> {
         None => None,
     };
     let seeds = s.seeds;
-    let runs = (seeds.end - seeds.start) * s.designs.len() as u64;
+    let runs = seeds.len() * s.designs.len() as u64;
     println!(
         "compare   {} designs over seeds {seeds} ({runs} runs, {threads} {})",
         s.designs.len(),

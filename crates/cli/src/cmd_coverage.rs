@@ -40,7 +40,7 @@ pub fn run(a: CoverageArgs) -> Result<u8> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let plans = designs.len() + designs.iter().filter(|d| d.fix.is_some()).count();
-    let total = plans as u64 * (a.seeds.end - a.seeds.start);
+    let total = plans as u64 * a.seeds.len();
     let done = AtomicU64::new(0);
     let on_done = |_: &SeedLine| {
         let d = done.fetch_add(1, Ordering::Relaxed) + 1;

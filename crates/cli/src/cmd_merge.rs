@@ -32,6 +32,9 @@ pub fn run(a: MergeArgs) -> Result<u8> {
         ))
         .into());
     }
+    for f in &a.files {
+        crate::atomic::check_input(f)?;
+    }
     let mut inputs = Vec::new();
     for f in &a.files {
         let name = f.display().to_string();

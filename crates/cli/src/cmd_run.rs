@@ -55,6 +55,16 @@ pub struct RunArgs {
 /// Runs `run`.
 pub fn run(a: RunArgs) -> Result<u8> {
     let path = a.file.display().to_string();
+    crate::atomic::check_input(&a.file)?;
+    let outputs: Vec<(&str, &std::path::Path)> = [
+        ("--trace", &a.trace),
+        ("--chart", &a.chart),
+        ("--view", &a.view),
+    ]
+    .into_iter()
+    .filter_map(|(w, p)| p.as_deref().map(|p| (w, p)))
+    .collect();
+    crate::atomic::check_distinct(&[("the scenario", &a.file)], &outputs)?;
     let plan = if a.set.is_empty() {
         splitbrain_scenario::load_file(&a.file)?
     } else {

@@ -57,6 +57,10 @@ fn fault_lines(faults: &[FaultSpec]) -> String {
 
 /// Runs `shrink`.
 pub fn run(a: ShrinkArgs) -> Result<u8> {
+    crate::atomic::check_input(&a.file)?;
+    if let Some(out) = &a.out {
+        crate::atomic::check_distinct(&[("the scenario", &a.file)], &[("-o", out)])?;
+    }
     let plan = load_file(&a.file)?;
     let seed = a.seed.unwrap_or(plan.scenario.seed);
     let file = a.file.display().to_string();

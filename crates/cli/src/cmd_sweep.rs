@@ -15,13 +15,13 @@ use splitbrain_report::sweep_chart::{
 use splitbrain_report::ChartFormat;
 use splitbrain_scenario::sweep::{
     invariant_stats, judge_rates, results_jsonl, run_jobs, seeds_of, InvariantStats, Job, SeedLine,
-    SeedRange, Shard, SweepHeader, VaryHeader,
+    SeedRange, Shard, SweepHeader, VaryHeader, MAX_SEEDS,
 };
 use splitbrain_scenario::threshold::{bisect, Probe, Search};
 use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
 use splitbrain_scenario::{load_str, Plan};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Arguments of `sweep`.
@@ -322,9 +322,44 @@ fn find_threshold(
     }
 }
 
+/// Refuses (exit 2, before anything is built) a sweep of more than [`MAX_SEEDS`] runs in all:
+/// every combination of the `--vary` values times `seeds` seeds. Each run is a job and a result
+/// held in memory, so a grid of 10 x 10 x ... values over a large range aborted the process
+/// (out of memory) although each seed range was under the cap. The product is computed with
+/// checked multiplication.
+fn check_grid_size(vary: &[Vary], seeds: u64) -> Result<()> {
+    let mut combos: Option<u64> = Some(1);
+    for v in vary {
+        combos = combos.and_then(|c| c.checked_mul(v.values.len() as u64));
+    }
+    let runs = combos.and_then(|c| c.checked_mul(seeds));
+    let too_many = |runs: String, combos: String| {
+        Err(exit::BadInput(format!(
+            "this sweep holds {runs} runs ({combos} --vary combinations x {seeds} seeds): at \
+             most {MAX_SEEDS} runs in one sweep; narrow --vary or --seeds"
+        ))
+        .into())
+    };
+    match (runs, combos) {
+        (Some(r), Some(c)) if r > MAX_SEEDS => too_many(r.to_string(), c.to_string()),
+        (Some(_), _) => Ok(()),
+        (None, Some(c)) => too_many(format!("more than {}", u64::MAX), c.to_string()),
+        (None, None) => too_many(
+            format!("more than {}", u64::MAX),
+            format!("more than {}", u64::MAX),
+        ),
+    }
+}
+
 /// Runs `sweep`.
 pub fn run(a: SweepArgs) -> Result<u8> {
     let file = a.file.display().to_string();
+    crate::atomic::check_input(&a.file)?;
+    let outputs: Vec<(&str, &Path)> = [("--out", &a.out), ("--chart", &a.chart)]
+        .into_iter()
+        .filter_map(|(w, p)| p.as_deref().map(|p| (w, p)))
+        .collect();
+    crate::atomic::check_distinct(&[("the scenario", &a.file)], &outputs)?;
     let src = splitbrain_scenario::read_scenario(&a.file)?;
     let base = load_str(&file, &src)?;
     if let Some(search) = a.find_threshold.clone() {
@@ -344,6 +379,8 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     let out_file = a.out.as_deref().map(AtomicFile::create).transpose()?;
     let chart_file = a.chart.as_deref().map(AtomicFile::create).transpose()?;
     let threads = threads_of(a.jobs)?;
+    let seeds = seeds_of(a.seeds, a.shard);
+    check_grid_size(&a.vary, seeds.len() as u64)?;
     // One plan per combination of the --vary values (one plan without --vary).
     let combos = grid(&a.vary);
     let plans: Vec<Plan> = combos
@@ -366,7 +403,6 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             })
             .collect()
     };
-    let seeds = seeds_of(a.seeds, a.shard);
     let jobs: Vec<Job> = (0..plans.len())
         .flat_map(|plan| seeds.iter().map(move |&seed| Job { plan, seed }))
         .collect();

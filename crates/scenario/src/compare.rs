@@ -538,7 +538,7 @@ pub fn compare(
     threads: usize,
     on_done: &(dyn Fn() + Sync),
 ) -> std::io::Result<CompareTable> {
-    let seeds: Vec<u64> = (range.start..range.end).collect();
+    let seeds: Vec<u64> = range.seeds().collect();
     let all = run_designs(designs, &seeds, threads, on_done)?;
     let draws = resamples(seeds.len());
     Ok(CompareTable {

@@ -217,10 +217,10 @@ pub fn measure(
         }));
     }
     let jobs: Vec<Job> = (0..plans.len())
-        .flat_map(|plan| (seeds.start..seeds.end).map(move |seed| Job { plan, seed }))
+        .flat_map(|plan| seeds.seeds().map(move |seed| Job { plan, seed }))
         .collect();
     let lines = run_jobs(&plans, &[], &jobs, threads, false, on_done)?;
-    let per = (seeds.end - seeds.start) as usize;
+    let per = seeds.len() as usize;
     let chunks: Vec<&[SeedLine]> = lines.chunks(per).collect();
     let caught = |lines: &[SeedLine]| {
         lines
@@ -309,7 +309,7 @@ fn nemesis_words(plan: &Plan) -> String {
 /// regenerate it.
 pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> String {
     let mut o = String::new();
-    let n = seeds.end - seeds.start;
+    let n = seeds.len();
     let _ = writeln!(o, "# Checker coverage: false alarms and planted bugs\n");
     let _ = writeln!(
         o,

@@ -23,13 +23,39 @@ pub const SWEEP_FORMAT: u32 = 1;
 /// that aborts the process. Ten million runs are hours of work at a few hundred runs a second.
 pub const MAX_SEEDS: u64 = 10_000_000;
 
-/// A half-open seed range `start..end`.
+/// A seed range `start..=last`, both included (an end excluded could not reach seed
+/// 18446744073709551615, which `run --seed` accepts). Written `A..B` (B excluded) when the
+/// last seed is below `u64::MAX`, else `A..=B`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SeedRange {
     /// First seed.
     pub start: u64,
-    /// One past the last seed.
-    pub end: u64,
+    /// Last seed (included), `>= start`.
+    pub last: u64,
+}
+
+impl SeedRange {
+    /// How many seeds the range holds (at most [`MAX_SEEDS`] when parsed; a hand-built
+    /// `0..=u64::MAX` would saturate).
+    pub fn len(&self) -> u64 {
+        (self.last - self.start).saturating_add(1)
+    }
+
+    /// A range always holds a seed (`last >= start`), so never empty; for clippy's
+    /// `len_without_is_empty`.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Whether `seed` is in the range.
+    pub fn contains(&self, seed: u64) -> bool {
+        self.start <= seed && seed <= self.last
+    }
+
+    /// The seeds, ascending.
+    pub fn seeds(&self) -> std::ops::RangeInclusive<u64> {
+        self.start..=self.last
+    }
 }
 
 impl std::str::FromStr for SeedRange {
@@ -55,38 +81,35 @@ impl std::str::FromStr for SeedRange {
                 }
             })
         };
-        // The last seed cannot be included: a range holds its end excluded, as a u64.
-        let past_last = || {
-            format!(
-                "the seed range `{s}` includes seed {}: a range can reach at most seed {}",
-                u64::MAX,
-                u64::MAX - 1
-            )
-        };
-        let (start, end) = if let Some((a, b)) = s.split_once("..=") {
-            (num(a)?, num(b)?.checked_add(1).ok_or_else(past_last)?)
-        } else if let Some((a, b)) = s.split_once("..") {
+        let empty = || format!("the seed range `{s}` is empty");
+        let (start, last) = if let Some((a, b)) = s.split_once("..=") {
             (num(a)?, num(b)?)
+        } else if let Some((a, b)) = s.split_once("..") {
+            (num(a)?, num(b)?.checked_sub(1).ok_or_else(empty)?)
         } else {
             let a = num(s)?;
-            (a, a.checked_add(1).ok_or_else(past_last)?)
+            (a, a)
         };
-        if start >= end {
-            return Err(format!("the seed range `{s}` is empty"));
+        if start > last {
+            return Err(empty());
         }
-        if end - start > MAX_SEEDS {
+        // u128: `0..=18446744073709551615` holds 2^64 seeds.
+        let len = u128::from(last - start) + 1;
+        if len > u128::from(MAX_SEEDS) {
             return Err(format!(
-                "the seed range `{s}` holds {} seeds: at most {MAX_SEEDS} in one range",
-                end - start
+                "the seed range `{s}` holds {len} seeds: at most {MAX_SEEDS} in one range"
             ));
         }
-        Ok(SeedRange { start, end })
+        Ok(SeedRange { start, last })
     }
 }
 
 impl fmt::Display for SeedRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}..{}", self.start, self.end)
+        match self.last.checked_add(1) {
+            Some(end) => write!(f, "{}..{}", self.start, end),
+            None => write!(f, "{}..={}", self.start, self.last),
+        }
     }
 }
 
@@ -122,7 +145,8 @@ impl fmt::Display for Shard {
 /// The seeds of `range` in `shard` (all of them without one), ascending.
 pub fn seeds_of(range: SeedRange, shard: Option<Shard>) -> Vec<u64> {
     let Shard { k, n } = shard.unwrap_or(Shard { k: 0, n: 1 });
-    (range.start..range.end)
+    range
+        .seeds()
         .filter(|s| (s - range.start) % n == k)
         .collect()
 }
@@ -522,7 +546,7 @@ pub fn merge_results(files: &[(String, String)]) -> Result<String, ResultsError>
             let vi = values.iter().position(|v| *v == l.value).ok_or_else(|| {
                 ResultsError::Mismatch(format!("{f}: seed {} has an unknown --vary value", l.seed))
             })?;
-            if l.seed < range.start || l.seed >= range.end {
+            if !range.contains(l.seed) {
                 return Err(ResultsError::Mismatch(format!(
                     "{f}: seed {} is outside {range}",
                     l.seed
@@ -536,7 +560,7 @@ pub fn merge_results(files: &[(String, String)]) -> Result<String, ResultsError>
             }
         }
     }
-    let expected = (range.end - range.start) as u128 * values.len() as u128;
+    let expected = u128::from(range.len()) * values.len() as u128;
     if by_key.len() as u128 != expected {
         return Err(ResultsError::Mismatch(format!(
             "the shards hold {} runs, the sweep has {expected}: a shard is incomplete",
@@ -627,7 +651,7 @@ impl fmt::Display for RateJudgement {
 /// The seeds `check` sweeps to judge `expect_rate` when the file names none.
 pub const DEFAULT_RATE_SEEDS: SeedRange = SeedRange {
     start: 0,
-    end: 1000,
+    last: 999,
 };
 
 /// The seeds `check` sweeps for `scenario`'s `expect_rate`: its `rate_seeds` (validated) or
@@ -727,11 +751,11 @@ mod tests {
     #[test]
     fn ranges_and_shards_parse_and_slice() {
         let r: SeedRange = "10..20".parse().unwrap();
-        assert_eq!((r.start, r.end), (10, 20));
-        assert_eq!("0..=9".parse::<SeedRange>().unwrap().end, 10);
+        assert_eq!((r.start, r.last), (10, 19));
+        assert_eq!("0..=9".parse::<SeedRange>().unwrap().last, 9);
         assert_eq!(
             "7".parse::<SeedRange>().unwrap(),
-            SeedRange { start: 7, end: 8 }
+            SeedRange { start: 7, last: 7 }
         );
         assert!("5..5".parse::<SeedRange>().is_err());
         assert!("a..b".parse::<SeedRange>().is_err());
@@ -741,10 +765,24 @@ mod tests {
             "a seed is an integer in 0..=18446744073709551615, found 18446744073709551616 in \
              `0..18446744073709551616`"
         );
-        assert!("18446744073709551610..=18446744073709551615"
+        // Regression (new-user pass): the largest seed could not be swept ("a range can reach
+        // at most seed 18446744073709551614") although `run --seed` took it.
+        let top: SeedRange = "18446744073709551610..=18446744073709551615"
+            .parse()
+            .unwrap();
+        assert_eq!(top.len(), 6);
+        assert_eq!(
+            top.to_string(),
+            "18446744073709551610..=18446744073709551615"
+        );
+        assert_eq!(top.to_string().parse::<SeedRange>().unwrap(), top);
+        let max: SeedRange = "18446744073709551615".parse().unwrap();
+        assert_eq!(seeds_of(max, None), vec![u64::MAX]);
+        assert_eq!(r.to_string(), "10..20");
+        assert!("0..=18446744073709551615"
             .parse::<SeedRange>()
             .unwrap_err()
-            .contains("a range can reach at most seed 18446744073709551614"));
+            .contains("holds 18446744073709551616 seeds"));
         assert!("3/3".parse::<Shard>().is_err());
         assert!("0/0".parse::<Shard>().is_err());
         let s: Shard = "1/3".parse().unwrap();

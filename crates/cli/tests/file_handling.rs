@@ -1,0 +1,339 @@
+//! Regressions from a new-user pass over the CLI's file handling: outputs never replace what
+//! is not a regular file, never an input nor each other; non-regular inputs are refused before
+//! they are opened; an empty folder does not pass `check`; the largest seed can be swept; a
+//! huge `--vary` grid is refused up front.
+
+mod common;
+
+use common::{code, repo, splitbrain};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const LESSON: &str = "scenarios/06-lease-gc-pause-fenced.json";
+const SWEPT: &str = "scenarios/03-bully-partition-split-brain.json";
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A copy of the lesson in `dir`, as `name`.
+fn scenario_in(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::copy(repo().join(LESSON), &p).unwrap();
+    p
+}
+
+/// Makes a FIFO at `p` with the system's `mkfifo`; false when there is none (the test skips).
+fn mkfifo(p: &Path) -> bool {
+    Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs `splitbrain ARGS`, killed after 60 s: a FIFO input used to block the read forever.
+fn splitbrain_or_hang(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_splitbrain"))
+        .args(args)
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Polls, 1200 x 50 ms (the OS clock is banned by clippy.toml).
+    let mut polls = 0;
+    while child.try_wait().unwrap().is_none() {
+        polls += 1;
+        if polls > 1200 {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("splitbrain {args:?} hung (still running after 60 s)");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Regression: `run s.json --trace s.json` overwrote the scenario, and `--trace X --chart X`
+/// kept only one of the two outputs; both are refused before the run, with exit 2.
+#[test]
+fn an_output_that_is_an_input_or_another_output_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario_in(dir.path(), "s.json");
+    let before = std::fs::read(&s).unwrap();
+    let sp = s.to_str().unwrap();
+    let o = splitbrain(&["run", sp, "--trace", sp]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "cannot write {sp}: --trace is the same file as the input {sp}"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&s).unwrap(), before, "the scenario survives");
+    assert!(stdout(&o).is_empty(), "nothing ran");
+
+    // The same file by another spelling (`sub/../s.json`) is the same file.
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let other = dir.path().join("sub/../s.json");
+    let o = splitbrain(&["run", sp, "--view", other.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is the same file as the input"));
+    assert_eq!(std::fs::read(&s).unwrap(), before);
+
+    let t = dir.path().join("t.svg");
+    let tp = t.to_str().unwrap();
+    let o = splitbrain(&["run", sp, "--trace", tp, "--chart", tp]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "cannot write {tp}: --trace and --chart name the same file"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!t.exists(), "refused before anything was written");
+
+    // `shrink -o` onto its own input and `sweep --out` onto the scenario are refused too.
+    let o = splitbrain(&["shrink", sp, "-o", sp]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is the same file as the input"));
+    let o = splitbrain(&["sweep", sp, "--seeds", "0..2", "--out", sp]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is the same file as the input"));
+    assert_eq!(std::fs::read(&s).unwrap(), before);
+}
+
+/// Regression: a FIFO or socket at an output path was replaced by a plain file (as root,
+/// `--trace /dev/full` turned the device into one). Refused with exit 2; it stays.
+#[cfg(unix)]
+#[test]
+fn an_output_path_that_is_a_fifo_or_socket_is_refused_and_left_alone() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario_in(dir.path(), "s.json");
+    let sp = s.to_str().unwrap();
+
+    let sock = dir.path().join("out.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let o = splitbrain(&["run", sp, "--trace", sock.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "cannot write {}: it is a socket, not a regular file",
+            sock.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(std::fs::symlink_metadata(&sock)
+        .unwrap()
+        .file_type()
+        .is_socket());
+
+    let fifo = dir.path().join("out.jsonl");
+    if !mkfifo(&fifo) {
+        eprintln!("skipped the FIFO case: no mkfifo");
+        return;
+    }
+    let o = splitbrain(&["run", sp, "--trace", fifo.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("it is a FIFO (named pipe), not a regular file"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    // A link to the FIFO is refused as well.
+    let link = dir.path().join("link.svg");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let o = splitbrain(&["run", sp, "--chart", link.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("it is a symbolic link to") && stderr(&o).contains("a FIFO"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Regression: `--trace link.jsonl` replaced the symbolic link with a regular file. The link
+/// survives; its target gets the trace.
+#[cfg(unix)]
+#[test]
+fn an_output_through_a_symlink_replaces_the_target_and_keeps_the_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario_in(dir.path(), "s.json");
+    let sp = s.to_str().unwrap();
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    let target = dir.path().join("real/trace.jsonl");
+    std::fs::write(&target, "old\n").unwrap();
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink("real/trace.jsonl", &link).unwrap();
+    let o = splitbrain(&["run", sp, "--trace", link.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        Path::new("real/trace.jsonl")
+    );
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(written.starts_with("{\""), "{written}");
+    assert!(written.lines().count() > 10);
+    let strays: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .chain(std::fs::read_dir(dir.path().join("real")).unwrap())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(strays.is_empty(), "{strays:?}");
+
+    // A link to the input is the input.
+    let to_input = dir.path().join("input-link.jsonl");
+    std::os::unix::fs::symlink(&s, &to_input).unwrap();
+    let before = std::fs::read(&s).unwrap();
+    let o = splitbrain(&["run", sp, "--trace", to_input.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is the same file as the input"));
+    assert_eq!(std::fs::read(&s).unwrap(), before);
+}
+
+/// Regression: a FIFO as input (`run x.json`, or `check DIR` with a FIFO named *.json) blocked
+/// the read forever. Refused before opening, with exit 2.
+#[cfg(unix)]
+#[test]
+fn a_fifo_input_is_refused_instead_of_read_forever() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("x.json");
+    if !mkfifo(&fifo) {
+        eprintln!("skipped: no mkfifo");
+        return;
+    }
+    let fp = fifo.to_str().unwrap();
+    for args in [
+        vec!["run", fp],
+        vec!["sweep", fp, "--seeds", "0..2"],
+        vec!["check", dir.path().to_str().unwrap()],
+        vec!["check", fp],
+        vec!["replay", fp],
+    ] {
+        let o = splitbrain_or_hang(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("{fp} is not a regular file")),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+/// Regression: `check` of an empty (or mistyped, all-other-files) folder printed
+/// `0 passed, 0 failed` and exited 0, so CI passed.
+#[test]
+fn check_of_a_folder_without_scenarios_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let dp = dir.path().to_str().unwrap();
+    let o = splitbrain(&["check", dp]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert_eq!(
+        stderr(&o),
+        format!("error: {dp} holds no scenario files (*.json)\n")
+    );
+    std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
+    let o = splitbrain(&["check", dp, LESSON]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert!(stderr(&o).contains("holds no scenario files"));
+}
+
+/// Regression: `sweep --seeds 18446744073709551615` said "a range can reach at most seed
+/// 18446744073709551614" although `run --seed 18446744073709551615` ran.
+#[test]
+fn the_largest_seed_can_be_swept() {
+    for (seeds, n) in [
+        ("18446744073709551615", 1),
+        ("18446744073709551614..=18446744073709551615", 2),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.jsonl");
+        let o = splitbrain(&[
+            "sweep",
+            SWEPT,
+            "--seeds",
+            seeds,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(code(&o) == 0 || code(&o) == 1, "{seeds}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains(&format!(": {n} seeds")),
+            "{seeds}: {}",
+            stdout(&o)
+        );
+        let results = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            results.contains("\"seed\":18446744073709551615"),
+            "{results}"
+        );
+        // The results file's range parses back: merge takes the one shard.
+        let merged = dir.path().join("m.jsonl");
+        let o = splitbrain(&[
+            "merge",
+            out.to_str().unwrap(),
+            "-o",
+            merged.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+}
+
+/// Regression: the 10,000,000-run cap applied per seed range, so 16 `--vary` combinations
+/// over 1,000,000 seeds built 16,000,000 jobs (and a larger grid aborted out of memory, exit
+/// 134). The whole grid is counted up front.
+#[test]
+fn a_vary_grid_over_the_run_cap_is_refused_up_front() {
+    let o = splitbrain(&[
+        "sweep",
+        SWEPT,
+        "--seeds",
+        "0..1000000",
+        "--vary",
+        "faults.1.at=2s,3s,4s,5s",
+        "--vary",
+        "nodes.n.failure_timeout=300ms,400ms,500ms,1s",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: this sweep holds 16000000 runs (16 --vary combinations x 1000000 seeds): at \
+         most 10000000 runs in one sweep; narrow --vary or --seeds\n"
+    );
+    // A grid whose combinations alone overflow u64 is refused by the count, not built.
+    let values = (0..100)
+        .map(|i| format!("{}ms", 300 + i))
+        .collect::<Vec<_>>()
+        .join(",");
+    let vary = format!("nodes.n.failure_timeout={values}");
+    let mut args = vec!["sweep", SWEPT, "--seeds", "0..2"];
+    for _ in 0..10 {
+        args.push("--vary");
+        args.push(&vary);
+    }
+    let o = splitbrain(&args);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("this sweep holds more than 18446744073709551615 runs"),
+        "{}",
+        stderr(&o)
+    );
+}
