@@ -6,7 +6,7 @@ use serde_json::json;
 use splitbrain_check::Verdict;
 use splitbrain_engine::Recorder;
 use splitbrain_scenario::schema::Scenario;
-use splitbrain_scenario::shrink::{explicit, shrink, ShrinkError, ShrinkOptions};
+use splitbrain_scenario::shrink::{explicit, shrink, starting_point, ShrinkError, ShrinkOptions};
 use splitbrain_scenario::{execute, load_str, Plan};
 use std::path::Path;
 
@@ -139,4 +139,123 @@ fn nothing_to_shrink_is_an_error() {
     )
     .unwrap_err();
     assert!(matches!(err, ShrinkError::NotChecked { .. }), "{err}");
+}
+
+fn load(rel: &str) -> Plan {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
+    splitbrain_scenario::load_file(&f).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Every file with a nemesis, lessons and checker-coverage files alike: for a few seeds, the
+/// nemesis made explicit replays the nemesis run event for event (same trace hash: faults are
+/// recorded the same whether the nemesis or the fault list applied them) and has the same
+/// verdicts. So does shrink's starting point for each checked invariant, and it validates
+/// (before the fix, a file with `expect_rate` gave a starting point with both `expect` and
+/// `expect_rate` on one invariant, which did not validate).
+#[test]
+fn the_nemesis_made_explicit_replays_every_nemesis_file() {
+    let mut files = Vec::new();
+    for dir in [
+        "scenarios/23-compare",
+        "tests/coverage/planted",
+        "tests/coverage/inert",
+        "tests/coverage/safe",
+    ] {
+        let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
+        let mut names: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| !p.to_string_lossy().ends_with(".compare.json"))
+            .collect();
+        names.sort();
+        files.extend(names);
+    }
+    let mut checked = 0;
+    for f in &files {
+        let plan = splitbrain_scenario::load_file(f).unwrap_or_else(|e| panic!("{e}"));
+        if plan.scenario.nemesis.is_none() {
+            continue;
+        }
+        for seed in [0, 15] {
+            let original = execute(&plan, seed, Some(Recorder::hash_only())).unwrap();
+            let s = explicit(&plan, seed);
+            let text = splitbrain_scenario::shrink::pretty(&s);
+            let p2 = load_str("explicit.json", &text)
+                .unwrap_or_else(|e| panic!("{}: seed {seed}: {e}", f.display()));
+            let again = execute(&p2, seed, Some(Recorder::hash_only())).unwrap();
+            let verdicts = |r: &splitbrain_scenario::RunResult| {
+                r.report
+                    .results
+                    .iter()
+                    .map(|x| (x.name, x.verdict.outcome()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(
+                verdicts(&again),
+                verdicts(&original),
+                "{} seed {seed}",
+                f.display()
+            );
+            assert_eq!(again.record.faults.len(), original.record.faults.len());
+            let hash = original.trace.as_ref().unwrap().hash;
+            assert_eq!(
+                again.trace.unwrap().hash,
+                hash,
+                "{} seed {seed}",
+                f.display()
+            );
+            // Shrink's starting point (the explicit scenario checking one invariant, expecting
+            // it violated) validates for every checked invariant and replays the same run.
+            for r in &original.report.results {
+                let start = starting_point(&plan, seed, r.name);
+                let text = splitbrain_scenario::shrink::pretty(&start);
+                let p3 = load_str("start.json", &text).unwrap_or_else(|e| {
+                    panic!("{} seed {seed} keeping {}: {e}", f.display(), r.name)
+                });
+                let run = execute(&p3, seed, Some(Recorder::hash_only())).unwrap();
+                assert_eq!(
+                    run.report.verdict(r.name).map(Verdict::outcome),
+                    Some(r.verdict.outcome()),
+                    "{} seed {seed}: {}",
+                    f.display(),
+                    r.name
+                );
+                assert_eq!(run.trace.unwrap().hash, hash, "{} seed {seed}", f.display());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2 * 20, "{checked} runs compared");
+}
+
+/// The new-user bug: lesson 23's Redlock files carry `expect_rate` on the invariant shrink
+/// keeps; the starting scenario added `expect` beside it, failed validation, and shrink called
+/// that "does not violate" (an internal error, exit 1) for every violating seed.
+#[test]
+fn a_file_with_a_rate_expectation_shrinks() {
+    for (file, seed) in [
+        ("scenarios/23-compare/redlock.json", 15),
+        ("scenarios/23-compare/redlock.json", 18),
+        ("scenarios/23-compare/redlock-idempotent.json", 15),
+    ] {
+        let plan = load(file);
+        assert!(
+            !plan.scenario.expect_rate.is_empty(),
+            "{file} has a rate expectation"
+        );
+        let a = shrink(
+            &plan,
+            &ShrinkOptions {
+                seed,
+                invariant: None,
+                max_runs: 30,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{file} seed {seed}: {e}"));
+        assert_eq!(a.invariant, "no_two_accepted_writers");
+        assert!(a.scenario.expect_rate.is_empty() && a.scenario.rate_seeds.is_none());
+        assert!(a.after.faults <= a.before.faults + a.nemesis_faults);
+        assert!(violates(&a.text, "no_two_accepted_writers"), "{}", a.text);
+    }
 }

@@ -3,7 +3,9 @@
 //!
 //! 1. The nemesis draws of the seed become an explicit fault list (`at` faults with node
 //!    names; a partition brings its `heal`, a crash its `restart`), so the result replays
-//!    without the seed's nemesis; the `nemesis` key is dropped. The run is unchanged.
+//!    without the seed's nemesis; the `nemesis` key is dropped. The run is unchanged. The
+//!    file checks only the kept invariant and expects it violated (`expect`), so a rate
+//!    expectation (`expect_rate`, `rate_seeds`: a sweep's claim) is dropped too.
 //! 2. Delta debugging (ddmin, Zeller and Hildebrandt 2002) removes faults.
 //! 3. Greedy numeric shrinking, repeated to a fixpoint: shorten the run, remove nodes and
 //!    reduce `count`s where references allow, shorten pauses, move faults later and heals and
@@ -190,6 +192,24 @@ pub fn explicit(plan: &Plan, seed: u64) -> Scenario {
     // The lesson's chart window may not fit a shortened run.
     s.chart = None;
     s
+}
+
+/// Where a shrink of `plan`'s run with `seed` starts: [`explicit`], renamed, checking only
+/// `invariant` and expecting it violated. The result judges one run, not a sweep, so a rate
+/// expectation (`expect_rate`, `rate_seeds`) is dropped: it would clash with `expect` on the
+/// same invariant, or name an invariant no longer checked, and the file would not validate.
+pub fn starting_point(plan: &Plan, seed: u64, invariant: &str) -> Scenario {
+    let mut cur = explicit(plan, seed);
+    cur.name = format!("{}-shrunk", plan.scenario.name);
+    cur.description = Some(format!(
+        "Shrunk by `splitbrain shrink` from scenario `{}` with seed {seed}: the smallest scenario found that still violates {invariant}.",
+        plan.scenario.name
+    ));
+    cur.check = vec![invariant.to_string()];
+    cur.expect = BTreeMap::from([(invariant.to_string(), Expectation::Violated)]);
+    cur.expect_rate = BTreeMap::new();
+    cur.rate_seeds = None;
+    cur
 }
 
 /// The scenario as a file: pretty JSON without the defaults serde writes out (`"clock":
@@ -610,16 +630,8 @@ pub fn shrink(plan: &Plan, opts: &ShrinkOptions) -> Result<Shrunk, ShrinkError> 
         original.trace.as_ref().map_or(0, |t| t.events),
     );
 
-    let mut cur = explicit(plan, seed);
+    let mut cur = starting_point(plan, seed, &invariant);
     let nemesis_faults = cur.faults.len() - plan.scenario.faults.len();
-    cur.name = format!("{}-shrunk", plan.scenario.name);
-    cur.description = Some(format!(
-        "Shrunk by `splitbrain shrink` from scenario `{}` with seed {seed}: the smallest scenario found that still violates {invariant}.",
-        plan.scenario.name
-    ));
-    cur.check = vec![invariant.clone()];
-    cur.expect = BTreeMap::from([(invariant.clone(), Expectation::Violated)]);
-
     let mut sh = Shrinker {
         invariant: invariant.clone(),
         seed,
@@ -627,6 +639,13 @@ pub fn shrink(plan: &Plan, opts: &ShrinkOptions) -> Result<Shrunk, ShrinkError> 
         max_runs: opts.max_runs,
         cache: BTreeMap::new(),
     };
+    // Validated first, so that a starting point that does not load says why rather than
+    // passing for one that does not violate.
+    if let Err(e) = load_str("the scenario with the nemesis made explicit", &pretty(&cur)) {
+        return Err(ShrinkError::Internal(format!(
+            "the scenario with the nemesis made explicit does not validate: {e}"
+        )));
+    }
     if !sh.violates(&cur)? {
         return Err(ShrinkError::Internal(format!(
             "the scenario with the nemesis made explicit does not violate {invariant}"
