@@ -33,14 +33,15 @@ use std::collections::BTreeMap;
 pub const STORAGE_KINDS: [&str; 2] = ["WRITE", "WRITE_ACK"];
 
 /// The measurements of one run of one design.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DesignSample {
-    /// The storage accepted a stale holder's write after a newer holder's.
-    pub two_accepted_writers: bool,
+    /// `no_two_accepted_writers`'s outcome: violated when the storage accepted a stale
+    /// holder's write after a newer holder's.
+    pub two_accepted_writers: Outcome,
     /// Some work took effect twice (see the module docs).
     pub duplicate_effect: bool,
-    /// `lock_progress` was violated.
-    pub no_progress: bool,
+    /// `lock_progress`'s outcome (violated: no progress within the window).
+    pub no_progress: Outcome,
     /// Request-to-acquisition times, true ns, in observation order.
     pub acquire_ns: Vec<u64>,
     /// Requests still waiting at the end of the run.
@@ -60,9 +61,9 @@ pub fn design_sample(record: &RunRecord, window: SimDuration) -> DesignSample {
     let (acquire_ns, acquire_censored) = acquire_times(record);
     let (takeover_ns, takeover_censored) = takeover_times(record);
     DesignSample {
-        two_accepted_writers: no_two_accepted_writers(record).outcome() == Outcome::Violated,
+        two_accepted_writers: no_two_accepted_writers(record).outcome(),
         duplicate_effect: duplicate_effect(record),
-        no_progress: lock_progress(record, window).outcome() == Outcome::Violated,
+        no_progress: lock_progress(record, window).outcome(),
         acquire_ns,
         acquire_censored,
         takeover_ns,
@@ -276,9 +277,9 @@ mod tests {
             },
         );
         let s = design_sample(&r, SimDuration::from_millis(10_000));
-        assert!(s.two_accepted_writers);
+        assert_eq!(s.two_accepted_writers, Outcome::Violated);
         assert!(s.duplicate_effect);
-        assert!(!s.no_progress);
+        assert_ne!(s.no_progress, Outcome::Violated);
         assert_eq!(s.acquire_ns, vec![10_000_000, 3_500_000_000]);
         assert_eq!(s.acquire_censored, 0);
         // Paused at 1 s, c2 acquires at 5.5 s.

@@ -64,10 +64,10 @@ pub fn run(a: CoverageArgs) -> Result<u8> {
                 format!("{v} violations")
             }
             DesignKind::Planted | DesignKind::Inert => format!(
-                "caught {}/{} ({:.2}%)",
+                "caught {}/{} ({})",
                 r.caught,
-                r.runs,
-                r.catch_rate() * 100.0
+                r.decided,
+                splitbrain_scenario::sweep::pct_or_na(r.catch_rate().map(|(x, _)| x))
             ),
         };
         let verdict = if r.passes() { "ok" } else { "FAIL" };

@@ -5,7 +5,7 @@ use crate::atomic::write_atomic;
 use crate::exit;
 use anyhow::Result;
 use clap::Args;
-use splitbrain_scenario::sweep::{invariant_stats, merge_results, parse_results};
+use splitbrain_scenario::sweep::{invariant_stats, merge_results, parse_results, pct_or_na};
 use std::path::PathBuf;
 
 /// Arguments of `merge`.
@@ -63,13 +63,19 @@ pub fn run(a: MergeArgs) -> Result<u8> {
             println!("{} = {val}", vary.path);
         }
         for s in invariant_stats(&mine, 0) {
+            let ci = s.ci.map_or("n/a".to_string(), |(lo, hi)| {
+                format!("[{}, {}]", pct_or_na(Some(lo)), pct_or_na(Some(hi)))
+            });
+            let inconclusive = if s.inconclusive > 0 {
+                format!("  ({} inconclusive)", s.inconclusive)
+            } else {
+                String::new()
+            };
             println!(
-                "  {:<26}{:>16}  {:>7.2}%  [{:.2}%, {:.2}%]",
+                "  {:<26}{:>16}  {:>8}  {ci}{inconclusive}",
                 s.name,
-                format!("{}/{}", s.violated, s.runs),
-                s.rate * 100.0,
-                s.ci.0 * 100.0,
-                s.ci.1 * 100.0
+                format!("{}/{}", s.violated, s.decided()),
+                pct_or_na(s.rate),
             );
         }
     }

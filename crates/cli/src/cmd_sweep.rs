@@ -14,8 +14,8 @@ use splitbrain_report::sweep_chart::{
 };
 use splitbrain_report::ChartFormat;
 use splitbrain_scenario::sweep::{
-    invariant_stats, judge_rates, results_jsonl, run_jobs, seeds_of, InvariantStats, Job, SeedLine,
-    SeedRange, Shard, SweepHeader, VaryHeader, MAX_SEEDS,
+    invariant_stats, judge_rates, pct_or_na, results_jsonl, run_jobs, seeds_of, violation_rate,
+    InvariantStats, Job, SeedLine, SeedRange, Shard, SweepHeader, VaryHeader, MAX_SEEDS,
 };
 use splitbrain_scenario::threshold::{bisect, Probe, Search};
 use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
@@ -95,13 +95,15 @@ fn print_stats(stats: &[InvariantStats], repro: &dyn Fn(u64) -> String) {
         } else {
             String::new()
         };
+        // The rate is over the runs that decided (`violation_rate`): n/a when none did.
+        let ci = s.ci.map_or("n/a".to_string(), |(lo, hi)| {
+            format!("[{}, {}]", pct(lo), pct(hi))
+        });
         println!(
-            "  {:<26}{:>16}  {:>8}  [{}, {}]{inconclusive}",
+            "  {:<26}{:>16}  {:>8}  {ci}{inconclusive}",
             s.name,
-            format!("{}/{}", s.violated, s.runs),
-            pct(s.rate),
-            pct(s.ci.0),
-            pct(s.ci.1)
+            format!("{}/{}", s.violated, s.decided()),
+            pct_or_na(s.rate),
         );
         for seed in &s.first_seeds {
             println!("      seed {seed:<8} {}", repro(*seed));
@@ -253,23 +255,38 @@ fn find_threshold(
             &|_| {},
         )
         .map_err(|e| e.to_string())?;
-        let runs = lines
-            .iter()
-            .filter(|l| l.outcomes.contains_key(&invariant))
-            .count() as u64;
-        let violated = lines
-            .iter()
-            .filter(|l| l.outcomes.get(&invariant) == Some(&splitbrain_check::Outcome::Violated))
-            .count() as u64;
-        let ci = splitbrain_scenario::sweep::wilson(violated, runs);
+        // Over the runs that decided, as every rate (`violation_rate`).
+        let count = |o: splitbrain_check::Outcome| {
+            lines
+                .iter()
+                .filter(|l| l.outcomes.get(&invariant) == Some(&o))
+                .count() as u64
+        };
+        let violated = count(splitbrain_check::Outcome::Violated);
+        let runs = violated + count(splitbrain_check::Outcome::Holds);
+        let inconclusive = count(splitbrain_check::Outcome::Inconclusive);
+        let rate = violation_rate(violated, runs);
         println!(
-            "  probe   {:<14} {:>12}  {:>8}  [{}, {}]",
+            "  probe   {:<14} {:>12}  {:>8}  {}{}",
             value,
             format!("{violated}/{runs}"),
-            pct(violated as f64 / runs.max(1) as f64),
-            pct(ci.0),
-            pct(ci.1)
+            pct_or_na(rate.map(|(r, _)| r)),
+            rate.map_or("n/a".to_string(), |(_, ci)| format!(
+                "[{}, {}]",
+                pct(ci.0),
+                pct(ci.1)
+            )),
+            if inconclusive > 0 {
+                format!("  ({inconclusive} inconclusive)")
+            } else {
+                String::new()
+            }
         );
+        if runs == 0 {
+            return Err(format!(
+                "at {value} no run decided {invariant} ({inconclusive} inconclusive): no rate to compare with the level"
+            ));
+        }
         Ok((violated, runs))
     };
     let result = bisect(search, a.level, a.steps, &mut measure)
@@ -526,7 +543,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                 let cell = stats
                     .iter()
                     .find(|s| &s.name == n)
-                    .map_or("-".to_string(), |s| pct(s.rate));
+                    .map_or("-".to_string(), |s| pct_or_na(s.rate));
                 print!("  {cell:>26}");
             }
             println!();
@@ -545,10 +562,15 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                                     lo: 0.0,
                                     hi: 0.0,
                                 },
-                                |s| RatePoint {
-                                    rate: s.rate,
-                                    lo: s.ci.0,
-                                    hi: s.ci.1,
+                                // No decided run: the point sits at 0 with the whole
+                                // 0..100% as its interval (the table says n/a).
+                                |s| {
+                                    let (lo, hi) = s.ci.unwrap_or((0.0, 1.0));
+                                    RatePoint {
+                                        rate: s.rate.unwrap_or(0.0),
+                                        lo,
+                                        hi,
+                                    }
                                 },
                             )
                         })

@@ -491,3 +491,48 @@ fn replay_of_a_scenario_says_it_is_a_scenario_and_suggests_run() {
         );
     }
 }
+
+/// Regression (new-user pass): with `limits.max_events=100` every run is inconclusive, and
+/// `sweep` printed `single_leader 0/5 0.00% [0.00%, 43.45%] (5 inconclusive)`, as if five
+/// runs had shown it holds. A rate is over the runs that decided; none did: n/a.
+#[test]
+fn a_sweep_rate_leaves_inconclusive_runs_out_and_says_na_when_none_decided() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(common::repo().join("scenarios/01-bully-leader-crash.json"))
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    v["limits"] = serde_json::json!({ "max_events": 100 });
+    let f = tmp.path().join("bounded.json");
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = tmp.path().join("r.jsonl");
+    let o = splitbrain(&[
+        "sweep",
+        f.to_str().unwrap(),
+        "--seeds",
+        "0..5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(code(&o), 3, "{text}");
+    assert!(
+        text.contains(
+            "single_leader                          0/0       n/a  n/a  (5 inconclusive)"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("43.45%"), "{text}");
+    let o = splitbrain(&[
+        "merge",
+        out.to_str().unwrap(),
+        "-o",
+        tmp.path().join("m.jsonl").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(o.stdout.clone()).unwrap();
+    assert!(
+        text.contains(
+            "single_leader                          0/0       n/a  n/a  (5 inconclusive)"
+        ),
+        "{text}"
+    );
+}

@@ -28,7 +28,7 @@ enum Cell {
 impl Cell {
     fn value(&self) -> Option<(f64, f64, f64)> {
         match self {
-            Cell::Rate(p) => Some((p.rate, p.lo, p.hi)),
+            Cell::Rate(p) => Some((p.rate?, p.lo?, p.hi?)),
             Cell::Ms(e) | Cell::Count(e) => Some((e.value?, e.lo?, e.hi?)),
         }
     }
@@ -36,7 +36,13 @@ impl Cell {
     /// The cell as text: `12.3% [10.1, 14.8]`, `1234 ms [1100, 1380]`, `-` without data.
     fn text(&self) -> String {
         match self {
-            Cell::Rate(p) => format!("{} [{}, {}]", pct(p.rate), pct_bare(p.lo), pct_bare(p.hi)),
+            Cell::Rate(p) => match (p.rate, p.lo, p.hi) {
+                (Some(r), Some(lo), Some(hi)) => {
+                    format!("{} [{}, {}]", pct(r), pct_bare(lo), pct_bare(hi))
+                }
+                // No run decided (every one stopped at a bound or was inconclusive).
+                _ => "n/a".to_string(),
+            },
             Cell::Ms(e) | Cell::Count(e) => match (e.value, e.lo, e.hi) {
                 (Some(v), Some(lo), Some(hi)) => {
                     let unit = if matches!(self, Cell::Ms(_)) {
@@ -208,7 +214,7 @@ pub fn compare_csv(t: &CompareTable) -> String {
         for m in &MEASURES {
             match (m.cell)(r) {
                 Cell::Rate(p) => {
-                    let _ = write!(out, ",{},{},{}", p.rate, p.lo, p.hi);
+                    let _ = write!(out, ",{},{},{}", opt(p.rate), opt(p.lo), opt(p.hi));
                 }
                 Cell::Ms(e) | Cell::Count(e) => {
                     let _ = write!(out, ",{},{},{}", opt(e.value), opt(e.lo), opt(e.hi));
@@ -498,14 +504,7 @@ mod tests {
         }
     }
     fn prop(k: u64) -> Proportion {
-        let (lo, hi) = splitbrain_scenario::sweep::wilson(k, 100);
-        Proportion {
-            k,
-            n: 100,
-            rate: k as f64 / 100.0,
-            lo,
-            hi,
-        }
+        Proportion::of(k, 100)
     }
     fn row(label: &str, k: u64) -> DesignRow {
         DesignRow {

@@ -180,8 +180,12 @@ pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
     let _ = writeln!(out, "metrics");
     out.push_str(&metrics_text(&r.report.metrics));
     let _ = writeln!(out);
+    // `RunResult::matches` decides, as it decides `--json`'s `as_expected` and the exit
+    // status; a bound is named, since every row may be `ok` (violations seen before it).
     let verdict = if r.matches() {
         "as expected"
+    } else if r.bound.is_some() {
+        "NOT as expected: the run stopped at a bound before its duration"
     } else {
         "NOT as expected"
     };

@@ -2,8 +2,9 @@
 //! the same random nemesis, one scenario file per design, run over a range of seeds; per
 //! design the rates of the failures that matter and the costs, each with a 95% interval.
 //!
-//! - Proportions (two accepted writers, duplicate effect, no progress) over runs: the Wilson
-//!   score interval ([`wilson`], as `sweep` uses).
+//! - Proportions (two accepted writers, duplicate effect, no progress) over the runs that
+//!   decided them: the Wilson score interval ([`crate::sweep::violation_rate`], as `sweep`
+//!   uses); a run stopped at a bound decides only what it saw happen.
 //! - Means, 99th percentiles and messages per acquisition: a percentile bootstrap that
 //!   resamples whole runs (seeds) with replacement, [`BOOTSTRAP_RESAMPLES`] times, from the
 //!   fixed ChaCha stream [`BOOTSTRAP_STREAM`] of seed 0. Resampling runs, not single
@@ -19,10 +20,11 @@ use crate::execute::{check_spec, execute};
 use crate::load::{parse_json, read_json_text, without_bom, ReadError};
 use crate::locate::{locate, render, Seg};
 use crate::plan::Plan;
-use crate::sweep::{wilson, SeedRange};
+use crate::sweep::SeedRange;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use splitbrain_check::compare::{design_sample, DesignSample};
+use splitbrain_check::Outcome;
 use splitbrain_check::{Invariant, DEFAULT_WINDOW};
 use splitbrain_engine::{RngStream, SimDuration};
 use std::path::{Path, PathBuf};
@@ -324,30 +326,33 @@ pub fn run_designs(
     Ok(out)
 }
 
-/// A proportion of runs with its 95% Wilson interval.
+/// A proportion of runs with its 95% Wilson interval, over the runs that decided
+/// ([`crate::sweep::violation_rate`]: a run that could not show whether it happened, such as
+/// one stopped at a bound, is in neither count).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Proportion {
     /// Runs where it happened.
     pub k: u64,
-    /// Runs.
+    /// Runs that decided whether it happened.
     pub n: u64,
-    /// `k / n`.
-    pub rate: f64,
-    /// Lower end of the 95% Wilson interval.
-    pub lo: f64,
+    /// `k / n`; `None` (n/a) when no run decided.
+    pub rate: Option<f64>,
+    /// Lower end of the 95% Wilson interval (`None` when no run decided).
+    pub lo: Option<f64>,
     /// Upper end.
-    pub hi: f64,
+    pub hi: Option<f64>,
 }
 
 impl Proportion {
-    fn of(k: u64, n: u64) -> Self {
-        let (lo, hi) = wilson(k, n);
+    /// `k` of `n` decided runs.
+    pub fn of(k: u64, n: u64) -> Self {
+        let r = crate::sweep::violation_rate(k, n);
         Proportion {
             k,
             n,
-            rate: if n == 0 { 0.0 } else { k as f64 / n as f64 },
-            lo,
-            hi,
+            rate: r.map(|(x, _)| x),
+            lo: r.map(|(_, ci)| ci.0),
+            hi: r.map(|(_, ci)| ci.1),
         }
     }
 }
@@ -478,11 +483,27 @@ const NS_PER_MS: f64 = 1e6;
 /// Summarises one design's samples (in seed order) over the resamples `draws`.
 pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> DesignRow {
     let n = samples.len();
-    let count = |f: &dyn Fn(&DesignSample) -> bool| {
-        Proportion::of(
-            samples.iter().filter(|s| f(&s.sample)).count() as u64,
-            n as u64,
-        )
+    // A run decides a measure when it shows it happened (a violation, seen even before a
+    // bound) or, not stopped at a bound, shows it did not (`f` gives `None` when the run
+    // itself could not tell: an inconclusive verdict).
+    let count = |f: &dyn Fn(&DesignSample) -> Option<bool>| {
+        let (mut k, mut decided) = (0u64, 0u64);
+        for s in samples {
+            match f(&s.sample) {
+                Some(true) => {
+                    k += 1;
+                    decided += 1;
+                }
+                Some(false) if !s.bounded => decided += 1,
+                _ => {}
+            }
+        }
+        Proportion::of(k, decided)
+    };
+    let outcome = |o: Outcome| match o {
+        Outcome::Violated => Some(true),
+        Outcome::Holds => Some(false),
+        Outcome::Inconclusive => None,
     };
     let pooled = |runs: &mut dyn Iterator<Item = usize>, f: &dyn Fn(&DesignSample) -> &[u64]| {
         let mut v = Vec::new();
@@ -518,9 +539,9 @@ pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> D
         runs: n as u64,
         bounded: samples.iter().filter(|s| s.bounded).count() as u64,
         window_ms: progress_window(&design.plan).0 as f64 / NS_PER_MS,
-        two_accepted_writers: count(&|s| s.two_accepted_writers),
-        duplicate_effect: count(&|s| s.duplicate_effect),
-        no_progress: count(&|s| s.no_progress),
+        two_accepted_writers: count(&|s| outcome(s.two_accepted_writers)),
+        duplicate_effect: count(&|s| Some(s.duplicate_effect)),
+        no_progress: count(&|s| outcome(s.no_progress)),
         acquire_mean_ms,
         acquire_p99_ms,
         acquire_censored: samples.iter().map(|s| s.sample.acquire_censored).sum(),
@@ -556,6 +577,61 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sample(two: Outcome, duplicate: bool, progress: Outcome, bounded: bool) -> Sample {
+        Sample {
+            sample: DesignSample {
+                two_accepted_writers: two,
+                duplicate_effect: duplicate,
+                no_progress: progress,
+                acquire_ns: Vec::new(),
+                acquire_censored: 0,
+                takeover_ns: Vec::new(),
+                takeover_censored: 0,
+                acquisitions: 0,
+                lock_messages: 0,
+            },
+            bounded,
+        }
+    }
+
+    /// Regression (new-user pass): a run that could not decide (inconclusive, or stopped at a
+    /// bound without seeing the failure) counted as "did not happen"; proportions are over
+    /// the runs that decided, as `sweep`'s rates, and n/a when none did.
+    #[test]
+    fn proportions_are_over_the_runs_that_decided() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/23-compare");
+        let file = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| !p.to_string_lossy().ends_with(MANIFEST_SUFFIX))
+            .unwrap();
+        let design = Design {
+            label: "d".into(),
+            file: file.display().to_string(),
+            plan: crate::load_file(&file).unwrap(),
+        };
+        use Outcome::{Holds, Inconclusive, Violated};
+        let samples = [
+            sample(Violated, true, Holds, false),
+            sample(Holds, false, Holds, false),
+            // Stopped at a bound: what it saw happen counts, what it did not see does not.
+            sample(Violated, false, Holds, true),
+            sample(Holds, false, Inconclusive, false),
+        ];
+        let row = summarize(&design, &samples, &resamples(samples.len()));
+        assert_eq!(
+            (row.two_accepted_writers.k, row.two_accepted_writers.n),
+            (2, 4)
+        );
+        assert_eq!((row.duplicate_effect.k, row.duplicate_effect.n), (1, 3));
+        assert_eq!((row.no_progress.k, row.no_progress.n), (0, 2));
+        assert_eq!(row.two_accepted_writers.rate, Some(0.5));
+        let none = summarize(&design, &samples[2..3], &resamples(1));
+        assert_eq!((none.no_progress.n, none.no_progress.rate), (0, None));
+        assert_eq!((none.no_progress.lo, none.no_progress.hi), (None, None));
+    }
 
     #[test]
     fn nearest_rank_percentiles_are_pinned() {

@@ -20,7 +20,7 @@
 
 use crate::load::load_str;
 use crate::plan::Plan;
-use crate::sweep::{invariant_stats, run_jobs, wilson, InvariantStats, Job, SeedLine, SeedRange};
+use crate::sweep::{invariant_stats, run_jobs, InvariantStats, Job, SeedLine, SeedRange};
 use crate::vary::{vary_plans, Vary};
 use splitbrain_check::Outcome;
 use std::collections::BTreeMap;
@@ -166,6 +166,9 @@ pub struct DesignResult {
     pub vacuous: BTreeMap<String, u64>,
     /// Runs in which some checked invariant was violated.
     pub caught: u64,
+    /// Runs that decided whether the design was caught: some invariant violated, or none
+    /// inconclusive (the catch rate's denominator, as in [`crate::sweep::violation_rate`]).
+    pub decided: u64,
     /// Runs that hit an event or time bound (the twin's included).
     pub bounded: u64,
     /// Planted designs with a fix: the fixed twin's statistics and its runs with a violation.
@@ -186,16 +189,18 @@ impl DesignResult {
                 .iter()
                 .all(|s| s.violated == 0 && s.inconclusive == 0),
             DesignKind::Planted => {
-                self.caught as f64 >= MIN_CATCH_RATE * self.runs as f64
+                self.decided > 0
+                    && self.caught as f64 >= MIN_CATCH_RATE * self.decided as f64
                     && self.twin.as_ref().map_or(true, |(_, caught)| *caught == 0)
             }
             DesignKind::Inert => true,
         }
     }
 
-    /// Share of runs in which some invariant caught the design.
-    pub fn catch_rate(&self) -> f64 {
-        self.caught as f64 / self.runs.max(1) as f64
+    /// Share of the decided runs in which some invariant caught the design, and its 95%
+    /// Wilson interval ([`crate::sweep::violation_rate`]); `None` when no run decided.
+    pub fn catch_rate(&self) -> Option<(f64, (f64, f64))> {
+        crate::sweep::violation_rate(self.caught, self.decided)
     }
 }
 
@@ -228,6 +233,15 @@ pub fn measure(
             .filter(|l| l.outcomes.values().any(|o| *o == Outcome::Violated))
             .count() as u64
     };
+    let decided = |lines: &[SeedLine]| {
+        lines
+            .iter()
+            .filter(|l| {
+                l.outcomes.values().any(|o| *o == Outcome::Violated)
+                    || l.outcomes.values().all(|o| *o != Outcome::Inconclusive)
+            })
+            .count() as u64
+    };
     let bounded = |lines: &[SeedLine]| lines.iter().filter(|l| l.bound.is_some()).count() as u64;
     Ok(designs
         .iter()
@@ -248,6 +262,7 @@ pub fn measure(
                 stats: invariant_stats(&refs, 3),
                 vacuous,
                 caught: caught(lines),
+                decided: decided(lines),
                 bounded: bounded(lines) + twin.map_or(0, bounded),
                 twin: twin.map(|t| {
                     let refs: Vec<&SeedLine> = t.iter().collect();
@@ -258,12 +273,15 @@ pub fn measure(
         .collect())
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.2}%", x * 100.0)
+fn pct(x: Option<f64>) -> String {
+    crate::sweep::pct_or_na(x)
 }
 
-fn ci(c: (f64, f64)) -> String {
-    format!("[{}, {}]", pct(c.0), pct(c.1))
+fn ci(c: Option<(f64, f64)>) -> String {
+    match c {
+        Some(c) => format!("[{}, {}]", pct(Some(c.0)), pct(Some(c.1))),
+        None => "n/a".to_string(),
+    }
 }
 
 /// One line of a file's description, for a table cell (`|` escaped).
@@ -352,7 +370,7 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
                 r.design.plan.scenario.name,
                 s.name,
                 s.violated,
-                s.runs,
+                s.decided(),
                 pct(s.rate),
                 ci(s.ci),
                 r.vacuous.get(&s.name).copied().unwrap_or(0),
@@ -373,7 +391,7 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
          file with the bad knob set right (its `.fix` edit) over the same seeds: it must show \
          no violation, so the catches are the bug's and not the nemesis's. An `inert` variant \
          has no unsafe effect in this model (its notes below say why) and is shown, not judged.\n",
-        pct(MIN_CATCH_RATE)
+        pct(Some(MIN_CATCH_RATE))
     );
     let mut names: Vec<&str> = planted
         .iter()
@@ -397,9 +415,9 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
             "| {} | {}/{} ({}) | {} |",
             r.design.plan.scenario.name,
             r.caught,
-            r.runs,
-            pct(r.catch_rate()),
-            ci(wilson(r.caught, r.runs))
+            r.decided,
+            pct(r.catch_rate().map(|(x, _)| x)),
+            ci(r.catch_rate().map(|(_, c)| c))
         );
         match (&r.design.fix, &r.twin) {
             (Some((edit, _)), Some((_, caught))) => {

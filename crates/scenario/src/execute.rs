@@ -49,7 +49,8 @@ impl TraceHeader {
 pub struct ExpectationResult {
     /// Invariant name.
     pub invariant: &'static str,
-    /// What the file expects (`None`: nothing written; then anything but a violation passes).
+    /// What the file expects (`None`: nothing written; then it is expected to hold, exactly as
+    /// if `"holds"` were written: see [`expectation_met`]).
     pub expected: Option<Expectation>,
     /// Whether the file expects a violation rate instead (`expect_rate`): a single run then
     /// always matches; the sweep judges the rate.
@@ -60,8 +61,9 @@ pub struct ExpectationResult {
     /// For a `holds` whose premise never occurred, the missing premise in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vacuous: Option<String>,
-    /// Whether they agree. An expected `holds` that was vacuous does not match unless the
-    /// file says `"vacuous_ok": true`.
+    /// Whether they agree ([`expectation_met`]). An expected `holds` (written or implied)
+    /// that was vacuous or inconclusive does not match; a vacuous one does when the file says
+    /// `"vacuous_ok": true`.
     pub matches: bool,
 }
 
@@ -83,6 +85,30 @@ impl ExpectationResult {
             (Outcome::Holds, Some(why)) => format!("holds (vacuous: {why})"),
             (o, _) => format!("{o:?}").to_lowercase(),
         }
+    }
+}
+
+/// Whether one invariant's outcome meets what the file expects: the one rule behind every
+/// `ok` / `MISMATCH` row, `run --json`'s `matches` and a run's outcome. `expected` is the
+/// file's `expect` entry; without one the invariant is expected to hold (README: "A checked
+/// invariant without an `expect` entry is expected to hold"), exactly as if `"holds"` were
+/// written. `rate`: the file states an `expect_rate` for it instead, which one run cannot
+/// judge (its sweep does), so one run always meets it. An expected `holds` is met only by
+/// `holds`, neither by `inconclusive` nor, unless `vacuous_ok`, by a vacuous `holds`
+/// (`vacuous`: its premise never occurred); an expected `violated` only by `violated`.
+pub fn expectation_met(
+    expected: Option<Expectation>,
+    rate: bool,
+    got: Outcome,
+    vacuous: bool,
+    vacuous_ok: bool,
+) -> bool {
+    if rate {
+        return true;
+    }
+    match expected.unwrap_or(Expectation::Holds) {
+        Expectation::Holds => got == Outcome::Holds && (!vacuous || vacuous_ok),
+        Expectation::Violated => got == Outcome::Violated,
     }
 }
 
@@ -263,15 +289,13 @@ pub fn execute(
             let got = r.verdict.outcome();
             let expected = plan.scenario.expect.get(r.name).copied();
             let rate = plan.scenario.expect_rate.contains_key(r.name);
-            let vacuous_ok = plan.scenario.vacuous_ok;
-            let matches = match expected {
-                _ if rate => true,
-                Some(Expectation::Holds) => {
-                    got == Outcome::Holds && (r.vacuous.is_none() || vacuous_ok)
-                }
-                Some(Expectation::Violated) => got == Outcome::Violated,
-                None => got != Outcome::Violated,
-            };
+            let matches = expectation_met(
+                expected,
+                rate,
+                got,
+                r.vacuous.is_some(),
+                plan.scenario.vacuous_ok,
+            );
             ExpectationResult {
                 invariant: r.name,
                 expected,
@@ -294,4 +318,59 @@ pub fn execute(
         trace,
         expectations,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OUTCOMES: [Outcome; 3] = [Outcome::Holds, Outcome::Violated, Outcome::Inconclusive];
+
+    /// Regression (new-user pass): an invariant in `check` without an `expect` entry passed
+    /// when it was inconclusive or held vacuously (`None => got != Violated`), while the
+    /// README says it "is expected to hold" and an explicit `"holds"` was a mismatch.
+    #[test]
+    fn no_expect_entry_is_judged_exactly_as_an_explicit_holds() {
+        for got in OUTCOMES {
+            for vacuous in [false, true] {
+                for vacuous_ok in [false, true] {
+                    assert_eq!(
+                        expectation_met(None, false, got, vacuous, vacuous_ok),
+                        expectation_met(Some(Expectation::Holds), false, got, vacuous, vacuous_ok),
+                        "{got:?} vacuous={vacuous} vacuous_ok={vacuous_ok}"
+                    );
+                }
+            }
+        }
+        assert!(!expectation_met(
+            None,
+            false,
+            Outcome::Inconclusive,
+            false,
+            false
+        ));
+        assert!(!expectation_met(None, false, Outcome::Holds, true, false));
+        assert!(expectation_met(None, false, Outcome::Holds, true, true));
+        assert!(expectation_met(None, false, Outcome::Holds, false, false));
+        assert!(!expectation_met(
+            None,
+            false,
+            Outcome::Violated,
+            false,
+            false
+        ));
+    }
+
+    #[test]
+    fn a_violation_meets_only_violated_and_a_rate_is_left_to_the_sweep() {
+        for got in OUTCOMES {
+            assert_eq!(
+                expectation_met(Some(Expectation::Violated), false, got, false, false),
+                got == Outcome::Violated
+            );
+            for expected in [None, Some(Expectation::Holds), Some(Expectation::Violated)] {
+                assert!(expectation_met(expected, true, got, true, false));
+            }
+        }
+    }
 }

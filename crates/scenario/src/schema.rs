@@ -62,7 +62,8 @@ pub struct Scenario {
     /// Parameters of the liveness checks.
     #[serde(default)]
     pub check_params: CheckParams,
-    /// Expected outcome per invariant. Without it, the run passes iff nothing is violated.
+    /// Expected outcome per invariant. A checked invariant without an entry is expected to
+    /// hold, exactly as if `"holds"` were written: inconclusive or vacuous is a mismatch.
     #[serde(default, deserialize_with = "unique_keys::btree_map")]
     pub expect: BTreeMap<String, Expectation>,
     /// Expected violation rate per invariant, for properties that are probabilistic by

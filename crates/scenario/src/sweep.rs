@@ -586,6 +586,25 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
     ((center - half).max(0.0), (center + half).min(1.0))
 }
 
+/// A violation rate and its 95% Wilson interval over the runs that decided (`violated` of
+/// `decided`, the runs whose outcome was `holds` or `violated`), or `None` when no run
+/// decided. The one rule for every rate splitbrain prints (`sweep`, `merge`, `expect_rate`,
+/// `--find-threshold`, `coverage`, `compare`): an inconclusive run (stopped at a bound, or too
+/// short for a liveness property) shows neither that the invariant holds nor that it fails,
+/// so it is in neither the numerator nor the denominator.
+pub fn violation_rate(violated: u64, decided: u64) -> Option<(f64, (f64, f64))> {
+    assert!(
+        violated <= decided,
+        "{violated} violated of {decided} decided"
+    );
+    (decided > 0).then(|| (violated as f64 / decided as f64, wilson(violated, decided)))
+}
+
+/// A rate as a percentage with two decimals, or `n/a` when no run decided.
+pub fn pct_or_na(rate: Option<f64>) -> String {
+    rate.map_or("n/a".to_string(), |x| format!("{:.2}%", x * 100.0))
+}
+
 /// Violation statistics of one invariant over a set of runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InvariantStats {
@@ -597,12 +616,19 @@ pub struct InvariantStats {
     pub violated: u64,
     /// Runs where it was inconclusive.
     pub inconclusive: u64,
-    /// `violated / runs`.
-    pub rate: f64,
-    /// 95% Wilson score interval of the rate.
-    pub ci: (f64, f64),
+    /// `violated / decided` (see [`violation_rate`]); `None` when no run decided.
+    pub rate: Option<f64>,
+    /// 95% Wilson score interval of the rate over the decided runs; `None` when none decided.
+    pub ci: Option<(f64, f64)>,
     /// The first few violating seeds, ascending.
     pub first_seeds: Vec<u64>,
+}
+
+impl InvariantStats {
+    /// Runs that decided: `holds` or `violated`, not `inconclusive`.
+    pub fn decided(&self) -> u64 {
+        self.runs - self.inconclusive
+    }
 }
 
 /// The judgement of one `expect_rate` entry over a sweep.
@@ -614,12 +640,16 @@ pub struct RateJudgement {
     pub expected: RateExpectation,
     /// Runs that violated it.
     pub violated: u64,
-    /// Runs that checked it.
+    /// Runs that decided it (`holds` or `violated`): the rate's denominator.
     pub runs: u64,
-    /// 95% Wilson score interval of the violation rate.
-    pub ci: (f64, f64),
+    /// Runs where it was inconclusive (in neither count of the rate).
+    pub inconclusive: u64,
+    /// 95% Wilson score interval of the violation rate over the decided runs; `None` when
+    /// none decided.
+    pub ci: Option<(f64, f64)>,
     /// Whether the interval is compatible with the bounds: its lower bound is not above
-    /// `violated_at_most` and its upper bound not below `violated_at_least`.
+    /// `violated_at_most` and its upper bound not below `violated_at_least`. A rate no run
+    /// decided meets no bound.
     pub ok: bool,
 }
 
@@ -634,14 +664,21 @@ impl fmt::Display for RateJudgement {
         if let Some(hi) = self.expected.violated_at_most {
             bounds.push(format!("at most {}", pct(hi)));
         }
+        let ci = match self.ci {
+            Some((lo, hi)) => format!("95% CI [{}, {}]", pct(lo), pct(hi)),
+            None => "rate n/a (no run decided)".to_string(),
+        };
+        let inconclusive = if self.inconclusive > 0 {
+            format!(" ({} inconclusive)", self.inconclusive)
+        } else {
+            String::new()
+        };
         write!(
             f,
-            "{} violated {}/{}, 95% CI [{}, {}]; expected {}: {}",
+            "{} violated {}/{}{inconclusive}, {ci}; expected {}: {}",
             self.invariant,
             self.violated,
             self.runs,
-            pct(self.ci.0),
-            pct(self.ci.1),
             bounds.join(" and "),
             if self.ok { "ok" } else { "MISMATCH" }
         )
@@ -665,29 +702,33 @@ pub fn rate_seeds(scenario: &Scenario) -> SeedRange {
 }
 
 /// Judges the scenario's `expect_rate` over `lines` (one `--vary` value), in name order. An
-/// expectation fails when the 95% Wilson interval of the violation rate lies wholly above
-/// `violated_at_most` (its lower bound is above it) or wholly below `violated_at_least`.
+/// expectation fails when the 95% Wilson interval of the violation rate over the decided runs
+/// ([`violation_rate`]) lies wholly above `violated_at_most` (its lower bound is above it) or
+/// wholly below `violated_at_least`, or when no run decided.
 pub fn judge_rates(scenario: &Scenario, lines: &[&SeedLine]) -> Vec<RateJudgement> {
     scenario
         .expect_rate
         .iter()
         .map(|(name, expected)| {
-            let runs = lines
-                .iter()
-                .filter(|l| l.outcomes.contains_key(name))
-                .count() as u64;
-            let violated = lines
-                .iter()
-                .filter(|l| l.outcomes.get(name) == Some(&Outcome::Violated))
-                .count() as u64;
-            let ci = wilson(violated, runs);
-            let ok = expected.violated_at_most.map_or(true, |hi| ci.0 <= hi)
-                && expected.violated_at_least.map_or(true, |lo| ci.1 >= lo);
+            let count = |o: Outcome| {
+                lines
+                    .iter()
+                    .filter(|l| l.outcomes.get(name) == Some(&o))
+                    .count() as u64
+            };
+            let violated = count(Outcome::Violated);
+            let runs = violated + count(Outcome::Holds);
+            let ci = violation_rate(violated, runs).map(|(_, ci)| ci);
+            let ok = ci.is_some_and(|ci| {
+                expected.violated_at_most.map_or(true, |hi| ci.0 <= hi)
+                    && expected.violated_at_least.map_or(true, |lo| ci.1 >= lo)
+            });
             RateJudgement {
                 invariant: name.clone(),
                 expected: *expected,
                 violated,
                 runs,
+                inconclusive: count(Outcome::Inconclusive),
                 ci,
                 ok,
             }
@@ -706,8 +747,8 @@ pub fn invariant_stats(lines: &[&SeedLine], first_k: usize) -> Vec<InvariantStat
                 runs: 0,
                 violated: 0,
                 inconclusive: 0,
-                rate: 0.0,
-                ci: (0.0, 1.0),
+                rate: None,
+                ci: None,
                 first_seeds: Vec::new(),
             });
             s.runs += 1;
@@ -725,8 +766,9 @@ pub fn invariant_stats(lines: &[&SeedLine], first_k: usize) -> Vec<InvariantStat
     }
     by.into_values()
         .map(|mut s| {
-            s.rate = s.violated as f64 / s.runs.max(1) as f64;
-            s.ci = wilson(s.violated, s.runs);
+            let rate = violation_rate(s.violated, s.decided());
+            s.rate = rate.map(|(r, _)| r);
+            s.ci = rate.map(|(_, ci)| ci);
             s.first_seeds.sort_unstable();
             s
         })
@@ -791,6 +833,108 @@ mod tests {
             .flat_map(|k| seeds_of(r, Some(Shard { k, n: 3 })))
             .collect();
         assert_eq!(all.len(), 10);
+    }
+
+    fn line(seed: u64, outcome: Outcome) -> SeedLine {
+        SeedLine {
+            value: None,
+            seed,
+            outcomes: [("single_leader".to_string(), outcome)]
+                .into_iter()
+                .collect(),
+            first_violation_ns: BTreeMap::new(),
+            vacuous: Vec::new(),
+            matches: false,
+            bound: None,
+            events: 0,
+            sim_events: 0,
+            hash: None,
+            metrics: LineMetrics {
+                faults: 0,
+                sent: 0,
+                dropped: 0,
+                leader_changes: 0,
+                acquisitions: 0,
+                writes_accepted: 0,
+                writes_rejected: 0,
+            },
+        }
+    }
+
+    /// Regression (new-user pass): with `limits.max_events=100` every run was inconclusive
+    /// and `sweep` printed `single_leader 0/5 0.00% [0.00%, 43.45%] (5 inconclusive)`: the
+    /// inconclusive runs counted as "not violated".
+    #[test]
+    fn rates_are_over_the_runs_that_decided() {
+        let all_inconclusive: Vec<SeedLine> =
+            (0..5).map(|s| line(s, Outcome::Inconclusive)).collect();
+        let refs: Vec<&SeedLine> = all_inconclusive.iter().collect();
+        let s = &invariant_stats(&refs, 3)[0];
+        assert_eq!(
+            (s.runs, s.violated, s.inconclusive, s.decided()),
+            (5, 0, 5, 0)
+        );
+        assert_eq!((s.rate, s.ci), (None, None));
+        assert_eq!(pct_or_na(s.rate), "n/a");
+
+        // 1 violated, 1 holds, 3 inconclusive: 1 of 2 decided, the interval of 1/2.
+        let mixed: Vec<SeedLine> = [
+            Outcome::Violated,
+            Outcome::Holds,
+            Outcome::Inconclusive,
+            Outcome::Inconclusive,
+            Outcome::Inconclusive,
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, o)| line(i as u64, o))
+        .collect();
+        let refs: Vec<&SeedLine> = mixed.iter().collect();
+        let s = &invariant_stats(&refs, 3)[0];
+        assert_eq!((s.violated, s.decided()), (1, 2));
+        assert_eq!(s.rate, Some(0.5));
+        assert_eq!(s.ci, Some(wilson(1, 2)));
+        assert_eq!(violation_rate(0, 0), None);
+    }
+
+    #[test]
+    fn an_expected_rate_is_judged_over_the_runs_that_decided() {
+        let mut sc: Scenario = serde_json::from_value(serde_json::json!({
+            "splitbrain": 1, "name": "r", "duration": "1s", "nodes": {},
+            "expect_rate": {"single_leader": {"violated_at_most": 0.01}}
+        }))
+        .unwrap();
+        let lines: Vec<SeedLine> = (0..5).map(|s| line(s, Outcome::Inconclusive)).collect();
+        let refs: Vec<&SeedLine> = lines.iter().collect();
+        let j = &judge_rates(&sc, &refs)[0];
+        assert_eq!((j.violated, j.runs, j.inconclusive, j.ci), (0, 0, 5, None));
+        assert!(!j.ok, "no decided run meets no bound");
+        assert_eq!(
+            j.to_string(),
+            "single_leader violated 0/0 (5 inconclusive), rate n/a (no run decided); expected \
+             at most 1.00%: MISMATCH"
+        );
+        // 2 violated of 4 decided (one inconclusive left out): the interval of 2/4.
+        let outcomes = [
+            Outcome::Violated,
+            Outcome::Violated,
+            Outcome::Holds,
+            Outcome::Holds,
+            Outcome::Inconclusive,
+        ];
+        let lines: Vec<SeedLine> = outcomes
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| line(i as u64, o))
+            .collect();
+        let refs: Vec<&SeedLine> = lines.iter().collect();
+        sc.expect_rate
+            .get_mut("single_leader")
+            .unwrap()
+            .violated_at_most = Some(0.9);
+        let j = &judge_rates(&sc, &refs)[0];
+        assert_eq!((j.violated, j.runs, j.ci), (2, 4, Some(wilson(2, 4))));
+        assert!(j.ok);
     }
 
     #[test]

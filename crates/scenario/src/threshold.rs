@@ -119,7 +119,8 @@ pub struct Probe {
     pub value: Num,
     /// Runs that violated the invariant.
     pub violated: u64,
-    /// Runs that checked it.
+    /// Runs that decided it (`holds` or `violated`; inconclusive runs are in neither count,
+    /// see [`crate::sweep::violation_rate`]).
     pub runs: u64,
     /// 95% Wilson interval of the rate.
     pub ci: (f64, f64),
@@ -145,7 +146,8 @@ pub struct Threshold {
     pub bracket: Option<(Probe, Probe)>,
 }
 
-/// Measures one value (its text as written into the scenario): `(violated, runs)`, or why not.
+/// Measures one value (its text as written into the scenario): `(violated, decided runs)`,
+/// or why not (no run decided, for one).
 pub type Measure<'a> = dyn FnMut(&str) -> Result<(u64, u64), String> + 'a;
 
 /// Bisects `search` for where the rate crosses `level`, measuring with `measure` (one value's
