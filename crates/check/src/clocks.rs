@@ -18,7 +18,7 @@ pub fn key_expired(wall: WallTime, deadline: WallTime) -> bool {
 /// mono(t) + sum of steps so far`; a step moves the wall clock only). A fault at true time `t`
 /// is in effect at `t`. A node the record does not know reads true time.
 ///
-/// Used by the checkers for Redis key expiry ([`key_expired`], [`Truth`](crate::Truth)) and by the charts
+/// Used by the checkers for Redis key expiry ([`key_expired`], `Truth`(crate::Truth)) and by the charts
 /// (belief deadlines, the clock-offset panel).
 ///
 /// [`ClockConfig`]: splitbrain_engine::ClockConfig

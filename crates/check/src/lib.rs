@@ -14,7 +14,7 @@
 //! - [`compare`]: what one run of a lock design shows, for `splitbrain compare`.
 //! - [`verdict`]: [`Verdict`], [`Violation`], [`Evidence`], [`CheckReport`].
 //! - Server truth over true time, shared with the charts: [`WallClocks`] (each node's clocks
-//!   rebuilt from the record), [`Truth`] (who truly holds a lock when: [`Hold`]s and the
+//!   rebuilt from the record), `Truth` (who truly holds a lock when: [`Hold`]s and the
 //!   per-instance Redis [`KeyHold`]s they are made of), [`key_expired`] (the expiry rule).
 //!
 //! **Architecture Invariant**: checkers are pure functions of the record; no I/O, no clocks,

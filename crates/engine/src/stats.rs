@@ -30,7 +30,7 @@ pub struct Stats {
     /// Timer events skipped (cancelled, the node crashed since, or the entry a drift change
     /// replaced with one at the new rate's instant).
     pub stale_timers: u64,
-    /// Per message kind (filled by `Sim::stats`; the event loop counts in a [`KindTable`]).
+    /// Per message kind (filled by `Sim::stats`; the event loop counts in a per-kind table).
     pub messages: BTreeMap<&'static str, KindCounts>,
     /// Drops by reason.
     pub drops: BTreeMap<DropReason, u64>,

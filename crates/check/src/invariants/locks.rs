@@ -63,8 +63,8 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
 
 /// `holder_writes_only` (DESIGN.md): "every write the storage accepts was sent by the client
 /// that truly held the lock at the instant of acceptance". Every `WriteAccepted` (applied or
-/// not) at true time `t` is judged against the truth at `t` ([`Truth`]): the hold the write
-/// was SENT under ([`crate::sent`]: its `WriteSent`'s hold, or its token's) must be true at
+/// not) at true time `t` is judged against the truth at `t` (`Truth`): the hold the write
+/// was SENT under (`sent.rs`: its `WriteSent`'s hold, or its token's) must be true at
 /// `t`. A write in flight across its writer's re-acquisition belongs to the old hold, so it
 /// fails here if the old hold ended, even though its writer holds the lock again.
 /// - a lease is held by `holder` from `LeaseGranted` until `LeaseFreed`, a new grant of the
@@ -176,7 +176,7 @@ pub(crate) fn holder_writes_only_in(shared: &Shared) -> Verdict {
 
 /// `validity_within_truth`: a holder's believed end of validity, converted to true time
 /// through its own monotonic clock, is never later than the true end of its hold on the
-/// servers ([`Truth`]: the lease grant's end; for a Redis lock, the instant its value stops
+/// servers (`Truth`: the lease grant's end; for a Redis lock, the instant its value stops
 /// being live on a majority of the lock's instances). Catches a client that measures validity
 /// from the wrong timestamp even when no second client acquires inside the gap.
 ///

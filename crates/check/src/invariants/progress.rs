@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Only time that owes progress counts: time during which some client waits for a lock (from
 /// its `LockRequested` until its `LockAcquired` or its crash; a failed attempt followed by a
 /// retry is still waiting) while nobody validly holds that lock (the servers' truth,
-/// [`Truth`]: a lease grant, a Redis value on a majority). So an idle lock owes nothing, and a
+/// `Truth`: a lease grant, a Redis value on a majority). So an idle lock owes nothing, and a
 /// holder that keeps its lock to expiry is not a stall: the waiting client correctly waits out
 /// the TTL. Within every true-time interval in which a majority is up, between its start, each
 /// `LockAcquired` or `LockRenewed` (any client, any lock: a renewal re-acquires the lease, so

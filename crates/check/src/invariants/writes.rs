@@ -69,7 +69,7 @@ struct Window {
 /// `no_two_accepted_writers` (DESIGN.md): "the storage's accepted writes, in acceptance
 /// order, never return to an earlier holder after a later holder's write was accepted (A A B
 /// B is fine, A B A is a violation)". Each accepted write (applied or not) belongs to the
-/// holder epoch it was SENT under ([`crate::sent`]): (writer, the writer's latest
+/// holder epoch it was SENT under (`sent.rs`): (writer, the writer's latest
 /// `LockAcquired` before its `WriteSent`, or its latest `LeaderClaim` if it never acquired a
 /// lock), not to whatever its writer holds when it lands: a write in flight across its
 /// writer's re-acquisition is a write of the old epoch. Epochs are ordered by when they began

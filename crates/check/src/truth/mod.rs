@@ -9,7 +9,7 @@
 //! - [`replication`]: a primary and its replicas are one instance, whose value is the current
 //!   primary's.
 //!
-//! [`Truth`] puts them together; the checkers and the charts read only [`Truth`].
+//! `Truth` puts them together; the checkers and the charts read only `Truth`.
 
 pub(crate) mod lease;
 pub(crate) mod majority;

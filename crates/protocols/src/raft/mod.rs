@@ -4,7 +4,7 @@
 //! - [`msg`]: the wire vocabulary ([`RaftMsg`]), log entries and commands, timers.
 //! - [`log`]: the replicated log (consistency check, conflict truncation, up-to-date check).
 //! - [`store`]: the lock store state machine (revisions, leases, create-if-absent locks).
-//! - [`env`]: the context trait a replica runs against ([`RaftEnv`]), its durable state and
+//! - [`env`](mod@env): the context trait a replica runs against ([`RaftEnv`]), its durable state and
 //!   its observations.
 //! - [`replica`]: one Raft replica ([`RaftReplica`]).
 //! - [`client`]: a lock client ([`RaftLockClient`]).

@@ -1,6 +1,6 @@
 //! The single-instance Redis lock client (one of the lock clients a worker drives) over one Redis
 //! instance, as the Redis distlock page describes the "correct implementation with a single
-//! instance" (https://redis.io/docs/latest/develop/use/patterns/distributed-locks/).
+//! instance" (<https://redis.io/docs/latest/develop/use/patterns/distributed-locks/>).
 //!
 //! **Acquire.** Draw a value unique to this acquisition from the node's RNG stream (16 hex
 //! digits), take `start = mono_now()` **before** sending, and send

@@ -1,6 +1,6 @@
 //! The Redlock client (one of the lock clients a worker drives) over N independent Redis
 //! instances, as the Redis distlock page specifies it
-//! (https://redis.io/docs/latest/develop/use/patterns/distributed-locks/, "The Redlock
+//! (<https://redis.io/docs/latest/develop/use/patterns/distributed-locks/>, "The Redlock
 //! Algorithm") and the reference clients implement it: node-redlock (requests to all
 //! instances in parallel) and redlock-rb (one instance after another).
 //!
