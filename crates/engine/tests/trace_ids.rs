@@ -4,7 +4,7 @@
 mod common;
 
 use common::{at_ms, ms, run_traced, sim_of, Probe, Tm};
-use splitbrain_engine::{Recorder, SimTime, TraceEvent};
+use splitbrain_engine::{Recorder, Sim, SimTime, TraceEvent};
 use std::collections::BTreeMap;
 
 fn gossips(n: usize) -> Vec<(String, Probe)> {
@@ -18,18 +18,23 @@ fn gossips(n: usize) -> Vec<(String, Probe)> {
         .collect()
 }
 
-/// Thousands of messages, many in flight at once, so slots are freed and reused many times:
-/// each delivery names the id of a send on the same link, and each id is delivered once.
-#[test]
-fn every_delivery_names_its_send() {
-    let probes = gossips(6);
-    let mut sim = sim_of(
+/// A simulation of `n` gossiping probes.
+fn gossip_sim(n: usize) -> Sim<Probe> {
+    let probes = gossips(n);
+    sim_of(
         7,
         probes
             .iter()
             .map(|(n, p)| (n.as_str(), p.clone()))
             .collect(),
-    );
+    )
+}
+
+/// Thousands of messages, many in flight at once, so slots are freed and reused many times:
+/// each delivery names the id of a send on the same link, and each id is delivered once.
+#[test]
+fn every_delivery_names_its_send() {
+    let mut sim = gossip_sim(6);
     let events = run_traced(&mut sim, at_ms(5_000));
     let mut sent = BTreeMap::new();
     let mut delivered = BTreeMap::new();
@@ -64,14 +69,7 @@ fn every_delivery_names_its_send() {
 #[test]
 #[should_panic(expected = "set the recorder before the first event")]
 fn a_recorder_set_mid_run_is_refused() {
-    let probes = gossips(3);
-    let mut sim = sim_of(
-        7,
-        probes
-            .iter()
-            .map(|(n, p)| (n.as_str(), p.clone()))
-            .collect(),
-    );
+    let mut sim = gossip_sim(3);
     // Just after the first gossip round (at 1 ms): its messages are on their way.
     sim.run_until(SimTime(at_ms(1).0 + 1))
         .expect("within bounds");
@@ -118,14 +116,7 @@ fn a_recorder_set_after_start_names_the_start_messages() {
 /// A count-only recorder builds no event, so it may be set at any time.
 #[test]
 fn a_count_only_recorder_may_be_set_mid_run() {
-    let probes = gossips(3);
-    let mut sim = sim_of(
-        7,
-        probes
-            .iter()
-            .map(|(n, p)| (n.as_str(), p.clone()))
-            .collect(),
-    );
+    let mut sim = gossip_sim(3);
     sim.run_until(at_ms(50)).expect("within bounds");
     sim.set_recorder(Recorder::count_only());
     sim.run_until(at_ms(500)).expect("within bounds");
