@@ -123,6 +123,19 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
                     map.insert(seg.to_string(), v);
                     return Ok(());
                 }
+                // A list is never created by an edit either: an index into a missing key would
+                // make an object with a key "0", which validation reports at the file's end.
+                let next = segs[i + 1];
+                if !map.contains_key(*seg) && next.parse::<usize>().is_ok() {
+                    let here = if at == "the top" {
+                        seg.to_string()
+                    } else {
+                        format!("{at}.{seg}")
+                    };
+                    return Err(err(format!(
+                        "the file has no `{here}`, so it has no entry {next} to set: add the list to the file first"
+                    )));
+                }
                 map.entry(seg.to_string())
                     .or_insert_with(|| Json::Object(IndexMap::new()))
             }
@@ -135,7 +148,8 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
                 let len = items.len();
                 let item = items.get_mut(idx).ok_or_else(|| {
                     err(format!(
-                        "`{at}` has {len} entries, index {idx} is out of range"
+                        "`{at}` has {len} {}, index {idx} is out of range",
+                        if len == 1 { "entry" } else { "entries" }
                     ))
                 })?;
                 if last {
@@ -322,6 +336,19 @@ mod tests {
             vary_text(SRC, "b.c", "1"),
             Err(VaryError::Path { .. })
         ));
+        // Regression: an index into a list the file lacks used to create an object with a key
+        // "0", reported as "invalid type: map, expected a sequence" past the file's end.
+        let e = vary_text(SRC, "faults.0.at", "1s").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--set/--vary path `faults.0.at`: the file has no `faults`, so it has no entry 0 to \
+             set: add the list to the file first"
+        );
+        let e = vary_text(SRC, "a.l.2", "1s").unwrap_err();
+        assert!(e.to_string().contains("the file has no `a.l`"), "{e}");
+        // One entry is an entry.
+        let e = vary_text(r#"{"l": [1]}"#, "l.3", "1").unwrap_err();
+        assert!(e.to_string().contains("`l` has 1 entry, index 3"), "{e}");
         // Regression: a misspelt node name used to add a node with no role ("missing field
         // `role`" at a line of the edited text the user never saw).
         let nodes = r#"{"nodes": {"client-1": {"role": "worker"}}}"#;
