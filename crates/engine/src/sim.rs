@@ -272,13 +272,10 @@ pub(crate) struct Core<A: Actor> {
     timers_set: u64,
     msgs: Vec<Option<InFlight<A::Msg>>>,
     free_msgs: Vec<u32>,
-    /// The trace id of each slot's message, `msg_ids[slot]`, written only while `keep_ids`:
-    /// a run without a trace keeps 32 bytes a message in flight, not 40 (issue 11: 50 million
-    /// in flight at once in a 10,000-node election).
+    /// The trace id of each slot's message, `msg_ids[slot]`, written only while
+    /// [`Core::keeps_ids`]: a run without a trace keeps 32 bytes a message in flight, not 40
+    /// (issue 11: 50 million in flight at once in a 10,000-node election).
     msg_ids: Vec<u64>,
-    /// True until the first event (so a recorder set after the actors' `on_start` still names
-    /// the messages they sent), then while the recorder builds events.
-    keep_ids: bool,
     next_msg_id: u64,
     pub(crate) nodes: Vec<NodeState<A>>,
     /// Each node's incarnation, bumped by a crash: a message or timer of an earlier one is
@@ -375,13 +372,8 @@ impl<A: Actor> Core<A> {
         let slot = match self.free_msgs.pop() {
             Some(s) => {
                 // The slots the next sends will fill are known: ask for one's line early.
-                if self.msgs.len() >= PREFETCH_FROM_SLOTS {
-                    if let Some(&next) = self
-                        .free_msgs
-                        .len()
-                        .checked_sub(PREFETCH_AHEAD)
-                        .and_then(|i| self.free_msgs.get(i))
-                    {
+                if let Some(&next) = self.free_msgs.iter().nth_back(PREFETCH_AHEAD - 1) {
+                    if self.prefetching() {
                         prefetch(&self.msgs[next as usize]);
                     }
                 }
@@ -393,7 +385,7 @@ impl<A: Actor> Core<A> {
                 (self.msgs.len() - 1) as u32
             }
         };
-        if self.keep_ids {
+        if self.keeps_ids() {
             let i = slot as usize;
             if self.msg_ids.len() <= i {
                 self.msg_ids.resize(i + 1, 0);
@@ -403,14 +395,28 @@ impl<A: Actor> Core<A> {
         self.push(at, Event::Deliver { slot, link });
     }
 
+    /// Whether messages keep their trace ids: before the first event (so a recorder set after
+    /// the actors' `on_start` still names the messages they sent), then while the recorder
+    /// builds events.
+    #[inline]
+    fn keeps_ids(&self) -> bool {
+        self.stats.events == 0 || self.recorder.as_ref().is_some_and(Recorder::builds_events)
+    }
+
     /// The trace id of the message in `slot` (0 when no trace is built: nothing reads it).
     #[inline]
     fn msg_id(&self, slot: u32) -> u64 {
-        if self.keep_ids {
+        if self.keeps_ids() {
             self.msg_ids[slot as usize]
         } else {
             0
         }
+    }
+
+    /// Whether the in-flight store is large enough to prefetch from ([`PREFETCH_FROM_SLOTS`]).
+    #[inline]
+    fn prefetching(&self) -> bool {
+        self.msgs.len() >= PREFETCH_FROM_SLOTS
     }
 
     /// Messages in flight.
@@ -423,7 +429,7 @@ impl<A: Actor> Core<A> {
     /// the sender (where a reply goes). Only a hint: nothing computed depends on it.
     #[inline]
     fn prefetch_ahead(&self) {
-        if self.msgs.len() < PREFETCH_FROM_SLOTS {
+        if !self.prefetching() {
             return;
         }
         if let Some(data) = self.queue.ahead(PREFETCH_AHEAD) {
@@ -596,11 +602,9 @@ impl<A: Actor> Core<A> {
     pub(crate) fn cancel_timer(&mut self, id: TimerId) {
         let slot = id.slot as usize;
         if let Some(t) = self.timers.get_mut(slot) {
-            // A drift change may have bumped `gen`; the id the timer was set with names it.
-            let current = match self.deadlines.get(slot) {
-                Some(d) if self.keep_deadlines => d.id,
-                _ => t.gen,
-            };
+            // A drift change may have bumped `gen`; the id the timer was set with names it
+            // (`deadlines` is filled only once they are kept).
+            let current = self.deadlines.get(slot).map_or(t.gen, |d| d.id);
             if current == id.gen && t.payload.is_some() {
                 t.payload = None;
                 t.gen = t.gen.wrapping_add(1);
@@ -676,7 +680,6 @@ impl<A: Actor> Sim<A> {
                 msgs: Vec::new(),
                 free_msgs: Vec::new(),
                 msg_ids: Vec::new(),
-                keep_ids: true,
                 next_msg_id: 0,
                 nodes: Vec::new(),
                 incarnations: Vec::new(),
@@ -787,10 +790,9 @@ impl<A: Actor> Sim<A> {
     pub fn set_recorder(&mut self, recorder: Recorder<EventOf<A>>) {
         let keep = recorder.builds_events();
         assert!(
-            !keep || self.core.keep_ids || self.core.in_flight() == 0,
+            !keep || self.core.keeps_ids() || self.core.in_flight() == 0,
             "set_recorder: messages are in flight whose trace ids were not kept; set the recorder before the first event"
         );
-        self.core.keep_ids = keep;
         self.core.recorder = Some(recorder);
     }
 
@@ -808,7 +810,6 @@ impl<A: Actor> Sim<A> {
 
     /// Stops recording and hands the recorder back.
     pub fn take_recorder(&mut self) -> Option<Recorder<EventOf<A>>> {
-        self.core.keep_ids = false;
         self.core.recorder.take()
     }
 
@@ -910,13 +911,6 @@ impl<A: Actor> Sim<A> {
             return false;
         };
         let (time, event) = (entry.time, Event::unpack(entry.data));
-        if self.core.stats.events == 0 {
-            self.core.keep_ids = self
-                .core
-                .recorder
-                .as_ref()
-                .is_some_and(Recorder::builds_events);
-        }
         self.core.now = time;
         self.core.prefetch_ahead();
         self.core.stats.events += 1;
