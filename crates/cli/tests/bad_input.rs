@@ -304,3 +304,34 @@ fn sweep_locates_a_byte_that_is_not_utf8_as_run_does() {
     );
     assert_eq!(first(&sweep), first(&run));
 }
+
+/// Regression: a scenario of millions of faults (a 190 MB file) was read whole before the
+/// fault limit was checked, and the process aborted out of memory. The reader stops at the
+/// first fault past the limit, with or without `--set`; here the text after it is not even
+/// JSON, and the error is still the limit's, located.
+#[test]
+fn a_file_past_the_fault_limit_is_refused_where_the_limit_is_passed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fault = r#"{"at": "1s", "crash": "a"}"#;
+    let src = format!(
+        "{{\"splitbrain\": 1, \"name\": \"many\", \"duration\": \"2s\",\n\
+         \"nodes\": {{\"a\": {{\"role\": \"bully\"}}}},\n\"faults\": [\n{}\n, not json",
+        vec![fault; 50_000].join(",\n")
+    );
+    let file = dir.path().join("many.json");
+    std::fs::write(&file, src).unwrap();
+    let file = file.to_str().unwrap();
+    for args in [
+        vec!["run", file],
+        vec!["run", file, "--set", "seed=3"],
+        vec!["sweep", file, "--seeds", "1"],
+    ] {
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.contains("many.json:10004:1: faults[10000]: too many faults: the limit is 10000"),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -121,8 +121,15 @@ pub struct Design {
 /// Whether `src` is a comparison manifest by its content (a JSON object with
 /// `splitbrain_compare` and no scenario's `splitbrain`), whatever its file is named.
 pub fn is_manifest_text(src: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(without_bom(src))
-        .is_ok_and(|v| v.get("splitbrain_compare").is_some() && v.get("splitbrain").is_none())
+    /// The two top-level keys that tell a manifest from a scenario; every other value is
+    /// skipped unread, so a huge file is not held in memory as a JSON tree.
+    #[derive(serde::Deserialize)]
+    struct Keys {
+        splitbrain_compare: Option<serde::de::IgnoredAny>,
+        splitbrain: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Keys>(without_bom(src))
+        .is_ok_and(|k| k.splitbrain_compare.is_some() && k.splitbrain.is_none())
 }
 
 /// Reads a manifest and loads its designs (files relative to the manifest's folder).

@@ -170,6 +170,17 @@ pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
         Some(i) => raw[..i].to_string(),
         None => raw,
     };
+    // A list or map past its limit, refused by its bounded reader at the first entry past it.
+    if let Some((entry, message)) = crate::schema::limits::past_limit(&message) {
+        path.push(entry);
+        let (line, column) = locate(src, &path);
+        return Err(Problem {
+            line,
+            column,
+            path: render(&path),
+            message,
+        });
+    }
     // A key given twice: the path names the key, the location its second occurrence.
     // serde reports "duplicate field `k`" for a struct's field, `unique_keys` "`k` is defined
     // twice" for a map's key; both at the object's path.

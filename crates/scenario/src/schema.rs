@@ -43,10 +43,10 @@ pub struct Scenario {
     pub network: NetworkSpec,
     /// Nodes by name, in file order (node ids follow this order). A node with `count: k`
     /// expands to `name1` .. `namek`.
-    #[serde(deserialize_with = "unique_keys::index_map")]
+    #[serde(deserialize_with = "unique_keys::nodes")]
     pub nodes: indexmap::IndexMap<String, NodeSpec>,
-    /// Faults at true times or at protocol points.
-    #[serde(default)]
+    /// Faults at true times or at protocol points (at most 10,000).
+    #[serde(default, deserialize_with = "limits::faults")]
     pub faults: Vec<FaultSpec>,
     /// Handling times of messages (Coulouris's Tprocess; default none: every message is
     /// handled the instant it arrives). The first rule that matches a message's receiver and
@@ -547,28 +547,44 @@ mod unique_keys {
         D: Deserializer<'de>,
         V: Deserialize<'de>,
     {
-        struct Unique<V>(PhantomData<V>);
-        impl<'de, V: Deserialize<'de>> Visitor<'de> for Unique<V> {
-            type Value = indexmap::IndexMap<String, V>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object with unique keys")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = indexmap::IndexMap::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    if out.contains_key(&key) {
-                        return Err(A::Error::custom(format!(
-                            "`{key}` is defined twice in this object: the second would silently \
-                             replace the first"
-                        )));
-                    }
-                    let value = map.next_value()?;
-                    out.insert(key, value);
-                }
-                Ok(out)
-            }
+        d.deserialize_map(Unique(usize::MAX, PhantomData))
+    }
+
+    /// Reads the `nodes` object like [`index_map`], stopping at the first key past
+    /// [`crate::validate::MAX_NODES`] (each key is at least one node): a file of millions of
+    /// nodes is refused when the limit is passed, not after it is all held in memory.
+    pub fn nodes<'de, D, V>(d: D) -> Result<indexmap::IndexMap<String, V>, D::Error>
+    where
+        D: Deserializer<'de>,
+        V: Deserialize<'de>,
+    {
+        d.deserialize_map(Unique(crate::validate::MAX_NODES, PhantomData))
+    }
+
+    /// An object with unique keys, at most `.0` of them.
+    struct Unique<V>(usize, PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> Visitor<'de> for Unique<V> {
+        type Value = indexmap::IndexMap<String, V>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object with unique keys")
         }
-        d.deserialize_map(Unique(PhantomData))
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = indexmap::IndexMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(A::Error::custom(format!(
+                        "`{key}` is defined twice in this object: the second would silently \
+                             replace the first"
+                    )));
+                }
+                if out.len() == self.0 {
+                    return Err(A::Error::custom(super::limits::past_node_limit(&key)));
+                }
+                let value = map.next_value()?;
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
     }
 
     /// Reads a JSON object into a `BTreeMap`, refusing a repeated key.
@@ -578,5 +594,89 @@ mod unique_keys {
         V: Deserialize<'de>,
     {
         Ok(index_map(d)?.into_iter().collect())
+    }
+}
+
+/// Lists and maps with a limit on their length, read by visitors that stop at the first entry
+/// past it: a 190 MB file of faults used to be held whole in memory (and abort the process)
+/// before validation counted them. The visitor's error names the entry past the limit;
+/// [`limits::past_limit`] turns it into the path and words `load.rs` reports.
+pub(crate) mod limits {
+    use crate::locate::Seg;
+    use crate::validate::{MAX_FAULTS, MAX_NODES};
+    use serde::de::{Deserialize, Deserializer, Error, IgnoredAny, SeqAccess, Visitor};
+    use std::fmt;
+
+    /// The visitor's words for the node key `key` past [`MAX_NODES`].
+    const NODE_SUFFIX: &str = "` is past the node limit";
+    /// The visitor's words for an element of `faults` past [`MAX_FAULTS`].
+    const FAULTS: &str = "an element of `faults` past the fault limit";
+
+    /// The error of the node key `key`, one past [`MAX_NODES`].
+    pub(super) fn past_node_limit(key: &str) -> String {
+        format!("`{key}{NODE_SUFFIX}")
+    }
+
+    /// The step to add to the error's path (serde names the list or map, not the entry) and
+    /// the message, when `message` is a limit visitor's.
+    pub(crate) fn past_limit(message: &str) -> Option<(Seg, String)> {
+        if message == FAULTS {
+            return Some((
+                Seg::Index(MAX_FAULTS),
+                format!("too many faults: the limit is {MAX_FAULTS}"),
+            ));
+        }
+        let key = message.strip_prefix('`')?.strip_suffix(NODE_SUFFIX)?;
+        Some((
+            Seg::Key(key.to_string()),
+            format!("too many nodes: the limit is {MAX_NODES}"),
+        ))
+    }
+
+    /// Whether `src` is JSON whose `faults` and `nodes` are within their limits (their entries
+    /// skipped unread, in constant memory): checked before a `--set` edit holds the whole file
+    /// as a JSON tree, which a file of millions of faults does not fit in.
+    pub(crate) fn readable(src: &str) -> bool {
+        #[derive(serde::Deserialize)]
+        struct Lists {
+            #[serde(default, rename = "faults", deserialize_with = "faults")]
+            _faults: Vec<IgnoredAny>,
+            #[serde(
+                default,
+                rename = "nodes",
+                deserialize_with = "super::unique_keys::nodes"
+            )]
+            _nodes: indexmap::IndexMap<String, IgnoredAny>,
+        }
+        serde_json::from_str::<Lists>(src).is_ok()
+    }
+
+    /// Reads `faults`, refusing it at its element past [`MAX_FAULTS`] (skipped unread).
+    pub fn faults<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        struct Bounded<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Bounded<T> {
+            type Value = Vec<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a list of faults (at most {MAX_FAULTS})")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+                let mut out = Vec::new();
+                while out.len() < MAX_FAULTS {
+                    match seq.next_element()? {
+                        Some(f) => out.push(f),
+                        None => return Ok(out),
+                    }
+                }
+                match seq.next_element::<IgnoredAny>()? {
+                    Some(_) => Err(A::Error::custom(FAULTS)),
+                    None => Ok(out),
+                }
+            }
+        }
+        d.deserialize_seq(Bounded(std::marker::PhantomData))
     }
 }

@@ -750,6 +750,53 @@ mod tests {
         );
     }
 
+    /// A file of millions of faults (190 MB) was read whole into memory before validation
+    /// counted them, and the process aborted. The reader stops at the first fault past the
+    /// limit: text after it is never parsed (here, a syntax error the old reader reported).
+    #[test]
+    fn faults_past_the_limit_stop_the_reading() {
+        use super::MAX_FAULTS;
+        let fault = "{\"at\": \"1s\", \"crash\": \"s0\"}";
+        let mut faults = vec![fault; MAX_FAULTS + 2];
+        faults.push("{\"at\": }");
+        let src = format!(
+            "{{\"splitbrain\": 1, \"name\": \"many\", \"duration\": \"2s\",\n\
+             \"nodes\": {{\"s0\": {{\"role\": \"storage\"}}}},\n\"faults\": [\n{}\n]}}",
+            faults.join(",\n")
+        );
+        let p = match load_str("many.json", &src) {
+            Err(ScenarioError::Invalid { problems, .. }) => problems,
+            other => panic!("expected a refusal, got {other:?}"),
+        };
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].path, format!("faults[{MAX_FAULTS}]"));
+        assert_eq!((p[0].line, p[0].column), (MAX_FAULTS + 4, 1));
+        assert_eq!(
+            p[0].message,
+            format!("too many faults: the limit is {MAX_FAULTS}")
+        );
+        // The limit itself is read (and validated).
+        let at_limit = src.replacen(&format!(",\n{fault},\n{fault},\n{{\"at\": }}"), "", 1);
+        assert!(load_str("many.json", &at_limit).is_ok());
+    }
+
+    /// The same for nodes: the map is read up to the first key past the limit, no further.
+    #[test]
+    fn nodes_past_the_limit_stop_the_reading() {
+        let mut nodes: Vec<String> = (0..MAX_NODES + 2)
+            .map(|i| format!("\"s{i}\": {{\"role\": \"storage\"}}"))
+            .collect();
+        nodes.push("\"bad\": {\"role\": }".to_string());
+        let p = problems(&nodes);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].path, format!("nodes.s{MAX_NODES}"));
+        assert_eq!((p[0].line, p[0].column), (MAX_NODES + 2, 11));
+        assert_eq!(
+            p[0].message,
+            format!("too many nodes: the limit is {MAX_NODES}")
+        );
+    }
+
     /// Names that repeat earlier ones still count toward the limit, so a file cannot make
     /// validation expand (and report) without bound by repeating a group's names.
     #[test]

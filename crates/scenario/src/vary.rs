@@ -243,7 +243,8 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
     }
     // A file that is not JSON gets its own located error (file:line:column), as without
     // settings; "the scenario is not valid JSON" named neither the file nor a place in it.
-    if serde_json::from_str::<serde::de::IgnoredAny>(without_bom(src)).is_err() {
+    // So does a file past the fault or node limit, before it is held as a JSON tree.
+    if !crate::schema::limits::readable(without_bom(src)) {
         load_str(file, src)?;
     }
     let text = apply_settings(src, settings)?;
