@@ -218,19 +218,15 @@ pub fn output_target(path: &Path) -> Result<PathBuf> {
 }
 
 /// Refuses an input that is not a regular file (a FIFO would block the read forever, a
-/// device would be read without end): bad input (exit 2) "X is not a regular file", before
-/// the file is opened. Symbolic links are followed; a missing file is left to the reader's
-/// own message.
-pub fn check_input(path: &Path) -> Result<()> {
-    match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() && !m.is_dir() => Err(crate::exit::BadInput(format!(
-            "{} is not a regular file (it is {})",
-            path.display(),
-            kind_of(&m.file_type())
-        ))
-        .into()),
-        _ => Ok(()),
-    }
+/// device would be read without end): bad input (exit 2) "X: cannot read the trace: it is a
+/// FIFO (named pipe), not a regular file", before the file is opened; `what` ("the trace")
+/// names the input. Symbolic links are followed; a missing file is left to the reader's own
+/// message. Scenarios and manifests need no call: their one reader
+/// (`splitbrain_scenario::load`) refuses them itself, with the same words.
+pub fn check_input(path: &Path, what: &str) -> Result<()> {
+    splitbrain_scenario::load::check_regular(path).map_err(|e| {
+        crate::exit::BadInput(format!("{}: cannot read {what}: {e}", path.display())).into()
+    })
 }
 
 /// `path` made absolute with its links resolved, for comparing files: the file itself when it

@@ -126,7 +126,7 @@ pub struct ChartArgs {
 
 /// Runs `chart`.
 pub fn run(a: ChartArgs) -> Result<u8> {
-    crate::atomic::check_input(&a.trace)?;
+    crate::atomic::check_input(&a.trace, "the trace")?;
     crate::atomic::check_distinct(&[("the trace", &a.trace)], &[("the output", &a.out)])?;
     format_of(&a.out)?;
     let file = std::fs::File::open(&a.trace)

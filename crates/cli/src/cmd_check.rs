@@ -81,7 +81,7 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     }
     // A FIFO named *.json would block the read forever: refuse it before opening anything.
     for f in &out {
-        crate::atomic::check_input(f)?;
+        crate::atomic::check_input(f, "the scenario")?;
     }
     Ok(out)
 }

@@ -17,8 +17,8 @@ use splitbrain_report::ChartFormat;
 use splitbrain_scenario::compare::{
     compare, is_manifest_text, load_manifest, Design, MANIFEST_SUFFIX,
 };
-use splitbrain_scenario::load_file;
 use splitbrain_scenario::sweep::SeedRange;
+use splitbrain_scenario::{load_file, read_scenario};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -82,7 +82,13 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
     }
     for f in &a.inputs {
         // A manifest whose name lacks the suffix would be read as a scenario.
-        if std::fs::read_to_string(f).is_ok_and(|t| is_manifest_text(&t)) {
+        // The read refuses a FIFO or device (it would block or never end).
+        let text = if f.exists() {
+            Some(read_scenario(f)?)
+        } else {
+            None
+        };
+        if text.is_some_and(|t| is_manifest_text(&t)) {
             let stem = f.file_stem().unwrap_or_default().to_string_lossy();
             return Err(exit::BadInput(format!(
                 "{}: this is a comparison manifest, but its file name does not end in \

@@ -34,7 +34,7 @@ pub struct ExportArgs {
 
 /// Runs `export`.
 pub fn run(a: ExportArgs) -> Result<u8> {
-    crate::atomic::check_input(&a.trace)?;
+    crate::atomic::check_input(&a.trace, "the trace")?;
     crate::atomic::check_distinct(&[("the trace", &a.trace)], &[("the output", &a.out)])?;
     let file = std::fs::File::open(&a.trace)
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;

@@ -33,7 +33,7 @@ pub fn run(a: MergeArgs) -> Result<u8> {
         .into());
     }
     for f in &a.files {
-        crate::atomic::check_input(f)?;
+        crate::atomic::check_input(f, "the results file")?;
     }
     let mut inputs = Vec::new();
     for f in &a.files {

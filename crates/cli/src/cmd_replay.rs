@@ -18,7 +18,7 @@ pub struct ReplayArgs {
 
 /// Runs `replay`.
 pub fn run(a: ReplayArgs) -> Result<u8> {
-    crate::atomic::check_input(&a.trace)?;
+    crate::atomic::check_input(&a.trace, "the trace")?;
     let file = a.trace.display().to_string();
     let text =
         std::fs::read_to_string(&a.trace).map_err(|e| exit::BadInput(format!("{file}: {e}")))?;

@@ -55,7 +55,6 @@ pub struct RunArgs {
 /// Runs `run`.
 pub fn run(a: RunArgs) -> Result<u8> {
     let path = a.file.display().to_string();
-    crate::atomic::check_input(&a.file)?;
     let outputs: Vec<(&str, &std::path::Path)> = [
         ("--trace", &a.trace),
         ("--chart", &a.chart),

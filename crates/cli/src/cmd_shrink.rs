@@ -57,7 +57,6 @@ fn fault_lines(faults: &[FaultSpec]) -> String {
 
 /// Runs `shrink`.
 pub fn run(a: ShrinkArgs) -> Result<u8> {
-    crate::atomic::check_input(&a.file)?;
     if let Some(out) = &a.out {
         crate::atomic::check_distinct(&[("the scenario", &a.file)], &[("-o", out)])?;
     }

@@ -371,7 +371,6 @@ fn check_grid_size(vary: &[Vary], seeds: u64) -> Result<()> {
 /// Runs `sweep`.
 pub fn run(a: SweepArgs) -> Result<u8> {
     let file = a.file.display().to_string();
-    crate::atomic::check_input(&a.file)?;
     let outputs: Vec<(&str, &Path)> = [("--out", &a.out), ("--chart", &a.chart)]
         .into_iter()
         .filter_map(|(w, p)| p.as_deref().map(|p| (w, p)))

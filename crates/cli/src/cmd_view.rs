@@ -59,7 +59,7 @@ pub fn write_view(view: &ViewModel, out: &Path) -> Result<()> {
 
 /// Runs `view`.
 pub fn run(a: ViewArgs) -> Result<u8> {
-    crate::atomic::check_input(&a.trace)?;
+    crate::atomic::check_input(&a.trace, "the trace")?;
     crate::atomic::check_distinct(&[("the trace", &a.trace)], &[("the output", &a.out)])?;
     html_path(&a.out)?;
     let file = std::fs::File::open(&a.trace)

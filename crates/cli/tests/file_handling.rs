@@ -210,7 +210,8 @@ fn an_output_through_a_symlink_replaces_the_target_and_keeps_the_link() {
 }
 
 /// Regression: a FIFO as input (`run x.json`, or `check DIR` with a FIFO named *.json) blocked
-/// the read forever. Refused before opening, with exit 2.
+/// the read forever; so did `compare` and `coverage`, which skipped the per-command check
+/// (the one JSON reader refuses it now). Refused before opening, with exit 2.
 #[cfg(unix)]
 #[test]
 fn a_fifo_input_is_refused_instead_of_read_forever() {
@@ -221,21 +222,67 @@ fn a_fifo_input_is_refused_instead_of_read_forever() {
         return;
     }
     let fp = fifo.to_str().unwrap();
-    for args in [
-        vec!["run", fp],
-        vec!["sweep", fp, "--seeds", "0..2"],
-        vec!["check", dir.path().to_str().unwrap()],
-        vec!["check", fp],
-        vec!["replay", fp],
-    ] {
+    let s = scenario_in(dir.path(), "s.json");
+    let sp = s.to_str().unwrap();
+    // A manifest naming the FIFO as a design.
+    let manifest = dir.path().join("m.compare.json");
+    std::fs::write(
+        &manifest,
+        r#"{"splitbrain_compare": 1, "name": "m", "title": "t", "lesson": "l", "seeds": "0..2",
+  "designs": [{"file": "s.json", "label": "a"}, {"file": "x.json", "label": "b"}]}"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let outp = out.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["run", fp], "the scenario"),
+        (vec!["run", fp, "--set", "seed=1"], "the scenario"),
+        (vec!["sweep", fp, "--seeds", "0..2"], "the scenario"),
+        (vec!["shrink", fp], "the scenario"),
+        (vec!["check", dir.path().to_str().unwrap()], "the scenario"),
+        (vec!["check", fp], "the scenario"),
+        (vec!["report", fp, "-o", outp], "the scenario"),
+        (vec!["compare", fp, sp, "--seeds", "0..2"], "the scenario"),
+        (vec!["compare", sp, fp, "--seeds", "0..2"], "the scenario"),
+        (vec!["replay", fp], "the trace"),
+        (vec!["merge", fp, "-o", outp], "the results file"),
+    ];
+    for (args, what) in cases {
         let o = splitbrain_or_hang(&args);
         assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
         assert!(
-            stderr(&o).contains(&format!("{fp} is not a regular file")),
+            stderr(&o).contains(&format!(
+                "{fp}: cannot read {what}: it is a FIFO (named pipe), not a regular file"
+            )),
             "{args:?}: {}",
             stderr(&o)
         );
     }
+    let o = splitbrain_or_hang(&["compare", manifest.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "designs[1].file: cannot read the design's scenario {fp}: it is a FIFO (named pipe), \
+             not a regular file"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    // A coverage folder holding it (made last: `check DIR` would find it).
+    let cov = dir.path().join("cov");
+    std::fs::create_dir_all(cov.join("safe")).unwrap();
+    std::os::unix::fs::symlink(&fifo, cov.join("safe/x.json")).unwrap();
+    let cp = cov.to_str().unwrap();
+    let o = splitbrain_or_hang(&["coverage", cp, "--seeds", "0..2", "-o", outp]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{cp}/safe/x.json: cannot read the scenario: it is a FIFO (named pipe), not a \
+             regular file"
+        )),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// Regression: `check` of an empty (or mistyped, all-other-files) folder printed

@@ -115,12 +115,14 @@ pub fn load_designs(dir: &Path) -> Result<Vec<Design>, CoverageError> {
         names.sort();
         for n in names {
             let path = sub.join(&n);
-            let src = std::fs::read_to_string(&path).map_err(|e| io(&path, e))?;
+            let src = crate::load::read_scenario(&path)?;
             let file = path.display().to_string();
             let plan = load_str(&file, &src)?;
             let fix_path = path.with_extension("fix");
             let fix = if kind == DesignKind::Planted && fix_path.is_file() {
-                let text = std::fs::read_to_string(&fix_path).map_err(|e| io(&fix_path, e))?;
+                let text = crate::load::check_regular(&fix_path)
+                    .and_then(|()| std::fs::read_to_string(&fix_path))
+                    .map_err(|e| io(&fix_path, e))?;
                 let bad = |reason: String| CoverageError::Fix {
                     path: fix_path.display().to_string(),
                     reason,

@@ -36,8 +36,41 @@ pub(crate) enum ReadError {
     Invalid(Problem),
 }
 
+/// Refuses a file that is not a regular file, before it is opened: a FIFO would block the
+/// read forever, a device would be read without end. The error (kind `InvalidInput`) says what
+/// the file is: "it is a FIFO (named pipe), not a regular file". Links are followed; a missing
+/// file or a folder passes (the read names those).
+pub fn check_regular(path: &Path) -> std::io::Result<()> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let t = meta.file_type();
+    if t.is_file() || t.is_dir() {
+        return Ok(());
+    }
+    let mut what = "not a regular file";
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            what = "a FIFO (named pipe)";
+        } else if t.is_socket() {
+            what = "a socket";
+        } else if t.is_char_device() || t.is_block_device() {
+            what = "a device";
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("it is {what}, not a regular file"),
+    ))
+}
+
 /// Reads the text of the JSON file at `path`; `noun` ("scenario") names what it should be.
+/// Every JSON input (scenarios, comparison manifests and their designs) is read here, so each
+/// command refuses a FIFO or device ([`check_regular`]) instead of hanging on it.
 pub(crate) fn read_json_text(path: &Path, noun: &str) -> Result<String, ReadError> {
+    check_regular(path).map_err(ReadError::Io)?;
     let bytes = std::fs::read(path).map_err(ReadError::Io)?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
