@@ -161,6 +161,30 @@ pub fn run(a: CompareArgs) -> Result<u8> {
         Some(dir) => {
             let names = ["json", "csv", "md", "svg", "png"]
                 .map(|ext| dir.join(format!("{}.{ext}", s.name)));
+            // `-o d` next to a design named `d/compare.json` overwrote it with the table.
+            let inputs: Vec<(&str, &std::path::Path)> = a
+                .inputs
+                .iter()
+                .map(|p| ("an input", p.as_path()))
+                .chain(
+                    s.designs
+                        .iter()
+                        .map(|d| ("a design", std::path::Path::new(&d.file))),
+                )
+                .collect();
+            let labels = [
+                "the table (JSON)",
+                "the CSV",
+                "the page",
+                "the SVG chart",
+                "the PNG chart",
+            ];
+            let outputs: Vec<(&str, &std::path::Path)> = labels
+                .iter()
+                .zip(&names)
+                .map(|(w, p)| (*w, p.as_path()))
+                .collect();
+            crate::atomic::check_distinct(&inputs, &outputs)?;
             let files = names
                 .iter()
                 .map(|p| AtomicFile::create(p))

@@ -33,6 +33,18 @@ pub struct CoverageArgs {
 /// Runs `coverage`.
 pub fn run(a: CoverageArgs) -> Result<u8> {
     let designs = load_designs(&a.dir).map_err(|e| exit::BadInput(e.to_string()))?;
+    // `-o` onto a design file overwrote it with the report.
+    let files: Vec<std::path::PathBuf> = designs
+        .iter()
+        .flat_map(|d| {
+            let path = a.dir.join(&d.file);
+            let fix = d.fix.as_ref().map(|_| path.with_extension("fix"));
+            std::iter::once(path).chain(fix)
+        })
+        .collect();
+    let inputs: Vec<(&str, &std::path::Path)> =
+        files.iter().map(|p| ("a design", p.as_path())).collect();
+    crate::atomic::check_distinct(&inputs, &[("-o", &a.out)])?;
     let out = AtomicFile::create(&a.out)?;
     let threads = match a.jobs {
         Some(0) => return Err(exit::BadInput("--jobs must be at least 1".into()).into()),

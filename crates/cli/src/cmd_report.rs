@@ -12,7 +12,7 @@ use clap::Args;
 use splitbrain_engine::Recorder;
 use splitbrain_report::page::{index_page, lesson_page, IndexRow, PageLinks};
 use splitbrain_report::{model_of_run, render, view_of_run, ChartFormat};
-use splitbrain_scenario::{execute, load_file};
+use splitbrain_scenario::{execute, load_file, Plan};
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
@@ -94,24 +94,85 @@ fn shown(path: &Path, cwd: &Path) -> String {
     }
 }
 
+/// A comparison manifest under the paths, loaded: its file, manifest, seeds and designs.
+type Loaded = (
+    PathBuf,
+    splitbrain_scenario::compare::Manifest,
+    splitbrain_scenario::sweep::SeedRange,
+    Vec<splitbrain_scenario::compare::Design>,
+);
+
+/// Refuses, before anything runs or is written, an output that is an input, two outputs at
+/// one path (a scenario named `README` wrote its page where the index then went) and an
+/// output path held by a folder, FIFO, socket or device. The outputs are those `run` writes.
+fn check_outputs(
+    a: &ReportArgs,
+    scenarios: &[(PathBuf, Plan)],
+    manifests: &[Loaded],
+) -> Result<()> {
+    let kind = |ext: &str| match ext {
+        "html" => "view",
+        "svg" => "chart",
+        "png" => "PNG chart",
+        "csv" => "table",
+        _ => "page",
+    };
+    let mut outputs: Vec<(String, PathBuf)> = vec![("the index".into(), a.out.join("README.md"))];
+    let exts: &[&str] = if a.png {
+        &["html", "svg", "png", "md"]
+    } else {
+        &["html", "svg", "md"]
+    };
+    for (f, plan) in scenarios {
+        let name = &plan.scenario.name;
+        for ext in exts {
+            let what = format!("the {} of {name:?} ({})", kind(ext), f.display());
+            outputs.push((what, a.out.join(format!("{name}.{ext}"))));
+        }
+    }
+    let exts: &[&str] = if a.png {
+        &["svg", "png", "csv", "md"]
+    } else {
+        &["svg", "csv", "md"]
+    };
+    for (m, manifest, _, _) in manifests {
+        let name = &manifest.name;
+        for ext in exts {
+            let what = format!("the {} of {name:?} ({})", kind(ext), m.display());
+            outputs.push((what, a.out.join(format!("{name}.{ext}"))));
+        }
+    }
+    let inputs: Vec<(&str, &Path)> = scenarios
+        .iter()
+        .map(|(f, _)| ("a scenario", f.as_path()))
+        .chain(manifests.iter().flat_map(|(m, _, _, designs)| {
+            std::iter::once(("a manifest", m.as_path())).chain(
+                designs
+                    .iter()
+                    .map(|d| ("a manifest's design", Path::new(&d.file))),
+            )
+        }))
+        .collect();
+    let outs: Vec<(&str, &Path)> = outputs
+        .iter()
+        .map(|(w, p)| (w.as_str(), p.as_path()))
+        .collect();
+    crate::atomic::check_distinct(&inputs, &outs)?;
+    for (_, p) in &outputs {
+        crate::atomic::output_target(p)?;
+    }
+    Ok(())
+}
+
 /// Runs `report`.
 pub fn run(a: ReportArgs) -> Result<u8> {
     let files = scenario_files(&a.paths)?;
     if files.is_empty() {
         return Err(BadInput("no scenario files (*.json) under the given paths".into()).into());
     }
-    std::fs::create_dir_all(&a.out).map_err(|e| {
-        BadInput(format!(
-            "cannot write the report folder {}: {}",
-            a.out.display(),
-            e.kind()
-        ))
-    })?;
-    let cwd = std::env::current_dir().context("cannot read the current folder")?;
-    let out_abs = absolute(&a.out, &cwd);
-    let mut rows = Vec::new();
+    // Every input is read, and every output named and checked, before any run.
     let mut names = BTreeSet::new();
-    let mut all_ok = true;
+    let mut scenarios = Vec::new();
     for f in &files {
         let plan = load_file(f)?;
         let name = plan.scenario.name.clone();
@@ -122,8 +183,38 @@ pub fn run(a: ReportArgs) -> Result<u8> {
             ))
             .into());
         }
+        scenarios.push((f.clone(), plan));
+    }
+    let mut manifests = Vec::new();
+    for m in manifest_files(&a.paths)? {
+        let (manifest, seeds, designs) =
+            splitbrain_scenario::compare::load_manifest(&m).map_err(|e| BadInput(e.to_string()))?;
+        let name = manifest.name.clone();
+        if !names.insert(name.clone()) {
+            return Err(BadInput(format!(
+                "{}: a second page named {name:?}; report file names come from names",
+                m.display()
+            ))
+            .into());
+        }
+        manifests.push((m, manifest, seeds, designs));
+    }
+    check_outputs(&a, &scenarios, &manifests)?;
+    std::fs::create_dir_all(&a.out).map_err(|e| {
+        BadInput(format!(
+            "cannot write the report folder {}: {}",
+            a.out.display(),
+            e.kind()
+        ))
+    })?;
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    let out_abs = absolute(&a.out, &cwd);
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    for (f, plan) in &scenarios {
+        let name = plan.scenario.name.clone();
         let seed = plan.scenario.seed;
-        let result = execute(&plan, seed, Some(Recorder::hash_only().keep_events()))?;
+        let result = execute(plan, seed, Some(Recorder::hash_only().keep_events()))?;
         let model = model_of_run(&result);
         let lesson = crate::cmd_chart::lesson_window(&plan.scenario);
         let opts = a.draw.options_in(model.end, lesson)?;
@@ -175,7 +266,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         row.view = Some(html_name);
         rows.push(row);
     }
-    let comparisons = write_comparisons(&a, &cwd, &out_abs, &mut names)?;
+    let comparisons = write_comparisons(&a, &cwd, &out_abs, manifests)?;
     let paths: Vec<String> = a.paths.iter().map(|p| shown(p, &cwd)).collect();
     let mut command = format!(
         "splitbrain report {} -o {}",
@@ -199,28 +290,19 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     })
 }
 
-/// Runs every comparison manifest (`*.compare.json`) under the folders given and writes its
+/// Runs every comparison manifest (`*.compare.json`, loaded from under the folders given) and writes its
 /// page (`<name>.md`), chart (`<name>.svg`, `<name>.png` with `--png`) and table
 /// (`<name>.csv`). Returns the index lines, one per comparison.
 fn write_comparisons(
     a: &ReportArgs,
     cwd: &Path,
     out_abs: &Path,
-    names: &mut BTreeSet<String>,
+    manifests: Vec<Loaded>,
 ) -> Result<Vec<String>> {
     use splitbrain_report::compare::{compare_csv, compare_page, render_compare, ComparePage};
     let mut lines = Vec::new();
-    for m in manifest_files(&a.paths)? {
-        let (manifest, seeds, designs) =
-            splitbrain_scenario::compare::load_manifest(&m).map_err(|e| BadInput(e.to_string()))?;
+    for (m, manifest, seeds, designs) in manifests {
         let name = manifest.name.clone();
-        if !names.insert(name.clone()) {
-            return Err(BadInput(format!(
-                "{}: a second page named {name:?}; report file names come from names",
-                m.display()
-            ))
-            .into());
-        }
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let table = splitbrain_scenario::compare::compare(&designs, seeds, threads, &|| {})
             .context("a comparison run failed")?;

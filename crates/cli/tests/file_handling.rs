@@ -384,3 +384,111 @@ fn a_vary_grid_over_the_run_cap_is_refused_up_front() {
         stderr(&o)
     );
 }
+
+/// Regression: the output checks of `run` and `sweep` were missing from the other commands
+/// that write files. `compare -o d` next to a design named `d/compare.json` overwrote it with
+/// the table; `coverage -o` onto a design overwrote it with the report; `report` wrote the page
+/// of a scenario named `README` where the index then went, and met a FIFO among its outputs
+/// only after writing the files before it. Each is refused with exit 2 before any run.
+#[test]
+fn compare_coverage_and_report_refuse_an_output_onto_an_input_or_another_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let a = scenario_in(d, "compare.json");
+    let b = scenario_in(d, "b.json");
+    let before = std::fs::read(&a).unwrap();
+    let (ap, bp, dp) = (
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        d.to_str().unwrap(),
+    );
+    let o = splitbrain(&[
+        "compare", ap, bp, "--label", "a", "--label", "b", "--seeds", "0..2", "-o", dp,
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "cannot write {ap}: the table (JSON) is the same file as the input {ap} (an input)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&a).unwrap(), before);
+    assert!(!d.join("compare.csv").exists(), "nothing written");
+
+    let cov = d.join("cov");
+    std::fs::create_dir_all(cov.join("safe")).unwrap();
+    let design = cov.join("safe/lease-fenced.json");
+    std::fs::copy(
+        repo().join("tests/coverage/safe/lease-fenced.json"),
+        &design,
+    )
+    .unwrap();
+    let before = std::fs::read(&design).unwrap();
+    let dsp = design.to_str().unwrap();
+    let o = splitbrain(&[
+        "coverage",
+        cov.to_str().unwrap(),
+        "--seeds",
+        "0..2",
+        "-o",
+        dsp,
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "cannot write {dsp}: -o is the same file as the input {dsp} (a design)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&design).unwrap(), before);
+
+    let readme = d.join("readme.json");
+    let src = std::fs::read_to_string(&a).unwrap();
+    let renamed = |name: &str| {
+        let v: serde_json::Value = serde_json::from_str(&src).unwrap();
+        let mut v = v;
+        v["name"] = serde_json::Value::String(name.into());
+        serde_json::to_string(&v).unwrap()
+    };
+    std::fs::write(&readme, renamed("README")).unwrap();
+    let out = d.join("out");
+    let outp = out.to_str().unwrap();
+    let o = splitbrain(&["report", readme.to_str().unwrap(), "-o", outp]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "cannot write {outp}/README.md: the index and the page of \"README\""
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists(), "nothing written");
+
+    #[cfg(unix)]
+    {
+        let fifo_out = d.join("fifo-out");
+        std::fs::create_dir_all(&fifo_out).unwrap();
+        if !mkfifo(&fifo_out.join("f.md")) {
+            eprintln!("skipped the FIFO case: no mkfifo");
+            return;
+        }
+        let f = d.join("f.json");
+        std::fs::write(&f, renamed("f")).unwrap();
+        let fop = fifo_out.to_str().unwrap();
+        let o = splitbrain_or_hang(&["report", f.to_str().unwrap(), "-o", fop]);
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!(
+                "cannot write {fop}/f.md: it is a FIFO (named pipe), not a regular file"
+            )),
+            "{}",
+            stderr(&o)
+        );
+        assert!(
+            !fifo_out.join("f.svg").exists(),
+            "nothing written before the refusal"
+        );
+    }
+}
