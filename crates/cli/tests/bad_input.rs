@@ -335,3 +335,33 @@ fn a_file_past_the_fault_limit_is_refused_where_the_limit_is_passed() {
         );
     }
 }
+
+/// Regression: `--set duration=30000000000` was sent as the string "30000000000" (the file has
+/// a string there) and refused for its missing unit, though a file may write a duration as
+/// integer nanoseconds. An integer where the file has a duration is that number now: the same
+/// run as `--set duration=30s`.
+#[test]
+fn set_takes_an_integer_duration_as_nanoseconds() {
+    let hash = |o: &Output| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .find(|l| l.starts_with("trace "))
+            .map(str::to_string)
+    };
+    let ns = splitbrain(&["run", LESSON, "--set", "duration=30000000000"]);
+    assert_eq!(code(&ns), 0, "{}", String::from_utf8_lossy(&ns.stderr));
+    let s = splitbrain(&["run", LESSON, "--set", "duration=30s"]);
+    assert_eq!(code(&s), 0);
+    assert!(hash(&ns).is_some());
+    assert_eq!(hash(&ns), hash(&s), "the same run");
+    // --vary types its values the same way.
+    let o = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..1",
+        "--vary",
+        "duration=30000000000,30s",
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -79,14 +79,25 @@ impl std::str::FromStr for Vary {
     }
 }
 
-/// The JSON value a `--vary` text stands for at a place whose current value is `current`: a
-/// string where the file has a string (durations, names), else the text read as JSON (numbers,
-/// booleans), else a string.
+/// The JSON value a `--set` / `--vary` text stands for at a place whose current value is
+/// `current`. Where the file has a string (names, durations) the text is a string, with two
+/// exceptions: a quoted JSON string (`"..."`) is that string, and an integer where the file has
+/// a duration (`"40s"`, `"+2s"`) is that number, integer nanoseconds, as the scenario format
+/// reads a duration written as a JSON number (`--set duration=30000000000` was sent as the
+/// string "30000000000" and refused for its missing unit). Elsewhere the text read as JSON
+/// (numbers, booleans), else a string.
 fn value_of(text: &str, current: Option<&Json>) -> Json {
-    if matches!(current, Some(Json::String(_))) {
-        return Json::String(text.to_string());
+    let json = serde_json::from_str::<Json>(text).ok();
+    if let Some(Json::String(s)) = current {
+        let is_duration = crate::duration::parse_duration_ns(s).is_ok()
+            || crate::duration::parse_signed_ns(s).is_ok();
+        return match json {
+            Some(Json::String(quoted)) => Json::String(quoted),
+            Some(Json::Number(n)) if is_duration && (n.is_u64() || n.is_i64()) => Json::Number(n),
+            _ => Json::String(text.to_string()),
+        };
     }
-    serde_json::from_str::<Json>(text).unwrap_or_else(|_| Json::String(text.to_string()))
+    json.unwrap_or_else(|| Json::String(text.to_string()))
 }
 
 /// Sets `path` (dotted; numeric segments index arrays) in `root` to the value `text` stands
@@ -318,6 +329,16 @@ mod tests {
         assert!(out.contains("\"15s\""));
         let out = vary_text(SRC, "b", "100").unwrap();
         assert!(out.contains("\"b\": 100"));
+        // An integer where the file has a duration is integer nanoseconds, as in a file; a
+        // quoted text is a string, wherever it goes.
+        let out = vary_text(SRC, "a.x", "30000000000").unwrap();
+        assert!(out.contains("\"x\": 30000000000"), "{out}");
+        let out = vary_text(SRC, "a.x", "1.5").unwrap();
+        assert!(out.contains("\"x\": \"1.5\""), "{out}");
+        let out = vary_text(r#"{"name": "n1"}"#, "name", "7").unwrap();
+        assert!(out.contains("\"name\": \"7\""), "{out}");
+        let out = vary_text(SRC, "b", "\"7\"").unwrap();
+        assert!(out.contains("\"b\": \"7\""), "{out}");
         // A missing key is created with JSON typing.
         let out = vary_text(SRC, "a.y.z", "-3").unwrap();
         assert!(out.contains("\"z\": -3"), "{out}");
