@@ -87,7 +87,13 @@ pub fn run(a: ShrinkArgs) -> Result<u8> {
         Err(ShrinkError::NotViolated { name, outcome, .. }) => {
             return nothing(format!("does not violate {name} ({name}={outcome})"))
         }
-        Err(e @ (ShrinkError::Internal(_) | ShrinkError::Io(_))) => return Err(e.into()),
+        Err(e @ (ShrinkError::Internal(_) | ShrinkError::Io(_))) => {
+            return Err(exit::Internal(format!(
+                "{e} (a bug in splitbrain: please report it with this command: splitbrain \
+                 shrink {file} --seed {seed})"
+            ))
+            .into())
+        }
         Err(e) => return Err(exit::BadInput(e.to_string()).into()),
     };
     println!(

@@ -1,6 +1,6 @@
 //! The `splitbrain` binary: thin glue over the library crates. Parses flags, runs, prints,
 //! writes files atomically. Exit codes: 0 as expected, 1 not as expected, 2 bad input or
-//! usage, 3 a run hit its event/time bound.
+//! usage, 3 a run hit its event/time bound, 4 an internal error (a bug).
 
 mod atomic;
 mod cmd_chart;
@@ -62,7 +62,9 @@ enum Cmd {
     /// Re-run a recorded trace and check the run is identical, event for event.
     Replay(cmd_replay::ReplayArgs),
     /// Cut a failing run down to a smaller scenario that still violates the same invariant.
-    /// Exit 0 with the smaller scenario, 1 if the seed violates nothing (nothing to shrink).
+    /// Exit 0 with the smaller scenario, 1 if the seed violates nothing (nothing to shrink), 2
+    /// if the file cannot be shrunk (with its nemesis made explicit it does not validate), 4 on
+    /// an internal error.
     Shrink(cmd_shrink::ShrinkArgs),
     /// Measure the checkers: sweep safe designs (no violation allowed) and planted bugs (some
     /// invariant must catch each) and write the coverage report.

@@ -403,6 +403,40 @@ fn shrink_of_a_seed_that_violates_nothing_is_exit_1_with_a_plain_note() {
     ));
 }
 
+/// Regression: a file that cannot be shrunk was exit 1, "internal error while shrinking", the
+/// code of "nothing to shrink". Here the file's 9,999 faults and the nemesis's draws together
+/// pass the 10,000-fault limit, so the scenario with the nemesis made explicit does not
+/// validate: that is the input's doing, exit 2, and it says so. (A genuine internal error is
+/// exit 4: see `exit::tests`.)
+#[test]
+fn shrink_of_a_file_whose_explicit_faults_pass_the_limit_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        std::fs::read_to_string(common::repo().join("tests/coverage/planted/bully-crashes.json"))
+            .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    v.as_object_mut().unwrap().remove("$schema");
+    let fault = serde_json::json!({"at": "29999ms", "clock_step": "node1", "by": "+1ns"});
+    v["faults"] = serde_json::Value::Array(vec![fault; 9_999]);
+    let file = dir.path().join("over.json");
+    std::fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    let f = file.to_str().unwrap();
+    // The file itself runs, and seed 0 violates.
+    assert_eq!(code(&splitbrain(&["run", f, "--seed", "0"])), 1);
+    let o = splitbrain(&["shrink", f, "--seed", "0", "--max-runs", "3"]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(
+        err.starts_with("error: cannot shrink seed 0: the scenario with the nemesis's "),
+        "{err}"
+    );
+    assert!(
+        err.contains("made explicit does not validate: ")
+            && err.contains("faults[10000]: too many faults: the limit is 10000"),
+        "{err}"
+    );
+}
+
 /// A sweep killed with SIGTERM while it writes `--out` exits 130 and leaves neither the
 /// results file nor its temporary file (one was left behind before: a fresh user's finding).
 #[test]

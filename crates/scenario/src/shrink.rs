@@ -105,7 +105,19 @@ pub enum ShrinkError {
         /// What it was.
         outcome: String,
     },
-    /// The explicit or final scenario failed to validate or to violate: a bug in shrink.
+    /// The scenario with its nemesis made explicit does not validate (its faults and the
+    /// drawn ones together pass the fault limit): the input cannot be shrunk as it is.
+    #[error("cannot shrink seed {seed}: the scenario with the nemesis's {drawn} drawn faults made explicit does not validate: {error}")]
+    StartInvalid {
+        /// The seed.
+        seed: u64,
+        /// How many faults the nemesis drew.
+        drawn: usize,
+        /// The validation error.
+        error: String,
+    },
+    /// The explicit scenario does not violate, or the final one fails to validate or to
+    /// violate: a bug in shrink.
     #[error("internal error while shrinking: {0}")]
     Internal(String),
     /// A run failed to record.
@@ -642,9 +654,11 @@ pub fn shrink(plan: &Plan, opts: &ShrinkOptions) -> Result<Shrunk, ShrinkError> 
     // Validated first, so that a starting point that does not load says why rather than
     // passing for one that does not violate.
     if let Err(e) = load_str("the scenario with the nemesis made explicit", &pretty(&cur)) {
-        return Err(ShrinkError::Internal(format!(
-            "the scenario with the nemesis made explicit does not validate: {e}"
-        )));
+        return Err(ShrinkError::StartInvalid {
+            seed,
+            drawn: nemesis_faults,
+            error: e.to_string(),
+        });
     }
     if !sh.violates(&cur)? {
         return Err(ShrinkError::Internal(format!(
