@@ -15,7 +15,7 @@ use splitbrain_report::compare::{
 };
 use splitbrain_report::ChartFormat;
 use splitbrain_scenario::compare::{
-    compare, is_manifest_text, load_manifest, Design, MANIFEST_SUFFIX,
+    compare, is_manifest_text, load_manifest, not_a_lock_design, Design, MANIFEST_SUFFIX,
 };
 use splitbrain_scenario::sweep::SeedRange;
 use splitbrain_scenario::{load_file, read_scenario};
@@ -125,6 +125,9 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
             return Err(exit::BadInput(format!("{}: no such file", f.display())).into());
         }
         let plan = load_file(f)?;
+        if let Some(why) = not_a_lock_design(&plan) {
+            return Err(exit::BadInput(format!("{} {why}", f.display())).into());
+        }
         let label = a
             .label
             .get(i)

@@ -353,3 +353,43 @@ fn report_writes_a_page_per_comparison_manifest_and_check_skips_it() {
     let index = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(index.contains("## Comparisons") && index.contains("[Two designs](two-designs.md)"));
 }
+
+/// Regression: a design that is not a lock design (a bully election) was measured and showed
+/// "P(two accepted writers) 0.0%", a vacuous zero passing for safety. It is refused, exit 2,
+/// before any run: given as a file, and named by a manifest (located at its `file`).
+#[test]
+fn a_design_without_a_lock_client_is_refused() {
+    let bully = "scenarios/01-bully-leader-crash.json";
+    let o = splitbrain(&["compare", bully, REDLOCK, "--seeds", "0..2"]);
+    assert_eq!(code(&o), 2, "{}", text(&o.stdout));
+    assert!(o.stdout.is_empty(), "nothing runs: {}", text(&o.stdout));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "error: {bully} is not a lock design: it has no lock client (no node with \"role\": \
+             \"worker\"), so it acquires no lock and writes nothing, and its rates would be zeros \
+             that show nothing\n"
+        )
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(repo().join(REDLOCK), dir.path().join("redlock.json")).unwrap();
+    std::fs::copy(repo().join(bully), dir.path().join("bully.json")).unwrap();
+    let manifest = dir.path().join("m.compare.json");
+    std::fs::write(
+        &manifest,
+        r#"{"splitbrain_compare": 1, "name": "m", "title": "t", "lesson": "l", "seeds": "0..2",
+  "designs": [{"file": "redlock.json", "label": "a"}, {"file": "bully.json", "label": "b"}]}"#,
+    )
+    .unwrap();
+    let m = manifest.to_str().unwrap();
+    let o = splitbrain(&["compare", m]);
+    assert_eq!(code(&o), 2);
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "error: {m}:2:64: designs[1].file: the design's scenario {} is not a lock design",
+            dir.path().join("bully.json").display()
+        )),
+        "{err}"
+    );
+}

@@ -265,6 +265,12 @@ pub fn load_manifest_str(
                     }),
                 }
             })?;
+        if let Some(why) = not_a_lock_design(&plan) {
+            return Err(field(
+                &at("file"),
+                format!("the design's scenario {} {why}", p.display()),
+            ));
+        }
         designs.push(Design {
             label: d.label.clone(),
             file: p.display().to_string(),
@@ -272,6 +278,20 @@ pub fn load_manifest_str(
         });
     }
     Ok((m, seeds, designs))
+}
+
+/// Why `plan` is not a lock design `compare` can measure, if it is not: it has no lock client
+/// (a `worker` node), so no lock is acquired and no write sent, and every measure would be a
+/// vacuous zero passing for safety (a bully scenario showed "P(two accepted writers) 0.0%").
+pub fn not_a_lock_design(plan: &Plan) -> Option<String> {
+    if plan.nodes.iter().any(|n| n.spec.role_name() == "worker") {
+        return None;
+    }
+    Some(
+        "is not a lock design: it has no lock client (no node with \"role\": \"worker\"), so \
+         it acquires no lock and writes nothing, and its rates would be zeros that show nothing"
+            .to_string(),
+    )
 }
 
 /// `lock_progress`'s window for a design: its `check` entry's, else `check_params.window`,
