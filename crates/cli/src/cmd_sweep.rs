@@ -555,23 +555,10 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                     points: per_value
                         .iter()
                         .map(|stats| {
-                            stats.iter().find(|s| &s.name == n).map_or(
-                                RatePoint {
-                                    rate: 0.0,
-                                    lo: 0.0,
-                                    hi: 0.0,
-                                },
-                                // No decided run: the point sits at 0 with the whole
-                                // 0..100% as its interval (the table says n/a).
-                                |s| {
-                                    let (lo, hi) = s.ci.unwrap_or((0.0, 1.0));
-                                    RatePoint {
-                                        rate: s.rate.unwrap_or(0.0),
-                                        lo,
-                                        hi,
-                                    }
-                                },
-                            )
+                            // No decided run: no rate, drawn as missing (the table's n/a).
+                            let s = stats.iter().find(|s| &s.name == n)?;
+                            let (rate, (lo, hi)) = (s.rate?, s.ci?);
+                            Some(RatePoint { rate, lo, hi })
                         })
                         .collect(),
                 })

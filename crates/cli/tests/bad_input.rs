@@ -361,7 +361,7 @@ fn set_takes_an_integer_duration_as_nanoseconds() {
         "--seeds",
         "0..1",
         "--vary",
-        "duration=30000000000,30s",
+        "duration=30000000000,40s",
     ]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -570,3 +570,42 @@ fn a_sweep_rate_leaves_inconclusive_runs_out_and_says_na_when_none_decided() {
         "{text}"
     );
 }
+
+/// Regression: a `--vary` value at which every run was inconclusive (here each stops at a
+/// 10-event bound) was drawn as a 0% point, looking like safety, though the table said n/a. It
+/// is drawn as missing, with a caption saying why; and a value given twice is refused.
+#[test]
+fn sweep_chart_draws_an_undecided_value_as_missing_and_refuses_a_repeated_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("c.svg");
+    let o = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..2",
+        "--vary",
+        "limits.max_events=10,1000000",
+        "--chart",
+        chart.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 3, "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = std::fs::read_to_string(&chart).unwrap();
+    assert!(svg.contains("n/a"), "{svg}");
+    assert!(svg.contains("no run decided at that value (every run inconclusive)"));
+    assert_eq!(
+        svg.matches("<circle").count(),
+        2,
+        "one dot per invariant of the decided value"
+    );
+    let o = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..2",
+        "--vary",
+        "faults.0.for=5s,5s",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("--vary lists `5s` twice: give each value once"));
+}

@@ -37,9 +37,14 @@ pub struct RatePoint {
 pub struct RateSeries {
     /// Invariant name (the legend).
     pub name: String,
-    /// Points, in the order of the values.
-    pub points: Vec<RatePoint>,
+    /// Points, in the order of the values; `None` where no run decided (every run
+    /// inconclusive): there is no rate, and the chart draws "n/a", never a 0%.
+    pub points: Vec<Option<RatePoint>>,
 }
+
+/// The caption of a chart with a missing point.
+const NA_NOTE: &str =
+    "n/a: no run decided at that value (every run inconclusive), so it has no rate";
 
 /// A swept parameter: its dotted path and its values, in the order swept.
 #[derive(Clone, Debug, PartialEq)]
@@ -297,16 +302,30 @@ fn line_chart<DB: DrawingBackend>(
             0.0
         }
         .round() as i32;
-        let pts: Vec<(i32, i32)> = ser
+        let pts: Vec<Option<(i32, i32)>> = ser
             .points
             .iter()
             .zip(&xs)
-            .map(|(p, x)| (x + off, y_of(p.rate)))
+            .map(|(p, x)| p.map(|p| (x + off, y_of(p.rate))))
             .collect();
-        if pts.len() > 1 {
-            line(cv, pts.clone(), c.stroke_width(2))?;
+        // The line joins neighbouring points that have a rate; a missing one breaks it.
+        for run in pts.split(Option::is_none) {
+            let run: Vec<(i32, i32)> = run.iter().flatten().copied().collect();
+            if run.len() > 1 {
+                line(cv, run, c.stroke_width(2))?;
+            }
         }
-        for (p, (x, y)) in ser.points.iter().zip(&pts) {
+        for ((p, at), x) in ser.points.iter().zip(&pts).zip(&xs) {
+            let (Some(p), Some((x, y))) = (p, at) else {
+                // No rate: "n/a" in the series' colour just above the axis, one row a series.
+                text(
+                    cv,
+                    "n/a",
+                    (x + off, y1 - 10 - 14 * s as i32),
+                    &style(11.0, c, HPos::Center, VPos::Center),
+                )?;
+                continue;
+            };
             let (ylo, yhi) = (y_of(p.lo), y_of(p.hi));
             line(cv, vec![(*x, ylo), (*x, yhi)], c.stroke_width(1))?;
             for yc in [ylo, yhi] {
@@ -323,6 +342,14 @@ fn line_chart<DB: DrawingBackend>(
             &ser.name,
             (lx + 28, ly),
             &style(12.0, INK, HPos::Left, VPos::Center),
+        )?;
+    }
+    if chart.series.iter().any(|s| s.points.contains(&None)) {
+        text(
+            cv,
+            NA_NOTE,
+            (16, size.1 as i32 - 14),
+            &style(12.0, GREY, HPos::Left, VPos::Center),
         )?;
     }
     Ok(())
@@ -364,10 +391,13 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
         for (i, p) in ser.points.iter().enumerate() {
             let (r, c) = ((i / nc) as i32, (i % nc) as i32);
             let (ax, ay) = (gx0 + c * cw, gy0 + r * ch);
-            let fill = heat(p.rate);
+            // A cell without a rate is grey and says "n/a", never the 0% of white.
+            let (fill, label) = match p {
+                Some(p) => (heat(p.rate), format!("{:.0}%", p.rate * 100.0)),
+                None => (LIGHT, "n/a".to_string()),
+            };
             rect(cv, (ax, ay), (ax + cw, ay + ch), fill.filled())?;
             rect(cv, (ax, ay), (ax + cw, ay + ch), WHITE.stroke_width(1))?;
-            let label = format!("{:.0}%", p.rate * 100.0);
             if text_width(&label, 11.0) + 4 < cw && ch >= 14 {
                 text(
                     cv,
@@ -422,6 +452,14 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
             (8, gy0 - 10),
             &style(12.0, GREY, HPos::Left, VPos::Center),
         )?;
+        if ser.points.contains(&None) {
+            text(
+                cv,
+                &format!("grey {NA_NOTE}"),
+                (gx0, gy1 + 44),
+                &style(12.0, GREY, HPos::Left, VPos::Center),
+            )?;
+        }
         // Colour scale.
         let sx = gx1 + 30;
         for k in 0..=10 {
@@ -449,12 +487,12 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
 mod tests {
     use super::*;
 
-    fn pt(rate: f64) -> RatePoint {
-        RatePoint {
+    fn pt(rate: f64) -> Option<RatePoint> {
+        Some(RatePoint {
             rate,
             lo: (rate - 0.1).max(0.0),
             hi: (rate + 0.1).min(1.0),
-        }
+        })
     }
 
     fn one(values: &[&str], log_x: bool) -> SweepChart {
@@ -589,5 +627,53 @@ mod tests {
         assert_eq!(s, svg(&c), "deterministic");
         let png = render_sweep(&c, ChartFormat::Png).unwrap();
         assert_eq!(&png[1..4], b"PNG");
+    }
+
+    /// Regression: a value where every run was inconclusive (no rate, "n/a" in the table) was
+    /// drawn as a 0% point with a 0..100% bar, and as a white 0% cell: it looked like safety.
+    /// It is drawn as missing: no dot, the line broken, "n/a", and a caption saying why.
+    #[test]
+    fn a_value_without_a_decided_run_is_drawn_as_missing_not_zero() {
+        let mut c = one(&["0", "100", "1000"], false);
+        c.series[0].points[1] = None;
+        let s = svg(&c);
+        assert_eq!(
+            s.matches("<circle").count(),
+            2,
+            "no dot for the missing value"
+        );
+        let t = texts(&s);
+        assert!(t.iter().any(|(_, x)| x == "n/a"));
+        assert!(t.iter().any(|(_, x)| x == NA_NOTE));
+        // Without a missing value, no caption.
+        assert!(!svg(&one(&["0", "100"], false)).contains("n/a"));
+        let mut grid = SweepChart {
+            title: "grid".into(),
+            params: vec![
+                SweepParam {
+                    path: "a".into(),
+                    values: vec!["1".into(), "2".into()],
+                },
+                SweepParam {
+                    path: "b".into(),
+                    values: vec!["x".into(), "y".into()],
+                },
+            ],
+            series: vec![RateSeries {
+                name: "i".into(),
+                points: vec![pt(0.5), pt(0.0), None, pt(1.0)],
+            }],
+            log_x: false,
+        };
+        let t = texts(&svg(&grid));
+        assert_eq!(t.iter().filter(|(_, x)| x == "n/a").count(), 1);
+        assert_eq!(
+            t.iter().filter(|(_, x)| x == "0%").count(),
+            2,
+            "one cell and the scale"
+        );
+        assert!(t.iter().any(|(_, x)| x == &format!("grey {NA_NOTE}")));
+        grid.series[0].points[2] = pt(0.2);
+        assert!(!svg(&grid).contains("n/a"));
     }
 }

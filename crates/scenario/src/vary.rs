@@ -72,11 +72,39 @@ impl std::str::FromStr for Vary {
         if path.is_empty() || values.iter().any(String::is_empty) {
             return Err(VaryError::Syntax(s.into()));
         }
+        // A value twice ran every seed twice and printed and drew the same point twice.
+        for (i, v) in values.iter().enumerate() {
+            if let Some(first) = values[..i].iter().find(|w| same_value(w, v)) {
+                return Err(VaryError::Path {
+                    path: path.to_string(),
+                    reason: if first == v {
+                        format!("--vary lists `{v}` twice: give each value once")
+                    } else {
+                        format!(
+                            "--vary lists `{first}` and `{v}`, the same value: give each value once"
+                        )
+                    },
+                });
+            }
+        }
         Ok(Vary {
             path: path.to_string(),
             values,
         })
     }
+}
+
+/// Whether two `--vary` texts stand for the same value: the same text, the same duration
+/// (`5s`, `5000ms`) or the same number (`1`, `1.0`).
+fn same_value(a: &str, b: &str) -> bool {
+    use crate::duration::parse_duration_ns;
+    if a == b {
+        return true;
+    }
+    if let (Ok(x), Ok(y)) = (parse_duration_ns(a), parse_duration_ns(b)) {
+        return x == y;
+    }
+    matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
 }
 
 /// The JSON value a `--set` / `--vary` text stands for at a place whose current value is
@@ -342,6 +370,24 @@ mod tests {
         // A missing key is created with JSON typing.
         let out = vary_text(SRC, "a.y.z", "-3").unwrap();
         assert!(out.contains("\"z\": -3"), "{out}");
+    }
+
+    /// Regression: `--vary faults.0.for=5s,5s` ran every seed twice and printed (and drew)
+    /// the same row twice.
+    #[test]
+    fn a_value_given_twice_is_refused() {
+        let err = |s: &str| s.parse::<Vary>().unwrap_err().to_string();
+        assert_eq!(
+            err("faults.0.for=5s,1s,5s"),
+            "--set/--vary path `faults.0.for`: --vary lists `5s` twice: give each value once"
+        );
+        assert_eq!(
+            err("faults.0.for=5s,5000ms"),
+            "--set/--vary path `faults.0.for`: --vary lists `5s` and `5000ms`, the same value: \
+             give each value once"
+        );
+        assert!(err("x=1,1.0").contains("`1` and `1.0`, the same value"));
+        assert!("x=1,10,true,false".parse::<Vary>().is_ok());
     }
 
     #[test]
