@@ -44,6 +44,7 @@ pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_acc
 pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use run::{Role, RunRecord};
 pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
+pub use timeline::faults_without_effect;
 pub use truth::{Fact, Hold, HoldSource, KeyHold, Truth};
 pub use verdict::{
     fmt_window, CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation,

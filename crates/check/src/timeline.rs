@@ -608,9 +608,30 @@ fn span(from: SimTime, to: Option<SimTime>) -> String {
     }
 }
 
+/// Per fault of `faults` (in the order applied), the node's state if the fault changed
+/// nothing, else `None`: a crash of a node already down (`"already down"`), a restart of a node
+/// that is up (`"up"`), a pause of a node that is down (`"down"`). The one rule behind the
+/// summary's "had no effect" notes and behind leaving such faults out of a violation's causes.
+pub fn faults_without_effect(faults: &[(SimTime, Fault)]) -> Vec<Option<&'static str>> {
+    let mut down = BTreeSet::new();
+    faults
+        .iter()
+        .map(|(_, f)| match f {
+            // The guards update `down` as they test it: a crash marks its node down, a
+            // restart up.
+            Fault::Crash { node } if !down.insert(*node) => Some("already down"),
+            Fault::Restart { node } if !down.remove(node) => Some("up"),
+            Fault::Pause { node, .. } if down.contains(node) => Some("down"),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The faults that touched `nodes` or the network and started at or before `until`, in
 /// words, in the order applied. A crash is paired with the node's next restart and a network
-/// rule with the next heal ("partition {n1,n2} | {n3,n4,n5} from 2.000 s to 9.000 s").
+/// rule with the next heal ("partition {n1,n2} | {n3,n4,n5} from 2.000 s to 9.000 s"). A fault
+/// that changed nothing ([`faults_without_effect`]: a crash of a node already down, a pause of
+/// a node that is down) is no cause and is left out; the summary notes it apart.
 pub(crate) fn describe_faults(
     record: &RunRecord,
     nodes: &BTreeSet<NodeId>,
@@ -623,12 +644,13 @@ pub(crate) fn describe_faults(
             .find(|(_, f)| pred(f))
             .map(|(t, _)| *t)
     };
+    let idle = faults_without_effect(faults);
     let mut out = Vec::new();
     for (i, (t, fault)) in faults.iter().enumerate() {
         if *t > until {
             break;
         }
-        if fault.node().is_some_and(|n| !nodes.contains(&n)) {
+        if fault.node().is_some_and(|n| !nodes.contains(&n)) || idle[i].is_some() {
             continue;
         }
         let text = match fault {
@@ -698,6 +720,44 @@ pub(crate) fn describe_faults(
 #[cfg(test)]
 mod describe_tests {
     use super::describe;
+
+    /// Regression: a violation's causes listed "n5 crashed at 7.500 s" and "n5 was paused
+    /// 7.800 s to 8.800 s" while the summary noted that both had no effect (n5 was already
+    /// down). A fault that changed nothing is no cause: left out, and noted apart only.
+    #[test]
+    fn faults_without_effect_are_not_listed_as_causes() {
+        use super::{describe_faults, faults_without_effect};
+        use crate::testkit::{crash, id, ms, pause, restart, Builder};
+        use crate::Role;
+        let rec = Builder::new(&[("n1", Role::Bully), ("n5", Role::Bully)])
+            .fault(ms(7000), crash(1))
+            .fault(ms(7500), crash(1))
+            .fault(ms(7800), pause(1, 1000))
+            .fault(ms(9000), restart(1))
+            .fault(ms(9500), restart(1))
+            .fault(ms(9600), pause(1, 100))
+            .end(ms(12_000))
+            .build();
+        assert_eq!(
+            faults_without_effect(&rec.faults),
+            [
+                None,
+                Some("already down"),
+                Some("down"),
+                None,
+                Some("up"),
+                None
+            ]
+        );
+        let nodes = [id(1)].into_iter().collect();
+        assert_eq!(
+            describe_faults(&rec, &nodes, ms(12_000)),
+            [
+                "n5 crashed at 7.000 s (restarted at 9.000 s)",
+                "n5 was paused 9.600 s to 9.700 s"
+            ]
+        );
+    }
     use crate::testkit::{id, Builder, Storage, Worker};
     use splitbrain_protocols::Obs;
 

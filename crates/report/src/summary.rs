@@ -26,17 +26,19 @@ pub fn plural(n: usize, what: &str) -> String {
 }
 
 /// Faults that changed nothing, in words: a crash of a node already down, a restart or pause
-/// of a node that was up or down respectively. Usually a mistake in the scenario's timing.
+/// of a node that was up or down respectively. Usually a mistake in the scenario's timing. The
+/// rule is the checkers' ([`splitbrain_check::faults_without_effect`]), which leave these
+/// faults out of a violation's causes.
 pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
     use splitbrain_engine::Fault;
-    let mut down = std::collections::BTreeSet::new();
+    let idle = splitbrain_check::faults_without_effect(&record.faults);
     let mut notes = Vec::new();
-    for (t, f) in &record.faults {
-        // The guards update `down` as they test it: a crash marks its node down, a restart up.
-        let (node, what, state) = match f {
-            Fault::Crash { node } if !down.insert(*node) => (*node, "crash", "already down"),
-            Fault::Restart { node } if !down.remove(node) => (*node, "restart", "up"),
-            Fault::Pause { node, .. } if down.contains(node) => (*node, "pause", "down"),
+    for ((t, f), state) in record.faults.iter().zip(idle) {
+        let Some(state) = state else { continue };
+        let (node, what) = match f {
+            Fault::Crash { node } => (*node, "crash"),
+            Fault::Restart { node } => (*node, "restart"),
+            Fault::Pause { node, .. } => (*node, "pause"),
             _ => continue,
         };
         notes.push(format!(
