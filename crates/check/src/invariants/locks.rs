@@ -86,8 +86,7 @@ pub(crate) fn holder_writes_only_in(shared: &Shared) -> Verdict {
     let record = shared.record;
     let writes: Vec<usize> = record
         .observations
-        .iter()
-        .enumerate()
+        .iter_indexed()
         .filter(|(_, o)| matches!(o.obs, Obs::WriteAccepted { .. }))
         .map(|(i, _)| i)
         .collect();
@@ -228,7 +227,11 @@ pub(crate) fn validity_within_truth_in(shared: &Shared) -> Verdict {
             clocks.true_time_of_mono(b.node, record.observations[i].t, local)
         };
         let mut believed = (believed_at(b.start, valid_until_local.0), b.start);
-        for (i, o) in record.observations.iter().enumerate().skip(b.start + 1) {
+        for (i, o) in record
+            .observations
+            .iter_indexed()
+            .skip_while(|(i, _)| *i <= b.start)
+        {
             if o.t >= b.to {
                 break;
             }

@@ -44,7 +44,7 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
         started_by: vec![o.start],
         ended_by: end.into_iter().collect(),
     };
-    for (index, ob) in record.observations.iter().enumerate() {
+    for (index, ob) in record.observations.iter_indexed() {
         match &ob.obs {
             Obs::RaftKeyCreated {
                 lock,
