@@ -141,7 +141,7 @@ pub(crate) fn holder_writes_only_in(shared: &Shared) -> Verdict {
                     let who = h
                         .holder
                         .map_or("an unknown client".to_string(), |n| record.name(n));
-                    format!("{who} truly held {} ({})", h.lock, h.what)
+                    format!("{who} truly held {} ({})", h.lock, h.what())
                 })
                 .collect();
             held.join(" and ")
@@ -266,7 +266,7 @@ pub(crate) fn validity_within_truth_in(shared: &Shared) -> Verdict {
             evidence.extend(h.ended_by.iter().map(|f| f.evidence(record)));
         }
         let truly = match hold {
-            Some(h) => format!("its hold ({}) truly ended at {true_end}", h.what),
+            Some(h) => format!("its hold ({}) truly ended at {true_end}", h.what()),
             None => "the servers never truly held it for it".to_string(),
         };
         let summary = format!(

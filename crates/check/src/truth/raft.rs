@@ -38,7 +38,6 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
             revision,
             replicas: replicas.clone(),
         },
-        what: format!("key with create revision {revision} in the committed Raft log"),
         from: o.since,
         to,
         started_by: vec![o.start],
