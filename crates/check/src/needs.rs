@@ -27,8 +27,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct ObsNeeds {
     /// Kinds kept whatever they are (named by a `when` fault).
     always: BTreeSet<String>,
-    /// The clients' open waits: (client, lock).
-    waiting: BTreeSet<(NodeId, String)>,
+    /// The clients' open waits: per client, the locks it waits for.
+    waiting: BTreeMap<NodeId, BTreeSet<String>>,
     /// Per lock, the server sets its kept requests named.
     servers: BTreeMap<String, BTreeSet<Vec<NodeId>>>,
 }
@@ -46,30 +46,29 @@ impl ObsNeeds {
 impl ObsFilter<Obs> for ObsNeeds {
     fn keep(&mut self, _t: SimTime, node: NodeId, obs: &Obs) -> bool {
         use splitbrain_engine::Observation;
-        if !self.always.is_empty() && self.always.contains(obs.kind()) {
-            if let Obs::LockRequested { lock, servers, .. } = obs {
-                self.waiting.insert((node, lock.clone()));
-                self.note_servers(lock, servers);
-            }
-            return true;
-        }
-        match obs {
+        // The waits are followed whatever is kept.
+        let needed = match obs {
             Obs::LockFailed { .. } | Obs::ValidityChecked { .. } => false,
             Obs::LockRequested { lock, servers, .. } => {
-                let starts = self.waiting.insert((node, lock.clone()));
+                let waits = self.waiting.entry(node).or_default();
+                // A retry within a wait allocates nothing.
+                let starts = !waits.contains(lock.as_str()) && waits.insert(lock.clone());
                 let new_servers = self.note_servers(lock, servers);
                 starts || new_servers
             }
             Obs::LockAcquired { lock, .. } => {
-                self.waiting.remove(&(node, lock.clone()));
+                if let Some(waits) = self.waiting.get_mut(&node) {
+                    waits.remove(lock.as_str());
+                }
                 true
             }
             _ => true,
-        }
+        };
+        needed || self.always.contains(obs.kind())
     }
 
     fn crashed(&mut self, node: NodeId) {
-        self.waiting.retain(|(n, _)| *n != node);
+        self.waiting.remove(&node);
     }
 }
 
@@ -90,5 +89,79 @@ impl ObsNeeds {
                 true
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ObsNeeds;
+    use crate::testkit::*;
+    use splitbrain_engine::{LocalTime, NodeId, ObsFilter};
+    use splitbrain_protocols::Obs;
+
+    fn requested(lock: &str, servers: &[u32]) -> Obs {
+        Obs::LockRequested {
+            thread: None,
+            lock: lock.to_string(),
+            servers: servers.iter().map(|&i| id(i)).collect(),
+        }
+    }
+    fn failed() -> Obs {
+        Obs::LockFailed {
+            thread: None,
+            lock: "l".to_string(),
+            reason: "0 of 5 OK, quorum 3".to_string(),
+        }
+    }
+    fn acquired() -> Obs {
+        Obs::LockAcquired {
+            thread: None,
+            lock: "l".to_string(),
+            token: None,
+            value: "v".to_string(),
+            valid_until_local: LocalTime(0),
+        }
+    }
+
+    /// `(what happens, kept?)`: a request is kept where it starts a wait (the first, the
+    /// first after an acquisition or a crash), names new servers, or is of a kind a `when`
+    /// fault names; attempts' failures are left out unless named.
+    #[test]
+    fn a_request_is_kept_where_it_starts_a_wait_or_names_new_servers() {
+        enum Step {
+            See(u32, Obs, bool),
+            Crash(u32),
+        }
+        use Step::*;
+        let steps = [
+            See(1, requested("l", &[0, 1]), true),
+            See(1, failed(), false),
+            See(1, requested("l", &[0, 1]), false),
+            See(2, requested("l", &[0, 1]), true),
+            See(1, requested("l", &[0, 2]), true),
+            See(1, requested("m", &[0, 1]), true),
+            See(1, acquired(), true),
+            See(1, requested("l", &[0, 1]), true),
+            See(2, requested("l", &[0, 1]), false),
+            Crash(2),
+            See(2, requested("l", &[0, 1]), true),
+            See(2, requested("l", &[0, 1]), false),
+        ];
+        let mut f = ObsNeeds::new([]);
+        for (k, s) in steps.iter().enumerate() {
+            match s {
+                See(n, o, keep) => {
+                    assert_eq!(f.keep(ms(k as u64), NodeId(*n), o), *keep, "step {k}")
+                }
+                Crash(n) => f.crashed(NodeId(*n)),
+            }
+        }
+        // A kind a `when` fault names is kept, and the waits are still followed.
+        let mut f = ObsNeeds::new(["lock_failed".to_string(), "lock_acquired".to_string()]);
+        assert!(f.keep(ms(0), id(1), &requested("l", &[0])));
+        assert!(f.keep(ms(1), id(1), &failed()));
+        assert!(!f.keep(ms(2), id(1), &requested("l", &[0])));
+        assert!(f.keep(ms(3), id(1), &acquired()));
+        assert!(f.keep(ms(4), id(1), &requested("l", &[0])));
     }
 }

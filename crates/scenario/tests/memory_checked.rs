@@ -66,4 +66,3 @@ fn a_checked_run_keeps_only_what_its_checks_read() {
         "a checked run peaked at {peak} B, keeping all {all_peak} B"
     );
 }
-
