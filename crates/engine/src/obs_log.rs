@@ -8,7 +8,7 @@
 //! a `Vec`, so a short run pays for what it records): appending never copies, and the most it
 //! holds beyond its elements is one partly filled chunk.
 //!
-//! A run that keeps only the observations its checks read (an [`ObsFilter`](crate::ObsFilter))
+//! A run that keeps only the observations its checks read (an [`ObsFilter`])
 //! still numbers every observation: the log counts a left-out one ([`ObsLog::skip`], by kind)
 //! and keeps beside each element its index among all the run's observations, so evidence
 //! cites an observation by the same index whether or not the others were kept. Indexing
