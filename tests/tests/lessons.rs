@@ -121,3 +121,42 @@ fn the_clock_step_lesson_tells_when_the_key_expires_early() {
         .expect("the early expiry is told");
     assert!(step < expiry, "the expiry follows the step that caused it");
 }
+
+/// Issue 11 §4: a run that keeps only the observations its checks read (`Keep::Checked`,
+/// what `check`, `sweep` and a plain `run` use) judges every lesson, and the coverage
+/// designs, over several seeds exactly as a run that keeps them all: the same verdicts,
+/// the same evidence citing the same observation indices, the same metrics.
+#[test]
+fn keeping_only_what_the_checks_read_changes_no_report() {
+    use splitbrain_scenario::{execute_keeping, Keep};
+    let mut files = lessons();
+    let mut designs: Vec<PathBuf> = ["safe", "planted", "inert"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(repo().join("tests/coverage").join(d)).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    designs.sort();
+    files.extend(designs);
+    let mut left_out = 0;
+    for f in &files {
+        let plan = load_file(f).unwrap_or_else(|e| panic!("{e}"));
+        for seed in [plan.scenario.seed, 1, 2, 3] {
+            let all = execute_keeping(&plan, seed, None, Keep::All).unwrap();
+            let checked = execute_keeping(&plan, seed, None, Keep::Checked).unwrap();
+            let json = |r: &splitbrain_scenario::RunResult| {
+                serde_json::to_string_pretty(&r.report).unwrap()
+            };
+            assert_eq!(json(&all), json(&checked), "{} seed {seed}", f.display());
+            assert_eq!(all.untriggered, checked.untriggered, "{}", f.display());
+            assert_eq!(all.record.horizon(), checked.record.horizon());
+            let (n, kept) = (
+                checked.record.observations.len(),
+                checked.record.observations.kept(),
+            );
+            assert_eq!(n, all.record.observations.len());
+            left_out += n - kept;
+        }
+    }
+    assert!(left_out > 0, "some observations were left out");
+}

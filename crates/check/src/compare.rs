@@ -104,8 +104,7 @@ pub fn duplicate_effect(record: &RunRecord) -> bool {
     };
     let applied: Vec<(NodeId, &Belief)> = record
         .observations
-        .iter()
-        .enumerate()
+        .iter_indexed()
         .filter_map(|(i, o)| match o.obs {
             Obs::WriteAccepted {
                 writer,

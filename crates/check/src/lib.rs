@@ -11,6 +11,7 @@
 //! - [`spec`]: [`Invariant`] names (part of the scenario format) and [`CheckSpec`].
 //! - [`invariants`]: one `pub fn` per invariant.
 //! - [`metrics`](mod@metrics): counters and durations ([`Metrics`]).
+//! - [`ObsNeeds`]: the observations a run that is only checked keeps.
 //! - [`compare`]: what one run of a lock design shows, for `splitbrain compare`.
 //! - [`verdict`]: [`Verdict`], [`Violation`], [`Evidence`], [`CheckReport`].
 //! - Server truth over true time, shared with the charts: [`WallClocks`] (each node's clocks
@@ -24,6 +25,7 @@ mod clocks;
 pub mod compare;
 pub mod invariants;
 pub mod metrics;
+mod needs;
 pub mod run;
 mod sent;
 pub mod spec;
@@ -42,6 +44,7 @@ pub use invariants::progress::lock_progress;
 pub use invariants::raft::state_machine_safety;
 pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_accepted_writers};
 pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
+pub use needs::ObsNeeds;
 pub use run::{Role, RunRecord};
 pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
 pub use timeline::faults_without_effect;

@@ -65,13 +65,14 @@ pub struct Metrics {
 
 /// Computes the run's [`Metrics`].
 pub fn metrics(record: &RunRecord) -> Metrics {
-    let count = |pred: &dyn Fn(&Obs) -> bool| {
+    // Observations of a kind the run did not keep were counted as they happened.
+    let count = |kind: &str, pred: &dyn Fn(&Obs) -> bool| {
         record.observations.iter().filter(|o| pred(&o.obs)).count() as u64
+            + record.observations.skipped(kind)
     };
     let claims: Vec<(SimTime, usize)> = record
         .observations
-        .iter()
-        .enumerate()
+        .iter_indexed()
         .filter(|(_, o)| matches!(o.obs, Obs::LeaderClaim { .. }))
         .map(|(i, o)| (o.t, i))
         .collect();
@@ -132,7 +133,7 @@ pub fn metrics(record: &RunRecord) -> Metrics {
         let spans: Vec<(SimTime, SimTime)> = leaders.iter().map(|b| (b.from, b.to)).collect();
         uncovered_ns(&spans, SimTime::ZERO, end)
     });
-    let acquisitions = count(&|o| matches!(o, Obs::LockAcquired { .. }));
+    let acquisitions = count("lock_acquired", &|o| matches!(o, Obs::LockAcquired { .. }));
     let has_locks = !record.nodes_where(Role::is_lock_server).is_empty() || acquisitions > 0;
     let no_holder_ns = has_locks.then(|| {
         let spans: Vec<(SimTime, SimTime)> = lock_beliefs(record)
@@ -157,14 +158,18 @@ pub fn metrics(record: &RunRecord) -> Metrics {
                 )
             })
             .collect(),
-        elections_started: count(&|o| matches!(o, Obs::ElectionStarted)),
+        elections_started: count("election_started", &|o| matches!(o, Obs::ElectionStarted)),
         leader_changes,
         first_leader_ns: claims.first().map(|(t, _)| t.0),
         elections_after_leader_crash: after_crash,
         acquisitions,
-        failed_attempts: count(&|o| matches!(o, Obs::LockFailed { .. })),
-        writes_accepted: count(&|o| matches!(o, Obs::WriteAccepted { .. })),
-        writes_rejected: count(&|o| matches!(o, Obs::WriteRejected { .. })),
+        failed_attempts: count("lock_failed", &|o| matches!(o, Obs::LockFailed { .. })),
+        writes_accepted: count("write_accepted", &|o| {
+            matches!(o, Obs::WriteAccepted { .. })
+        }),
+        writes_rejected: count("write_rejected", &|o| {
+            matches!(o, Obs::WriteRejected { .. })
+        }),
         no_leader_ns,
         no_holder_ns,
     }

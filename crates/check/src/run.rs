@@ -72,8 +72,10 @@ pub struct RunRecord {
     /// Initial clock of each node (drift ppm, wall offset ns), by `NodeId` index. Missing
     /// entries mean a perfect clock.
     pub clocks: Vec<ClockConfig>,
-    /// Every observation, in true-time order (the engine's order), in the engine's chunked
-    /// log (indexed and iterated like a slice; never copied to grow).
+    /// The observations, in true-time order (the engine's order), in the engine's chunked
+    /// log (never copied to grow), indexed by their place among all the run's observations.
+    /// Every one, unless the run kept only those its checks read ([`ObsNeeds`](crate::ObsNeeds)):
+    /// then the others are only counted by kind.
     pub observations: ObsLog<Observed<Obs>>,
     /// Every applied fault with its true time, in order.
     pub faults: Vec<(SimTime, Fault)>,
@@ -169,7 +171,7 @@ impl RunRecord {
         let after = |t: SimTime| t.saturating_add(SimDuration(1));
         let last_obs = self
             .observations
-            .last()
+            .last_recorded()
             .map_or(SimTime::ZERO, |o| after(o.t));
         let last_fault = self.faults.last().map_or(SimTime::ZERO, |f| after(f.0));
         self.end.max(last_obs).max(last_fault)

@@ -72,7 +72,7 @@ pub(crate) struct SentUnder {
 impl SentUnder {
     pub(crate) fn new(record: &RunRecord) -> SentUnder {
         let mut sent: BTreeMap<(NodeId, u64), Vec<usize>> = BTreeMap::new();
-        for (i, o) in record.observations.iter().enumerate() {
+        for (i, o) in record.observations.iter_indexed() {
             if let Obs::WriteSent { req, .. } = o.obs {
                 if req != 0 {
                     sent.entry((o.node, req)).or_default().push(i);
@@ -202,8 +202,7 @@ mod tests {
     fn under(r: &RunRecord) -> Vec<String> {
         let s = SentUnder::new(r);
         r.observations
-            .iter()
-            .enumerate()
+            .iter_indexed()
             .filter(|(_, o)| matches!(o.obs, Obs::WriteAccepted { .. }))
             .map(|(i, _)| match s.of(r, i) {
                 Start::Acquired(j) => format!("acquired at {}", r.observations[j].t),

@@ -56,29 +56,31 @@ pub(crate) fn take_node<V>(
 /// Observations and faults merged in true-time order (observations first at a tie), one
 /// at a time (a run has many: a list of them all would be as long as the record).
 pub(crate) fn steps(record: &RunRecord) -> impl Iterator<Item = Step<'_>> {
-    let (obs, faults) = (&record.observations, &record.faults);
-    let (mut i, mut j) = (0, 0);
+    let faults = &record.faults;
+    let mut obs = record.observations.iter_indexed().peekable();
+    let mut j = 0;
     std::iter::from_fn(move || {
-        if i >= obs.len() && j >= faults.len() {
-            return None;
-        }
-        let take_obs = j >= faults.len() || (i < obs.len() && obs[i].t <= faults[j].0);
+        let take_obs = match obs.peek() {
+            None => false,
+            Some((_, o)) => j >= faults.len() || o.t <= faults[j].0,
+        };
         if take_obs {
-            let o = &obs[i];
-            i += 1;
+            let (index, o) = obs.next().expect("peeked");
             Some(Step::Obs {
-                index: i - 1,
+                index,
                 t: o.t,
                 node: o.node,
                 obs: &o.obs,
             })
-        } else {
+        } else if j < faults.len() {
             j += 1;
             Some(Step::Fault {
                 index: j - 1,
                 t: faults[j - 1].0,
                 fault: &faults[j - 1].1,
             })
+        } else {
+            None
         }
     })
 }
@@ -92,7 +94,7 @@ pub(crate) struct PerNode {
 impl PerNode {
     pub(crate) fn new(record: &RunRecord, pred: impl Fn(&Obs) -> bool) -> PerNode {
         let mut by_node: BTreeMap<NodeId, Vec<usize>> = BTreeMap::new();
-        for (i, o) in record.observations.iter().enumerate() {
+        for (i, o) in record.observations.iter_indexed() {
             if pred(&o.obs) {
                 by_node.entry(o.node).or_default().push(i);
             }

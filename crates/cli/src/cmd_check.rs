@@ -4,7 +4,7 @@ use crate::exit;
 use anyhow::Result;
 use clap::Args;
 use splitbrain_scenario::sweep::{judge_rates, rate_seeds, run_jobs, seeds_of, Job};
-use splitbrain_scenario::{execute, load_file, Plan};
+use splitbrain_scenario::{execute_keeping, load_file, Keep, Plan};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -161,7 +161,7 @@ pub fn run(a: CheckArgs) -> Result<u8> {
             }
             continue;
         }
-        let r = execute(&plan, plan.scenario.seed, None)?;
+        let r = execute_keeping(&plan, plan.scenario.seed, None, Keep::Checked)?;
         let detail: Vec<String> = r
             .expectations
             .iter()

@@ -7,7 +7,7 @@ use clap::Args;
 use splitbrain_engine::Recorder;
 use splitbrain_report::{derived_facts, narrate, summary_json, summary_text, NarrationOptions};
 use splitbrain_scenario::vary::{plan_with, Setting};
-use splitbrain_scenario::{execute, TraceHeader};
+use splitbrain_scenario::{execute_keeping, Keep, TraceHeader};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
@@ -97,10 +97,16 @@ pub fn run(a: RunArgs) -> Result<u8> {
     if let Some(v) = &a.view {
         crate::cmd_view::html_path(v)?;
     }
-    if a.narrate || a.chart.is_some() || a.view.is_some() {
+    // Narration, charts and views read every observation; a run that is only checked keeps
+    // those its checks read.
+    let keep = if a.narrate || a.chart.is_some() || a.view.is_some() {
         recorder = recorder.keep_events();
-    }
-    let result = execute(&plan, seed, Some(recorder)).context("writing the trace failed")?;
+        Keep::All
+    } else {
+        Keep::Checked
+    };
+    let result =
+        execute_keeping(&plan, seed, Some(recorder), keep).context("writing the trace failed")?;
     if let Some(f) = out_file {
         f.commit()?;
     }

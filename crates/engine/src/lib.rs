@@ -38,7 +38,7 @@ pub use determinism::{check_determinism, first_difference, Divergence};
 pub use fault::{Fault, Nemesis, NemesisKind, Trigger};
 pub use network::{DelayDist, DropReason, KindRule, LinkModel, NetRule, Network, Spike};
 pub use node::NodeId;
-pub use obs_log::ObsLog;
+pub use obs_log::{ObsFilter, ObsLog};
 pub use rng::RngStream;
 pub use sim::{EventOf, KindCounts, Limits, Observed, Processing, Sim, SimError, Stats};
 pub use time::{SimDuration, SimTime};

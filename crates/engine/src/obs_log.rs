@@ -7,8 +7,31 @@
 //! elements in chunks of [`CHUNK`] that are allocated once at full size (the first grows like
 //! a `Vec`, so a short run pays for what it records): appending never copies, and the most it
 //! holds beyond its elements is one partly filled chunk.
+//!
+//! A run that keeps only the observations its checks read (an [`ObsFilter`])
+//! still numbers every observation: the log counts a left-out one ([`ObsLog::skip`], by kind)
+//! and keeps beside each element its index among all the run's observations, so evidence
+//! cites an observation by the same index whether or not the others were kept. Indexing
+//! ([`ObsLog::get`]) is by that index; [`ObsLog::iter`] yields the kept elements and
+//! [`ObsLog::iter_indexed`] pairs each with its index.
 
+use crate::{NodeId, SimTime};
+use std::collections::BTreeMap;
 use std::ops::Index;
+
+/// Decides, as a run goes, which observations its log keeps (a run that is only checked
+/// keeps what its checks read; issue 11 §4). Generic over the observation type: the engine
+/// knows no algorithm. Set with [`Sim::set_obs_filter`](crate::Sim::set_obs_filter); a left-out
+/// observation still takes its index and is counted by kind ([`ObsLog::skipped`]), and the
+/// trace and fault triggers see every observation either way.
+pub trait ObsFilter<O> {
+    /// Whether to keep `obs`, reported by `node` at true time `t` (ns).
+    fn keep(&mut self, t: SimTime, node: NodeId, obs: &O) -> bool;
+    /// A `Crash` fault of `node` was applied (whether or not it was up).
+    fn crashed(&mut self, node: NodeId) {
+        let _ = node;
+    }
+}
 
 /// Elements per chunk (a power of two, so an index splits with a shift and a mask).
 pub const CHUNK: usize = 1 << CHUNK_BITS;
@@ -19,7 +42,19 @@ const CHUNK_BITS: u32 = 10;
 #[derive(Clone)]
 pub struct ObsLog<T> {
     chunks: Vec<Vec<T>>,
+    /// Elements kept.
+    kept: usize,
+    /// Observations recorded, kept or not: the index of the next one.
     len: usize,
+    /// Whether an observation was left out (until then an element's index is its position).
+    sparse: bool,
+    /// Once `sparse`: beside `chunks`, chunk for chunk, each kept element's index among all
+    /// observations.
+    ids: Vec<Vec<usize>>,
+    /// The last observation recorded, if it was left out.
+    tail: Option<T>,
+    /// How many observations of each kind were left out.
+    skipped: BTreeMap<&'static str, u64>,
 }
 
 impl<T> Default for ObsLog<T> {
@@ -33,14 +68,27 @@ impl<T> ObsLog<T> {
     pub const fn new() -> Self {
         ObsLog {
             chunks: Vec::new(),
+            kept: 0,
             len: 0,
+            sparse: false,
+            ids: Vec::new(),
+            tail: None,
+            skipped: BTreeMap::new(),
         }
     }
 
-    /// Appends `item` after the last element.
+    /// Appends `item` after the last element, as observation number [`ObsLog::len`].
     pub fn push(&mut self, item: T) {
+        let index = self.len;
+        let sparse = self.sparse;
+        self.tail = None;
         match self.chunks.last_mut() {
-            Some(c) if c.len() < CHUNK => c.push(item),
+            Some(c) if c.len() < CHUNK => {
+                c.push(item);
+                if sparse {
+                    self.ids.last_mut().expect("one list per chunk").push(index);
+                }
+            }
             _ => {
                 // The first chunk grows on demand (short runs stay small); later ones are
                 // allocated at full size once.
@@ -51,31 +99,100 @@ impl<T> ObsLog<T> {
                 };
                 c.push(item);
                 self.chunks.push(c);
+                if sparse {
+                    let mut ids = Vec::with_capacity(CHUNK);
+                    ids.push(index);
+                    self.ids.push(ids);
+                }
             }
         }
+        self.kept += 1;
         self.len += 1;
     }
 
-    /// The number of elements.
+    /// Leaves out `item`, an observation of `kind`: it takes the next index, no element has
+    /// it, and it is counted by kind (and kept only until the next observation, as
+    /// [`ObsLog::last_recorded`]).
+    pub fn skip(&mut self, kind: &'static str, item: T) {
+        if !self.sparse {
+            self.sparse = true;
+            // From now on positions and indices differ: the elements so far are 0, 1, ...
+            self.ids = self
+                .chunks
+                .iter()
+                .enumerate()
+                .map(|(k, c)| {
+                    let mut ids = Vec::with_capacity(c.capacity());
+                    ids.extend((0..c.len()).map(|j| (k << CHUNK_BITS) + j));
+                    ids
+                })
+                .collect();
+        }
+        self.tail = Some(item);
+        *self.skipped.entry(kind).or_insert(0) += 1;
+        self.len += 1;
+    }
+
+    /// The number of observations recorded, kept or left out (the index of the next one).
     pub fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether the log is empty.
+    /// Whether no observation was recorded.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
-    /// Element `index`, if there is one.
+    /// The number of elements kept.
+    pub fn kept(&self) -> usize {
+        self.kept
+    }
+
+    /// How many observations of `kind` were left out.
+    pub fn skipped(&self, kind: &str) -> u64 {
+        self.skipped.get(kind).copied().unwrap_or(0)
+    }
+
+    /// Observation `index` (its place among all the run's observations), if it was kept.
     pub fn get(&self, index: usize) -> Option<&T> {
-        self.chunks
-            .get(index >> CHUNK_BITS)
-            .and_then(|c| c.get(index & (CHUNK - 1)))
+        if !self.sparse {
+            return self
+                .chunks
+                .get(index >> CHUNK_BITS)
+                .and_then(|c| c.get(index & (CHUNK - 1)));
+        }
+        // The chunk whose first index is the last at or below `index`, then within it.
+        let k = self
+            .ids
+            .partition_point(|ids| ids.first().is_some_and(|&first| first <= index))
+            .checked_sub(1)?;
+        let j = self.ids[k].binary_search(&index).ok()?;
+        self.chunks[k].get(j)
+    }
+
+    /// The kept elements in order, each with its index among all observations.
+    pub fn iter_indexed(&self) -> impl DoubleEndedIterator<Item = (usize, &T)> + '_ {
+        let sparse = self.sparse;
+        self.chunks.iter().enumerate().flat_map(move |(k, c)| {
+            c.iter().enumerate().map(move |(j, x)| {
+                let index = if sparse {
+                    self.ids[k][j]
+                } else {
+                    (k << CHUNK_BITS) + j
+                };
+                (index, x)
+            })
+        })
     }
 
     /// The last element, if any.
     pub fn last(&self) -> Option<&T> {
         self.chunks.last().and_then(|c| c.last())
+    }
+
+    /// The last observation recorded, kept or left out, if any.
+    pub fn last_recorded(&self) -> Option<&T> {
+        self.tail.as_ref().or_else(|| self.last())
     }
 
     /// The first element, if any.
@@ -87,12 +204,14 @@ impl<T> ObsLog<T> {
     pub fn iter(&self) -> Iter<'_, T> {
         Iter {
             inner: self.chunks.iter().flatten(),
-            left: self.len,
+            left: self.kept,
         }
     }
 
-    /// Sorts the elements by `key`, keeping the order of equal keys (for hand-built logs).
+    /// Sorts the elements by `key`, keeping the order of equal keys (for hand-built logs
+    /// that left nothing out).
     pub fn sort_by_key<K: Ord>(&mut self, key: impl FnMut(&T) -> K) {
+        assert!(!self.sparse, "sorting a log that left observations out");
         let mut all: Vec<T> = std::mem::take(self).into_iter().collect();
         all.sort_by_key(key);
         *self = all.into_iter().collect();
@@ -104,7 +223,10 @@ impl<T> Index<usize> for ObsLog<T> {
     fn index(&self, index: usize) -> &T {
         match self.get(index) {
             Some(x) => x,
-            None => panic!("index {index} out of range for a log of {}", self.len),
+            None => panic!(
+                "observation {index} is not in this log ({} of {} kept)",
+                self.kept, self.len
+            ),
         }
     }
 }
@@ -172,7 +294,11 @@ impl<T> From<Vec<T>> for ObsLog<T> {
 
 impl<T: PartialEq> PartialEq for ObsLog<T> {
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
+        self.len == other.len
+            && self.kept == other.kept
+            && self.skipped == other.skipped
+            && self.tail == other.tail
+            && self.iter_indexed().eq(other.iter_indexed())
     }
 }
 
@@ -213,6 +339,46 @@ mod tests {
         assert_eq!(log.chunks.len(), 3);
         assert_eq!(log.chunks[1].capacity(), CHUNK);
         assert_eq!(log.chunks[2].capacity(), CHUNK);
+    }
+
+    /// Observations left out keep their indices: the kept ones are found by their index
+    /// among all of them, across chunks, and the left-out ones are counted by kind.
+    #[test]
+    fn a_left_out_observation_keeps_its_index() {
+        for n in [1, CHUNK - 1, CHUNK, 3 * CHUNK + 7] {
+            // Keep the multiples of 3, after keeping the first 5 (dense until then).
+            let mut log: ObsLog<usize> = ObsLog::new();
+            for i in 0..n {
+                if i < 5 || i % 3 == 0 {
+                    log.push(i * 10);
+                } else {
+                    log.skip(if i % 2 == 0 { "even" } else { "odd" }, i * 10);
+                }
+            }
+            let kept: Vec<usize> = (0..n).filter(|i| *i < 5 || i % 3 == 0).collect();
+            assert_eq!(log.len(), n, "n = {n}");
+            assert_eq!(log.kept(), kept.len());
+            assert_eq!(log.iter().len(), kept.len());
+            let pairs: Vec<(usize, usize)> = log.iter_indexed().map(|(i, x)| (i, *x)).collect();
+            let want: Vec<(usize, usize)> = kept.iter().map(|&i| (i, i * 10)).collect();
+            assert_eq!(pairs, want, "n = {n}");
+            for i in 0..n + 2 {
+                let want = (i < n && (i < 5 || i % 3 == 0)).then_some(i * 10);
+                assert_eq!(log.get(i).copied(), want, "n = {n}, index {i}");
+            }
+            let odd = (5..n).filter(|i| i % 3 != 0 && i % 2 == 1).count() as u64;
+            let even = (5..n).filter(|i| i % 3 != 0 && i % 2 == 0).count() as u64;
+            assert_eq!((log.skipped("odd"), log.skipped("even")), (odd, even));
+            assert_eq!(log.last_recorded().copied(), Some((n - 1) * 10));
+            assert_eq!(log.last().copied(), kept.last().map(|i| i * 10));
+        }
+        // Left out before anything was kept.
+        let mut log: ObsLog<u8> = ObsLog::new();
+        log.skip("x", 0);
+        log.push(1);
+        assert_eq!(log.get(0), None);
+        assert_eq!(log.get(1), Some(&1));
+        assert_eq!(log.last_recorded(), Some(&1));
     }
 
     #[test]

@@ -36,7 +36,7 @@ use crate::clock::{ClockConfig, LocalClock, LocalTime};
 use crate::fault::{Fault, Trigger};
 use crate::network::{DropReason, LinkModel, NetRule, Network, SendVerdict};
 use crate::node::NodeId;
-use crate::obs_log::ObsLog;
+use crate::obs_log::{ObsFilter, ObsLog};
 use crate::prefetch::prefetch;
 use crate::queue::EventQueue;
 use crate::rng::RngStream;
@@ -291,6 +291,8 @@ pub(crate) struct Core<A: Actor> {
     triggers: Vec<TriggerState>,
     obs_counts: BTreeMap<(NodeId, &'static str), u32>,
     observations: ObsLog<Observed<A::Obs>>,
+    /// Which observations `observations` keeps (all when `None`).
+    obs_filter: Option<Box<dyn ObsFilter<A::Obs>>>,
     applied: Vec<(SimTime, Fault)>,
     stats: Stats,
     /// Per-kind message counters (folded into [`Stats::messages`] by [`Sim::stats`]).
@@ -642,7 +644,17 @@ impl<A: Actor> Core<A> {
                 self.schedule_fault(at, fault);
             }
         }
-        self.observations.push(Observed { t, node, obs });
+        let observed = Observed { t, node, obs };
+        let keep = match &mut self.obs_filter {
+            Some(f) => f.keep(t, node, &observed.obs),
+            None => true,
+        };
+        if keep {
+            self.observations.push(observed);
+        } else {
+            let kind = observed.obs.kind();
+            self.observations.skip(kind, observed);
+        }
     }
 
     fn schedule_fault(&mut self, at: SimTime, fault: Fault) {
@@ -691,6 +703,7 @@ impl<A: Actor> Sim<A> {
                 triggers: Vec::new(),
                 obs_counts: BTreeMap::new(),
                 observations: ObsLog::new(),
+                obs_filter: None,
                 applied: Vec::new(),
                 stats: Stats::default(),
                 kinds: KindTable::default(),
@@ -836,6 +849,11 @@ impl<A: Actor> Sim<A> {
     /// Every observation so far, in order.
     pub fn observations(&self) -> &ObsLog<Observed<A::Obs>> {
         &self.core.observations
+    }
+    /// Keeps, from now on, only the observations `filter` keeps (every one still takes its
+    /// index, is recorded by the recorder and counts for fault triggers).
+    pub fn set_obs_filter(&mut self, filter: Box<dyn ObsFilter<A::Obs>>) {
+        self.core.obs_filter = Some(filter);
     }
     /// Moves every observation so far out of the simulation (leaving none), for a caller
     /// done with the run that would otherwise copy them.
@@ -1112,6 +1130,9 @@ impl<A: Actor> Sim<A> {
         self.core.applied.push((t, fault.clone()));
         match fault {
             Fault::Crash { node } => {
+                if let Some(f) = &mut self.core.obs_filter {
+                    f.crashed(node);
+                }
                 let n = &mut self.core.nodes[node.index()];
                 if n.up {
                     n.up = false;

@@ -618,7 +618,7 @@ impl TimelineModel {
                     from: k.from,
                     to: k.to.min(end),
                     kind: BandKind::Key {
-                        key: k.key.clone(),
+                        key: k.key.to_string(),
                         holder: k.holder.map(name),
                     },
                 });

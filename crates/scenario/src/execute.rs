@@ -5,7 +5,9 @@ use crate::build::{build, clock_of};
 use crate::plan::Plan;
 use crate::schema::{Expectation, Scenario};
 use serde::{Deserialize, Serialize};
-use splitbrain_check::{check, CheckReport, CheckSpec, Invariant, Outcome, RunRecord, Verdict};
+use splitbrain_check::{
+    check, CheckReport, CheckSpec, Invariant, ObsNeeds, Outcome, RunRecord, Verdict,
+};
 use splitbrain_engine::{EventOf, Recorder, SimError, SimTime, Stats, TraceSummary, TRACE_FORMAT};
 use splitbrain_protocols::Node;
 
@@ -246,15 +248,47 @@ fn describe_action(f: &crate::schema::FaultSpec) -> String {
     }
 }
 
-/// Runs `plan` with `seed`, recording into `recorder` if given.
+/// Which observations a run keeps in its [`RunResult::record`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Every observation: for charts, views, narration's facts and comparisons.
+    All,
+    /// Only those the checkers, the metrics and the report read ([`ObsNeeds`]): the others
+    /// are counted by kind. Verdicts, evidence (which cites observations by their index among
+    /// all of them) and metrics are the same as with [`Keep::All`]; the record's memory grows
+    /// far less with the run's length (issue 11 §4).
+    Checked,
+}
+
+/// Runs `plan` with `seed`, recording into `recorder` if given; the record keeps every
+/// observation.
 pub fn execute(
     plan: &Plan,
     seed: u64,
     recorder: Option<Recorder<Event>>,
 ) -> std::io::Result<RunResult> {
+    execute_keeping(plan, seed, recorder, Keep::All)
+}
+
+/// [`execute`], keeping the observations `keep` names.
+pub fn execute_keeping(
+    plan: &Plan,
+    seed: u64,
+    recorder: Option<Recorder<Event>>,
+    keep: Keep,
+) -> std::io::Result<RunResult> {
     let mut sim = build(plan, seed);
     if let Some(r) = recorder {
         sim.set_recorder(r);
+    }
+    if keep == Keep::Checked {
+        // `untriggered` reads every observation of a kind a `when` fault names.
+        let when = plan
+            .scenario
+            .faults
+            .iter()
+            .filter_map(|f| f.when.as_ref().map(|w| w.observed.clone()));
+        sim.set_obs_filter(Box::new(ObsNeeds::new(when)));
     }
     let end = SimTime(plan.scenario.duration.0.as_nanos());
     let bound = sim.run_until(end).err();
@@ -270,6 +304,10 @@ pub fn execute(
         .collect();
     let record_end = if bound.is_none() { end } else { sim.now() };
     let record = RunRecord::from_sim(&mut sim, clocks, record_end);
+    let stats = sim.stats();
+    // The simulation (its event queue, actors and message store) is freed before the
+    // checkers build their truth, which can then reuse its memory.
+    drop(sim);
     let spec = check_spec(&plan.scenario);
     let mut report = check(&record, &spec);
     if let Some(b) = &bound {
@@ -313,7 +351,7 @@ pub fn execute(
         seed,
         record,
         report,
-        stats: sim.stats(),
+        stats,
         bound,
         trace,
         expectations,

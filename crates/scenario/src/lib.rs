@@ -39,4 +39,6 @@ pub fn json_schema() -> String {
 }
 
 pub use build::build;
-pub use execute::{check_spec, execute, Event, ExpectationResult, RunResult, TraceHeader};
+pub use execute::{
+    check_spec, execute, execute_keeping, Event, ExpectationResult, Keep, RunResult, TraceHeader,
+};

@@ -59,7 +59,7 @@ pub fn single_leader(record: &RunRecord) -> Verdict {
 /// with every claim of that term as evidence.
 pub fn single_leader_per_term(record: &RunRecord) -> Verdict {
     let mut by_term: std::collections::BTreeMap<u64, Vec<usize>> = Default::default();
-    for (i, o) in record.observations.iter().enumerate() {
+    for (i, o) in record.observations.iter_indexed() {
         if let Obs::LeaderClaim { term } = o.obs {
             by_term.entry(term).or_default().push(i);
         }
@@ -179,8 +179,7 @@ pub fn eventual_leader(record: &RunRecord, settle: SimDuration) -> Verdict {
             let forgot_at = live.down(p).iter().map(|d| d.0).filter(|&c| c <= end).max();
             let known = record
                 .observations
-                .iter()
-                .enumerate()
+                .iter_indexed()
                 .rev()
                 .filter(|(_, o)| o.node == p && o.t <= end && forgot_at.map_or(true, |c| o.t >= c))
                 .filter_map(|(i, o)| match o.obs {

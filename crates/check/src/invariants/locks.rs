@@ -86,8 +86,7 @@ pub(crate) fn holder_writes_only_in(shared: &Shared) -> Verdict {
     let record = shared.record;
     let writes: Vec<usize> = record
         .observations
-        .iter()
-        .enumerate()
+        .iter_indexed()
         .filter(|(_, o)| matches!(o.obs, Obs::WriteAccepted { .. }))
         .map(|(i, _)| i)
         .collect();
@@ -142,7 +141,7 @@ pub(crate) fn holder_writes_only_in(shared: &Shared) -> Verdict {
                     let who = h
                         .holder
                         .map_or("an unknown client".to_string(), |n| record.name(n));
-                    format!("{who} truly held {} ({})", h.lock, h.what)
+                    format!("{who} truly held {} ({})", h.lock, h.what())
                 })
                 .collect();
             held.join(" and ")
@@ -228,7 +227,11 @@ pub(crate) fn validity_within_truth_in(shared: &Shared) -> Verdict {
             clocks.true_time_of_mono(b.node, record.observations[i].t, local)
         };
         let mut believed = (believed_at(b.start, valid_until_local.0), b.start);
-        for (i, o) in record.observations.iter().enumerate().skip(b.start + 1) {
+        for (i, o) in record
+            .observations
+            .iter_indexed()
+            .skip_while(|(i, _)| *i <= b.start)
+        {
             if o.t >= b.to {
                 break;
             }
@@ -263,7 +266,7 @@ pub(crate) fn validity_within_truth_in(shared: &Shared) -> Verdict {
             evidence.extend(h.ended_by.iter().map(|f| f.evidence(record)));
         }
         let truly = match hold {
-            Some(h) => format!("its hold ({}) truly ended at {true_end}", h.what),
+            Some(h) => format!("its hold ({}) truly ended at {true_end}", h.what()),
             None => "the servers never truly held it for it".to_string(),
         };
         let summary = format!(

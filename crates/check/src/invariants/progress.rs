@@ -51,8 +51,7 @@ pub(crate) fn lock_progress_in(shared: &Shared, window: SimDuration) -> Verdict 
     let owed = owed_time(shared);
     let acquisitions: Vec<(SimTime, usize)> = record
         .observations
-        .iter()
-        .enumerate()
+        .iter_indexed()
         .filter(|(_, o)| matches!(o.obs, Obs::LockAcquired { .. } | Obs::LockRenewed { .. }))
         .map(|(i, o)| (o.t, i))
         .collect();

@@ -25,7 +25,7 @@ pub fn state_machine_safety(record: &RunRecord) -> Verdict {
     let mut first: BTreeMap<u64, (u64, u64, usize)> = BTreeMap::new();
     let mut reported: BTreeSet<u64> = BTreeSet::new();
     let mut violations = Vec::new();
-    for (i, o) in record.observations.iter().enumerate() {
+    for (i, o) in record.observations.iter_indexed() {
         let Obs::RaftApplied {
             index,
             term,

@@ -39,7 +39,7 @@ type Accepted = (usize, NodeId, Option<u64>, Option<u64>, bool);
 
 fn accepted_by_storage(record: &RunRecord) -> BTreeMap<NodeId, Vec<Accepted>> {
     let mut out: BTreeMap<NodeId, Vec<Accepted>> = BTreeMap::new();
-    for (i, o) in record.observations.iter().enumerate() {
+    for (i, o) in record.observations.iter_indexed() {
         if let Obs::WriteAccepted {
             writer,
             token,
@@ -199,7 +199,7 @@ pub fn fencing_monotonic(record: &RunRecord) -> Verdict {
 /// its first to its last applied write.
 pub fn exactly_once_effects(record: &RunRecord) -> Verdict {
     let mut applied: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
-    for (i, o) in record.observations.iter().enumerate() {
+    for (i, o) in record.observations.iter_indexed() {
         if let Obs::WriteAccepted {
             job: Some(job),
             applied: true,

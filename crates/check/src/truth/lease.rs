@@ -35,7 +35,6 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
                 service,
                 token: g.token,
             },
-            what: format!("lease grant with token {}", g.token),
             from: g.since,
             to: t,
             started_by: vec![g.start],

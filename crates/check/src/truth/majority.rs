@@ -62,22 +62,21 @@ pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Hold> {
     }
     let held = &groups.as_primary(held, record.horizon())[..];
     let sets = lock_instances(record);
-    // Key pieces per (key, value).
-    let mut by_value: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
-    for (i, h) in held.iter().enumerate() {
-        by_value
-            .entry((h.key.as_str(), h.value.as_str()))
-            .or_default()
-            .push(i);
-    }
+    // Key pieces grouped by (key, value), in (key, value) order, each group in piece order
+    // (one sorted list of indices, not a list per value: a long run has thousands of values).
+    let mut order: Vec<usize> = (0..held.len()).collect();
+    order.sort_by(|&a, &b| (&held[a].key, &held[a].value).cmp(&(&held[b].key, &held[b].value)));
     let mut out = Vec::new();
-    for ((key, value), idx) in by_value {
+    for group in
+        order.chunk_by(|&a, &b| held[a].key == held[b].key && held[a].value == held[b].value)
+    {
+        let (key, value) = (&*held[group[0]].key, &*held[group[0]].value);
         let key_sets: Vec<Vec<NodeId>> = match sets.get(key) {
             Some(s) => s.iter().cloned().collect(),
             None => vec![all.clone()],
         };
         for instances in key_sets {
-            let idx: Vec<usize> = idx
+            let idx: Vec<usize> = group
                 .iter()
                 .copied()
                 .filter(|&i| instances.contains(&held[i].instance))
@@ -120,7 +119,6 @@ fn majority_windows(
                 value: value.to_string(),
                 instances: instances.to_vec(),
             },
-            what: format!("value {value} on a majority ({majority} of {n}) of Redis instances"),
             from: o.from,
             to: o.to,
             started_by,
@@ -181,17 +179,10 @@ mod tests {
         .end(ms(10_000))
         .build();
         let truth = Truth::new(&r, &WallClocks::new(&r));
-        let spans: Vec<(&str, Option<u32>, SimTime, &str)> = truth
+        let spans: Vec<(&str, Option<u32>, SimTime, String)> = truth
             .holds
             .iter()
-            .map(|h| {
-                (
-                    h.lock.as_str(),
-                    h.holder.map(|n| n.0),
-                    h.from,
-                    h.what.as_str(),
-                )
-            })
+            .map(|h| (h.lock.as_str(), h.holder.map(|n| n.0), h.from, h.what()))
             .collect();
         assert_eq!(
             spans,
@@ -200,13 +191,13 @@ mod tests {
                     "lock-x",
                     Some(2),
                     ms(1),
-                    "value v1 on a majority (1 of 1) of Redis instances"
+                    "value v1 on a majority (1 of 1) of Redis instances".to_string()
                 ),
                 (
                     "lock",
                     Some(3),
                     ms(3_001),
-                    "value v2 on a majority (1 of 1) of Redis instances"
+                    "value v2 on a majority (1 of 1) of Redis instances".to_string()
                 ),
             ]
         );
@@ -274,7 +265,7 @@ mod tests {
             }
             let r = b.build();
             let truth = Truth::new(&r, &WallClocks::new(&r));
-            let got: Vec<&str> = truth.holds.iter().map(|h| h.what.as_str()).collect();
+            let got: Vec<String> = truth.holds.iter().map(|h| h.what()).collect();
             assert_eq!(got, expect, "{key} on {on:?}");
         }
     }

@@ -38,9 +38,6 @@ pub struct Hold {
     pub holder: Option<NodeId>,
     /// Which server state makes it a hold.
     pub source: HoldSource,
-    /// What the hold is, in words ("lease grant with token 17", "value v1 on a majority (2 of
-    /// 3) of Redis instances").
-    pub what: String,
     /// Start, true time.
     pub from: SimTime,
     /// End, true time (exclusive).
@@ -142,6 +139,25 @@ pub(crate) struct HoldId {
 }
 
 impl Hold {
+    /// What the hold is, in words ("lease grant with token 17", "value v1 on a majority (2 of
+    /// 3) of Redis instances"): put in words when a verdict cites it, not kept with every
+    /// hold (issue 11 §4).
+    pub fn what(&self) -> String {
+        match &self.source {
+            HoldSource::Lease { token, .. } => format!("lease grant with token {token}"),
+            HoldSource::RedisMajority { value, instances } => {
+                let n = instances.len();
+                format!(
+                    "value {value} on a majority ({} of {n}) of Redis instances",
+                    n / 2 + 1
+                )
+            }
+            HoldSource::Raft { revision, .. } => {
+                format!("key with create revision {revision} in the committed Raft log")
+            }
+        }
+    }
+
     /// Whether this hold is the one `id` names.
     pub(crate) fn is(&self, id: &HoldId) -> bool {
         match &self.source {
@@ -240,7 +256,6 @@ mod tests {
             lock: "l".to_string(),
             holder: Some(id(1)),
             source,
-            what: String::new(),
             from: ms(0),
             to: ms(1),
             started_by: vec![],

@@ -38,13 +38,12 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
             revision,
             replicas: replicas.clone(),
         },
-        what: format!("key with create revision {revision} in the committed Raft log"),
         from: o.since,
         to,
         started_by: vec![o.start],
         ended_by: end.into_iter().collect(),
     };
-    for (index, ob) in record.observations.iter().enumerate() {
+    for (index, ob) in record.observations.iter_indexed() {
         match &ob.obs {
             Obs::RaftKeyCreated {
                 lock,

@@ -8,7 +8,23 @@ use crate::timeline::{fmt_wall, steps, take_node, Step};
 use crate::verdict::{Evidence, Source};
 use splitbrain_engine::{NodeId, SimTime, WallTime};
 use splitbrain_protocols::Obs;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// One shared copy of each distinct string (keys and values), for the pieces.
+#[derive(Default)]
+struct Strings(BTreeSet<Arc<str>>);
+
+impl Strings {
+    fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.0.get(s) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(s);
+        self.0.insert(a.clone());
+        a
+    }
+}
 
 /// One Redis instance holding `value` at `key` over `[from, to)` (true time, ns): from the
 /// instance's `SET` (or its restart with the key) until `DEL` (a deletion by lazy expiry
@@ -25,10 +41,11 @@ use std::collections::BTreeMap;
 pub struct KeyHold {
     /// The Redis instance.
     pub instance: NodeId,
-    /// The key.
-    pub key: String,
-    /// The value it holds.
-    pub value: String,
+    /// The key (one string shared by every piece of the key).
+    pub key: Arc<str>,
+    /// The value it holds (one string shared by every piece holding it, on any instance: a
+    /// long run has thousands of pieces and a value is on several instances).
+    pub value: Arc<str>,
     /// The client that reported acquiring lock `key` with `value` (the first to), if any.
     pub holder: Option<NodeId>,
     /// Start, true time.
@@ -44,7 +61,7 @@ pub struct KeyHold {
 
 /// An open Redis key on one instance.
 struct KeySeg {
-    value: String,
+    value: Arc<str>,
     deadline: Option<WallTime>,
     since: SimTime,
     start: Fact,
@@ -81,7 +98,9 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
         .filter(|o| is_instance(o.node) && matches!(o.obs, Obs::RedisKeySet { .. }))
         .count();
     let mut held: Vec<KeyHold> = Vec::with_capacity(sets);
+    let mut strings = Strings::default();
     let close = |held: &mut Vec<KeyHold>,
+                 strings: &mut Strings,
                  node: NodeId,
                  key: String,
                  seg: KeySeg,
@@ -92,6 +111,7 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
             Some(d) => clocks.live_pieces(node, seg.since, t, d),
         };
         let n = pieces.len();
+        let shared_key = strings.get(&key);
         for (i, (from, to, expired)) in pieces.into_iter().enumerate() {
             let end = match expired {
                 Some(wall) => Some(Fact::derived(Evidence {
@@ -110,9 +130,9 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
             };
             held.push(KeyHold {
                 instance: node,
-                key: key.clone(),
+                key: shared_key.clone(),
                 value: seg.value.clone(),
-                holder: owner.get(&(key.as_str(), seg.value.as_str())).copied(),
+                holder: owner.get(&(key.as_str(), &*seg.value)).copied(),
                 from,
                 to,
                 start: seg.start.clone(),
@@ -136,12 +156,20 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
                         deadline_wall,
                     } => {
                         if let Some(seg) = open.remove(&(node, key.clone())) {
-                            close(&mut held, node, key.clone(), seg, t, Some(ev()));
+                            close(
+                                &mut held,
+                                &mut strings,
+                                node,
+                                key.clone(),
+                                seg,
+                                t,
+                                Some(ev()),
+                            );
                         }
                         open.insert(
                             (node, key.clone()),
                             KeySeg {
-                                value: value.clone(),
+                                value: strings.get(value),
                                 deadline: *deadline_wall,
                                 since: t,
                                 start: ev(),
@@ -152,7 +180,7 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
                         if let Some(seg) = open.remove(&(node, key.clone())) {
                             let value = seg.value.clone();
                             let start = seg.start.clone();
-                            close(&mut held, node, key.clone(), seg, t, None);
+                            close(&mut held, &mut strings, node, key.clone(), seg, t, None);
                             open.insert(
                                 (node, key.clone()),
                                 KeySeg {
@@ -166,23 +194,39 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
                     }
                     Obs::RedisKeyDeleted { key } => {
                         if let Some(seg) = open.remove(&(node, key.clone())) {
-                            close(&mut held, node, key.clone(), seg, t, Some(ev()));
+                            close(
+                                &mut held,
+                                &mut strings,
+                                node,
+                                key.clone(),
+                                seg,
+                                t,
+                                Some(ev()),
+                            );
                         }
                     }
                     Obs::RedisRestarted { keys } => {
                         // Serving again: it holds exactly what it came back with (its
                         // persistence decides); whatever it held when it went down is gone.
                         for (k, seg) in take_node(&mut open, node) {
-                            close(&mut held, k.0, k.1, seg, t, Some(ev()));
+                            close(&mut held, &mut strings, k.0, k.1, seg, t, Some(ev()));
                         }
                         for (key, value, deadline) in keys {
                             if let Some(seg) = open.remove(&(node, key.clone())) {
-                                close(&mut held, node, key.clone(), seg, t, Some(ev()));
+                                close(
+                                    &mut held,
+                                    &mut strings,
+                                    node,
+                                    key.clone(),
+                                    seg,
+                                    t,
+                                    Some(ev()),
+                                );
                             }
                             open.insert(
                                 (node, key.clone()),
                                 KeySeg {
-                                    value: value.clone(),
+                                    value: strings.get(value),
                                     deadline: *deadline,
                                     since: t,
                                     start: ev(),
@@ -202,7 +246,7 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
     }
     let horizon = record.horizon();
     for ((node, key), seg) in std::mem::take(&mut open) {
-        close(&mut held, node, key, seg, horizon, None);
+        close(&mut held, &mut strings, node, key, seg, horizon, None);
     }
     held.retain(|h| h.from < h.to);
     held
@@ -424,7 +468,7 @@ mod tests {
                 .into_iter()
                 .map(|k| {
                     (
-                        k.value,
+                        k.value.to_string(),
                         k.holder.map(|n| n.0),
                         k.from,
                         k.to,

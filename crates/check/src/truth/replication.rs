@@ -36,7 +36,7 @@ impl Groups {
                 .entry(r)
                 .or_insert_with(|| vec![(SimTime(0), r, None)]);
         }
-        for (i, o) in record.observations.iter().enumerate() {
+        for (i, o) in record.observations.iter_indexed() {
             if let Obs::RedisPromoted { .. } = o.obs {
                 if let Some(r) = root.get(&o.node) {
                     let ev = Fact::obs(record, i);
