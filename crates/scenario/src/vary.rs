@@ -95,13 +95,13 @@ impl std::str::FromStr for Vary {
 }
 
 /// Whether two `--vary` texts stand for the same value: the same text, the same duration
-/// (`5s`, `5000ms`) or the same number (`1`, `1.0`).
+/// (`5s`, `5000ms`, or `5000000000`, integer ns beside a duration) or the same number (`1`,
+/// `1.0`).
 fn same_value(a: &str, b: &str) -> bool {
-    use crate::duration::parse_duration_ns;
     if a == b {
         return true;
     }
-    if let (Ok(x), Ok(y)) = (parse_duration_ns(a), parse_duration_ns(b)) {
+    if let Some([x, y]) = crate::duration::durations_ns(&[a, b]).as_deref() {
         return x == y;
     }
     matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
@@ -388,6 +388,9 @@ mod tests {
         );
         assert!(err("x=1,1.0").contains("`1` and `1.0`, the same value"));
         assert!("x=1,10,true,false".parse::<Vary>().is_ok());
+        // Beside a duration, an integer is integer ns (as --set and --vary read it).
+        assert!(err("nodes.c.ttl=5s,5000000000").contains("`5s` and `5000000000`, the same value"));
+        assert!("nodes.c.ttl=5s,5".parse::<Vary>().is_ok());
     }
 
     #[test]
