@@ -44,7 +44,11 @@ pub fn durations_ns(texts: &[&str]) -> Option<Vec<u64>> {
     }
     texts
         .iter()
-        .map(|t| parse_duration_ns(t).ok().or_else(|| t.trim().parse::<u64>().ok()))
+        .map(|t| {
+            parse_duration_ns(t)
+                .ok()
+                .or_else(|| t.trim().parse::<u64>().ok())
+        })
         .collect()
 }
 
