@@ -261,6 +261,27 @@ fn a_window_that_ends_before_it_starts_is_exit_2_with_nothing_written() {
     let o = splitbrain(&["view", t, "-o", h, "--from", "12s", "--to", "4s"]);
     assert_eq!(code(&o), 2);
     assert!(!html.exists());
+
+    // A window past the run's end (40 s): the message quotes what was given, not a --to
+    // clamped to the end ("--from 100.000 s must be before --to 40.000 s").
+    let svg = dir.path().join("c.svg");
+    let o = splitbrain(&[
+        "chart",
+        t,
+        "-o",
+        svg.to_str().unwrap(),
+        "--from",
+        "100s",
+        "--to",
+        "200s",
+    ]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("--from 100.000 s is not before the end of the run (40.000 s)"),
+        "{err}"
+    );
+    assert!(!svg.exists());
 }
 
 /// Regression: `check DIR` where DIR holds links back to itself (`self -> .`, `again -> DIR`)
