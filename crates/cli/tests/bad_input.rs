@@ -386,3 +386,39 @@ fn set_takes_an_integer_duration_as_nanoseconds() {
     ]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// Regression: drawing flags that nothing uses were silently ignored (`run --from 5s` with no
+/// chart or view, `run --json --narrate` dropped the narration, `sweep --log-x` with no chart).
+#[test]
+fn flags_that_nothing_would_use_are_refused() {
+    for (args, says) in [
+        (
+            vec!["run", LESSON, "--from", "5s"],
+            "--from/--to applies to --chart or --view, and none is given",
+        ),
+        (
+            vec!["run", LESSON, "--clocks"],
+            "--clocks applies to --chart",
+        ),
+        (
+            vec!["run", LESSON, "--hide", "HEARTBEAT"],
+            "--hide applies to --chart or --narrate",
+        ),
+        (
+            vec!["run", LESSON, "--json", "--narrate"],
+            "cannot be used with",
+        ),
+        (
+            vec!["sweep", LESSON, "--seeds", "0..2", "--log-x"],
+            "--chart",
+        ),
+    ] {
+        let o = splitbrain(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // Used, they are accepted.
+    let o = splitbrain(&["run", LESSON, "--narrate", "--hide", "HEARTBEAT"]);
+    assert_eq!(code(&o), 0);
+}
