@@ -422,3 +422,25 @@ fn flags_that_nothing_would_use_are_refused() {
     let o = splitbrain(&["run", LESSON, "--narrate", "--hide", "HEARTBEAT"]);
     assert_eq!(code(&o), 0);
 }
+
+/// Regression: with `--set`, the edited file was pretty-printed before validation, so errors
+/// named lines the user's file does not have (`:39:14` in a one-line file). The new value now
+/// takes the old one's place in the text: the error is on the file's own line.
+#[test]
+fn a_set_error_points_into_the_users_own_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let one_line = dir.path().join("one.json");
+    let text =
+        std::fs::read_to_string(repo().join("scenarios/05-lease-gc-pause-unfenced.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    std::fs::write(&one_line, serde_json::to_string(&v).unwrap()).unwrap();
+    let f = one_line.to_str().unwrap();
+    let o = splitbrain(&["run", f, "--set", "nodes.client-1.ttl=abc"]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("{f} [nodes.client-1.ttl=abc]:1:")),
+        "{err}"
+    );
+    assert!(err.contains("nodes.client-1.ttl"), "{err}");
+}
