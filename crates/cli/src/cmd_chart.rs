@@ -71,13 +71,22 @@ impl DrawArgs {
             _ => (self.from, self.to),
         };
         let from = SimTime(wf.unwrap_or(0));
-        let to = SimTime(wt.unwrap_or(end.0)).min(end);
-        if from >= to {
+        let asked_to = SimTime(wt.unwrap_or(end.0));
+        let what = if self.from.is_some() || self.to.is_some() {
+            "--from"
+        } else {
+            "the lesson's chart window, which starts at"
+        };
+        if from >= end {
             return Err(BadInput(format!(
-                "--from {from} must be before --to {to} (the run lasts {end})"
+                "{what} {from} is not before the end of the run ({end}): nothing to draw"
             ))
             .into());
         }
+        if from >= asked_to {
+            return Err(BadInput(format!("--from {from} must be before --to {asked_to}")).into());
+        }
+        let to = asked_to.min(end);
         Ok(ChartOptions {
             window: Some((from, to)),
             hide_kinds: self.hide_kinds.clone(),

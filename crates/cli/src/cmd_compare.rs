@@ -133,6 +133,14 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
             .get(i)
             .cloned()
             .unwrap_or_else(|| plan.scenario.name.clone());
+        if label.trim().is_empty() {
+            return Err(exit::BadInput(format!(
+                "--label {:?} for {}: a label cannot be empty: it heads the design's column",
+                label,
+                f.display()
+            ))
+            .into());
+        }
         if designs.iter().any(|d| d.label == label) {
             return Err(exit::BadInput(format!(
                 "two designs are labelled {label:?}: give each a distinct --label"

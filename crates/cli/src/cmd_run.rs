@@ -31,7 +31,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "OUT.jsonl")]
     pub trace: Option<PathBuf>,
     /// Print one machine-readable JSON summary instead of text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "narrate")]
     pub json: bool,
     /// Tell the run as a story, step by step.
     #[arg(long)]
@@ -50,6 +50,33 @@ pub struct RunArgs {
     /// Chart drawing flags (with --chart).
     #[command(flatten)]
     pub draw: crate::cmd_chart::DrawArgs,
+}
+
+/// Refuses drawing flags that nothing would use: `--from`/`--to` without `--chart` or
+/// `--view`, `--clocks`/`--no-messages`/`--hide` without `--chart` (`--hide` also serves
+/// `--narrate`) (they were silently ignored).
+fn unused_drawing_flags(a: &RunArgs) -> Result<()> {
+    let d = &a.draw;
+    let unused = |flag: &str, used_by: &str| -> Result<()> {
+        Err(exit::BadInput(format!(
+            "{flag} applies to {used_by}, and none is given: add one, or drop {flag}"
+        ))
+        .into())
+    };
+    let (chart, view) = (a.chart.is_some(), a.view.is_some());
+    if (d.from.is_some() || d.to.is_some()) && !chart && !view {
+        return unused("--from/--to", "--chart or --view");
+    }
+    if d.clocks && !chart {
+        return unused("--clocks", "--chart");
+    }
+    if d.no_messages && !chart {
+        return unused("--no-messages", "--chart");
+    }
+    if !d.hide_kinds.is_empty() && !chart && !a.narrate {
+        return unused("--hide", "--chart or --narrate");
+    }
+    Ok(())
 }
 
 /// Runs `run`.
@@ -72,6 +99,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
     };
     // A window that ends before it starts fails now, before any output is written.
     crate::cmd_view::window(a.draw.from, a.draw.to)?;
+    unused_drawing_flags(&a)?;
     let seed = a.seed.unwrap_or(plan.scenario.seed);
     // The file as the summary names it: with its settings, so the reproduce line
     // (`splitbrain run FILE --set PATH=V --seed N`) runs this very scenario.

@@ -67,7 +67,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "OUT.svg|png")]
     pub chart: Option<PathBuf>,
     /// With --chart and one numeric --vary: a logarithmic x axis (every value above zero).
-    #[arg(long)]
+    #[arg(long, requires = "chart")]
     pub log_x: bool,
     /// Give every line of the results file its trace hash (the hash `run --trace` prints for
     /// that seed). Off by default: hashing serialises every event of every run, most of a

@@ -261,6 +261,27 @@ fn a_window_that_ends_before_it_starts_is_exit_2_with_nothing_written() {
     let o = splitbrain(&["view", t, "-o", h, "--from", "12s", "--to", "4s"]);
     assert_eq!(code(&o), 2);
     assert!(!html.exists());
+
+    // A window past the run's end (40 s): the message quotes what was given, not a --to
+    // clamped to the end ("--from 100.000 s must be before --to 40.000 s").
+    let svg = dir.path().join("c.svg");
+    let o = splitbrain(&[
+        "chart",
+        t,
+        "-o",
+        svg.to_str().unwrap(),
+        "--from",
+        "100s",
+        "--to",
+        "200s",
+    ]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("--from 100.000 s is not before the end of the run (40.000 s)"),
+        "{err}"
+    );
+    assert!(!svg.exists());
 }
 
 /// Regression: `check DIR` where DIR holds links back to itself (`self -> .`, `again -> DIR`)
@@ -364,4 +385,62 @@ fn set_takes_an_integer_duration_as_nanoseconds() {
         "duration=30000000000,40s",
     ]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Regression: drawing flags that nothing uses were silently ignored (`run --from 5s` with no
+/// chart or view, `run --json --narrate` dropped the narration, `sweep --log-x` with no chart).
+#[test]
+fn flags_that_nothing_would_use_are_refused() {
+    for (args, says) in [
+        (
+            vec!["run", LESSON, "--from", "5s"],
+            "--from/--to applies to --chart or --view, and none is given",
+        ),
+        (
+            vec!["run", LESSON, "--clocks"],
+            "--clocks applies to --chart",
+        ),
+        (
+            vec!["run", LESSON, "--hide", "HEARTBEAT"],
+            "--hide applies to --chart or --narrate",
+        ),
+        (
+            vec!["run", LESSON, "--json", "--narrate"],
+            "cannot be used with",
+        ),
+        (
+            vec!["sweep", LESSON, "--seeds", "0..2", "--log-x"],
+            "--chart",
+        ),
+    ] {
+        let o = splitbrain(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // Used, they are accepted.
+    let o = splitbrain(&["run", LESSON, "--narrate", "--hide", "HEARTBEAT"]);
+    assert_eq!(code(&o), 0);
+}
+
+/// Regression: with `--set`, the edited file was pretty-printed before validation, so errors
+/// named lines the user's file does not have (`:39:14` in a one-line file). The new value now
+/// takes the old one's place in the text: the error is on the file's own line.
+#[test]
+fn a_set_error_points_into_the_users_own_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let one_line = dir.path().join("one.json");
+    let text =
+        std::fs::read_to_string(repo().join("scenarios/05-lease-gc-pause-unfenced.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    std::fs::write(&one_line, serde_json::to_string(&v).unwrap()).unwrap();
+    let f = one_line.to_str().unwrap();
+    let o = splitbrain(&["run", f, "--set", "nodes.client-1.ttl=abc"]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("{f} [nodes.client-1.ttl=abc]:1:")),
+        "{err}"
+    );
+    assert!(err.contains("nodes.client-1.ttl"), "{err}");
 }

@@ -164,6 +164,12 @@ fn bad_input_is_exit_2_with_the_reason() {
             "two designs are labelled",
         ),
         (
+            vec![
+                "compare", LEASE, REDLOCK, "--seeds", "0..2", "--label", "a", "--label", " ",
+            ],
+            "a label cannot be empty",
+        ),
+        (
             vec!["compare", LEASE, "nope.json", "--seeds", "0..2"],
             "nope.json: no such file",
         ),

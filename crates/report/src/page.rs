@@ -130,11 +130,14 @@ pub fn lesson_page(
     let _ = writeln!(out, "## Reproduce\n");
     let _ = writeln!(out, "```sh");
     let _ = writeln!(out, "{}", reproduce_command(links.scenario_arg, r.seed));
-    let _ = writeln!(
-        out,
-        "splitbrain run {} --narrate --hide HEARTBEAT",
-        links.scenario_arg
-    );
+    // `--hide HEARTBEAT` only where there are heartbeats (it printed "matches no message" on
+    // the Redis lessons).
+    let hide = if r.stats.messages.contains_key("HEARTBEAT") {
+        " --hide HEARTBEAT"
+    } else {
+        ""
+    };
+    let _ = writeln!(out, "splitbrain run {} --narrate{hide}", links.scenario_arg);
     let _ = writeln!(
         out,
         "splitbrain run {} --chart {}",

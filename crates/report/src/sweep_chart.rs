@@ -18,7 +18,7 @@ use crate::chart::canvas::{
 use crate::chart::{png_surface, svg_surface, ChartError, ChartFormat};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
-use splitbrain_scenario::duration::parse_duration_ns;
+use splitbrain_scenario::duration::durations_ns;
 
 /// One point of a series: the violation rate at one parameter value and its interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,11 +78,8 @@ pub fn numeric_axis(values: &[String]) -> Option<(Vec<f64>, Option<&'static str>
     if let Some(n) = nums {
         return Some((n, None));
     }
-    let durs: Option<Vec<f64>> = values
-        .iter()
-        .map(|v| parse_duration_ns(v).ok().map(|ns| ns as f64 / 1e9))
-        .collect();
-    durs.map(|d| (d, Some("s")))
+    let texts: Vec<&str> = values.iter().map(String::as_str).collect();
+    durations_ns(&texts).map(|d| (d.iter().map(|&ns| ns as f64 / 1e9).collect(), Some("s")))
 }
 
 /// Whether `values` can be drawn on a log axis; the reason if not.
@@ -556,6 +553,13 @@ mod tests {
             "{x0} {x200} {x1000}"
         );
         assert!(x("100").is_none(), "100 is a value, not a tick");
+    }
+
+    #[test]
+    fn an_integer_beside_durations_is_integer_ns_on_the_duration_axis() {
+        let (xs, unit) = numeric_axis(&["2s".into(), "5000000000".into(), "8s".into()]).unwrap();
+        assert_eq!((xs, unit), (vec![2.0, 5.0, 8.0], Some("s")));
+        assert_eq!(numeric_axis(&["2s".into(), "x".into()]), None);
     }
 
     #[test]

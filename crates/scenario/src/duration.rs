@@ -33,6 +33,25 @@ const UNITS: &[(&str, u64)] = &[
     ("h", 3_600_000_000_000),
 ];
 
+/// The durations, ns, that `texts` stand for as the values of one duration field, as
+/// `--set`/`--vary` read them: `"<number><unit>"`, or a bare integer, which is integer
+/// nanoseconds (as a duration written as a JSON number in a scenario file). `None` unless at
+/// least one text has a unit (plain numbers are not durations) and every text is one of the
+/// two forms.
+pub fn durations_ns(texts: &[&str]) -> Option<Vec<u64>> {
+    if !texts.iter().any(|t| parse_duration_ns(t).is_ok()) {
+        return None;
+    }
+    texts
+        .iter()
+        .map(|t| {
+            parse_duration_ns(t)
+                .ok()
+                .or_else(|| t.trim().parse::<u64>().ok())
+        })
+        .collect()
+}
+
 /// Parses `"<number><unit>"` (units ns, us, µs, ms, s, m/min, h; the number may have a
 /// decimal fraction) into nanoseconds, exactly. Errors say what was expected.
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {

@@ -123,6 +123,7 @@ pub fn did_you_mean<'a>(
 /// Appends "did you mean `x`?" to a serde message of the form
 /// "unknown field `ttll`, expected one of `ttl`, ..." or "unknown variant ...".
 pub fn with_suggestion(message: &str) -> String {
+    let message = &in_plain_words(message);
     let ticked: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
     if (message.starts_with("unknown field") || message.starts_with("unknown variant"))
         && ticked.len() > 1
@@ -134,9 +135,66 @@ pub fn with_suggestion(message: &str) -> String {
     message.to_string()
 }
 
+/// serde's message with Rust's type names said in the scenario format's words: "invalid
+/// type: null, expected struct FaultSpec" is "found null, expected an object"; `u32` is an
+/// integer in its range, `i64` an integer, `f64` a number, "a sequence" a list `[...]`,
+/// "a map" and any struct or enum an object `{...}`.
+pub fn in_plain_words(message: &str) -> String {
+    let Some((head, expected)) = message.rsplit_once(", expected ") else {
+        return message.to_string();
+    };
+    let said = match expected {
+        "u8" => format!("an integer in 0..={}", u8::MAX),
+        "u16" => format!("an integer in 0..={}", u16::MAX),
+        "u32" => format!("an integer in 0..={}", u32::MAX),
+        "u64" | "usize" => format!("an integer in 0..={}", u64::MAX),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "an integer".to_string(),
+        "f32" | "f64" => "a number".to_string(),
+        "a sequence" => "a list `[...]`".to_string(),
+        "a map" => "an object `{...}`".to_string(),
+        e if e.starts_with("struct ") || e.starts_with("internally tagged enum ") => {
+            "an object `{...}`".to_string()
+        }
+        _ => return message.to_string(),
+    };
+    let head = head
+        .replace("invalid type: map", "invalid type: an object")
+        .replace("invalid type: sequence", "invalid type: a list");
+    format!("{head}, expected {said}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rust_type_names_are_said_in_the_formats_words() {
+        let said = |m: &str| with_suggestion(m);
+        assert_eq!(
+            said("invalid type: string \"one\", expected u32"),
+            "invalid type: string \"one\", expected an integer in 0..=4294967295"
+        );
+        assert_eq!(
+            said("invalid type: null, expected struct FaultSpec"),
+            "invalid type: null, expected an object `{...}`"
+        );
+        assert_eq!(
+            said("invalid type: integer `5`, expected internally tagged enum NodeSpec"),
+            "invalid type: integer `5`, expected an object `{...}`"
+        );
+        assert_eq!(
+            said("invalid type: string \"single_leader\", expected a sequence"),
+            "invalid type: string \"single_leader\", expected a list `[...]`"
+        );
+        assert_eq!(
+            said("invalid type: sequence, expected a duration"),
+            "invalid type: sequence, expected a duration"
+        );
+        assert_eq!(
+            said("invalid type: map, expected f64"),
+            "invalid type: an object, expected a number"
+        );
+    }
 
     #[test]
     fn suggestions_for_typos_only() {

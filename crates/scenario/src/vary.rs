@@ -95,13 +95,13 @@ impl std::str::FromStr for Vary {
 }
 
 /// Whether two `--vary` texts stand for the same value: the same text, the same duration
-/// (`5s`, `5000ms`) or the same number (`1`, `1.0`).
+/// (`5s`, `5000ms`, or `5000000000`, integer ns beside a duration) or the same number (`1`,
+/// `1.0`).
 fn same_value(a: &str, b: &str) -> bool {
-    use crate::duration::parse_duration_ns;
     if a == b {
         return true;
     }
-    if let (Ok(x), Ok(y)) = (parse_duration_ns(a), parse_duration_ns(b)) {
+    if let Some([x, y]) = crate::duration::durations_ns(&[a, b]).as_deref() {
         return x == y;
     }
     matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
@@ -253,14 +253,52 @@ impl std::fmt::Display for Setting {
     }
 }
 
-/// The scenario text `src` with every setting applied in order, pretty-printed.
+/// The scenario text `src` with every setting applied in order. Each new value is put in
+/// place of the old one in the text, so every other line keeps its line and column and an
+/// error elsewhere in the file points where the user's file has it (a one-line file used to
+/// be pretty-printed, and errors named lines it does not have). A setting that adds a key the
+/// file lacks gives the whole document pretty-printed.
 pub fn apply_settings(src: &str, settings: &[Setting]) -> Result<String, VaryError> {
-    let mut root: Json =
-        serde_json::from_str(without_bom(src)).map_err(|e| VaryError::Json(e.to_string()))?;
+    let mut text = without_bom(src).to_string();
+    let mut root: Json = serde_json::from_str(&text).map_err(|e| VaryError::Json(e.to_string()))?;
+    let mut in_place = true;
     for s in settings {
         set_path(&mut root, &s.path, &s.value)?;
+        if in_place {
+            in_place = splice(&mut text, &root, &s.path).is_some();
+        }
+    }
+    // The spliced text must read as the edited tree (a key given twice could send a splice
+    // to the wrong occurrence): else the tree, pretty-printed.
+    if in_place && serde_json::from_str::<Json>(&text).ok().as_ref() == Some(&root) {
+        return Ok(text);
     }
     Ok(serde_json::to_string_pretty(&root).expect("JSON serialises"))
+}
+
+/// Writes the value at dotted `path` of `root` over the value at the same path in `text`;
+/// `None` if `text` has no value there.
+fn splice(text: &mut String, root: &Json, path: &str) -> Option<()> {
+    use crate::locate::{value_span, Seg};
+    let mut node = root;
+    let mut segs = Vec::new();
+    for seg in path.split('.') {
+        node = match node {
+            Json::Array(items) => {
+                let i: usize = seg.parse().ok()?;
+                segs.push(Seg::Index(i));
+                items.get(i)?
+            }
+            Json::Object(map) => {
+                segs.push(Seg::Key(seg.to_string()));
+                map.get(seg)?
+            }
+            _ => return None,
+        };
+    }
+    let (from, to) = value_span(text, &segs)?;
+    text.replace_range(from..to, &serde_json::to_string(node).ok()?);
+    Some(())
 }
 
 /// The validated plan of `file` (text `src`) with `settings` applied; errors name the settings
@@ -388,6 +426,9 @@ mod tests {
         );
         assert!(err("x=1,1.0").contains("`1` and `1.0`, the same value"));
         assert!("x=1,10,true,false".parse::<Vary>().is_ok());
+        // Beside a duration, an integer is integer ns (as --set and --vary read it).
+        assert!(err("nodes.c.ttl=5s,5000000000").contains("`5s` and `5000000000`, the same value"));
+        assert!("nodes.c.ttl=5s,5".parse::<Vary>().is_ok());
     }
 
     #[test]
