@@ -418,6 +418,10 @@ pub struct DesignRow {
     pub duplicate_effect: Proportion,
     /// P(no acquisition within the window while a client waited and the lock was free).
     pub no_progress: Proportion,
+    /// Runs in which no client acquired a lock: there the three proportions above are
+    /// vacuous zeros (nothing held, nothing written, and `lock_progress` owes nothing while no
+    /// lock server majority is up), so the table says how many there were.
+    pub acquired_nothing: u64,
     /// Mean request-to-acquisition time, ms.
     pub acquire_mean_ms: Estimate,
     /// 99th percentile of it (nearest rank), ms.
@@ -569,6 +573,10 @@ pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> D
         two_accepted_writers: count(&|s| outcome(s.two_accepted_writers)),
         duplicate_effect: count(&|s| Some(s.duplicate_effect)),
         no_progress: count(&|s| outcome(s.no_progress)),
+        acquired_nothing: samples
+            .iter()
+            .filter(|s| s.sample.acquisitions == 0)
+            .count() as u64,
         acquire_mean_ms,
         acquire_p99_ms,
         acquire_censored: samples.iter().map(|s| s.sample.acquire_censored).sum(),
