@@ -663,6 +663,8 @@ mod tests {
         assert_eq!((row.duplicate_effect.k, row.duplicate_effect.n), (1, 3));
         assert_eq!((row.no_progress.k, row.no_progress.n), (0, 2));
         assert_eq!(row.two_accepted_writers.rate, Some(0.5));
+        // None of these samples acquired a lock: every run is counted as acquiring nothing.
+        assert_eq!(row.acquired_nothing, 4);
         let none = summarize(&design, &samples[2..3], &resamples(1));
         assert_eq!((none.no_progress.n, none.no_progress.rate), (0, None));
         assert_eq!((none.no_progress.lo, none.no_progress.hi), (None, None));
