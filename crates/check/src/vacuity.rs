@@ -2,15 +2,19 @@
 //! accepted, no leader claimed, no lock acquired) shows nothing. [`vacuous`] names the missing
 //! premise so reports can say `holds (vacuous: ...)` and `check` can refuse such a pass.
 
+use crate::invariants::progress::majority_up_time;
 use crate::run::RunRecord;
 use crate::spec::Invariant;
+use splitbrain_engine::SimDuration;
 use splitbrain_protocols::Obs;
 
 /// Why a `holds` verdict on `invariant` is vacuous for `record`, in words, or `None` if the
 /// premise occurred. Premises: leader invariants need a `LeaderClaim`; `exclusive_holders`
 /// a `LockAcquired` (so does `validity_within_truth`); the write invariants a `WriteAccepted` (`fencing_monotonic` one with a
 /// token, `exactly_once_effects` one with a job id); `lock_progress` a `LockRequested` (a
-/// client that asked). `eventual_leader` cannot hold without a leader, so it is never vacuous.
+/// client that asked) and a `LockAcquired` or `LockRenewed` (progress shown: without one it
+/// held only because the lock servers' majority was down while clients waited, the time its
+/// definition excuses). `eventual_leader` cannot hold without a leader, so it is never vacuous.
 pub fn vacuous(record: &RunRecord, invariant: &Invariant) -> Option<String> {
     let any = |pred: &dyn Fn(&Obs) -> bool| record.observations.iter().any(|o| pred(&o.obs));
     let (happened, missing) = match invariant {
@@ -31,10 +35,27 @@ pub fn vacuous(record: &RunRecord, invariant: &Invariant) -> Option<String> {
             any(&|o| matches!(o, Obs::WriteAccepted { token: Some(_), .. })),
             "the storage accepted no write carrying a fencing token",
         ),
-        Invariant::LockProgress { .. } => (
-            any(&|o| matches!(o, Obs::LockRequested { .. })),
-            "no client ever asked for a lock",
-        ),
+        Invariant::LockProgress { .. } => {
+            if !any(&|o| matches!(o, Obs::LockRequested { .. })) {
+                return Some("no client ever asked for a lock".to_string());
+            }
+            // Progress is shown by acquisitions only: a run without one shows nothing, and it
+            // held only because no majority of lock servers was up long enough to owe one.
+            if any(&|o| matches!(o, Obs::LockAcquired { .. } | Obs::LockRenewed { .. })) {
+                return None;
+            }
+            return Some(match majority_up_time(record) {
+                Some((up, majority, n)) if up == SimDuration::ZERO => format!(
+                    "no lock was acquired: a majority ({majority} of {n}) of lock servers was \
+                     never up"
+                ),
+                Some((up, majority, n)) => format!(
+                    "no lock was acquired: a majority ({majority} of {n}) of lock servers was \
+                     up for only {up} of the run"
+                ),
+                None => "no lock was acquired".to_string(),
+            });
+        }
         Invariant::StateMachineSafety => (
             any(&|o| matches!(o, Obs::RaftApplied { .. })),
             "no Raft replica applied a log entry",
@@ -103,5 +124,54 @@ mod tests {
             .build();
         assert_eq!(vacuous(&jobs, &Invariant::ExactlyOnceEffects), None);
         assert_eq!(vacuous(&jobs, &Invariant::FencingMonotonic), None);
+    }
+
+    /// A user's report: lesson 08 with its only Redis instance crashed at 1 ns held
+    /// `lock_progress` with no note, though no lock was ever acquired (the definition excuses
+    /// time without a lock server majority). Without an acquisition the pass is vacuous.
+    #[test]
+    fn lock_progress_without_any_acquisition_is_vacuous() {
+        let requested = Obs::LockRequested {
+            thread: None,
+            lock: "lock".to_string(),
+            servers: vec![],
+        };
+        let progress = Invariant::LockProgress {
+            window: splitbrain_engine::SimDuration::from_secs(10),
+        };
+        let run = |crash_at| {
+            Builder::new(&[("redis", RedisInstance), ("client-1", Worker)])
+                .fault(crash_at, crash(0))
+                .obs(ms(5), 1, requested.clone())
+                .end(ms(60_000))
+                .build()
+        };
+        assert_eq!(
+            vacuous(&run(splitbrain_engine::SimTime(1)), &progress).as_deref(),
+            Some(
+                "no lock was acquired: a majority (1 of 1) of lock servers was up for only \
+                 0.000000001 s of the run"
+            )
+        );
+        assert_eq!(
+            vacuous(&run(ms(0)), &progress).as_deref(),
+            Some("no lock was acquired: a majority (1 of 1) of lock servers was never up")
+        );
+        let acquired = Builder::new(&[("redis", RedisInstance), ("client-1", Worker)])
+            .obs(ms(5), 1, requested.clone())
+            .obs(
+                ms(6),
+                1,
+                Obs::LockAcquired {
+                    thread: None,
+                    lock: "lock".to_string(),
+                    token: None,
+                    value: String::new(),
+                    valid_until_local: splitbrain_engine::LocalTime(0),
+                },
+            )
+            .end(ms(60_000))
+            .build();
+        assert_eq!(vacuous(&acquired, &progress), None);
     }
 }

@@ -66,16 +66,12 @@ pub fn run(a: MergeArgs) -> Result<u8> {
             let ci = s.ci.map_or("n/a".to_string(), |(lo, hi)| {
                 format!("[{}, {}]", pct_or_na(Some(lo)), pct_or_na(Some(hi)))
             });
-            let inconclusive = if s.inconclusive > 0 {
-                format!("  ({} inconclusive)", s.inconclusive)
-            } else {
-                String::new()
-            };
             println!(
-                "  {:<26}{:>16}  {:>8}  {ci}{inconclusive}",
+                "  {:<26}{:>16}  {:>8}  {ci}{}",
                 s.name,
                 format!("{}/{}", s.violated, s.decided()),
                 pct_or_na(s.rate),
+                s.notes(),
             );
         }
     }

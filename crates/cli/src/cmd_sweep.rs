@@ -90,20 +90,16 @@ fn print_stats(stats: &[InvariantStats], repro: &dyn Fn(u64) -> String) {
         "invariant", "violated", "rate"
     );
     for s in stats {
-        let inconclusive = if s.inconclusive > 0 {
-            format!("  ({} inconclusive)", s.inconclusive)
-        } else {
-            String::new()
-        };
         // The rate is over the runs that decided (`violation_rate`): n/a when none did.
         let ci = s.ci.map_or("n/a".to_string(), |(lo, hi)| {
             format!("[{}, {}]", pct(lo), pct(hi))
         });
         println!(
-            "  {:<26}{:>16}  {:>8}  {ci}{inconclusive}",
+            "  {:<26}{:>16}  {:>8}  {ci}{}",
             s.name,
             format!("{}/{}", s.violated, s.decided()),
             pct_or_na(s.rate),
+            s.notes(),
         );
         for seed in &s.first_seeds {
             println!("      seed {seed:<8} {}", repro(*seed));

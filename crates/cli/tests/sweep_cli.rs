@@ -609,3 +609,50 @@ fn sweep_chart_draws_an_undecided_value_as_missing_and_refuses_a_repeated_value(
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("--vary lists `5s` twice: give each value once"));
 }
+
+/// A user's report: lesson 08 with its only Redis instance down from 1 ns acquires nothing;
+/// `sweep` and `merge` printed `exclusive_holders 0/4 0.00%` with no word that every run held
+/// vacuously (the results file says so). The tables count vacuous runs as they count
+/// inconclusive ones.
+#[test]
+fn sweep_and_merge_count_vacuous_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src =
+        std::fs::read_to_string(common::repo().join("scenarios/08-redis-lock-contention.json"))
+            .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    v["faults"] = serde_json::json!([{"at": "1ns", "crash": "redis"}]);
+    v["duration"] = serde_json::json!("5s");
+    v["check"] = serde_json::json!(["exclusive_holders"]);
+    v["expect"] = serde_json::json!({});
+    v["vacuous_ok"] = serde_json::json!(true);
+    let f = tmp.path().join("down.json");
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = tmp.path().join("r.jsonl");
+    let o = splitbrain(&[
+        "sweep",
+        f.to_str().unwrap(),
+        "--seeds",
+        "0..4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = stdout(&o);
+    assert_eq!(code(&o), 0, "{text}");
+    let row = |text: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with("exclusive_holders"))
+            .unwrap_or_else(|| panic!("{text}"))
+            .to_string()
+    };
+    assert!(row(&text).starts_with("  exclusive_holders                      0/4     0.00%  ["));
+    assert!(row(&text).ends_with("]  (4 vacuous)"), "{text}");
+    let o = splitbrain(&[
+        "merge",
+        out.to_str().unwrap(),
+        "-o",
+        tmp.path().join("m.jsonl").to_str().unwrap(),
+    ]);
+    let merged = stdout(&o);
+    assert_eq!(row(&merged), row(&text), "{merged}");
+}

@@ -20,7 +20,9 @@ struct Measure {
 
 /// One cell: a value with its interval, a proportion or an estimate in some unit.
 enum Cell {
-    Rate(Proportion),
+    /// A proportion of runs, with the design's runs that acquired nothing and its runs (a
+    /// rate over runs that acquired nothing is a vacuous zero).
+    Rate(Proportion, u64, u64),
     Ms(Estimate),
     Count(Estimate),
 }
@@ -28,21 +30,30 @@ enum Cell {
 impl Cell {
     fn value(&self) -> Option<(f64, f64, f64)> {
         match self {
-            Cell::Rate(p) => Some((p.rate?, p.lo?, p.hi?)),
+            Cell::Rate(p, ..) => Some((p.rate?, p.lo?, p.hi?)),
             Cell::Ms(e) | Cell::Count(e) => Some((e.value?, e.lo?, e.hi?)),
         }
     }
 
-    /// The cell as text: `12.3% [10.1, 14.8]`, `1234 ms [1100, 1380]`, `-` without data.
+    /// The cell as text: `12.3% [10.1, 14.8]`, `1234 ms [1100, 1380]`, `-` without data; a
+    /// rate over runs some of which acquired no lock says how many:
+    /// `0.0% [0.0, 16.1] (20 of 20 runs acquired nothing)`.
     fn text(&self) -> String {
         match self {
-            Cell::Rate(p) => match (p.rate, p.lo, p.hi) {
-                (Some(r), Some(lo), Some(hi)) => {
-                    format!("{} [{}, {}]", pct(r), pct_bare(lo), pct_bare(hi))
+            Cell::Rate(p, nothing, runs) => {
+                let rate = match (p.rate, p.lo, p.hi) {
+                    (Some(r), Some(lo), Some(hi)) => {
+                        format!("{} [{}, {}]", pct(r), pct_bare(lo), pct_bare(hi))
+                    }
+                    // No run decided (every one stopped at a bound or was inconclusive).
+                    _ => "n/a".to_string(),
+                };
+                if *nothing > 0 {
+                    format!("{rate} ({nothing} of {runs} runs acquired nothing)")
+                } else {
+                    rate
                 }
-                // No run decided (every one stopped at a bound or was inconclusive).
-                _ => "n/a".to_string(),
-            },
+            }
             Cell::Ms(e) | Cell::Count(e) => match (e.value, e.lo, e.hi) {
                 (Some(v), Some(lo), Some(hi)) => {
                     let unit = if matches!(self, Cell::Ms(_)) {
@@ -78,15 +89,15 @@ fn num(x: f64) -> String {
 const MEASURES: [Measure; 8] = [
     Measure {
         name: "P(two accepted writers)",
-        cell: |r| Cell::Rate(r.two_accepted_writers.clone()),
+        cell: |r| Cell::Rate(r.two_accepted_writers.clone(), r.acquired_nothing, r.runs),
     },
     Measure {
         name: "P(duplicate effect)",
-        cell: |r| Cell::Rate(r.duplicate_effect.clone()),
+        cell: |r| Cell::Rate(r.duplicate_effect.clone(), r.acquired_nothing, r.runs),
     },
     Measure {
         name: "P(no progress within window)",
-        cell: |r| Cell::Rate(r.no_progress.clone()),
+        cell: |r| Cell::Rate(r.no_progress.clone(), r.acquired_nothing, r.runs),
     },
     Measure {
         name: "time to acquire, mean",
@@ -192,7 +203,10 @@ pub fn compare_csv(t: &CompareTable) -> String {
     ] {
         let _ = write!(out, ",{m},{m}_lo,{m}_hi");
     }
-    out.push_str(",acquisitions_timed,acquire_censored,takeovers_timed,takeover_censored\n");
+    out.push_str(
+        ",acquisitions_timed,acquire_censored,takeovers_timed,takeover_censored,\
+         runs_acquired_nothing\n",
+    );
     let quote = |s: &str| {
         if s.contains([',', '"', '\n']) {
             format!("\"{}\"", s.replace('"', "\"\""))
@@ -213,7 +227,7 @@ pub fn compare_csv(t: &CompareTable) -> String {
         );
         for m in &MEASURES {
             match (m.cell)(r) {
-                Cell::Rate(p) => {
+                Cell::Rate(p, ..) => {
                     let _ = write!(out, ",{},{},{}", opt(p.rate), opt(p.lo), opt(p.hi));
                 }
                 Cell::Ms(e) | Cell::Count(e) => {
@@ -223,11 +237,12 @@ pub fn compare_csv(t: &CompareTable) -> String {
         }
         let _ = writeln!(
             out,
-            ",{},{},{},{}",
+            ",{},{},{},{},{}",
             r.acquire_mean_ms.samples,
             r.acquire_censored,
             r.takeover_mean_ms.samples,
-            r.takeover_censored
+            r.takeover_censored,
+            r.acquired_nothing
         );
     }
     out
@@ -302,7 +317,7 @@ fn draw<DB: DrawingBackend>(cv: &Cv<'_, DB>, t: &CompareTable, title: &str) -> D
         let x0 = px + 16 + label_w;
         let x1 = px + col_w - 30;
         let cells: Vec<Cell> = t.rows.iter().map(|r| (m.cell)(r)).collect();
-        let is_rate = matches!(cells.first(), Some(Cell::Rate(_)));
+        let is_rate = matches!(cells.first(), Some(Cell::Rate(..)));
         let top = cells
             .iter()
             .filter_map(Cell::value)
@@ -360,6 +375,15 @@ fn draw<DB: DrawingBackend>(cv: &Cv<'_, DB>, t: &CompareTable, title: &str) -> D
                 &style(11.0, INK, HPos::Right, VPos::Center),
             )?;
             match c.value() {
+                // Every run acquired nothing: a zero here would read as safety.
+                Some(_) if matches!(c, Cell::Rate(_, nothing, runs) if nothing == runs) => {
+                    text(
+                        cv,
+                        "vacuous: no run acquired a lock",
+                        (x0 + 6, y),
+                        &style(10.0, GREY, HPos::Left, VPos::Center),
+                    )?;
+                }
                 Some((v, lo, hi)) => {
                     let (xl, xh) = (x_of(lo), x_of(hi));
                     line(cv, vec![(xl, y), (xh, y)], colour.stroke_width(2))?;
@@ -479,6 +503,11 @@ pub fn compare_page(t: &CompareTable, p: &ComparePage<'_>) -> String {
          - Zero observed in N runs is not zero: the upper end of the interval (about 3/N) is \
          the honest bound. A design's safety comes from its argument (fencing tokens that only \
          grow, checked by the storage), which the runs illustrate but do not prove.\n\
+         - A rate over runs in which no client acquired a lock is a vacuous zero: nothing was \
+         held, so nothing could be written twice, and no progress is owed while no majority of \
+         lock servers is up. The table says how many runs acquired nothing (`N of M runs \
+         acquired nothing`, the CSV's `runs_acquired_nothing`); the chart draws no point for \
+         a design that acquired nothing in every run.\n\
          - Times are simulated true time under the scenario's network delays (1-5 ms); they \
          compare the designs' structure (TTL waits, retries, rounds), not implementations.\n"
     );
@@ -517,6 +546,7 @@ mod tests {
             two_accepted_writers: prop(k),
             duplicate_effect: prop(0),
             no_progress: prop(0),
+            acquired_nothing: 0,
             acquire_mean_ms: est(1500.0),
             acquire_p99_ms: est(4000.0),
             acquire_censored: 2,
@@ -576,5 +606,39 @@ mod tests {
         assert!(s.contains("P(two accepted writers)") && s.contains("no samples"));
         let png = render_compare(&table(), "t", ChartFormat::Png).unwrap();
         assert_eq!(&png[1..4], b"PNG");
+    }
+
+    /// A user's report: a design whose only Redis instance was down acquired nothing in any
+    /// run and showed P(two accepted writers) 0.0%, P(duplicate effect) 0.0%, P(no progress)
+    /// 0.0%, reading as safety. Each rate says how many runs acquired nothing; the CSV counts
+    /// them; the chart draws no point for them.
+    #[test]
+    fn rates_over_runs_that_acquired_nothing_say_so() {
+        let mut t = table();
+        t.rows[1].acquired_nothing = 100;
+        t.rows[1].two_accepted_writers = prop(0);
+        let text = compare_text(&t);
+        let lines: Vec<&str> = text.lines().collect();
+        for line in &lines[2..5] {
+            assert!(
+                line.ends_with("0.0% [0.0, 3.7] (100 of 100 runs acquired nothing)"),
+                "{text}"
+            );
+        }
+        let md = compare_markdown(&t);
+        assert!(
+            md.contains("| P(duplicate effect) | 0.0% [0.0, 3.7] | 0.0% [0.0, 3.7] (100 of 100 runs acquired nothing) |"),
+            "{md}"
+        );
+        let csv = compare_csv(&t);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(
+            lines[0].ends_with(",takeover_censored,runs_acquired_nothing"),
+            "{csv}"
+        );
+        assert!(lines[1].ends_with(",1,0"), "{csv}");
+        assert!(lines[2].ends_with(",1,100"), "{csv}");
+        let svg = String::from_utf8(render_compare(&t, "t", ChartFormat::Svg).unwrap()).unwrap();
+        assert_eq!(svg.matches("vacuous: no run acquired a lock").count(), 3);
     }
 }

@@ -7,6 +7,7 @@
 use crate::summary::{metrics_text, reproduce_command};
 use splitbrain_check::Outcome;
 use splitbrain_scenario::RunResult;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Where a lesson's files are, as the page should mention them.
@@ -161,6 +162,9 @@ pub struct IndexRow {
     pub lesson: String,
     /// `invariant: outcome` per checked invariant.
     pub outcomes: Vec<(String, Outcome)>,
+    /// Per checked invariant that held vacuously (its premise never occurred), the missing
+    /// premise in words, as the page says it: `invariant -> why`.
+    pub vacuous: BTreeMap<String, String>,
     /// Whether every outcome matched its expectation.
     pub as_expected: bool,
 }
@@ -178,6 +182,11 @@ impl IndexRow {
                 .expectations
                 .iter()
                 .map(|e| (e.invariant.to_string(), e.got))
+                .collect(),
+            vacuous: r
+                .expectations
+                .iter()
+                .filter_map(|e| Some((e.invariant.to_string(), e.vacuous.clone()?)))
                 .collect(),
             as_expected: r.matches(),
         }
@@ -208,7 +217,10 @@ pub fn index_page(rows: &[IndexRow], command: &str) -> String {
             .outcomes
             .iter()
             .map(|(n, o)| match o {
-                Outcome::Holds => format!("`{n}` holds"),
+                Outcome::Holds => match r.vacuous.get(n) {
+                    Some(why) => format!("`{n}` holds (vacuous: {})", cell(why)),
+                    None => format!("`{n}` holds"),
+                },
                 Outcome::Violated => format!("`{n}` **violated**"),
                 Outcome::Inconclusive => format!("`{n}` inconclusive"),
             })

@@ -149,13 +149,26 @@ pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
         let _ = writeln!(out, "STOPPED   {b}");
     }
     let _ = writeln!(out);
-    let _ = writeln!(out, "  {:<26}{:<10}{:<14}", "invariant", "expected", "got");
+    // The got column is as wide as its longest text plus two spaces (at least 14), so a long
+    // `holds (vacuous: ...)` never runs into the mark.
+    let got_width = r
+        .expectations
+        .iter()
+        .map(|e| got_text(e).chars().count() + 2)
+        .max()
+        .unwrap_or(0)
+        .max(14);
+    let _ = writeln!(
+        out,
+        "  {:<26}{:<10}{:<got_width$}",
+        "invariant", "expected", "got"
+    );
     for (res, e) in r.report.results.iter().zip(&r.expectations) {
         let mark = if e.matches { "ok" } else { "MISMATCH" };
         let got = got_text(e);
         let _ = writeln!(
             out,
-            "  {:<26}{:<10}{got:<14}{mark}",
+            "  {:<26}{:<10}{got:<got_width$}{mark}",
             res.name,
             e.expected_text(),
         );

@@ -418,6 +418,10 @@ pub struct DesignRow {
     pub duplicate_effect: Proportion,
     /// P(no acquisition within the window while a client waited and the lock was free).
     pub no_progress: Proportion,
+    /// Runs in which no client acquired a lock: there the three proportions above are
+    /// vacuous zeros (nothing held, nothing written, and `lock_progress` owes nothing while no
+    /// lock server majority is up), so the table says how many there were.
+    pub acquired_nothing: u64,
     /// Mean request-to-acquisition time, ms.
     pub acquire_mean_ms: Estimate,
     /// 99th percentile of it (nearest rank), ms.
@@ -569,6 +573,10 @@ pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> D
         two_accepted_writers: count(&|s| outcome(s.two_accepted_writers)),
         duplicate_effect: count(&|s| Some(s.duplicate_effect)),
         no_progress: count(&|s| outcome(s.no_progress)),
+        acquired_nothing: samples
+            .iter()
+            .filter(|s| s.sample.acquisitions == 0)
+            .count() as u64,
         acquire_mean_ms,
         acquire_p99_ms,
         acquire_censored: samples.iter().map(|s| s.sample.acquire_censored).sum(),
@@ -655,6 +663,8 @@ mod tests {
         assert_eq!((row.duplicate_effect.k, row.duplicate_effect.n), (1, 3));
         assert_eq!((row.no_progress.k, row.no_progress.n), (0, 2));
         assert_eq!(row.two_accepted_writers.rate, Some(0.5));
+        // None of these samples acquired a lock: every run is counted as acquiring nothing.
+        assert_eq!(row.acquired_nothing, 4);
         let none = summarize(&design, &samples[2..3], &resamples(1));
         assert_eq!((none.no_progress.n, none.no_progress.rate), (0, None));
         assert_eq!((none.no_progress.lo, none.no_progress.hi), (None, None));

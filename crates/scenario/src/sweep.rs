@@ -616,6 +616,9 @@ pub struct InvariantStats {
     pub violated: u64,
     /// Runs where it was inconclusive.
     pub inconclusive: u64,
+    /// Runs where it held vacuously (its premise never occurred: nothing written, elected or
+    /// acquired); they count as `holds` in the rate, so the tables say how many there were.
+    pub vacuous: u64,
     /// `violated / decided` (see [`violation_rate`]); `None` when no run decided.
     pub rate: Option<f64>,
     /// 95% Wilson score interval of the rate over the decided runs; `None` when none decided.
@@ -628,6 +631,19 @@ impl InvariantStats {
     /// Runs that decided: `holds` or `violated`, not `inconclusive`.
     pub fn decided(&self) -> u64 {
         self.runs - self.inconclusive
+    }
+
+    /// What the `violated` and rate columns do not show, for the end of a table row:
+    /// `"  (2 inconclusive)  (5 vacuous)"`, each part only when its count is not zero.
+    pub fn notes(&self) -> String {
+        let mut out = String::new();
+        if self.inconclusive > 0 {
+            out.push_str(&format!("  ({} inconclusive)", self.inconclusive));
+        }
+        if self.vacuous > 0 {
+            out.push_str(&format!("  ({} vacuous)", self.vacuous));
+        }
+        out
     }
 }
 
@@ -747,6 +763,7 @@ pub fn invariant_stats(lines: &[&SeedLine], first_k: usize) -> Vec<InvariantStat
                 runs: 0,
                 violated: 0,
                 inconclusive: 0,
+                vacuous: 0,
                 rate: None,
                 ci: None,
                 first_seeds: Vec::new(),
@@ -760,7 +777,11 @@ pub fn invariant_stats(lines: &[&SeedLine], first_k: usize) -> Vec<InvariantStat
                     }
                 }
                 Outcome::Inconclusive => s.inconclusive += 1,
-                Outcome::Holds => {}
+                Outcome::Holds => {
+                    if l.vacuous.iter().any(|v| v == name) {
+                        s.vacuous += 1;
+                    }
+                }
             }
         }
     }

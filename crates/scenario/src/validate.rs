@@ -99,6 +99,14 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             format!("duration {duration} exceeds the 24 h limit"),
         );
     }
+    if scenario.limits.max_events == Some(0) {
+        // Zero stopped every run before its first event (exit 3, "stopped at a bound").
+        c.err(
+            vec![k("limits"), k("max_events")],
+            "max_events must be at least 1 (it bounds the events a run processes; omit it for \
+             the default 5,000,000)",
+        );
+    }
     if let Some(w) = &scenario.chart {
         if w.from.0 >= w.to.0 {
             c.err(

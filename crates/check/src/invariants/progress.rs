@@ -2,7 +2,9 @@
 
 use super::{names, Shared};
 use crate::run::{Role, RunRecord};
-use crate::timeline::{beliefs, describe_faults, obs_evidence, overlaps, Change, Liveness};
+use crate::timeline::{
+    beliefs, describe_faults, obs_evidence, overlaps, Change, Liveness, Overlap,
+};
 use crate::verdict::{Evidence, Source, Verdict, Violation};
 use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
@@ -37,17 +39,7 @@ pub(crate) fn lock_progress_in(shared: &Shared, window: SimDuration) -> Verdict 
         };
     }
     let majority = servers.len() / 2 + 1;
-    let live = Liveness::new(record);
-    let end = record.end;
-    let mut up: Vec<(SimTime, SimTime)> = Vec::new();
-    for &s in &servers {
-        let mut from = SimTime::ZERO;
-        for &(crash, restart, _) in live.down(s) {
-            up.push((from, crash.min(end)));
-            from = restart;
-        }
-        up.push((from, end));
-    }
+    let spans = majority_up(record, &servers);
     let owed = owed_time(shared);
     let acquisitions: Vec<(SimTime, usize)> = record
         .observations
@@ -55,7 +47,7 @@ pub(crate) fn lock_progress_in(shared: &Shared, window: SimDuration) -> Verdict 
         .filter(|(_, o)| matches!(o.obs, Obs::LockAcquired { .. } | Obs::LockRenewed { .. }))
         .map(|(i, o)| (o.t, i))
         .collect();
-    for span in overlaps(&up, majority) {
+    for span in spans {
         // Gap boundaries: the span's start, each acquisition in it, the span's end.
         let mut prev: (SimTime, Option<usize>) = (span.from, None);
         let inside = acquisitions
@@ -81,6 +73,39 @@ pub(crate) fn lock_progress_in(shared: &Shared, window: SimDuration) -> Verdict 
         }
     }
     Verdict::Holds
+}
+
+/// The true-time spans in which a majority (`servers.len() / 2 + 1`) of `servers` is up, by
+/// `Crash` / `Restart` faults, in time order.
+fn majority_up(record: &RunRecord, servers: &[NodeId]) -> Vec<Overlap> {
+    let live = Liveness::new(record);
+    let end = record.end;
+    let mut up: Vec<(SimTime, SimTime)> = Vec::new();
+    for &s in servers {
+        let mut from = SimTime::ZERO;
+        for &(crash, restart, _) in live.down(s) {
+            up.push((from, crash.min(end)));
+            from = restart;
+        }
+        up.push((from, end));
+    }
+    overlaps(&up, servers.len() / 2 + 1)
+}
+
+/// How long (true ns) a majority of the run's lock servers was up, with the majority and the
+/// number of lock servers; `None` without lock servers. For the vacuity note of a
+/// `lock_progress` that held without any acquisition ([`crate::vacuity::vacuous`]).
+pub(crate) fn majority_up_time(record: &RunRecord) -> Option<(SimDuration, usize, usize)> {
+    let servers = record.nodes_where(Role::is_lock_server);
+    if servers.is_empty() {
+        return None;
+    }
+    let total = majority_up(record, &servers)
+        .iter()
+        .fold(SimDuration::ZERO, |acc, s| {
+            acc.saturating_add(s.to.saturating_since(s.from))
+        });
+    Some((total, servers.len() / 2 + 1, servers.len()))
 }
 
 /// A stretch of owed time: some client waits for `lock` and nobody validly holds it.
