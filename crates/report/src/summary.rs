@@ -26,7 +26,8 @@ pub fn plural(n: usize, what: &str) -> String {
 }
 
 /// Faults that changed nothing, in words: a crash of a node already down, a restart or pause
-/// of a node that was up or down respectively. Usually a mistake in the scenario's timing. The
+/// of a node that was up or down respectively, a pause of a node already paused past its end,
+/// a heal with nothing to heal. Usually a mistake in the scenario's timing. The
 /// rule is the checkers' ([`splitbrain_check::faults_without_effect`]), which leave these
 /// faults out of a violation's causes.
 pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
@@ -39,6 +40,10 @@ pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
             Fault::Crash { node } => (*node, "crash"),
             Fault::Restart { node } => (*node, "restart"),
             Fault::Pause { node, .. } => (*node, "pause"),
+            Fault::Heal | Fault::HealPartition { .. } => {
+                notes.push(format!("the heal at {t} had no effect: there was {state}"));
+                continue;
+            }
             _ => continue,
         };
         notes.push(format!(
@@ -92,6 +97,15 @@ pub fn metrics_text(m: &Metrics) -> String {
         }
         for e in &m.elections_after_leader_crash {
             match (&e.new_leader, e.took_ns) {
+                (Some(l), Some(_)) if e.elected_at_ns.is_some_and(|a| a < e.crashed_at_ns) => {
+                    let _ = writeln!(
+                        out,
+                        "  leader {} crashed at {}: {l} already led (claimed at {})",
+                        e.leader,
+                        SimTime(e.crashed_at_ns),
+                        SimTime(e.elected_at_ns.unwrap_or(0))
+                    );
+                }
                 (Some(l), Some(d)) => {
                     let _ = writeln!(
                         out,
@@ -281,6 +295,14 @@ mod tests {
                         duration: SimDuration::from_secs(1),
                     },
                 ),
+                (
+                    s(6),
+                    Fault::Pause {
+                        node: b,
+                        duration: SimDuration::from_millis(500),
+                    },
+                ),
+                (s(7), Fault::Heal),
             ],
             end: s(10),
             messages: Default::default(),
@@ -291,6 +313,8 @@ mod tests {
                 "the restart of a at 1.000 s had no effect: it was up",
                 "the crash of b at 3.000 s had no effect: it was already down",
                 "the pause of b at 4.000 s had no effect: it was down",
+                "the pause of b at 6.000 s had no effect: it was already paused",
+                "the heal at 7.000 s had no effect: there was nothing to heal",
             ]
         );
     }
