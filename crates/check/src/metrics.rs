@@ -16,6 +16,17 @@ pub struct MessageCounts {
     pub delivered: u64,
     /// Dropped (loss, partition, node down, crash).
     pub dropped: u64,
+    /// Extra copies the network made (duplication); left out of JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub duplicated: u64,
+    /// Neither delivered nor dropped when the run ended: `sent + duplicated - delivered -
+    /// dropped`; left out of JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub in_flight: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// How long the run took to elect a new leader after a leader crashed.
@@ -163,6 +174,8 @@ pub fn metrics(record: &RunRecord) -> Metrics {
                         sent: c.sent,
                         delivered: c.delivered,
                         dropped: c.dropped,
+                        duplicated: c.duplicated,
+                        in_flight: (c.sent + c.duplicated).saturating_sub(c.delivered + c.dropped),
                     },
                 )
             })
@@ -207,6 +220,7 @@ mod tests {
                 sent: 4,
                 delivered: 3,
                 dropped: 1,
+                duplicated: 0,
             },
         );
         let m = metrics(&r);
@@ -231,7 +245,9 @@ mod tests {
             MessageCounts {
                 sent: 4,
                 delivered: 3,
-                dropped: 1
+                dropped: 1,
+                duplicated: 0,
+                in_flight: 0,
             }
         );
     }

@@ -2,7 +2,7 @@
 //! nodes and contributing faults, metrics, and the command that reproduces the run.
 
 use serde::Serialize;
-use splitbrain_check::{Metrics, Outcome, Violation};
+use splitbrain_check::{MessageCounts, Metrics, Outcome, Violation};
 use splitbrain_engine::{SimDuration, SimTime};
 use splitbrain_scenario::{ExpectationResult, RunResult};
 use std::fmt::Write;
@@ -77,13 +77,40 @@ fn violation_text(out: &mut String, v: &Violation) {
 pub fn metrics_text(m: &Metrics) -> String {
     let mut out = String::new();
     if !m.messages.is_empty() {
-        let _ = writeln!(out, "  messages          sent  delivered  dropped");
+        // Duplicated copies and messages in flight at the end get a column only when some
+        // are, so that sent (+ duplicated) = delivered + dropped (+ in flight) on every row.
+        let dup = m.messages.values().any(|c| c.duplicated > 0);
+        let flying = m.messages.values().any(|c| c.in_flight > 0);
+        let mut cols: Vec<(&str, usize, Box<dyn Fn(&MessageCounts) -> u64>)> = vec![
+            ("sent", 6, Box::new(|c| c.sent)),
+            ("delivered", 9, Box::new(|c| c.delivered)),
+            ("dropped", 7, Box::new(|c| c.dropped)),
+        ];
+        if dup {
+            cols.push(("duplicated", 10, Box::new(|c| c.duplicated)));
+        }
+        if flying {
+            cols.push(("in flight", 9, Box::new(|c| c.in_flight)));
+        }
+        // A column is as wide as its largest number (3000 nodes send millions).
+        let widths: Vec<usize> = cols
+            .iter()
+            .map(|(_, w, f)| {
+                let widest = m.messages.values().map(|c| f(c).to_string().len()).max();
+                (*w).max(widest.unwrap_or(0))
+            })
+            .collect();
+        let mut line = format!("  {:<16}", "messages");
+        for ((name, _, _), w) in cols.iter().zip(&widths) {
+            let _ = write!(line, "{name:>w$}  ");
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
         for (k, c) in &m.messages {
-            let _ = writeln!(
-                out,
-                "    {k:<14}{:>6}  {:>9}  {:>7}",
-                c.sent, c.delivered, c.dropped
-            );
+            let mut line = format!("    {k:<14}");
+            for ((_, _, f), w) in cols.iter().zip(&widths) {
+                let _ = write!(line, "{:>w$}  ", f(c));
+            }
+            let _ = writeln!(out, "{}", line.trim_end());
         }
     }
     if m.elections_started > 0 || m.first_leader_ns.is_some() {
@@ -316,6 +343,54 @@ mod tests {
                 "the pause of b at 6.000 s had no effect: it was already paused",
                 "the heal at 7.000 s had no effect: there was nothing to heal",
             ]
+        );
+    }
+
+    /// Regression (new-user pass): with messages still in flight at the end the table's
+    /// counts did not add up (3000-node bully: ANSWER 4498500 sent, 498501 delivered, 0
+    /// dropped) and numbers wider than a column pushed the rest out of line.
+    #[test]
+    fn messages_in_flight_get_a_column_and_wide_counts_stay_aligned() {
+        use splitbrain_engine::KindCounts;
+        let mut m = splitbrain_check::metrics(&RunRecord {
+            names: vec![],
+            roles: vec![],
+            clocks: vec![],
+            observations: Default::default(),
+            faults: vec![],
+            end: SimTime(1),
+            messages: Default::default(),
+        });
+        let counts = |sent, delivered, dropped, duplicated| {
+            let c = KindCounts {
+                sent,
+                delivered,
+                dropped,
+                duplicated,
+            };
+            MessageCounts {
+                sent: c.sent,
+                delivered: c.delivered,
+                dropped: c.dropped,
+                duplicated: c.duplicated,
+                in_flight: c.sent + c.duplicated - c.delivered - c.dropped,
+            }
+        };
+        m.messages
+            .insert("ANSWER".into(), counts(4_498_500, 498_501, 0, 0));
+        m.messages.insert("ELECTION".into(), counts(20, 16, 4, 0));
+        assert_eq!(
+            metrics_text(&m),
+            "  messages           sent  delivered  dropped  in flight\n\
+             \x20   ANSWER        4498500     498501        0    3999999\n\
+             \x20   ELECTION           20         16        4          0\n"
+        );
+        // Nothing in flight, no duplicates: the table as it always was.
+        m.messages.remove("ANSWER");
+        assert_eq!(
+            metrics_text(&m),
+            "  messages          sent  delivered  dropped\n\
+             \x20   ELECTION          20         16        4\n"
         );
     }
 }
