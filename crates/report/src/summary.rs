@@ -81,16 +81,18 @@ pub fn metrics_text(m: &Metrics) -> String {
         // are, so that sent (+ duplicated) = delivered + dropped (+ in flight) on every row.
         let dup = m.messages.values().any(|c| c.duplicated > 0);
         let flying = m.messages.values().any(|c| c.in_flight > 0);
-        let mut cols: Vec<(&str, usize, Box<dyn Fn(&MessageCounts) -> u64>)> = vec![
-            ("sent", 6, Box::new(|c| c.sent)),
-            ("delivered", 9, Box::new(|c| c.delivered)),
-            ("dropped", 7, Box::new(|c| c.dropped)),
+        // (header, narrowest width, count).
+        type Column = (&'static str, usize, fn(&MessageCounts) -> u64);
+        let mut cols: Vec<Column> = vec![
+            ("sent", 6, |c| c.sent),
+            ("delivered", 9, |c| c.delivered),
+            ("dropped", 7, |c| c.dropped),
         ];
         if dup {
-            cols.push(("duplicated", 10, Box::new(|c| c.duplicated)));
+            cols.push(("duplicated", 10, |c| c.duplicated));
         }
         if flying {
-            cols.push(("in flight", 9, Box::new(|c| c.in_flight)));
+            cols.push(("in flight", 9, |c| c.in_flight));
         }
         // A column is as wide as its largest number (3000 nodes send millions).
         let widths: Vec<usize> = cols
