@@ -265,6 +265,7 @@ mod tests {
                 sent: 6,
                 delivered: 6,
                 dropped: 0,
+                duplicated: 0,
             },
         );
         r.messages.insert(
@@ -273,6 +274,7 @@ mod tests {
                 sent: 2,
                 delivered: 2,
                 dropped: 0,
+                duplicated: 0,
             },
         );
         let s = design_sample(&r, SimDuration::from_millis(10_000));

@@ -16,6 +16,17 @@ pub struct MessageCounts {
     pub delivered: u64,
     /// Dropped (loss, partition, node down, crash).
     pub dropped: u64,
+    /// Extra copies the network made (duplication); left out of JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub duplicated: u64,
+    /// Neither delivered nor dropped when the run ended: `sent + duplicated - delivered -
+    /// dropped`; left out of JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub in_flight: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// How long the run took to elect a new leader after a leader crashed.
@@ -25,11 +36,12 @@ pub struct ElectionAfterCrash {
     pub leader: String,
     /// When it crashed, true ns.
     pub crashed_at_ns: u64,
-    /// The next node to claim leadership after the crash, if any did.
+    /// The new leader: a node that already believed it led at the crash (it claimed while
+    /// the leader was paused or cut off), else the next node to claim after it, if any did.
     pub new_leader: Option<String>,
-    /// When it claimed, true ns.
+    /// When it claimed, true ns (before the crash if it already led).
     pub elected_at_ns: Option<u64>,
-    /// `elected_at_ns - crashed_at_ns`, true ns.
+    /// `elected_at_ns - crashed_at_ns`, true ns (0 if it already led).
     pub took_ns: Option<u64>,
 }
 
@@ -109,14 +121,23 @@ pub fn metrics(record: &RunRecord) -> Metrics {
         if !was_leader {
             continue;
         }
-        let next = all[k + 1..].iter().find_map(|s| match *s {
-            Step::Obs {
-                t: at,
-                node: n,
-                obs: Obs::LeaderClaim { .. },
-                ..
-            } => Some((at, n)),
-            _ => None,
+        // Another node that already believed it led when the leader crashed (it took over
+        // while the leader was paused or cut off) is the new leader, after 0 s.
+        let already = leaders
+            .iter()
+            .filter(|b| b.node != *node && b.from <= t && t < b.to)
+            .min_by_key(|b| (b.from, b.start))
+            .map(|b| (b.from, b.node));
+        let next = already.or_else(|| {
+            all[k + 1..].iter().find_map(|s| match *s {
+                Step::Obs {
+                    t: at,
+                    node: n,
+                    obs: Obs::LeaderClaim { .. },
+                    ..
+                } => Some((at, n)),
+                _ => None,
+            })
         });
         after_crash.push(ElectionAfterCrash {
             leader: record.name(*node),
@@ -154,6 +175,8 @@ pub fn metrics(record: &RunRecord) -> Metrics {
                         sent: c.sent,
                         delivered: c.delivered,
                         dropped: c.dropped,
+                        duplicated: c.duplicated,
+                        in_flight: (c.sent + c.duplicated).saturating_sub(c.delivered + c.dropped),
                     },
                 )
             })
@@ -202,6 +225,7 @@ mod tests {
                 sent: 4,
                 delivered: 3,
                 dropped: 1,
+                duplicated: 0,
             },
         );
         let m = metrics(&r);
@@ -226,9 +250,40 @@ mod tests {
             MessageCounts {
                 sent: 4,
                 delivered: 3,
-                dropped: 1
+                dropped: 1,
+                duplicated: 0,
+                in_flight: 0,
             }
         );
+    }
+
+    /// Regression: n5 (leader) was paused, n4 claimed at 2.25 s, n5 crashed at 3.5 s and
+    /// claimed again at 4 s after its restart; the metric said "n5 took over after 0.500 s"
+    /// beside "time with no leader 0.000 s". n4 already led at the crash.
+    #[test]
+    fn a_leader_already_in_office_at_the_crash_took_over_after_zero() {
+        let r = Builder::new(&[("n4", Bully), ("n5", Bully)])
+            .obs(ms(0), 1, Obs::LeaderClaim { term: 1 })
+            .fault(ms(2_000), pause(1, 5_000))
+            .obs(ms(2_250), 0, Obs::LeaderClaim { term: 2 })
+            .fault(ms(3_500), crash(1))
+            .fault(ms(4_000), restart(1))
+            .obs(ms(4_000), 1, Obs::LeaderClaim { term: 2 })
+            .obs(ms(4_002), 0, Obs::LeaderStepDown { term: 2 })
+            .end(ms(10_000))
+            .build();
+        let m = metrics(&r);
+        assert_eq!(
+            m.elections_after_leader_crash,
+            vec![ElectionAfterCrash {
+                leader: "n5".to_string(),
+                crashed_at_ns: 3_500_000_000,
+                new_leader: Some("n4".to_string()),
+                elected_at_ns: Some(2_250_000_000),
+                took_ns: Some(0),
+            }]
+        );
+        assert_eq!(m.no_leader_ns, Some(0));
     }
 
     #[test]

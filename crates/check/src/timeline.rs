@@ -610,30 +610,93 @@ fn span(from: SimTime, to: Option<SimTime>) -> String {
     }
 }
 
-/// Per fault of `faults` (in the order applied), the node's state if the fault changed
-/// nothing, else `None`: a crash of a node already down (`"already down"`), a restart of a node
-/// that is up (`"up"`), a pause of a node that is down (`"down"`). The one rule behind the
-/// summary's "had no effect" notes and behind leaving such faults out of a violation's causes.
-pub fn faults_without_effect(faults: &[(SimTime, Fault)]) -> Vec<Option<&'static str>> {
+/// What the engine made of one fault, replayed from the applied faults alone by the engine's
+/// rules (`splitbrain_engine::Sim::apply_fault`): a crash ends a pause, a pause of a paused
+/// node only extends it (to the later of the two ends), a pause of a down node, a crash of a
+/// down node, a restart of an up node and a heal with no matching rule in force do nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Applied {
+    /// The state that made the fault change nothing, or `None` if it changed something.
+    pub idle: Option<&'static str>,
+    /// When the fault's effect ended, true ns: for a pause the earlier of its nominal end
+    /// (start + duration) and its node's next crash; for any other fault its own time.
+    pub ends: SimTime,
+}
+
+/// Replays `faults` (in the order applied) by the engine's rules: see [`Applied`].
+pub(crate) fn applied(faults: &[(SimTime, Fault)]) -> Vec<Applied> {
     let mut down = BTreeSet::new();
-    faults
-        .iter()
-        .map(|(_, f)| match f {
-            // The guards update `down` as they test it: a crash marks its node down, a
-            // restart up.
-            Fault::Crash { node } if !down.insert(*node) => Some("already down"),
-            Fault::Restart { node } if !down.remove(node) => Some("up"),
+    // Per paused node, the true time its pause runs to; a crash clears it.
+    let mut paused_until: BTreeMap<NodeId, SimTime> = BTreeMap::new();
+    let mut rules: Vec<&NetRule> = Vec::new();
+    let mut out = Vec::with_capacity(faults.len());
+    for (i, (t, f)) in faults.iter().enumerate() {
+        let mut ends = *t;
+        let idle = match f {
+            Fault::Crash { node } => {
+                paused_until.remove(node);
+                (!down.insert(*node)).then_some("already down")
+            }
+            Fault::Restart { node } => (!down.remove(node)).then_some("up"),
             Fault::Pause { node, .. } if down.contains(node) => Some("down"),
+            Fault::Pause { node, duration } => {
+                let until = t.saturating_add(*duration);
+                match paused_until.get(node) {
+                    Some(&u) if u > *t && until <= u => Some("already paused"),
+                    _ => {
+                        paused_until.insert(*node, until);
+                        let crash = faults[i + 1..].iter().find(|(c, g)| {
+                            *c < until && matches!(g, Fault::Crash { node: n } if n == node)
+                        });
+                        ends = crash.map_or(until, |(c, _)| *c);
+                        None
+                    }
+                }
+            }
+            Fault::Network { rule } => {
+                rules.push(rule);
+                None
+            }
+            Fault::Heal if rules.is_empty() => Some("nothing to heal"),
+            Fault::Heal => {
+                rules.clear();
+                None
+            }
+            Fault::HealPartition { groups } => {
+                let found = rules
+                    .iter()
+                    .position(|r| matches!(r, NetRule::Partition { groups: g } if g == groups));
+                match found {
+                    Some(k) => {
+                        rules.remove(k);
+                        None
+                    }
+                    None => Some("nothing to heal"),
+                }
+            }
             _ => None,
-        })
-        .collect()
+        };
+        out.push(Applied { idle, ends });
+    }
+    out
+}
+
+/// Per fault of `faults` (in the order applied), the state that made it change nothing, else
+/// `None`: a crash of a node already down (`"already down"`), a restart of a node that is up
+/// (`"up"`), a pause of a node that is down (`"down"`) or paused already past the pause's end
+/// (`"already paused"`), a heal with no matching network rule in force (`"nothing to heal"`).
+/// The rule is the engine's ([`applied`]). The one rule behind the summary's "had no effect"
+/// notes and behind leaving such faults out of a violation's causes.
+pub fn faults_without_effect(faults: &[(SimTime, Fault)]) -> Vec<Option<&'static str>> {
+    applied(faults).into_iter().map(|a| a.idle).collect()
 }
 
 /// The faults that touched `nodes` or the network and started at or before `until`, in
 /// words, in the order applied. A crash is paired with the node's next restart and a network
 /// rule with the next heal ("partition {n1,n2} | {n3,n4,n5} from 2.000 s to 9.000 s"). A fault
 /// that changed nothing ([`faults_without_effect`]: a crash of a node already down, a pause of
-/// a node that is down) is no cause and is left out; the summary notes it apart.
+/// a node that is down or already paused past its end) is no cause and is left out; the
+/// summary notes it apart. A pause is told to when it actually ended: a crash cuts it short.
 pub(crate) fn describe_faults(
     record: &RunRecord,
     nodes: &BTreeSet<NodeId>,
@@ -646,13 +709,13 @@ pub(crate) fn describe_faults(
             .find(|(_, f)| pred(f))
             .map(|(t, _)| *t)
     };
-    let idle = faults_without_effect(faults);
+    let effects = applied(faults);
     let mut out = Vec::new();
     for (i, (t, fault)) in faults.iter().enumerate() {
         if *t > until {
             break;
         }
-        if fault.node().is_some_and(|n| !nodes.contains(&n)) || idle[i].is_some() {
+        if fault.node().is_some_and(|n| !nodes.contains(&n)) || effects[i].idle.is_some() {
             continue;
         }
         let text = match fault {
@@ -665,11 +728,18 @@ pub(crate) fn describe_faults(
             }
             // Restarts are told with their crash.
             Fault::Restart { .. } => continue,
-            Fault::Pause { node, duration } => format!(
-                "{} was paused {t} to {}",
-                record.name(*node),
-                t.saturating_add(*duration)
-            ),
+            // A pause ends when it actually ended: a crash cuts it short.
+            Fault::Pause { node, duration } => {
+                let ends = effects[i].ends;
+                if ends < t.saturating_add(*duration) {
+                    format!(
+                        "{} was paused {t} to {ends} (cut short by its crash)",
+                        record.name(*node)
+                    )
+                } else {
+                    format!("{} was paused {t} to {ends}", record.name(*node))
+                }
+            }
             Fault::ClockStep { node, delta_ns } => format!(
                 "{}'s wall clock stepped {} at {t}",
                 record.name(*node),
@@ -760,7 +830,78 @@ mod describe_tests {
             ]
         );
     }
+    /// Regression: with n5 paused 2 s for 5 s, paused again 3 s for 1 s, crashed at 3.5 s
+    /// and restarted at 4 s, the causes said "n5 was paused 2.000 s to 7.000 s" (the crash
+    /// ended the pause at 3.5 s, as the engine does) and listed the pause at 3 s, which
+    /// changed nothing (n5 was paused until 7 s already; the engine keeps the later end).
+    #[test]
+    fn a_pause_cut_short_by_a_crash_ends_at_the_crash() {
+        use super::{describe_faults, faults_without_effect};
+        use crate::testkit::{crash, ms, pause, restart};
+        use crate::Role;
+        let rec = Builder::new(&[("n1", Role::Bully), ("n5", Role::Bully)])
+            .fault(ms(2000), pause(1, 5000))
+            .fault(ms(3000), pause(1, 1000))
+            .fault(ms(3500), crash(1))
+            .fault(ms(4000), restart(1))
+            .fault(ms(5000), pause(1, 1000))
+            .fault(ms(5500), pause(1, 1000))
+            .end(ms(10_000))
+            .build();
+        assert_eq!(
+            faults_without_effect(&rec.faults),
+            [None, Some("already paused"), None, None, None, None]
+        );
+        let nodes = [id(1)].into_iter().collect();
+        assert_eq!(
+            describe_faults(&rec, &nodes, ms(10_000)),
+            [
+                "n5 was paused 2.000 s to 3.500 s (cut short by its crash)",
+                "n5 crashed at 3.500 s (restarted at 4.000 s)",
+                "n5 was paused 5.000 s to 6.000 s",
+                "n5 was paused 5.500 s to 6.500 s",
+            ]
+        );
+    }
+
+    /// Regression: a heal with no network rule in force (the engine clears an empty list) and
+    /// a partition heal of a partition not in force changed nothing but were not noted.
+    #[test]
+    fn a_heal_with_nothing_to_heal_has_no_effect() {
+        use super::faults_without_effect;
+        use crate::testkit::ms;
+        let part = |a: u32, b: u32| Fault::Network {
+            rule: NetRule::Partition {
+                groups: vec![vec![id(a)], vec![id(b)]],
+            },
+        };
+        let heal_part = |a: u32, b: u32| Fault::HealPartition {
+            groups: vec![vec![id(a)], vec![id(b)]],
+        };
+        let faults = vec![
+            (ms(1000), Fault::Heal),
+            (ms(2000), part(0, 1)),
+            (ms(3000), heal_part(1, 0)),
+            (ms(4000), heal_part(0, 1)),
+            (ms(5000), part(0, 1)),
+            (ms(6000), Fault::Heal),
+            (ms(7000), Fault::Heal),
+        ];
+        assert_eq!(
+            faults_without_effect(&faults),
+            [
+                Some("nothing to heal"),
+                None,
+                Some("nothing to heal"),
+                None,
+                None,
+                None,
+                Some("nothing to heal")
+            ]
+        );
+    }
     use crate::testkit::{id, Builder, Storage, Worker};
+    use splitbrain_engine::{Fault, NetRule};
     use splitbrain_protocols::Obs;
 
     /// Regression (issue 16): evidence told `job none` and `token none` for writes without a

@@ -44,17 +44,41 @@ impl Drop for Unfinished {
     }
 }
 
+/// The folders [`AtomicFile::create`] made for an output (`deepest`, up to and including
+/// `top`, the highest that did not exist), removed again when dropped unless the output was
+/// committed: a command refused after it started its outputs leaves no new empty folder.
+struct MadeFolders {
+    made: Option<(PathBuf, PathBuf)>,
+}
+
+impl Drop for MadeFolders {
+    fn drop(&mut self) {
+        if let Some((deepest, top)) = self.made.take() {
+            for a in deepest.ancestors() {
+                // Only empty folders go; anything else written there meanwhile stays.
+                if std::fs::remove_dir(a).is_err() || a == top {
+                    break;
+                }
+            }
+        }
+    }
+}
+
 /// A file being written; it appears at its path only on [`AtomicFile::commit`].
 pub struct AtomicFile {
+    // Dropped in this order: the temporary file, then the folders made for it.
     tmp: tempfile::NamedTempFile,
     path: PathBuf,
     unfinished: Unfinished,
+    folders: MadeFolders,
 }
 
 impl AtomicFile {
     /// Starts writing `path`. One rule for every command's outputs: missing parent folders
-    /// are created; a folder that cannot be created or written is bad input (exit 2), named
-    /// as the user gave it (never the temporary file's name).
+    /// are created (and removed again if the file is dropped uncommitted, e.g. when the
+    /// command is refused after it started its outputs); a folder that cannot be created or
+    /// written is bad input (exit 2), named as the user gave it (never the temporary file's
+    /// name).
     ///
     /// What is already at `path` decides where the output goes (see [`output_target`]): a
     /// regular file is replaced; a symbolic link to a regular file keeps the link and replaces
@@ -69,6 +93,12 @@ impl AtomicFile {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        // The highest missing folder, removed again if the output is never committed.
+        let top = dir
+            .ancestors()
+            .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+            .last()
+            .map(Path::to_path_buf);
         std::fs::create_dir_all(&dir).map_err(|e| {
             // "entity already exists" says little: name the file that is in the way.
             let blocker = dir.ancestors().find(|a| a.is_file());
@@ -99,6 +129,9 @@ impl AtomicFile {
             use std::os::unix::fs::PermissionsExt;
             builder.permissions(std::fs::Permissions::from_mode(0o644));
         }
+        let folders = MadeFolders {
+            made: top.map(|top| (dir.clone(), top)),
+        };
         let tmp = builder.tempfile_in(&dir).map_err(|e| {
             crate::exit::BadInput(if dir.is_dir() {
                 format!(
@@ -120,6 +153,7 @@ impl AtomicFile {
             tmp,
             path: path.to_path_buf(),
             unfinished,
+            folders,
         })
     }
 
@@ -136,10 +170,12 @@ impl AtomicFile {
             tmp,
             path,
             unfinished,
+            mut folders,
         } = self;
         tmp.persist(&path).map_err(|e| {
             crate::exit::BadInput(format!("cannot write {}: {}", path.display(), e.error))
         })?;
+        folders.made = None;
         drop(unfinished);
         Ok(())
     }
@@ -189,10 +225,20 @@ pub fn output_target(path: &Path) -> Result<PathBuf> {
     }
     if t.is_symlink() {
         let target = std::fs::canonicalize(path).map_err(|_| {
-            crate::exit::BadInput(format!(
-                "cannot write {}: it is a symbolic link to a file that does not exist",
-                path.display()
-            ))
+            // A link that resolves to no path may still lead somewhere: /dev/stdout into a
+            // pipe is a link to "pipe:[N]", which has no name but is a FIFO.
+            crate::exit::BadInput(match std::fs::metadata(path) {
+                Ok(m) => format!(
+                    "cannot write {}: it is a symbolic link to {}, not a regular file; outputs \
+                     replace only regular files",
+                    path.display(),
+                    kind_of(&m.file_type())
+                ),
+                Err(_) => format!(
+                    "cannot write {}: it is a symbolic link to a file that does not exist",
+                    path.display()
+                ),
+            })
         })?;
         let tt = std::fs::metadata(&target)
             .map(|m| m.file_type())
@@ -220,13 +266,22 @@ pub fn output_target(path: &Path) -> Result<PathBuf> {
 /// Refuses an input that is not a regular file (a FIFO would block the read forever, a
 /// device would be read without end): bad input (exit 2) "X: cannot read the trace: it is a
 /// FIFO (named pipe), not a regular file", before the file is opened; `what` ("the trace")
-/// names the input. Symbolic links are followed; a missing file is left to the reader's own
-/// message. Scenarios and manifests need no call: their one reader
+/// names the input. Symbolic links are followed. A folder and a missing file are told in the
+/// scenario reader's words ("it is a folder, not a file", "no such file"), not as the OS's
+/// "Is a directory (os error 21)". Scenarios and manifests need no call: their one reader
 /// (`splitbrain_scenario::load`) refuses them itself, with the same words.
 pub fn check_input(path: &Path, what: &str) -> Result<()> {
-    splitbrain_scenario::load::check_regular(path).map_err(|e| {
-        crate::exit::BadInput(format!("{}: cannot read {what}: {e}", path.display())).into()
-    })
+    let refuse = |why: String| -> anyhow::Error {
+        crate::exit::BadInput(format!("{}: cannot read {what}: {why}", path.display())).into()
+    };
+    splitbrain_scenario::load::check_regular(path).map_err(|e| refuse(e.to_string()))?;
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(refuse("it is a folder, not a file".to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(refuse("no such file".to_string()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `path` made absolute with its links resolved, for comparing files: the file itself when it

@@ -47,9 +47,12 @@ pub fn run(a: ExportArgs) -> Result<u8> {
     write_atomic(&a.out, text.as_bytes())
         .with_context(|| format!("writing {}", a.out.display()))?;
     println!(
-        "export    {} ({:?}, {} seed {})",
+        "export    {} ({}, {} seed {})",
         a.out.display(),
-        a.format,
+        match a.format {
+            Format::Chrome => "Chrome trace",
+            Format::Shiviz => "ShiViz log",
+        },
         saved.header.name,
         saved.header.seed
     );

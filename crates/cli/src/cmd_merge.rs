@@ -47,9 +47,9 @@ pub fn run(a: MergeArgs) -> Result<u8> {
     let parsed = parse_results(&out, &merged).map_err(|e| exit::BadInput(e.to_string()))?;
     write_atomic(&a.out, merged.as_bytes())?;
     println!(
-        "merged    {} files: {} runs of {} (seeds {}) -> {out}",
-        inputs.len(),
-        parsed.lines.len(),
+        "merged    {}: {} of {} (seeds {}) -> {out}",
+        splitbrain_report::summary::plural(inputs.len(), "file"),
+        splitbrain_report::summary::plural(parsed.lines.len(), "run"),
         parsed.header.name,
         parsed.header.seeds
     );

@@ -201,10 +201,15 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     }
     check_outputs(&a, &scenarios, &manifests)?;
     std::fs::create_dir_all(&a.out).map_err(|e| {
+        // "entity already exists" said little: name the file in the way.
+        let why = match a.out.ancestors().find(|p| p.is_file()) {
+            Some(f) if f == a.out => "it is a file (-o names the folder to write)".to_string(),
+            Some(f) => format!("{} is a file, not a folder", f.display()),
+            None => e.kind().to_string(),
+        };
         BadInput(format!(
-            "cannot write the report folder {}: {}",
-            a.out.display(),
-            e.kind()
+            "cannot write the report folder {}: {why}",
+            a.out.display()
         ))
     })?;
     let cwd = std::env::current_dir().context("cannot read the current folder")?;

@@ -108,6 +108,13 @@ pub fn run(a: RunArgs) -> Result<u8> {
         .collect::<Vec<_>>()
         .join(" ");
 
+    // Output names are checked before any output is started.
+    if let Some(c) = &a.chart {
+        crate::cmd_chart::format_of(c)?;
+    }
+    if let Some(v) = &a.view {
+        crate::cmd_view::html_path(v)?;
+    }
     let out_file = match &a.trace {
         Some(p) => Some(AtomicFile::create(p)?),
         None => None,
@@ -118,12 +125,6 @@ pub fn run(a: RunArgs) -> Result<u8> {
         serde_json::to_writer(&mut w, &TraceHeader::new(&plan, seed))?;
         w.write_all(b"\n")?;
         recorder = recorder.with_writer(Box::new(w));
-    }
-    if let Some(c) = &a.chart {
-        crate::cmd_chart::format_of(c)?;
-    }
-    if let Some(v) = &a.view {
-        crate::cmd_view::html_path(v)?;
     }
     // Narration, charts and views read every observation; a run that is only checked keeps
     // those its checks read.

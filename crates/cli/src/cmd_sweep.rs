@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use splitbrain_report::reproduce_command;
+use splitbrain_report::summary::plural;
 use splitbrain_report::sweep_chart::{
     log_axis_ok, render_sweep, RatePoint, RateSeries, SweepChart, SweepParam,
 };
@@ -226,14 +227,14 @@ fn find_threshold(
     }
     println!("sweep     {} ({file})", base.scenario.name);
     println!(
-        "search    {} in {}..{} for P({invariant} violated) = {} over seeds {} ({} seeds, {threads} {})",
+        "search    {} in {}..{} for P({invariant} violated) = {} over seeds {} ({}, {})",
         search.path,
         search.lo.text(),
         search.hi.text(),
         pct(a.level),
         a.seeds,
-        seeds.len(),
-        if threads == 1 { "job" } else { "jobs" }
+        plural(seeds.len(), "seed"),
+        plural(threads, "job")
     );
     let mut measure = |value: &str| -> Result<(u64, u64), String> {
         let set = [Setting {
@@ -432,14 +433,16 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     println!("sweep     {} ({file})", base.scenario.name);
     match a.shard {
         Some(s) => println!(
-            "seeds     {} shard {s}: {} seeds, {threads} jobs",
+            "seeds     {} shard {s}: {}, {}",
             a.seeds,
-            seeds.len()
+            plural(seeds.len(), "seed"),
+            plural(threads, "job")
         ),
         None => println!(
-            "seeds     {}: {} seeds, {threads} jobs",
+            "seeds     {}: {}, {}",
             a.seeds,
-            seeds.len()
+            plural(seeds.len(), "seed"),
+            plural(threads, "job")
         ),
     }
     for v in &a.vary {
@@ -561,9 +564,9 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                 .collect();
             let chart = SweepChart {
                 title: format!(
-                    "{}: P(violation) over {} seeds",
+                    "{}: P(violation) over {}",
                     base.scenario.name,
-                    seeds.len()
+                    plural(seeds.len(), "seed")
                 ),
                 params: a
                     .vary

@@ -135,6 +135,12 @@ fn an_output_path_that_is_a_folder_or_a_file_in_the_way_is_exit_2_before_any_wor
     let o = splitbrain(&["report", LESSON, "-o", file.to_str().unwrap()]);
     assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
+    // Regression: it said "entity already exists".
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("a-file: it is a file (-o names the folder to write)"),
+        "{err}"
+    );
 
     // A file where a folder of the output path goes is named as such (it read "cannot create
     // the folder ...: entity already exists": a fresh user's finding).
@@ -171,6 +177,33 @@ fn a_folder_given_as_a_scenario_says_so_and_points_at_check() {
     assert_eq!(
         String::from_utf8(o.stderr).unwrap(),
         "error: no/such/file.json: cannot read the scenario: no such file\n"
+    );
+}
+
+/// Regression (new-user pass): trace inputs gave the OS's words where scenarios get
+/// friendly ones: `replay scenarios` and `chart scenarios -o a.svg` said "Is a directory (os
+/// error 21)", a missing trace "No such file or directory (os error 2)".
+#[test]
+fn a_folder_or_missing_trace_is_told_as_for_a_scenario() {
+    for args in [
+        vec!["replay", "scenarios"],
+        vec!["chart", "scenarios", "-o", "a.svg"],
+        vec!["export", "scenarios", "--format", "chrome", "-o", "a.json"],
+        vec!["view", "scenarios", "-o", "a.html"],
+    ] {
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert_eq!(
+            String::from_utf8(o.stderr).unwrap(),
+            "error: scenarios: cannot read the trace: it is a folder, not a file\n",
+            "{args:?}"
+        );
+    }
+    let o = splitbrain(&["replay", "no/such/t.jsonl"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: no/such/t.jsonl: cannot read the trace: no such file\n"
     );
 }
 

@@ -317,7 +317,10 @@ fn view_and_export_of_a_saved_trace_match_the_live_run() {
         !html.contains("http://") || !html.contains("src=\"http"),
         "no network"
     );
-    for (format, file) in [("chrome", "t.json"), ("shiviz", "t.log")] {
+    for (format, file, name) in [
+        ("chrome", "t.json", "(Chrome trace, "),
+        ("shiviz", "t.log", "(ShiViz log, "),
+    ] {
         let o = splitbrain(&["export", &p("t.jsonl"), "--format", format, "-o", &p(file)]);
         assert_eq!(
             code(&o),
@@ -325,6 +328,9 @@ fn view_and_export_of_a_saved_trace_match_the_live_run() {
             "{format}: {}",
             String::from_utf8_lossy(&o.stderr)
         );
+        // Regression: the format was told as "Shiviz" (the tool is ShiViz).
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains(name), "{out}");
     }
     let chrome: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(p("t.json")).unwrap()).unwrap();

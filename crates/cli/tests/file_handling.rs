@@ -308,8 +308,8 @@ fn check_of_a_folder_without_scenarios_is_exit_2() {
 #[test]
 fn the_largest_seed_can_be_swept() {
     for (seeds, n) in [
-        ("18446744073709551615", 1),
-        ("18446744073709551614..=18446744073709551615", 2),
+        ("18446744073709551615", "1 seed,"),
+        ("18446744073709551614..=18446744073709551615", "2 seeds,"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("r.jsonl");
@@ -323,10 +323,13 @@ fn the_largest_seed_can_be_swept() {
         ]);
         assert!(code(&o) == 0 || code(&o) == 1, "{seeds}: {}", stderr(&o));
         assert!(
-            stdout(&o).contains(&format!(": {n} seeds")),
+            stdout(&o).contains(&format!(": {n}")),
             "{seeds}: {}",
             stdout(&o)
         );
+        if n.starts_with("1 ") {
+            assert!(stdout(&o).contains("1 seed, 1 job\n"), "{}", stdout(&o));
+        }
         let results = std::fs::read_to_string(&out).unwrap();
         assert!(
             results.contains("\"seed\":18446744073709551615"),
@@ -341,6 +344,13 @@ fn the_largest_seed_can_be_swept() {
             merged.to_str().unwrap(),
         ]);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
+        // Regression: "1 seeds", "1 jobs", "merged 1 files".
+        assert!(
+            stdout(&o).contains(&format!("merged    1 file: {} run", &n[..1])),
+            "{}",
+            stdout(&o)
+        );
+        assert!(!stdout(&o).contains("1 files"), "{}", stdout(&o));
     }
 }
 
@@ -491,4 +501,61 @@ fn compare_coverage_and_report_refuse_an_output_onto_an_input_or_another_output(
             "nothing written before the refusal"
         );
     }
+}
+
+/// Regression: a command refused with exit 2 after it started its outputs left their new
+/// folders behind (`run --trace newdir1/t.jsonl --view bad.txt`, `sweep --vary` with a bad
+/// value and `--out newdir3/r.jsonl`). Folders are made only for what is written.
+#[test]
+fn a_refused_command_leaves_no_new_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |p: &str| dir.path().join(p).to_str().unwrap().to_string();
+    let o = splitbrain(&[
+        "run",
+        LESSON,
+        "--trace",
+        &d("newdir1/deeper/t.jsonl"),
+        "--view",
+        &d("bad.txt"),
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let o = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..3",
+        "--vary",
+        "nodes.client-1.ttl=abc",
+        "--out",
+        &d("newdir3/r.jsonl"),
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // A written output still gets its folders.
+    let o = splitbrain(&["run", LESSON, "--trace", &d("newdir4/t.jsonl")]);
+    assert!(code(&o) <= 1, "{}", stderr(&o));
+    assert!(dir.path().join("newdir4/t.jsonl").is_file());
+}
+
+/// Regression (new-user pass): `sweep s.json --out /dev/stdout | cat` said "it is a symbolic
+/// link to a file that does not exist"; stdout is a pipe (the link resolves to no path, but
+/// to a FIFO), and that is what is said.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_output_onto_a_piped_stdout_says_it_is_a_pipe() {
+    // `output()` gives the child a pipe as its stdout.
+    let o = splitbrain(&["sweep", SWEPT, "--seeds", "0..2", "--out", "/dev/stdout"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "cannot write /dev/stdout: it is a symbolic link to a FIFO (named pipe), not a \
+             regular file"
+        ),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -336,6 +336,7 @@ impl<A: Actor> Core<A> {
             SendVerdict::Deliver { first, duplicate } => {
                 let incarnation = self.incarnations[to.index()];
                 if let Some(at) = duplicate {
+                    self.kinds.row(kind).duplicated += 1;
                     let copy = InFlight {
                         from,
                         to,

@@ -16,8 +16,12 @@ pub struct KindCounts {
     pub sent: u64,
     /// Handled by a receiver (duplicates count twice).
     pub delivered: u64,
-    /// Dropped (loss, partition, node down, crash).
+    /// Dropped (loss, partition, node down, crash); a copy counts on its own.
     pub dropped: u64,
+    /// Extra copies the network made (duplication), each delivered or dropped on its own: a
+    /// message not yet delivered nor dropped at the end is in flight, `sent + duplicated -
+    /// delivered - dropped` of them.
+    pub duplicated: u64,
 }
 
 /// Counters of a run.
@@ -93,7 +97,8 @@ mod tests {
             KindCounts {
                 sent: 2,
                 delivered: 0,
-                dropped: 1
+                dropped: 1,
+                duplicated: 0
             }
         );
         assert_eq!(m["ANSWER"].delivered, 2);

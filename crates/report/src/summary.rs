@@ -2,7 +2,7 @@
 //! nodes and contributing faults, metrics, and the command that reproduces the run.
 
 use serde::Serialize;
-use splitbrain_check::{Metrics, Outcome, Violation};
+use splitbrain_check::{MessageCounts, Metrics, Outcome, Violation};
 use splitbrain_engine::{SimDuration, SimTime};
 use splitbrain_scenario::{ExpectationResult, RunResult};
 use std::fmt::Write;
@@ -26,7 +26,8 @@ pub fn plural(n: usize, what: &str) -> String {
 }
 
 /// Faults that changed nothing, in words: a crash of a node already down, a restart or pause
-/// of a node that was up or down respectively. Usually a mistake in the scenario's timing. The
+/// of a node that was up or down respectively, a pause of a node already paused past its end,
+/// a heal with nothing to heal. Usually a mistake in the scenario's timing. The
 /// rule is the checkers' ([`splitbrain_check::faults_without_effect`]), which leave these
 /// faults out of a violation's causes.
 pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
@@ -39,6 +40,10 @@ pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
             Fault::Crash { node } => (*node, "crash"),
             Fault::Restart { node } => (*node, "restart"),
             Fault::Pause { node, .. } => (*node, "pause"),
+            Fault::Heal | Fault::HealPartition { .. } => {
+                notes.push(format!("the heal at {t} had no effect: there was {state}"));
+                continue;
+            }
             _ => continue,
         };
         notes.push(format!(
@@ -72,13 +77,42 @@ fn violation_text(out: &mut String, v: &Violation) {
 pub fn metrics_text(m: &Metrics) -> String {
     let mut out = String::new();
     if !m.messages.is_empty() {
-        let _ = writeln!(out, "  messages          sent  delivered  dropped");
+        // Duplicated copies and messages in flight at the end get a column only when some
+        // are, so that sent (+ duplicated) = delivered + dropped (+ in flight) on every row.
+        let dup = m.messages.values().any(|c| c.duplicated > 0);
+        let flying = m.messages.values().any(|c| c.in_flight > 0);
+        // (header, narrowest width, count).
+        type Column = (&'static str, usize, fn(&MessageCounts) -> u64);
+        let mut cols: Vec<Column> = vec![
+            ("sent", 6, |c| c.sent),
+            ("delivered", 9, |c| c.delivered),
+            ("dropped", 7, |c| c.dropped),
+        ];
+        if dup {
+            cols.push(("duplicated", 10, |c| c.duplicated));
+        }
+        if flying {
+            cols.push(("in flight", 9, |c| c.in_flight));
+        }
+        // A column is as wide as its largest number (3000 nodes send millions).
+        let widths: Vec<usize> = cols
+            .iter()
+            .map(|(_, w, f)| {
+                let widest = m.messages.values().map(|c| f(c).to_string().len()).max();
+                (*w).max(widest.unwrap_or(0))
+            })
+            .collect();
+        let mut line = format!("  {:<16}", "messages");
+        for ((name, _, _), w) in cols.iter().zip(&widths) {
+            let _ = write!(line, "{name:>w$}  ");
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
         for (k, c) in &m.messages {
-            let _ = writeln!(
-                out,
-                "    {k:<14}{:>6}  {:>9}  {:>7}",
-                c.sent, c.delivered, c.dropped
-            );
+            let mut line = format!("    {k:<14}");
+            for ((_, _, f), w) in cols.iter().zip(&widths) {
+                let _ = write!(line, "{:>w$}  ", f(c));
+            }
+            let _ = writeln!(out, "{}", line.trim_end());
         }
     }
     if m.elections_started > 0 || m.first_leader_ns.is_some() {
@@ -92,6 +126,15 @@ pub fn metrics_text(m: &Metrics) -> String {
         }
         for e in &m.elections_after_leader_crash {
             match (&e.new_leader, e.took_ns) {
+                (Some(l), Some(_)) if e.elected_at_ns.is_some_and(|a| a < e.crashed_at_ns) => {
+                    let _ = writeln!(
+                        out,
+                        "  leader {} crashed at {}: {l} already led (claimed at {})",
+                        e.leader,
+                        SimTime(e.crashed_at_ns),
+                        SimTime(e.elected_at_ns.unwrap_or(0))
+                    );
+                }
                 (Some(l), Some(d)) => {
                     let _ = writeln!(
                         out,
@@ -294,6 +337,14 @@ mod tests {
                         duration: SimDuration::from_secs(1),
                     },
                 ),
+                (
+                    s(6),
+                    Fault::Pause {
+                        node: b,
+                        duration: SimDuration::from_millis(500),
+                    },
+                ),
+                (s(7), Fault::Heal),
             ],
             end: s(10),
             messages: Default::default(),
@@ -304,7 +355,57 @@ mod tests {
                 "the restart of a at 1.000 s had no effect: it was up",
                 "the crash of b at 3.000 s had no effect: it was already down",
                 "the pause of b at 4.000 s had no effect: it was down",
+                "the pause of b at 6.000 s had no effect: it was already paused",
+                "the heal at 7.000 s had no effect: there was nothing to heal",
             ]
+        );
+    }
+
+    /// Regression (new-user pass): with messages still in flight at the end the table's
+    /// counts did not add up (3000-node bully: ANSWER 4498500 sent, 498501 delivered, 0
+    /// dropped) and numbers wider than a column pushed the rest out of line.
+    #[test]
+    fn messages_in_flight_get_a_column_and_wide_counts_stay_aligned() {
+        use splitbrain_engine::KindCounts;
+        let mut m = splitbrain_check::metrics(&RunRecord {
+            names: vec![],
+            roles: vec![],
+            clocks: vec![],
+            observations: Default::default(),
+            faults: vec![],
+            end: SimTime(1),
+            messages: Default::default(),
+        });
+        let counts = |sent, delivered, dropped, duplicated| {
+            let c = KindCounts {
+                sent,
+                delivered,
+                dropped,
+                duplicated,
+            };
+            MessageCounts {
+                sent: c.sent,
+                delivered: c.delivered,
+                dropped: c.dropped,
+                duplicated: c.duplicated,
+                in_flight: c.sent + c.duplicated - c.delivered - c.dropped,
+            }
+        };
+        m.messages
+            .insert("ANSWER".into(), counts(4_498_500, 498_501, 0, 0));
+        m.messages.insert("ELECTION".into(), counts(20, 16, 4, 0));
+        assert_eq!(
+            metrics_text(&m),
+            "  messages           sent  delivered  dropped  in flight\n\
+             \x20   ANSWER        4498500     498501        0    3999999\n\
+             \x20   ELECTION           20         16        4          0\n"
+        );
+        // Nothing in flight, no duplicates: the table as it always was.
+        m.messages.remove("ANSWER");
+        assert_eq!(
+            metrics_text(&m),
+            "  messages          sent  delivered  dropped\n\
+             \x20   ELECTION          20         16        4\n"
         );
     }
 }

@@ -442,8 +442,24 @@ pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
         .ok_or_else(|| bad(1, "empty file: not a sweep results file".into()))?;
     // serde_json ends its message with " at line 1 column C", the line within the line.
     let reason = |e: serde_json::Error| crate::error::json_line_reason(&e);
-    let raw: serde_json::Value = serde_json::from_str(first)
-        .map_err(|e| bad(1, format!("not a sweep results file: {}", reason(e))))?;
+    let raw: serde_json::Value = serde_json::from_str(first).map_err(|e| {
+        // A whole JSON document (a scenario given to merge) is no damaged line: say what it is.
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(doc) if doc.get("nodes").is_some() => bad(
+                1,
+                "a scenario file, not a sweep results file (`splitbrain sweep FILE --out \
+                 r.jsonl` writes one)"
+                    .into(),
+            ),
+            Ok(_) => bad(
+                1,
+                "a JSON document over several lines, not a sweep results file (JSON Lines: \
+                 one object a line, as `splitbrain sweep --out` writes)"
+                    .into(),
+            ),
+            Err(_) => bad(1, format!("not a sweep results file: {}", reason(e))),
+        }
+    })?;
     match raw.get("splitbrain_sweep").and_then(|v| v.as_u64()) {
         Some(v) if v == u64::from(SWEEP_FORMAT) => {}
         Some(v) => {
@@ -808,6 +824,20 @@ mod tests {
         assert_eq!(
             err,
             "r.jsonl: line 1: not a sweep results file: expected value (column 1)"
+        );
+    }
+
+    /// Regression (new-user pass): `merge s05.json` said "not a sweep results file: EOF while
+    /// parsing an object (column 1)".
+    #[test]
+    fn a_scenario_given_as_results_is_named_as_one() {
+        let err = parse_results("s05.json", "{\n  \"name\": \"x\",\n  \"nodes\": {}\n}\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "s05.json: line 1: a scenario file, not a sweep results file (`splitbrain sweep \
+             FILE --out r.jsonl` writes one)"
         );
     }
 

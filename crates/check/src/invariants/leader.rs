@@ -9,7 +9,7 @@ use crate::timeline::{
     describe_faults, leader_beliefs, obs_evidence, overlaps, Belief, End, Liveness,
 };
 use crate::verdict::{Evidence, Verdict, Violation};
-use splitbrain_engine::{Fault, NodeId, SimDuration, SimTime};
+use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeSet;
 
@@ -98,15 +98,12 @@ pub fn single_leader_per_term(record: &RunRecord) -> Verdict {
 }
 
 /// The true time after which nothing more is done to the system: the latest fault, counting
-/// a pause as ending when the paused node resumes.
+/// a pause as ending when the paused node resumes or crashes, whichever is first
+/// ([`crate::timeline::applied`], the engine's rule).
 fn quiet_since(record: &RunRecord) -> Option<SimTime> {
-    record
-        .faults
+    crate::timeline::applied(&record.faults)
         .iter()
-        .map(|(t, f)| match f {
-            Fault::Pause { duration, .. } => t.saturating_add(*duration),
-            _ => *t,
-        })
+        .map(|a| a.ends)
         .max()
 }
 
@@ -445,6 +442,25 @@ mod tests {
                 .obs(ms(100), 2, claim(1))
                 .obs(ms(101), 0, known(2))
                 .obs(ms(101), 1, known(2))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(eventual_leader(&r, SETTLE), Verdict::Holds);
+        }
+
+        /// Regression: a pause of 5 s at 2 s cut short by a crash at 3.5 s counted until
+        /// 7 s, so a run ending at 10 s with settle 5 s was inconclusive; the engine ends a
+        /// pause at a crash, and the last fault is the restart at 4 s.
+        #[test]
+        fn a_pause_cut_short_by_a_crash_counts_until_the_crash() {
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .obs(ms(101), 0, known(2))
+                .obs(ms(101), 1, known(2))
+                .fault(ms(2_000), pause(2, 5_000))
+                .fault(ms(3_000), pause(2, 1_000))
+                .fault(ms(3_500), crash(2))
+                .fault(ms(4_000), restart(2))
+                .obs(ms(4_000), 2, claim(2))
                 .end(ms(10_000))
                 .build();
             assert_eq!(eventual_leader(&r, SETTLE), Verdict::Holds);
