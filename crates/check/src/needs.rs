@@ -99,13 +99,6 @@ mod tests {
     use splitbrain_engine::{LocalTime, NodeId, ObsFilter};
     use splitbrain_protocols::Obs;
 
-    fn requested(lock: &str, servers: &[u32]) -> Obs {
-        Obs::LockRequested {
-            thread: None,
-            lock: lock.to_string(),
-            servers: servers.iter().map(|&i| id(i)).collect(),
-        }
-    }
     fn failed() -> Obs {
         Obs::LockFailed {
             thread: None,

@@ -17,6 +17,15 @@ pub(crate) fn ms(n: u64) -> SimTime {
 pub(crate) fn id(i: u32) -> NodeId {
     NodeId(i)
 }
+/// A client's request for `lock` from the lock servers `servers` (node indexes).
+pub(crate) fn requested(lock: &str, servers: &[u32]) -> Obs {
+    Obs::LockRequested {
+        thread: None,
+        lock: lock.to_string(),
+        servers: servers.iter().map(|&i| id(i)).collect(),
+    }
+}
+
 pub(crate) fn crash(i: u32) -> Fault {
     Fault::Crash { node: id(i) }
 }

@@ -135,13 +135,6 @@ mod tests {
     use splitbrain_engine::{LocalTime, SimTime};
     use splitbrain_protocols::Obs;
 
-    fn requested(lock: &str, servers: &[u32]) -> Obs {
-        Obs::LockRequested {
-            thread: None,
-            lock: lock.to_string(),
-            servers: servers.iter().map(|&i| id(i)).collect(),
-        }
-    }
     fn set(key: &str, value: &str) -> Obs {
         Obs::RedisKeySet {
             key: key.to_string(),
