@@ -476,4 +476,30 @@ fn a_set_error_points_into_the_users_own_lines() {
         "{err}"
     );
     assert!(err.contains("nodes.client-1.ttl"), "{err}");
+
+    // A key the file lacks is put in the user's text too: still line 1.
+    let o = splitbrain(&["run", f, "--set", "check_params.settle=abc"]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("{f} [check_params.settle=abc]:1:")),
+        "{err}"
+    );
+
+    // A key given twice is refused with or without settings (which copy an edit replaced
+    // decided whether it was: `--set duration=7s` ran, `=6s`, the last copy's value, did not).
+    let dup = dir.path().join("dup.json");
+    std::fs::write(
+        &dup,
+        text.replacen("\"duration\":", "\"duration\": \"5s\", \"duration\":", 1),
+    )
+    .unwrap();
+    for set in ["duration=7s", "seed=3"] {
+        let o = splitbrain(&["run", dup.to_str().unwrap(), "--set", set]);
+        assert_eq!(code(&o), 2, "{set}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("given twice"),
+            "{set}"
+        );
+    }
 }

@@ -256,8 +256,9 @@ impl std::fmt::Display for Setting {
 /// The scenario text `src` with every setting applied in order. Each new value is put in
 /// place of the old one in the text, so every other line keeps its line and column and an
 /// error elsewhere in the file points where the user's file has it (a one-line file used to
-/// be pretty-printed, and errors named lines it does not have). A setting that adds a key the
-/// file lacks gives the whole document pretty-printed.
+/// be pretty-printed, and errors named lines it does not have). A setting that adds a key puts
+/// it first in the deepest object the file has on its path. Should the text not read back as
+/// the edited tree, the tree is pretty-printed instead.
 pub fn apply_settings(src: &str, settings: &[Setting]) -> Result<String, VaryError> {
     let mut text = without_bom(src).to_string();
     let mut root: Json = serde_json::from_str(&text).map_err(|e| VaryError::Json(e.to_string()))?;
@@ -276,25 +277,47 @@ pub fn apply_settings(src: &str, settings: &[Setting]) -> Result<String, VaryErr
     Ok(serde_json::to_string_pretty(&root).expect("JSON serialises"))
 }
 
-/// Writes the value at dotted `path` of `root` over the value at the same path in `text`;
-/// `None` if `text` has no value there.
+/// Writes the value at dotted `path` of `root` over the value at the same path in `text`, or,
+/// where `text` lacks the path from some key on, puts that key with its new value (the whole
+/// subtree the edit made) first in the deepest object `text` has; `None` if that fails.
 fn splice(text: &mut String, root: &Json, path: &str) -> Option<()> {
     use crate::locate::{value_span, Seg};
     let mut node = root;
-    let mut segs = Vec::new();
+    let mut segs: Vec<Seg> = Vec::new();
     for seg in path.split('.') {
-        node = match node {
+        let (next, step) = match node {
             Json::Array(items) => {
                 let i: usize = seg.parse().ok()?;
-                segs.push(Seg::Index(i));
-                items.get(i)?
+                (items.get(i)?, Seg::Index(i))
             }
-            Json::Object(map) => {
-                segs.push(Seg::Key(seg.to_string()));
-                map.get(seg)?
-            }
+            Json::Object(map) => (map.get(seg)?, Seg::Key(seg.to_string())),
             _ => return None,
         };
+        if value_span(
+            text,
+            &[segs.as_slice(), std::slice::from_ref(&step)].concat(),
+        )
+        .is_none()
+        {
+            // `text` has `segs` (an object) but not `seg` in it: insert `"seg": next`.
+            let Seg::Key(key) = step else { return None };
+            let (from, to) = value_span(text, &segs)?;
+            let inner = text[from..to].trim();
+            if !inner.starts_with('{') {
+                return None;
+            }
+            let empty = inner[1..inner.len() - 1].trim().is_empty();
+            let member = format!(
+                "{}:{}{}",
+                serde_json::to_string(&key).ok()?,
+                serde_json::to_string(next).ok()?,
+                if empty { "" } else { "," }
+            );
+            text.insert_str(from + 1, &member);
+            return Some(());
+        }
+        node = next;
+        segs.push(step);
     }
     let (from, to) = value_span(text, &segs)?;
     text.replace_range(from..to, &serde_json::to_string(node).ok()?);
@@ -323,6 +346,16 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
     // So does a file past the fault or node limit, before it is held as a JSON tree.
     if !crate::schema::limits::readable(without_bom(src)) {
         load_str(file, src)?;
+    }
+    // A key given twice is refused as without settings: an edit would otherwise decide
+    // which copy survives (the tree keeps the last, the text's first copy is replaced).
+    if let Err(ScenarioError::Invalid { file: f, problems }) = crate::load::parse(file, src) {
+        if problems
+            .iter()
+            .any(|p| p.message.contains(" twice in this object"))
+        {
+            return Err(ScenarioError::Invalid { file: f, problems }.into());
+        }
     }
     let text = apply_settings(src, settings)?;
     let label: Vec<String> = settings
