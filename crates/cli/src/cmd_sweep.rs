@@ -597,7 +597,8 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         }
     );
     println!(
-        "speed     {total} runs in {secs:.2} s: {:.0} runs/s, {:.0} events/s ({threads} {})",
+        "speed     {total} {} in {secs:.2} s: {:.0} runs/s, {:.0} events/s ({threads} {})",
+        if total == 1 { "run" } else { "runs" },
         total as f64 / secs.max(1e-9),
         events as f64 / secs.max(1e-9),
         if threads == 1 { "job" } else { "jobs" }

@@ -329,6 +329,7 @@ fn the_largest_seed_can_be_swept() {
         );
         if n.starts_with("1 ") {
             assert!(stdout(&o).contains("1 seed, 1 job\n"), "{}", stdout(&o));
+            assert!(stdout(&o).contains("speed     1 run in "), "{}", stdout(&o));
         }
         let results = std::fs::read_to_string(&out).unwrap();
         assert!(
