@@ -645,9 +645,11 @@ pub(crate) fn applied(faults: &[(SimTime, Fault)]) -> Vec<Applied> {
                     Some(&u) if u > *t && until <= u => Some("already paused"),
                     _ => {
                         paused_until.insert(*node, until);
-                        let crash = faults[i + 1..].iter().find(|(c, g)| {
-                            *c < until && matches!(g, Fault::Crash { node: n } if n == node)
-                        });
+                        // Faults are in time order: look no further than the pause's end.
+                        let crash = faults[i + 1..]
+                            .iter()
+                            .take_while(|(c, _)| *c < until)
+                            .find(|(_, g)| matches!(g, Fault::Crash { node: n } if n == node));
                         ends = crash.map_or(until, |(c, _)| *c);
                         None
                     }

@@ -42,8 +42,6 @@ const CHUNK_BITS: u32 = 10;
 #[derive(Clone)]
 pub struct ObsLog<T> {
     chunks: Vec<Vec<T>>,
-    /// Elements kept.
-    kept: usize,
     /// Observations recorded, kept or not: the index of the next one.
     len: usize,
     /// Whether an observation was left out (until then an element's index is its position).
@@ -68,7 +66,6 @@ impl<T> ObsLog<T> {
     pub const fn new() -> Self {
         ObsLog {
             chunks: Vec::new(),
-            kept: 0,
             len: 0,
             sparse: false,
             ids: Vec::new(),
@@ -106,7 +103,6 @@ impl<T> ObsLog<T> {
                 }
             }
         }
-        self.kept += 1;
         self.len += 1;
     }
 
@@ -143,9 +139,12 @@ impl<T> ObsLog<T> {
         self.len == 0
     }
 
-    /// The number of elements kept.
+    /// The number of elements kept (every chunk but the last is full).
     pub fn kept(&self) -> usize {
-        self.kept
+        match self.chunks.last() {
+            Some(last) => (self.chunks.len() - 1) * CHUNK + last.len(),
+            None => 0,
+        }
     }
 
     /// How many observations of `kind` were left out.
@@ -204,7 +203,7 @@ impl<T> ObsLog<T> {
     pub fn iter(&self) -> Iter<'_, T> {
         Iter {
             inner: self.chunks.iter().flatten(),
-            left: self.kept,
+            left: self.kept(),
         }
     }
 
@@ -225,7 +224,8 @@ impl<T> Index<usize> for ObsLog<T> {
             Some(x) => x,
             None => panic!(
                 "observation {index} is not in this log ({} of {} kept)",
-                self.kept, self.len
+                self.kept(),
+                self.len
             ),
         }
     }
@@ -295,7 +295,6 @@ impl<T> From<Vec<T>> for ObsLog<T> {
 impl<T: PartialEq> PartialEq for ObsLog<T> {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len
-            && self.kept == other.kept
             && self.skipped == other.skipped
             && self.tail == other.tail
             && self.iter_indexed().eq(other.iter_indexed())
