@@ -52,6 +52,14 @@ pub fn durations_ns(texts: &[&str]) -> Option<Vec<u64>> {
         .collect()
 }
 
+/// The end of the "no unit" hint for a duration written in a file. On a command line, where
+/// the user writes no JSON quotes, `vary::plan_with` says [`NS_HINT_SET`] instead.
+pub const NS_HINT_FILE: &str = "or integer nanoseconds as a JSON number without quotes";
+
+/// The end of the "no unit" hint for a duration given with `--set`/`--vary`.
+pub const NS_HINT_SET: &str =
+    "or a whole number of nanoseconds without quotes (`--set duration=5000000000` is 5 s)";
+
 /// Parses `"<number><unit>"` (units ns, us, µs, ms, s, m/min, h; the number may have a
 /// decimal fraction) into nanoseconds, exactly. Errors say what was expected.
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
@@ -68,7 +76,7 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     if unit.is_empty() {
         return Err(format!(
             "duration \"{text}\" has no unit: write \"{num}ms\", \"{num}s\", ... (units ns, us, \
-             ms, s, m, h), or integer nanoseconds as a JSON number without quotes"
+             ms, s, m, h), {NS_HINT_FILE}"
         ));
     }
     let Some(&(_, scale)) = UNITS.iter().find(|(u, _)| *u == unit) else {
@@ -278,7 +286,20 @@ impl<'de> Deserialize<'de> for UnixTime {
                 f.write_str("a UTC time like \"2026-01-01T00:00:00Z\"")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<UnixTime, E> {
-                parse_rfc3339_ns(s).map(UnixTime).map_err(E::custom)
+                // Say the accepted range, not only that a field is out of it.
+                parse_rfc3339_ns(s).map(UnixTime).map_err(|e| {
+                    E::custom(
+                        e.replace(
+                            "(RFC 3339, ending in Z)",
+                            "(RFC 3339, ending in Z, years 1970..=2200)",
+                        )
+                        .replace(
+                            "(fields out of range)",
+                            "(a date that exists, in the years 1970..=2200, and a time of \
+                                 day 00:00:00..=23:59:59)",
+                        ),
+                    )
+                })
             }
         }
         d.deserialize_str(RfcVisitor)

@@ -138,8 +138,22 @@ pub fn with_suggestion(message: &str) -> String {
 /// serde's message with Rust's type names said in the scenario format's words: "invalid
 /// type: null, expected struct FaultSpec" is "found null, expected an object"; `u32` is an
 /// integer in its range, `i64` an integer, `f64` a number, "a sequence" a list `[...]`,
-/// "a map" and any struct or enum an object `{...}`.
+/// "a map" and any struct or enum an object `{...}`, "an array of length 2" a list of 2
+/// entries; serde_json's bare "expected value" (a syntax error) says what a value is.
 pub fn in_plain_words(message: &str) -> String {
+    match message {
+        "expected value" => {
+            return "expected a value: a string `\"...\"`, a number, an object `{...}`, a list \
+                    `[...]`, true, false or null"
+                .to_string()
+        }
+        "trailing characters" => {
+            return "unexpected text after the value: a comma or a closing bracket or brace \
+                    should come next"
+                .to_string()
+        }
+        _ => {}
+    }
     let Some((head, expected)) = message.rsplit_once(", expected ") else {
         return message.to_string();
     };
@@ -152,14 +166,44 @@ pub fn in_plain_words(message: &str) -> String {
         "f32" | "f64" => "a number".to_string(),
         "a sequence" => "a list `[...]`".to_string(),
         "a map" => "an object `{...}`".to_string(),
-        e if e.starts_with("struct ") || e.starts_with("internally tagged enum ") => {
+        "variant identifier" | "field identifier" => "a name, as a string `\"...\"`".to_string(),
+        "fewer elements in array" | "fewer elements in map" => "fewer entries".to_string(),
+        "newtype variant" | "struct variant" | "tuple variant" => {
+            "an object of one key `{\"NAME\": ...}`".to_string()
+        }
+        "unit variant" => "a name, as a string `\"...\"`".to_string(),
+        e if e.starts_with("struct ")
+            || e.starts_with("internally tagged enum ")
+            || e.starts_with("enum ") =>
+        {
             "an object `{...}`".to_string()
         }
-        _ => return message.to_string(),
+        e => match e
+            .strip_prefix("an array of length ")
+            .or_else(|| e.strip_prefix("a tuple of size "))
+        {
+            Some(n) => format!("a list of {n} entries `[...]`"),
+            None => e.to_string(),
+        },
     };
     let head = head
         .replace("invalid type: map", "invalid type: an object")
-        .replace("invalid type: sequence", "invalid type: a list");
+        .replace("invalid type: sequence", "invalid type: a list")
+        .replace("invalid type: unit variant", "invalid type: a name alone")
+        .replace(
+            "invalid type: newtype variant",
+            "invalid type: an object of one key",
+        );
+    // "invalid length 3" is serde's count of a list's entries.
+    let head = match head.strip_prefix("invalid length ") {
+        Some(n) if n.parse::<usize>().is_ok() => {
+            format!(
+                "found a list of {n} {}",
+                if n == "1" { "entry" } else { "entries" }
+            )
+        }
+        _ => head,
+    };
     format!("{head}, expected {said}")
 }
 
@@ -188,7 +232,25 @@ mod tests {
         );
         assert_eq!(
             said("invalid type: sequence, expected a duration"),
-            "invalid type: sequence, expected a duration"
+            "invalid type: a list, expected a duration"
+        );
+        // Regression (new-user pass): serde's rarer words.
+        assert_eq!(
+            said("invalid length 0, expected an array of length 2"),
+            "found a list of 0 entries, expected a list of 2 entries `[...]`"
+        );
+        assert_eq!(
+            said("invalid length 3, expected fewer elements in array"),
+            "found a list of 3 entries, expected fewer entries"
+        );
+        assert_eq!(
+            said("invalid type: integer `5`, expected variant identifier"),
+            "invalid type: integer `5`, expected a name, as a string `\"...\"`"
+        );
+        assert!(said("expected value").starts_with("expected a value: a string"));
+        assert_eq!(
+            said("invalid type: unit variant, expected newtype variant"),
+            "invalid type: a name alone, expected an object of one key `{\"NAME\": ...}`"
         );
         assert_eq!(
             said("invalid type: map, expected f64"),

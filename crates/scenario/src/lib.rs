@@ -19,6 +19,7 @@ pub mod role;
 pub mod roles;
 pub mod roster;
 pub mod schema;
+pub mod shape;
 pub mod shrink;
 pub mod sweep;
 pub mod threshold;

@@ -107,11 +107,19 @@ pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
 }
 
 /// Parses without semantic validation.
+/// The format's shapes are checked first ([`crate::shape`]): a list where an object goes, a
+/// list past its limit.
 pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
-    parse_json(src, "scenario", &refine_node_error).map_err(|problem| ScenarioError::Invalid {
+    let invalid = |problem| ScenarioError::Invalid {
         file: file.to_string(),
         problems: vec![manifest_not_scenario(file, without_bom(src)).unwrap_or(problem)],
-    })
+    };
+    if not_an_object(without_bom(src), "scenario").is_none() {
+        if let Some(problem) = crate::shape::check(without_bom(src)) {
+            return Err(invalid(problem));
+        }
+    }
+    parse_json(src, "scenario", &refine_node_error).map_err(invalid)
 }
 
 /// A comparison manifest read as a scenario (its name lacks the `.compare.json` suffix):
@@ -287,11 +295,36 @@ fn integer_range(src: &str, path: &[Seg], message: &str) -> Option<String> {
         "u64" | "usize" => u64::MAX,
         _ => return None,
     };
+    let (min, max) = field_range(path).unwrap_or((0, max));
     let found = match value_span(src, path) {
         Some((a, b)) => src[a..b].to_string(),
         None => message.split('`').nth(1)?.to_string(),
     };
-    Some(format!("expected an integer in 0..={max}, found {found}"))
+    Some(format!(
+        "expected an integer in {min}..={max}, found {found}"
+    ))
+}
+
+/// The range validation accepts for an integer field named by the last key of `path`, where
+/// it is narrower than its type's (0 is refused by every field here: a count of nothing).
+fn field_range(path: &[Seg]) -> Option<(u64, u64)> {
+    use crate::validate::{MAX_FAULTS, MAX_NODES};
+    let Some(Seg::Key(key)) = path.last() else {
+        return None;
+    };
+    Some(match key.as_str() {
+        "count" => (1, MAX_NODES as u64),
+        "max_faults" => (1, MAX_FAULTS as u64),
+        "max_events" => (1, u64::MAX),
+        "rounds"
+        | "renew_attempts"
+        | "retry_count"
+        | "threads"
+        | "nth"
+        | "quorum"
+        | "max_entries_per_append" => (1, u64::from(u32::MAX)),
+        _ => return None,
+    })
 }
 
 /// The problem with `src` when its top-level value is a JSON value other than an object (an

@@ -47,17 +47,20 @@ pub struct Scenario {
     pub nodes: indexmap::IndexMap<String, NodeSpec>,
     /// Faults at true times or at protocol points (at most 10,000).
     #[serde(default, deserialize_with = "limits::faults")]
+    #[schemars(length(max = "crate::validate::MAX_FAULTS"))]
     pub faults: Vec<FaultSpec>,
     /// Handling times of messages (Coulouris's Tprocess; default none: every message is
     /// handled the instant it arrives). The first rule that matches a message's receiver and
-    /// kind gives its handling time.
+    /// kind gives its handling time. At most 10,000 rules.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = "crate::validate::MAX_RULES"))]
     pub processing: Vec<ProcessingSpec>,
     /// A random fault generator drawn from the seed (its own stream).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nemesis: Option<NemesisSpec>,
-    /// Invariants to check (names as in DESIGN.md).
+    /// Invariants to check (names as in DESIGN.md; at most 100 entries).
     #[serde(default)]
+    #[schemars(length(max = "crate::validate::MAX_CHECKS"))]
     pub check: Vec<String>,
     /// Parameters of the liveness checks.
     #[serde(default)]
@@ -102,7 +105,9 @@ pub struct Scenario {
 pub struct ChartWindow {
     /// Start (true time, e.g. "1s").
     pub from: Dur,
-    /// End (true time, e.g. "1.4s"); after `from`, at most the run's `duration`.
+    /// End (true time, e.g. "1.4s"); after `from`, at most the run's `duration`. A
+    /// `--set`/`--vary` that makes `duration` shorter than `to` clamps `to` to it (and a
+    /// window starting at or after the end becomes the whole run).
     pub to: Dur,
 }
 
@@ -212,12 +217,14 @@ pub struct NetworkSpec {
     /// FIFO links: no overtaking (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fifo: Option<bool>,
-    /// Per-link overrides (directed).
+    /// Per-link overrides (directed; at most 10,000).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = "crate::validate::MAX_RULES"))]
     pub links: Vec<LinkSpec>,
     /// Per-kind rules: delay, drop or duplicate only the messages of one kind on a link
-    /// (default none). The first rule that matches a message applies.
+    /// (default none; at most 10,000). The first rule that matches a message applies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = "crate::validate::MAX_RULES"))]
     pub messages: Vec<MessageRuleSpec>,
 }
 
@@ -313,8 +320,8 @@ fn one() -> u32 {
 pub enum NodeSet {
     /// One node.
     One(String),
-    /// A group of nodes.
-    Group(Vec<String>),
+    /// A group of nodes (at most 10,000, the node limit).
+    Group(#[schemars(length(max = "crate::validate::MAX_NODES"))] Vec<String>),
 }
 
 impl NodeSet {
@@ -451,14 +458,20 @@ pub struct FaultSpec {
     /// Length of a pause.
     #[serde(default, rename = "for", skip_serializing_if = "Option::is_none")]
     pub for_: Option<Dur>,
-    /// Partition into these groups (nodes in no group reach everyone).
+    /// Partition into these groups (nodes in no group reach everyone; at most 10,000 groups
+    /// of at most 10,000 names, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(max = "crate::validate::MAX_NODES"),
+        inner(length(max = "crate::validate::MAX_NODES"))
+    )]
     pub partition: Option<Vec<Vec<String>>>,
     /// Cut one direction of a link, or every link from one group to another (one way).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<BlockSpec>,
-    /// Cut these links both ways (pairs of node names).
+    /// Cut these links both ways (pairs of node names; at most 10,000 pairs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = "crate::validate::MAX_RULES"))]
     pub cut: Option<Vec<[String; 2]>>,
     /// Remove every partition, block and cut (`"heal": true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -466,8 +479,12 @@ pub struct FaultSpec {
     /// Remove one partition with exactly these groups (as written in its `partition`),
     /// leaving every other rule in force: how the nemesis heals the partition it drew, as
     /// `shrink` and `--explicit` write it out. Errors: groups that repeat no `partition` fault
-    /// of the file, node for node and in the same order.
+    /// of the file, node for node and in the same order. Limits as `partition`'s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(max = "crate::validate::MAX_NODES"),
+        inner(length(max = "crate::validate::MAX_NODES"))
+    )]
     pub heal_partition: Option<Vec<Vec<String>>>,
     /// Step this node's wall clock by `by`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -500,8 +517,9 @@ pub struct RangeSpec {
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NemesisSpec {
-    /// Nodes it may target (default: every node).
+    /// Nodes it may target (default: every node; at most 10,000, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = "crate::validate::MAX_NODES"))]
     pub targets: Option<Vec<String>>,
     /// Mean gap between faults (exponential).
     pub mean_interval: Dur,
@@ -566,7 +584,7 @@ mod unique_keys {
     impl<'de, V: Deserialize<'de>> Visitor<'de> for Unique<V> {
         type Value = indexmap::IndexMap<String, V>;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("an object with unique keys")
+            f.write_str("an object `{...}`")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut out = indexmap::IndexMap::new();

@@ -90,6 +90,17 @@ impl std::str::FromStr for Search {
             }
             parse_duration_ns(t).ok().map(Num::Duration)
         };
+        // A duration beside a bare integer is integer ns, as `--set`/`--vary` read it.
+        if let Some([a, b]) = crate::duration::durations_ns(&[lo, hi]).as_deref() {
+            if a >= b {
+                return Err(syntax("LO must be below HI"));
+            }
+            return Ok(Search {
+                path: path.to_string(),
+                lo: Num::Duration(*a),
+                hi: Num::Duration(*b),
+            });
+        }
         let (lo, hi) = match (num(lo), num(hi)) {
             (Some(a), Some(b)) => (a, b),
             _ => return Err(syntax("LO and HI must be numbers or durations")),
@@ -97,7 +108,7 @@ impl std::str::FromStr for Search {
         let (lo, hi) = match (lo, hi) {
             (Num::Duration(_), Num::Duration(_)) | (Num::Int(_), Num::Int(_)) => (lo, hi),
             (Num::Duration(_), _) | (_, Num::Duration(_)) => {
-                return Err(syntax("both ends must be durations, or both numbers"))
+                return Err(syntax("both ends must be durations (a bare integer beside a duration is integer nanoseconds), or both numbers"))
             }
             (a, b) => (Num::Real(a.as_f64()), Num::Real(b.as_f64())),
         };
@@ -240,6 +251,22 @@ mod tests {
         );
     }
 
+    /// Regression (new-user pass): `--vary` takes `5s,5000000000` (integer ns beside a
+    /// duration) but `--find-threshold` refused `1s..5000000000`.
+    #[test]
+    fn a_duration_beside_integer_nanoseconds_is_a_duration_range() {
+        let s: Search = "duration=1s..5000000000".parse().unwrap();
+        assert_eq!(
+            (s.lo, s.hi),
+            (Num::Duration(1_000_000_000), Num::Duration(5_000_000_000))
+        );
+        let s: Search = "faults.0.for=0..2s".parse().unwrap();
+        assert_eq!(
+            (s.lo, s.hi),
+            (Num::Duration(0), Num::Duration(2_000_000_000))
+        );
+    }
+
     #[test]
     fn no_crossing_is_reported_as_such() {
         let s: Search = "loss=0.0..0.5".parse().unwrap();
@@ -250,7 +277,15 @@ mod tests {
 
     #[test]
     fn bad_ranges_are_refused() {
-        for bad in ["x=1..", "x=5..1", "x=1s..5", "=1..2", "x=a..b", "x1..2"] {
+        for bad in [
+            "x=1..",
+            "x=5..1",
+            "x=1s..5.5",
+            "=1..2",
+            "x=a..b",
+            "x1..2",
+            "x=5s..1000",
+        ] {
             assert!(bad.parse::<Search>().is_err(), "{bad}");
         }
     }

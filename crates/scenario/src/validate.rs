@@ -17,6 +17,11 @@ pub use crate::checker::MAX_DURATION;
 pub const MAX_NODES: usize = 10_000;
 /// Most faults listed in one scenario.
 pub const MAX_FAULTS: usize = 10_000;
+/// Most entries of each list of rules: `processing`, `network.links`, `network.messages`, and
+/// the pairs of a fault's `cut`.
+pub const MAX_RULES: usize = 10_000;
+/// Most entries of `check` (each names one invariant; there are far fewer).
+pub const MAX_CHECKS: usize = 100;
 /// Slowest drift accepted, ppm: a clock at 0.1x true rate.
 pub const MIN_DRIFT_PPM: i64 = -900_000;
 /// Fastest drift accepted, ppm: a clock at 3x true rate (published analyses use 2x).
@@ -68,7 +73,7 @@ pub(crate) fn bad_scenario_name(name: &str) -> Option<String> {
         .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.'));
     if !plain || name.starts_with('.') {
         return Some(format!(
-            "scenario name {name:?} may use only letters, digits, '-', '_' and '.', and not start \
+            "scenario name {name:?} may use only ASCII letters (a-z, A-Z), digits (0-9), '-', '_' and '.', and not start \
              with '.' (`report` names its files after it)"
         ));
     }
@@ -140,7 +145,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         {
             c.err(
                 path.clone(),
-                format!("node name {key:?} may use only letters, digits, '-', '_' and '.' (it appears in narrations and charts)"),
+                format!("node name {key:?} may use only ASCII letters (a-z, A-Z), digits (0-9), '-', '_' and '.' (it appears in narrations and charts)"),
             );
         }
         let count = spec.role().count();

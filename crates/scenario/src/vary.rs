@@ -9,8 +9,9 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 /// JSON with object keys in file order (serde_json's own `Value` sorts them here, which would
-/// renumber the nodes).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// renumber the nodes). Reading refuses an object with a key given twice (serde_json keeps the
+/// last copy silently), as the scenario format does.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Json {
     /// `null`.
@@ -25,6 +26,96 @@ pub enum Json {
     Array(Vec<Json>),
     /// An object, keys in file order.
     Object(IndexMap<String, Json>),
+}
+
+/// The start of the error [`Json`]'s reader gives for a key given twice.
+const TWICE: &str = "the key `";
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, MapAccess, SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Json;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E: Error>(self) -> Result<Json, E> {
+                Ok(Json::Null)
+            }
+            fn visit_bool<E: Error>(self, v: bool) -> Result<Json, E> {
+                Ok(Json::Bool(v))
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<Json, E> {
+                Ok(Json::Number(v.into()))
+            }
+            fn visit_i64<E: Error>(self, v: i64) -> Result<Json, E> {
+                Ok(Json::Number(v.into()))
+            }
+            fn visit_f64<E: Error>(self, v: f64) -> Result<Json, E> {
+                serde_json::Number::from_f64(v)
+                    .map(Json::Number)
+                    .ok_or_else(|| E::custom("a number that is not finite"))
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<Json, E> {
+                Ok(Json::String(v.to_string()))
+            }
+            fn visit_string<E: Error>(self, v: String) -> Result<Json, E> {
+                Ok(Json::String(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = a.next_element()? {
+                    out.push(v);
+                }
+                Ok(Json::Array(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+                let mut out = IndexMap::new();
+                while let Some(k) = a.next_key::<String>()? {
+                    if out.contains_key(&k) {
+                        return Err(A::Error::custom(format!(
+                            "{TWICE}{k}` is given twice in one object: give each key once"
+                        )));
+                    }
+                    let v = a.next_value()?;
+                    out.insert(k, v);
+                }
+                Ok(Json::Object(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Splits a `--vary` list at its top-level commas: a comma inside brackets, braces or a
+/// quoted string belongs to its value (`[1,2],[3]` is two values, `"a,b"` one).
+pub fn split_values(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut in_string, mut escaped, mut start) = (0usize, false, false, 0);
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[start..]);
+    out
 }
 
 /// Why a `--vary` argument cannot be applied.
@@ -68,7 +159,10 @@ impl std::str::FromStr for Vary {
             .split_once('=')
             .ok_or_else(|| VaryError::Syntax(s.into()))?;
         let path = path.trim();
-        let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+        let values: Vec<String> = split_values(values)
+            .into_iter()
+            .map(|v| v.trim().to_string())
+            .collect();
         if path.is_empty() || values.iter().any(String::is_empty) {
             return Err(VaryError::Syntax(s.into()));
         }
@@ -98,8 +192,26 @@ impl std::str::FromStr for Vary {
 /// (`5s`, `5000ms`, or `5000000000`, integer ns beside a duration) or the same number (`1`,
 /// `1.0`).
 fn same_value(a: &str, b: &str) -> bool {
+    // A quoted text is the string it quotes, as an unquoted text that is not JSON is: `"5s"`
+    // and `5s` are the same string (`"5"` and `5` are not: a number is read as one).
+    let unquoted = |t: &str| -> String {
+        match serde_json::from_str::<String>(t) {
+            Ok(inner) if serde_json::from_str::<Json>(&inner).is_err() => inner,
+            _ => t.to_string(),
+        }
+    };
+    let (a, b) = (&*unquoted(a), &*unquoted(b));
     if a == b {
         return true;
+    }
+    // Two JSON values (lists, objects) are the same when they read the same.
+    if let (Ok(x), Ok(y)) = (
+        serde_json::from_str::<serde_json::Value>(a),
+        serde_json::from_str::<serde_json::Value>(b),
+    ) {
+        if x.is_array() || x.is_object() {
+            return x == y;
+        }
     }
     if let Some([x, y]) = crate::duration::durations_ns(&[a, b]).as_deref() {
         return x == y;
@@ -114,18 +226,28 @@ fn same_value(a: &str, b: &str) -> bool {
 /// reads a duration written as a JSON number (`--set duration=30000000000` was sent as the
 /// string "30000000000" and refused for its missing unit). Elsewhere the text read as JSON
 /// (numbers, booleans), else a string.
-fn value_of(text: &str, current: Option<&Json>) -> Json {
-    let json = serde_json::from_str::<Json>(text).ok();
+fn value_of(text: &str, current: Option<&Json>) -> Result<Json, String> {
+    let json = match serde_json::from_str::<Json>(text) {
+        Ok(j) => Some(j),
+        // JSON that gives a key twice: refused as in a file, not read as a plain string.
+        Err(e) if e.to_string().starts_with(TWICE) => {
+            let m = e.to_string();
+            return Err(m
+                .rfind(" at line ")
+                .map_or(m.clone(), |i| m[..i].to_string()));
+        }
+        Err(_) => None,
+    };
     if let Some(Json::String(s)) = current {
         let is_duration = crate::duration::parse_duration_ns(s).is_ok()
             || crate::duration::parse_signed_ns(s).is_ok();
-        return match json {
+        return Ok(match json {
             Some(Json::String(quoted)) => Json::String(quoted),
             Some(Json::Number(n)) if is_duration && (n.is_u64() || n.is_i64()) => Json::Number(n),
             _ => Json::String(text.to_string()),
-        };
+        });
     }
-    json.unwrap_or_else(|| Json::String(text.to_string()))
+    Ok(json.unwrap_or_else(|| Json::String(text.to_string())))
 }
 
 /// Sets `path` (dotted; numeric segments index arrays) in `root` to the value `text` stands
@@ -158,7 +280,7 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
                     )));
                 }
                 if last {
-                    let v = value_of(text, map.get(*seg));
+                    let v = value_of(text, map.get(*seg)).map_err(err)?;
                     map.insert(seg.to_string(), v);
                     return Ok(());
                 }
@@ -192,7 +314,7 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
                     ))
                 })?;
                 if last {
-                    *item = value_of(text, Some(item));
+                    *item = value_of(text, Some(item)).map_err(err)?;
                     return Ok(());
                 }
                 item
@@ -357,12 +479,84 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
             return Err(ScenarioError::Invalid { file: f, problems }.into());
         }
     }
-    let text = apply_settings(src, settings)?;
+    let mut text = apply_settings(src, settings)?;
+    if !settings
+        .iter()
+        .any(|s| s.path == "chart" || s.path.starts_with("chart."))
+    {
+        clamp_chart_window(&mut text);
+    }
     let label: Vec<String> = settings
         .iter()
         .map(|s| format!("{}={}", s.path, s.value))
         .collect();
-    Ok(load_str(&format!("{file} [{}]", label.join(" ")), &text)?)
+    load_str(&format!("{file} [{}]", label.join(" ")), &text)
+        .map_err(|e| hint_for_settings(e, settings).into())
+}
+
+/// Fits the file's chart window (`chart`: the lesson's part of the run, for charts) into a
+/// run a setting made shorter (`--set duration=3s` on a file whose window ends at 9 s): its
+/// end becomes the run's end, and a window that starts at or after the end becomes the whole
+/// run. The file's own window past its own duration is still refused; so is a window the
+/// settings give themselves.
+fn clamp_chart_window(text: &mut String) {
+    use crate::duration::{format_ns, parse_duration_ns};
+    let Ok(mut root) = serde_json::from_str::<Json>(text) else {
+        return;
+    };
+    let ns = |v: Option<&Json>| match v {
+        Some(Json::String(s)) => parse_duration_ns(s).ok(),
+        Some(Json::Number(n)) => n.as_u64(),
+        _ => None,
+    };
+    let Json::Object(top) = &root else { return };
+    let Some(Json::Object(chart)) = top.get("chart") else {
+        return;
+    };
+    let (Some(end), Some(from), Some(to)) = (
+        ns(top.get("duration")),
+        ns(chart.get("from")),
+        ns(chart.get("to")),
+    ) else {
+        return;
+    };
+    if to <= end || end == 0 {
+        return;
+    }
+    let mut edits = vec![("chart.to", format_ns(end))];
+    if from >= end {
+        edits.push(("chart.from", "0ns".to_string()));
+    }
+    for (path, value) in edits {
+        if set_path(&mut root, path, &format!("\"{value}\"")).is_err()
+            || splice(text, &root, path).is_none()
+        {
+            return;
+        }
+    }
+}
+
+/// `e` with each hint written for a file (a duration "as a JSON number without quotes") said
+/// for the command line where the problem is in a value a setting gave.
+fn hint_for_settings(e: ScenarioError, settings: &[Setting]) -> ScenarioError {
+    use crate::duration::{NS_HINT_FILE, NS_HINT_SET};
+    let ScenarioError::Invalid { file, mut problems } = e else {
+        return e;
+    };
+    for p in &mut problems {
+        // `faults[0].for` is `faults.0.for` as a setting writes it.
+        let dotted = p.path.replace('[', ".").replace(']', "");
+        let set_here = settings.iter().any(|s| {
+            dotted == s.path
+                || dotted
+                    .strip_prefix(s.path.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+        });
+        if set_here {
+            p.message = p.message.replace(NS_HINT_FILE, NS_HINT_SET);
+        }
+    }
+    ScenarioError::Invalid { file, problems }
 }
 
 /// Every combination of the values of `varies` (a grid), the first parameter outermost: for
@@ -464,6 +658,76 @@ mod tests {
         assert!("nodes.c.ttl=5s,5".parse::<Vary>().is_ok());
     }
 
+    /// Regression (new-user pass): `--vary` split at every comma, so a list or object value
+    /// could not be varied (`[{"fixed":"5s"}]` became `[{"fixed":"5s"}]`... in pieces).
+    #[test]
+    fn vary_splits_only_at_top_level_commas() {
+        let v: Vary = r#"network.delay={"uniform":["1ms","5ms"]},{"fixed":"2ms"}"#
+            .parse()
+            .unwrap();
+        assert_eq!(
+            v.values,
+            vec![r#"{"uniform":["1ms","5ms"]}"#, r#"{"fixed":"2ms"}"#]
+        );
+        let v: Vary = r#"name="a,b",c, [1, 2]"#.parse().unwrap();
+        assert_eq!(v.values, vec![r#""a,b""#, "c", "[1, 2]"]);
+        // An escaped quote does not end the string.
+        let v: Vary = r#"name="a\",b",c"#.parse().unwrap();
+        assert_eq!(v.values, vec![r#""a\",b""#, "c"]);
+        let e = r#"x=[1,2],[1, 2]"#.parse::<Vary>().unwrap_err().to_string();
+        assert!(e.contains("the same value"), "{e}");
+    }
+
+    /// Regression (new-user pass): `--vary '"5s",5s'` ran the same value twice.
+    #[test]
+    fn a_quoted_value_and_the_same_text_unquoted_are_one_value() {
+        let e = r#"faults.0.for="5s",5s"#.parse::<Vary>().unwrap_err().to_string();
+        assert!(e.contains("`\"5s\"` and `5s`, the same value"), "{e}");
+        let e = r#"faults.0.for="5s",5000ms"#.parse::<Vary>().unwrap_err().to_string();
+        assert!(e.contains("the same value"), "{e}");
+        // A quoted number is a string, the bare one a number: two values.
+        assert!(r#"x="5",5"#.parse::<Vary>().is_ok());
+    }
+
+    /// Regression (new-user pass): a key given twice in a `--set` value was accepted (the last
+    /// copy kept silently), though a file with one is refused.
+    #[test]
+    fn a_key_given_twice_in_a_set_value_is_refused() {
+        let e = vary_text(SRC, "a", r#"{"x":"5s","x":"6s"}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--set/--vary path `a`: the key `x` is given twice in one object: give each key once"
+        );
+        let e = vary_text(SRC, "l.0", r#"[{"for":"1s","for":"1s"}]"#).unwrap_err();
+        assert!(e.to_string().contains("`for` is given twice"), "{e}");
+        assert!(vary_text(SRC, "a", r#"{"x":"5s","y":{"x":1}}"#).is_ok());
+    }
+
+    /// Regression (new-user pass): a duration without a unit given on the command line was
+    /// told to be written "as a JSON number without quotes", which a shell word cannot show.
+    #[test]
+    fn the_duration_hint_is_worded_for_where_the_value_came_from() {
+        let src = "{\"splitbrain\": 1, \"name\": \"x\", \"duration\": \"10s\",\n \"nodes\": \
+                   {\"s\": {\"role\": \"storage\"}}}";
+        let set: Setting = "duration=10.5".parse().unwrap();
+        let e = plan_with("f.json", src, &[set]).unwrap_err().to_string();
+        assert!(e.contains("duration: duration \"10.5\" has no unit"), "{e}");
+        assert!(
+            e.contains("without quotes (`--set duration=5000000000` is 5 s)"),
+            "{e}"
+        );
+        let file = src.replace("\"10s\"", "\"10\"");
+        let e = load_str("f.json", &file).unwrap_err().to_string();
+        assert!(
+            e.contains("integer nanoseconds as a JSON number without quotes"),
+            "{e}"
+        );
+        // A setting elsewhere leaves the file's own hint as it is.
+        let seed: Setting = "seed=3".parse().unwrap();
+        let e = plan_with("f.json", &file, &[seed]).unwrap_err().to_string();
+        assert!(e.contains("as a JSON number without quotes"), "{e}");
+    }
+
     #[test]
     fn bad_paths_and_syntax_are_reported() {
         assert!(matches!(
@@ -519,7 +783,8 @@ mod tests {
         let one: Setting = "seed=1".parse().unwrap();
         assert_eq!(
             plan_with("f.json", broken, &[one]).unwrap_err().to_string(),
-            "f.json:3:11: name: expected value"
+            "f.json:3:11: name: expected a value: a string `\"...\"`, a number, an object \
+             `{...}`, a list `[...]`, true, false or null"
         );
         let e = plan_with("f.json", src, &twice).unwrap_err();
         assert_eq!(

@@ -44,8 +44,9 @@ pub struct LeaseLeaderSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<String>,
     /// The Raft lock service's replicas (with `lock: "raft"`), in the order the client tries
-    /// them.
+    /// them (at most 10,000, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = "crate::validate::MAX_NODES"))]
     pub replicas: Option<Vec<String>>,
     /// Lease name, or the Raft lock key (default "leader").
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -43,7 +43,7 @@ pub enum RetrySpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(
     untagged,
-    expecting = "true, false, \"local_deadline\", \"quorum_count\" or \"off\""
+    expecting = "expected true, false, \"local_deadline\", \"quorum_count\" or \"off\""
 )]
 pub enum ValidityCheckSpec {
     /// `true` = `"local_deadline"`, `false` = `"off"`.
@@ -236,8 +236,9 @@ pub struct WorkerSpec {
     /// believes it holds (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watchdog: Option<bool>,
-    /// redlock: the instances (node names).
+    /// redlock: the instances (node names; at most 10,000, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = "crate::validate::MAX_NODES"))]
     pub instances: Option<Vec<String>>,
     /// redlock: per-instance reply timeout (default 50 ms); redis and lease: reply timeout
     /// (default 500 ms); raft: wait before trying the next replica (default 200 ms).
@@ -295,8 +296,10 @@ pub struct WorkerSpec {
     /// field, so a thread that acquires overwrites the token another thread releases with).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock_object: Option<LockObjectSpec>,
-    /// raft: the replicas of the Raft lock service (node names), tried in this order.
+    /// raft: the replicas of the Raft lock service (node names), tried in this order (at most
+    /// 10,000, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = "crate::validate::MAX_NODES"))]
     pub replicas: Option<Vec<String>>,
 }
 

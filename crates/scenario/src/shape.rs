@@ -1,0 +1,548 @@
+//! The shape check: one streaming pass over a scenario's JSON, guided by the format's own JSON
+//! Schema (generated from the types, so it covers every struct and list of the format,
+//! including each role's), run before the typed parse. It refuses, located at the value:
+//!
+//! - a list where an object is required (`"network": []`): serde reads a JSON array into a
+//!   struct field by field, so `[{"fixed": "5s"}]` would have been taken as a network whose
+//!   first field is that object;
+//! - a list past its length limit (the schema's `maxItems`, every list has one; a list without
+//!   one is bounded by [`MAX_LIST`]) at its first entry past it, or a fixed-size list (`[from,
+//!   to]`) of the wrong length;
+//! - a value of the wrong kind where one of a few names or one-key objects goes
+//!   (`"expect": {"x": 5}`, `"delay": "fixed"`), said with the names ("expected value" was all
+//!   serde said).
+//!
+//! Entries are read and dropped as the pass goes (as `IgnoredAny` does): a file of millions of
+//! entries is refused at the first one past the limit without being held in memory. Every
+//! other problem (unknown fields, numbers out of range, ...) is left to the typed parse.
+
+use crate::error::Problem;
+use crate::locate::{locate, render, Seg};
+use schemars::schema::{InstanceType, RootSchema, Schema, SchemaObject, SingleOrVec};
+use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::cell::RefCell;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// Most entries of a list whose schema states no `maxItems` (every list of the format states
+/// one; this bounds any added later).
+pub const MAX_LIST: usize = 10_000;
+
+/// The scenario format's schema, generated once.
+fn scenario_schema() -> &'static RootSchema {
+    static SCHEMA: OnceLock<RootSchema> = OnceLock::new();
+    SCHEMA.get_or_init(|| schemars::schema_for!(crate::schema::Scenario))
+}
+
+/// The first shape problem of the scenario text `src` (a JSON object), located; `None` when
+/// there is none or the text is not JSON (the typed parse names the syntax error).
+pub fn check(src: &str) -> Option<Problem> {
+    let root = scenario_schema();
+    let found = RefCell::new(None);
+    let walk = Walk {
+        root,
+        cands: Some(vec![&root.schema]),
+        path: Vec::new(),
+        found: &found,
+    };
+    let mut de = serde_json::Deserializer::from_str(src);
+    let _ = walk.deserialize(&mut de);
+    let (path, message) = found.into_inner()?;
+    let (line, column) = locate(src, &path);
+    Some(Problem {
+        line,
+        column,
+        path: render(&path),
+        message,
+    })
+}
+
+/// The schemas a value may match (the leaves of `$ref`, `allOf`, `anyOf`, `oneOf`); `None`:
+/// anything (not checked).
+type Cands<'s> = Option<Vec<&'s SchemaObject>>;
+
+/// Adds the leaves of `s` to `out`; `false` if `s` admits anything.
+fn expand<'s>(root: &'s RootSchema, s: &'s Schema, out: &mut Vec<&'s SchemaObject>) -> bool {
+    let o = match s {
+        Schema::Bool(b) => return !b,
+        Schema::Object(o) => o,
+    };
+    if let Some(r) = &o.reference {
+        let name = r.rsplit('/').next().unwrap_or_default();
+        return match root.definitions.get(name) {
+            Some(d) => expand(root, d, out),
+            None => false,
+        };
+    }
+    if let Some(sub) = &o.subschemas {
+        let lists = [&sub.all_of, &sub.any_of, &sub.one_of];
+        let mut any_list = false;
+        for l in lists.into_iter().flatten() {
+            any_list = true;
+            for s in l {
+                if !expand(root, s, out) {
+                    return false;
+                }
+            }
+        }
+        if any_list {
+            return true;
+        }
+    }
+    if o.instance_type.is_none() && o.object.is_none() && o.array.is_none() {
+        return false;
+    }
+    out.push(o);
+    true
+}
+
+fn cands_of<'s>(root: &'s RootSchema, schemas: &[&'s Schema]) -> Cands<'s> {
+    let mut out = Vec::new();
+    for s in schemas {
+        if !expand(root, s, &mut out) {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// Whether the leaf `o` admits JSON values of type `t`.
+fn admits(o: &SchemaObject, t: InstanceType) -> bool {
+    let has = |x: &InstanceType| {
+        *x == t
+            || (t == InstanceType::Integer && *x == InstanceType::Number)
+            || (t == InstanceType::Number && *x == InstanceType::Integer)
+    };
+    match &o.instance_type {
+        Some(SingleOrVec::Single(x)) => has(x),
+        Some(SingleOrVec::Vec(v)) => v.iter().any(has),
+        None => match t {
+            InstanceType::Object => o.object.is_some(),
+            InstanceType::Array => o.array.is_some(),
+            _ => false,
+        },
+    }
+}
+
+/// A leaf that is a variant of an externally tagged enum: a string of a few names, or an
+/// object of exactly one required key.
+fn variant_like(o: &SchemaObject) -> bool {
+    if admits(o, InstanceType::String) {
+        return o.enum_values.is_some();
+    }
+    admits(o, InstanceType::Object)
+        && o.object
+            .as_ref()
+            .is_some_and(|v| v.required.len() == 1 && v.properties.len() == 1)
+}
+
+/// What a set of variant-like leaves expects, in the format's words.
+fn describe_variants(cands: &[&SchemaObject]) -> String {
+    let names: Vec<String> = cands
+        .iter()
+        .filter_map(|o| o.enum_values.as_ref())
+        .flatten()
+        .filter_map(|v| v.as_str().map(|s| format!("`{s}`")))
+        .collect();
+    let keys: Vec<String> = cands
+        .iter()
+        .filter(|o| admits(o, InstanceType::Object))
+        .filter_map(|o| o.object.as_ref()?.required.iter().next())
+        .map(|k| format!("`{k}`"))
+        .collect();
+    let dedup = |v: Vec<String>| {
+        let mut out: Vec<String> = Vec::new();
+        for x in v {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+        out
+    };
+    // A node's field is looked up in every role: the same names may come twice.
+    let (names, keys) = (dedup(names), dedup(keys));
+    let mut said = Vec::new();
+    if !names.is_empty() {
+        said.push(format!("one of {}", names.join(", ")));
+    }
+    if !keys.is_empty() {
+        said.push(format!(
+            "an object of one key `{{\"KEY\": ...}}`, KEY one of {}",
+            keys.join(", ")
+        ));
+    }
+    said.join(", or ")
+}
+
+struct Walk<'a, 's> {
+    root: &'s RootSchema,
+    cands: Cands<'s>,
+    path: Vec<Seg>,
+    found: &'a RefCell<Option<(Vec<Seg>, String)>>,
+}
+
+impl Walk<'_, '_> {
+    fn fail<E: Error>(&self, path: Vec<Seg>, message: String) -> E {
+        self.found.borrow_mut().get_or_insert((path, message));
+        E::custom("shape")
+    }
+
+    /// A scalar (or a list) of type `t` where only names or one-key objects go.
+    fn scalar<E: Error>(&self, t: InstanceType, found: &str) -> Result<(), E> {
+        let Some(cands) = &self.cands else {
+            return Ok(());
+        };
+        if cands.is_empty() || cands.iter().any(|o| admits(o, t)) {
+            return Ok(());
+        }
+        if t != InstanceType::String
+            && cands
+                .iter()
+                .all(|o| variant_like(o) || admits(o, InstanceType::Null))
+        {
+            let variants: Vec<&SchemaObject> =
+                cands.iter().copied().filter(|o| variant_like(o)).collect();
+            if !variants.is_empty() {
+                let expected = describe_variants(&variants);
+                return Err(self.fail(
+                    self.path.clone(),
+                    format!("expected {expected}, found {found}"),
+                ));
+            }
+        }
+        let variants: Vec<&SchemaObject> = cands
+            .iter()
+            .copied()
+            .filter(|o| !admits(o, InstanceType::Null))
+            .collect();
+        if t == InstanceType::String
+            && !variants.is_empty()
+            && variants
+                .iter()
+                .all(|o| variant_like(o) && admits(o, InstanceType::Object))
+        {
+            let expected = describe_variants(&variants);
+            return Err(self.fail(
+                self.path.clone(),
+                format!("expected {expected}, found {found}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Walk<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: Error>(self, _: bool) -> Result<(), E> {
+        self.scalar(InstanceType::Boolean, "a boolean")
+    }
+    fn visit_i64<E: Error>(self, _: i64) -> Result<(), E> {
+        self.scalar(InstanceType::Integer, "a number")
+    }
+    fn visit_u64<E: Error>(self, _: u64) -> Result<(), E> {
+        self.scalar(InstanceType::Integer, "a number")
+    }
+    fn visit_f64<E: Error>(self, _: f64) -> Result<(), E> {
+        self.scalar(InstanceType::Number, "a number")
+    }
+    fn visit_str<E: Error>(self, v: &str) -> Result<(), E> {
+        self.scalar(InstanceType::String, &format!("the string {v:?}"))
+    }
+    fn visit_unit<E: Error>(self) -> Result<(), E> {
+        self.scalar(InstanceType::Null, "null")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let cands = match &self.cands {
+            Some(c) if !c.is_empty() => c.clone(),
+            // Anything goes here: still bounded.
+            _ => Vec::new(),
+        };
+        let lists: Vec<&SchemaObject> = cands
+            .iter()
+            .copied()
+            .filter(|o| admits(o, InstanceType::Array))
+            .collect();
+        if !cands.is_empty() && lists.is_empty() {
+            if cands.iter().any(|o| admits(o, InstanceType::Object)) {
+                let message = if cands
+                    .iter()
+                    .all(|o| variant_like(o) || admits(o, InstanceType::Null))
+                {
+                    format!(
+                        "expected {}, found a list `[...]`",
+                        describe_variants(&cands)
+                    )
+                } else {
+                    "expected an object `{...}`, found a list `[...]`".to_string()
+                };
+                return Err(self.fail(self.path.clone(), message));
+            }
+            self.scalar::<A::Error>(InstanceType::Array, "a list `[...]`")?;
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(());
+        }
+        let arrays: Vec<_> = lists.iter().filter_map(|o| o.array.as_deref()).collect();
+        let max = arrays
+            .iter()
+            .map(|a| a.max_items.map_or(MAX_LIST, |m| m as usize))
+            .max()
+            .unwrap_or(MAX_LIST);
+        let min = arrays
+            .iter()
+            .map(|a| a.min_items.unwrap_or(0) as usize)
+            .min()
+            .unwrap_or(0);
+        let mut i = 0usize;
+        loop {
+            let mut schemas: Vec<&Schema> = Vec::new();
+            let mut any = lists.is_empty();
+            for a in &arrays {
+                match &a.items {
+                    Some(SingleOrVec::Single(s)) => schemas.push(s),
+                    Some(SingleOrVec::Vec(v)) => match v.get(i) {
+                        Some(s) => schemas.push(s),
+                        None => any = true,
+                    },
+                    None => any = true,
+                }
+            }
+            if lists.len() > arrays.len() {
+                any = true;
+            }
+            let mut path = self.path.clone();
+            path.push(Seg::Index(i));
+            let child = Walk {
+                root: self.root,
+                cands: if any {
+                    None
+                } else {
+                    cands_of(self.root, &schemas)
+                },
+                path,
+                found: self.found,
+            };
+            if seq.next_element_seed(child)?.is_none() {
+                break;
+            }
+            if i == max {
+                let mut path = self.path.clone();
+                path.push(Seg::Index(i));
+                let message = if min == max {
+                    format!("expected a list of exactly {max} entries, found more")
+                } else if self.path == [Seg::Key("faults".into())] {
+                    format!("too many faults: the limit is {max}")
+                } else {
+                    format!(
+                        "too many entries in `{}`: the limit is {max}",
+                        render(&self.path)
+                    )
+                };
+                return Err(self.fail(path, message));
+            }
+            i += 1;
+        }
+        if i < min {
+            let message = if min == max {
+                format!("expected a list of exactly {min} entries, found {i}")
+            } else {
+                format!("expected a list of at least {min} entries, found {i}")
+            };
+            return Err(self.fail(self.path.clone(), message));
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let objects: Vec<&SchemaObject> = match &self.cands {
+            Some(c) => c
+                .iter()
+                .copied()
+                .filter(|o| admits(o, InstanceType::Object))
+                .collect(),
+            None => Vec::new(),
+        };
+        let checked = !objects.is_empty();
+        let mut keys = 0usize;
+        while let Some(key) = map.next_key::<String>()? {
+            keys += 1;
+            let mut schemas: Vec<&Schema> = Vec::new();
+            let mut any = !checked;
+            for o in &objects {
+                let Some(v) = o.object.as_deref() else {
+                    any = true;
+                    continue;
+                };
+                if let Some(s) = v.properties.get(&key) {
+                    schemas.push(s);
+                } else if let Some(s) = &v.additional_properties {
+                    schemas.push(s);
+                }
+            }
+            let mut path = self.path.clone();
+            path.push(Seg::Key(key));
+            let cands = if any || schemas.is_empty() {
+                None
+            } else {
+                cands_of(self.root, &schemas)
+            };
+            map.next_value_seed(Walk {
+                root: self.root,
+                cands,
+                path,
+                found: self.found,
+            })?;
+        }
+        if keys == 0 && checked && objects.iter().all(|o| variant_like(o)) {
+            let expected = describe_variants(&objects);
+            return Err(self.fail(
+                self.path.clone(),
+                format!("expected {expected}, found an empty object"),
+            ));
+        }
+        if let Some(c) = &self.cands {
+            if !c.is_empty() && !checked {
+                self.scalar::<A::Error>(InstanceType::Object, "an object `{...}`")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(extra: &str) -> String {
+        format!(
+            "{{\"splitbrain\": 1, \"name\": \"x\", \"duration\": \"10s\",\n\"nodes\": {{\"s\": \
+             {{\"role\": \"storage\"}}}}{extra}}}"
+        )
+    }
+
+    fn first(extra: &str) -> String {
+        let p = check(&file(extra)).expect("a shape problem");
+        format!("{}:{}: {}: {}", p.line, p.column, p.path, p.message)
+    }
+
+    /// Regression (new-user pass): serde read a JSON list into a struct field by field, so
+    /// `"network": [{"fixed": "5s"}]` was taken as a network and ran.
+    #[test]
+    fn a_list_where_an_object_goes_is_refused_for_every_struct() {
+        let list = "expected an object `{...}`, found a list `[...]`";
+        assert_eq!(first(", \"network\": []"), format!("2:49: network: {list}"));
+        assert_eq!(
+            first(", \"network\": [{\"fixed\": \"5s\"}]"),
+            format!("2:49: network: {list}")
+        );
+        assert!(first(", \"limits\": [5]").ends_with(&format!("limits: {list}")));
+        assert!(first(", \"chart\": [\"1s\", \"2s\"]").ends_with(&format!("chart: {list}")));
+        assert!(first(", \"check_params\": [\"1s\"]").ends_with(&format!("check_params: {list}")));
+        assert!(first(", \"faults\": [[]]").ends_with(&format!("faults[0]: {list}")));
+        assert!(
+            first(", \"nemesis\": {\"mean_interval\": \"1s\", \"pause\": [\"1s\", \"2s\"]}")
+                .ends_with(&format!("nemesis.pause: {list}"))
+        );
+        // Inside a node, whatever its role.
+        let p = check(
+            "{\"nodes\": {\"w\": {\"role\": \"worker\", \"clock\": [0]}, \"s\": {\"role\": \
+             \"storage\", \"clock\": []}}}",
+        )
+        .unwrap();
+        assert_eq!(
+            (p.path.as_str(), p.message.as_str()),
+            ("nodes.w.clock", list)
+        );
+        // A block is an object or a pair: the pair stays.
+        assert!(check(&file(
+            ", \"faults\": [{\"at\": \"1s\", \"block\": [\"s\", \"s\"]}]"
+        ))
+        .is_none());
+        assert!(
+            first(", \"faults\": [{\"at\": \"1s\", \"block\": [\"s\"]}]")
+                .ends_with("faults[0].block: expected a list of exactly 2 entries, found 1")
+        );
+    }
+
+    #[test]
+    fn a_wrong_kind_where_names_go_is_said_with_the_names() {
+        assert!(first(", \"expect\": {\"x\": 5}")
+            .ends_with("expect.x: expected one of `holds`, `violated`, found a number"));
+        assert!(first(", \"network\": {\"delay\": \"fixed\"}").contains(
+            "network.delay: expected an object of one key `{\"KEY\": ...}`, KEY one of `fixed`, \
+             `uniform`"
+        ));
+        assert!(first(", \"network\": {\"delay\": {}}").ends_with("found an empty object"));
+        assert!(
+            first(", \"network\": {\"delay\": {\"uniform\": [\"1ms\", \"2ms\", \"3ms\"]}}")
+                .ends_with(
+                    "network.delay.uniform[2]: expected a list of exactly 2 entries, found more"
+                )
+        );
+    }
+
+    /// Regression (new-user pass): only `faults` and `nodes` had read limits; a huge list
+    /// elsewhere was held whole before any error.
+    #[test]
+    fn every_list_has_a_limit_that_bites_at_its_first_entry_past_it() {
+        use crate::validate::{MAX_NODES, MAX_RULES};
+        let rules = vec!["{\"time\": \"1ms\"}"; MAX_RULES + 5].join(",\n");
+        let p = check(&file(&format!(", \"processing\": [\n{rules}]"))).unwrap();
+        assert_eq!(p.path, format!("processing[{MAX_RULES}]"));
+        assert_eq!((p.line, p.column), (MAX_RULES + 3, 1));
+        assert_eq!(
+            p.message,
+            format!("too many entries in `processing`: the limit is {MAX_RULES}")
+        );
+        let names = vec!["\"s\""; MAX_NODES + 1].join(",");
+        let p = check(&file(&format!(
+            ", \"nemesis\": {{\"mean_interval\": \"1s\", \"targets\": [{names}]}}"
+        )))
+        .unwrap();
+        assert_eq!(p.path, format!("nemesis.targets[{MAX_NODES}]"));
+        // Every list of the format states its limit in the schema.
+        let text = crate::json_schema();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut unbounded = Vec::new();
+        fn walk(v: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    let is_array = match m.get("type") {
+                        Some(serde_json::Value::String(t)) => t == "array",
+                        Some(serde_json::Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+                        _ => false,
+                    };
+                    if is_array && !m.contains_key("maxItems") {
+                        out.push(at.to_string());
+                    }
+                    for (k, x) in m {
+                        walk(x, &format!("{at}/{k}"), out);
+                    }
+                }
+                serde_json::Value::Array(xs) => {
+                    for (i, x) in xs.iter().enumerate() {
+                        walk(x, &format!("{at}/{i}"), out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        walk(&v, "", &mut unbounded);
+        assert!(
+            unbounded.is_empty(),
+            "lists without maxItems: {unbounded:?}"
+        );
+    }
+}
