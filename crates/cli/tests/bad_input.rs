@@ -503,3 +503,89 @@ fn a_set_error_points_into_the_users_own_lines() {
         );
     }
 }
+
+/// Regression (new-user pass): `--set` values were read more loosely than a file: a list where
+/// an object goes ran (serde read it field by field), a key given twice kept its last copy.
+#[test]
+fn set_values_are_read_as_strictly_as_a_file() {
+    let err = |o: &Output| String::from_utf8_lossy(&o.stderr).to_string();
+    let o = splitbrain(&["run", LESSON, "--set", r#"network=[{"fixed":"5s"}]"#]);
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    assert!(
+        err(&o).contains("network: expected an object `{...}`, found a list `[...]`"),
+        "{}",
+        err(&o)
+    );
+    let twice = r#"network={"delay":{"fixed":"5s"},"delay":{"fixed":"6s"}}"#;
+    let o = splitbrain(&["run", LESSON, "--set", twice]);
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    assert!(
+        err(&o).contains("the key `delay` is given twice in one object: give each key once"),
+        "{}",
+        err(&o)
+    );
+}
+
+/// Regression (new-user pass): `--vary` split inside lists and objects, took `"40s"` and
+/// `40s` as two values, and `--find-threshold` refused a duration beside integer ns, which
+/// `--vary` accepts.
+#[test]
+fn vary_and_find_threshold_read_values_as_set_does() {
+    let err = |o: &Output| String::from_utf8_lossy(&o.stderr).to_string();
+    let sweep = |extra: &[&str]| {
+        let mut args = vec!["sweep", LESSON, "--seeds", "0..1"];
+        args.extend_from_slice(extra);
+        splitbrain(&args)
+    };
+    let o = sweep(&[
+        "--vary",
+        r#"network.delay={"fixed":"1ms"},{"uniform":["1ms","2ms"]}"#,
+    ]);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(r#"{"uniform":["1ms","2ms"]}"#), "{out}");
+    let o = sweep(&["--vary", r#"duration="40s",40s"#]);
+    assert_eq!(code(&o), 2);
+    assert!(err(&o).contains("the same value"), "{}", err(&o));
+    let o = sweep(&[
+        "--find-threshold",
+        "duration=30s..40000000000",
+        "--invariant",
+        "exclusive_holders",
+        "--steps",
+        "0",
+    ]);
+    assert_ne!(code(&o), 2, "{}", err(&o));
+}
+
+/// Regression (new-user pass): `--set duration=1.2s` on a file whose chart window ends at
+/// 1.305 s was refused ("chart window ends after the run") though no chart was drawn; the
+/// window is now fitted into the shorter run.
+#[test]
+fn a_shorter_duration_set_fits_the_files_chart_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("c.svg");
+    let file = "scenarios/02-bully-worst-case.json";
+    let o = splitbrain(&["run", file, "--set", "duration=1.2s"]);
+    assert_ne!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
+    let o = splitbrain(&[
+        "run",
+        file,
+        "--set",
+        "duration=1.302s",
+        "--chart",
+        svg.to_str().unwrap(),
+    ]);
+    assert_ne!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(svg.exists());
+    // A window the settings give themselves is still checked.
+    let o = splitbrain(&[
+        "run",
+        file,
+        "--set",
+        "duration=1.2s",
+        "--set",
+        "chart.to=2s",
+    ]);
+    assert_eq!(code(&o), 2);
+}

@@ -329,7 +329,7 @@ impl JsonSchema for UnixTime {
             ..Default::default()
         };
         o.metadata().description = Some(
-            "A UTC time in RFC 3339 form, ending in Z: \"2026-01-01T00:00:00Z\" (years 1970..2200, fraction down to ns).".to_string(),
+            "A UTC time in RFC 3339 form, ending in Z: \"2026-01-01T00:00:00Z\" (years 1970..=2200, fraction down to ns).".to_string(),
         );
         o.into()
     }
