@@ -119,8 +119,9 @@ const FENCED_UNDER_NEMESIS: &str = r#"{
     "w": {"role": "worker", "count": 3, "lock": "lease", "service": "locks",
           "storage": "storage", "ttl": "5s", "work_time": "1s", "rounds": 50}
   },
-  "nemesis": {"mean_interval": "3s", "crash": ["1s", "8s"], "pause": ["100ms", "15s"],
-              "partition": ["1s", "10s"], "clock_step": "5s"},
+  "nemesis": {"mean_interval": "3s", "crash": {"min": "1s", "max": "8s"},
+              "pause": {"min": "100ms", "max": "15s"},
+              "partition": {"min": "1s", "max": "10s"}, "clock_step": "5s"},
   "check": ["no_two_accepted_writers", "fencing_monotonic"],
   "expect": {"no_two_accepted_writers": "holds", "fencing_monotonic": "holds"}
 }"#;
