@@ -53,12 +53,14 @@ pub fn durations_ns(texts: &[&str]) -> Option<Vec<u64>> {
 }
 
 /// The end of the "no unit" hint for a duration written in a file. On a command line, where
-/// the user writes no JSON quotes, `vary::plan_with` says [`NS_HINT_SET`] instead.
+/// the user writes no JSON quotes, `vary::plan_with` says [`ns_hint_set`] instead.
 pub const NS_HINT_FILE: &str = "or integer nanoseconds as a JSON number without quotes";
 
-/// The end of the "no unit" hint for a duration given with `--set`/`--vary`.
-pub const NS_HINT_SET: &str =
-    "or a whole number of nanoseconds without quotes (`--set duration=5000000000` is 5 s)";
+/// The end of the "no unit" hint for a duration given on the command line at `path` (with
+/// `--set` or `--vary`), where no JSON quotes show.
+pub fn ns_hint_set(path: &str) -> String {
+    format!("or a whole number of nanoseconds, without quotes (`{path}=5000000000` is 5 s)")
+}
 
 /// Parses `"<number><unit>"` (units ns, us, µs, ms, s, m/min, h; the number may have a
 /// decimal fraction) into nanoseconds, exactly. Errors say what was expected.
@@ -295,8 +297,8 @@ impl<'de> Deserialize<'de> for UnixTime {
                         )
                         .replace(
                             "(fields out of range)",
-                            "(a date that exists, in the years 1970..=2200, and a time of \
-                                 day 00:00:00..=23:59:59)",
+                            "(out of range: the date must exist and the time of day be \
+                             within 00:00:00..=23:59:59)",
                         ),
                     )
                 })

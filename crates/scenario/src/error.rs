@@ -147,6 +147,25 @@ pub fn in_plain_words(message: &str) -> String {
                     `[...]`, true, false or null"
                 .to_string()
         }
+        "expected ident" => {
+            return "expected true, false or null (text needs double quotes: `\"...\"`)".to_string()
+        }
+        "key must be a string" => {
+            return "a key must be a string in double quotes: `\"key\": value`".to_string()
+        }
+        "control character (\\u0000-\\u001F) found while parsing a string" => {
+            return "a string cannot hold a line break, tab or other control character as is: \
+                    write it as `\\n`, `\\t` or `\\u00XX`"
+                .to_string()
+        }
+        "invalid escape" => {
+            return "unknown escape in a string: JSON knows `\\\"`, `\\\\`, `\\/`, `\\b`, `\\f`, \
+                    `\\n`, `\\r`, `\\t` and `\\uXXXX`"
+                .to_string()
+        }
+        "recursion limit exceeded" => {
+            return "nested too deeply: at most 128 levels of lists and objects".to_string()
+        }
         "trailing characters" => {
             return "unexpected text after the value: a comma or a closing bracket or brace \
                     should come next"
@@ -248,6 +267,8 @@ mod tests {
             "invalid type: integer `5`, expected a name, as a string `\"...\"`"
         );
         assert!(said("expected value").starts_with("expected a value: a string"));
+        assert!(said("expected ident").starts_with("expected true, false or null"));
+        assert!(said("key must be a string").starts_with("a key must be a string in double"));
         assert_eq!(
             said("invalid type: unit variant, expected newtype variant"),
             "invalid type: a name alone, expected an object of one key `{\"NAME\": ...}`"

@@ -405,11 +405,16 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
                 found: self.found,
             })?;
         }
-        if keys == 0 && checked && objects.iter().all(|o| variant_like(o)) {
+        if keys != 1 && checked && objects.iter().all(|o| variant_like(o)) {
             let expected = describe_variants(&objects);
+            let found = if keys == 0 {
+                "an empty object".to_string()
+            } else {
+                format!("an object of {keys} keys")
+            };
             return Err(self.fail(
                 self.path.clone(),
-                format!("expected {expected}, found an empty object"),
+                format!("expected {expected}, found {found}"),
             ));
         }
         if let Some(c) = &self.cands {
@@ -485,6 +490,11 @@ mod tests {
              `uniform`"
         ));
         assert!(first(", \"network\": {\"delay\": {}}").ends_with("found an empty object"));
+        // Regression (new-user pass): two keys were "expected value".
+        assert!(first(
+            ", \"network\": {\"delay\": {\"fixed\": \"1ms\", \"uniform\": [\"1ms\", \"2ms\"]}}"
+        )
+        .ends_with("found an object of 2 keys"));
         assert!(
             first(", \"network\": {\"delay\": {\"uniform\": [\"1ms\", \"2ms\", \"3ms\"]}}")
                 .ends_with(

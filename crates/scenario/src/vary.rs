@@ -539,7 +539,7 @@ fn clamp_chart_window(text: &mut String) {
 /// `e` with each hint written for a file (a duration "as a JSON number without quotes") said
 /// for the command line where the problem is in a value a setting gave.
 fn hint_for_settings(e: ScenarioError, settings: &[Setting]) -> ScenarioError {
-    use crate::duration::{NS_HINT_FILE, NS_HINT_SET};
+    use crate::duration::{ns_hint_set, NS_HINT_FILE};
     let ScenarioError::Invalid { file, mut problems } = e else {
         return e;
     };
@@ -553,7 +553,7 @@ fn hint_for_settings(e: ScenarioError, settings: &[Setting]) -> ScenarioError {
                     .is_some_and(|rest| rest.starts_with('.'))
         });
         if set_here {
-            p.message = p.message.replace(NS_HINT_FILE, NS_HINT_SET);
+            p.message = p.message.replace(NS_HINT_FILE, &ns_hint_set(&dotted));
         }
     }
     ScenarioError::Invalid { file, problems }
@@ -713,7 +713,9 @@ mod tests {
         let e = plan_with("f.json", src, &[set]).unwrap_err().to_string();
         assert!(e.contains("duration: duration \"10.5\" has no unit"), "{e}");
         assert!(
-            e.contains("without quotes (`--set duration=5000000000` is 5 s)"),
+            e.contains(
+                "a whole number of nanoseconds, without quotes (`duration=5000000000` is 5 s)"
+            ),
             "{e}"
         );
         let file = src.replace("\"10s\"", "\"10\"");
