@@ -295,7 +295,7 @@ fn integer_range(src: &str, path: &[Seg], message: &str) -> Option<String> {
         "u64" | "usize" => u64::MAX,
         _ => return None,
     };
-    let (min, max) = field_range(path).unwrap_or((0, max));
+    let (min, max) = field_range(path, max).unwrap_or((0, max));
     let found = match value_span(src, path) {
         Some((a, b)) => src[a..b].to_string(),
         None => message.split('`').nth(1)?.to_string(),
@@ -305,26 +305,15 @@ fn integer_range(src: &str, path: &[Seg], message: &str) -> Option<String> {
     ))
 }
 
-/// The range validation accepts for an integer field named by the last key of `path`, where
-/// it is narrower than its type's (0 is refused by every field here: a count of nothing).
-fn field_range(path: &[Seg]) -> Option<(u64, u64)> {
-    use crate::validate::{MAX_FAULTS, MAX_NODES};
-    let Some(Seg::Key(key)) = path.last() else {
-        return None;
-    };
-    Some(match key.as_str() {
-        "count" => (1, MAX_NODES as u64),
-        "max_faults" => (1, MAX_FAULTS as u64),
-        "max_events" => (1, u64::MAX),
-        "rounds"
-        | "renew_attempts"
-        | "retry_count"
-        | "threads"
-        | "nth"
-        | "quorum"
-        | "max_entries_per_append" => (1, u64::from(u32::MAX)),
-        _ => return None,
-    })
+/// The range the format states for the integer at `path` ([`crate::shape::integer_bounds`],
+/// from the schema's `minimum`/`maximum`), where it is narrower than its type's `0..=max`:
+/// `count` is 1..=10000, and 0 is refused by `max_events`, `rounds`, `nth` and every other
+/// field that counts something that must happen.
+fn field_range(path: &[Seg], type_max: u64) -> Option<(u64, u64)> {
+    let (min, max) = crate::shape::integer_bounds(path)?;
+    let min = min.filter(|m| *m > 0.0).map_or(0, |m| m as u64);
+    let max = max.map_or(type_max, |m| (m as u64).min(type_max));
+    Some((min, max))
 }
 
 /// The problem with `src` when its top-level value is a JSON value other than an object (an

@@ -157,6 +157,7 @@ pub struct CheckParams {
 pub struct LimitsSpec {
     /// Most events processed (default 5,000,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub max_events: Option<u64>,
 }
 
@@ -306,6 +307,7 @@ pub struct WhenSpec {
     pub observed: String,
     /// Which occurrence (default 1: the first).
     #[serde(default = "one")]
+    #[schemars(range(min = 1))]
     pub nth: u32,
 }
 
@@ -531,6 +533,7 @@ pub struct NemesisSpec {
     pub end: Option<Dur>,
     /// At most this many faults (default 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = "crate::validate::MAX_FAULTS"))]
     pub max_faults: Option<u32>,
     /// Pauses of this length.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -24,8 +24,8 @@ use std::cell::RefCell;
 use std::fmt;
 use std::sync::OnceLock;
 
-/// Most entries of a list whose schema states no `maxItems` (every list of the format states
-/// one; this bounds any added later).
+/// Most entries of a list of the format whose schema states no `maxItems` (every list states
+/// one, `every_list_has_a_limit...` checks it; this bounds any added later).
 pub const MAX_LIST: usize = 10_000;
 
 /// The scenario format's schema, generated once.
@@ -55,6 +55,47 @@ pub fn check(src: &str) -> Option<Problem> {
         path: render(&path),
         message,
     })
+}
+
+/// The range the format states (`minimum`, `maximum`) for the integer at `path`, where it
+/// states one narrower than the type's: `count` is `1..=10000`, `max_events` at least 1.
+/// `None` where the path leads nowhere in the format or the bounds differ between the roles
+/// a node's field is looked up in.
+pub fn integer_bounds(path: &[Seg]) -> Option<(Option<f64>, Option<f64>)> {
+    let root = scenario_schema();
+    let mut cands: Vec<&SchemaObject> = vec![&root.schema];
+    for seg in path {
+        let mut schemas: Vec<&Schema> = Vec::new();
+        for o in &cands {
+            match seg {
+                Seg::Key(k) => {
+                    if let Some(v) = o.object.as_deref() {
+                        if let Some(s) = v.properties.get(k) {
+                            schemas.push(s);
+                        } else if let Some(s) = &v.additional_properties {
+                            schemas.push(s);
+                        }
+                    }
+                }
+                Seg::Index(i) => match o.array.as_deref().and_then(|a| a.items.as_ref()) {
+                    Some(SingleOrVec::Single(s)) => schemas.push(s),
+                    Some(SingleOrVec::Vec(v)) => schemas.extend(v.get(*i)),
+                    None => {}
+                },
+            }
+        }
+        cands = cands_of(root, &schemas)?;
+    }
+    let bounds: Vec<(Option<f64>, Option<f64>)> = cands
+        .iter()
+        .filter(|o| admits(o, InstanceType::Integer))
+        .map(|o| {
+            let n = o.number.as_deref();
+            (n.and_then(|n| n.minimum), n.and_then(|n| n.maximum))
+        })
+        .collect();
+    let first = *bounds.first()?;
+    bounds.iter().all(|b| *b == first).then_some(first)
 }
 
 /// The schemas a value may match (the leaves of `$ref`, `allOf`, `anyOf`, `oneOf`); `None`:
@@ -267,8 +308,12 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let cands = match &self.cands {
             Some(c) if !c.is_empty() => c.clone(),
-            // Anything goes here: still bounded.
-            _ => Vec::new(),
+            // Not a place of the format (an unknown field, which the typed parse names): read
+            // through without a judgement.
+            _ => {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                return Ok(());
+            }
         };
         let lists: Vec<&SchemaObject> = cands
             .iter()
@@ -522,6 +567,9 @@ mod tests {
         )))
         .unwrap();
         assert_eq!(p.path, format!("nemesis.targets[{MAX_NODES}]"));
+        // An unknown field is the typed parse's to name, whatever its length.
+        let long = vec!["1"; MAX_LIST + 1].join(",");
+        assert!(check(&file(&format!(", \"extra\": [{long}]"))).is_none());
         // Every list of the format states its limit in the schema.
         let text = crate::json_schema();
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -479,7 +479,15 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
             return Err(ScenarioError::Invalid { file: f, problems }.into());
         }
     }
-    let mut text = apply_settings(src, settings)?;
+    let mut text = match apply_settings(src, settings) {
+        // The file itself does not read as JSON (a key given twice beside another problem the
+        // checks above met first): its own located error, not "not valid JSON".
+        Err(e @ VaryError::Json(_)) => {
+            load_str(file, src)?;
+            return Err(e.into());
+        }
+        other => other?,
+    };
     if !settings
         .iter()
         .any(|s| s.path == "chart" || s.path.starts_with("chart."))

@@ -33,6 +33,7 @@ pub enum LeaderLockKind {
 pub struct LeaseLeaderSpec {
     /// Expand into `count` nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = "crate::validate::MAX_NODES"))]
     pub count: Option<u32>,
     /// Clocks.
     #[serde(default)]
@@ -76,6 +77,7 @@ pub struct LeaseLeaderSpec {
     /// Stop renewing after this many consecutive failed renewals, yet keep believing with no
     /// deadline (a watchdog that dies quietly; default: no limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub renew_attempts: Option<u32>,
     /// Wait this long before the first acquisition (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]

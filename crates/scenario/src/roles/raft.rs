@@ -21,6 +21,7 @@ use splitbrain_protocols::Node;
 pub struct RaftSpec {
     /// Expand into `count` replicas named `<name>1..<name>count` (default: one node).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = "crate::validate::MAX_NODES"))]
     pub count: Option<u32>,
     /// Clocks.
     #[serde(default)]
@@ -37,6 +38,7 @@ pub struct RaftSpec {
     pub heartbeat_interval: Option<Dur>,
     /// At most this many log entries per AppendEntries (default 64; at least 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub max_entries_per_append: Option<u32>,
     /// How often the leader looks for expired leases and commits their revocation (default
     /// 500 ms, etcd's lessor loop).

@@ -161,6 +161,7 @@ pub enum RedlockModeSpec {
 pub struct WorkerSpec {
     /// Expand into `count` nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = "crate::validate::MAX_NODES"))]
     pub count: Option<u32>,
     /// Clocks.
     #[serde(default)]
@@ -189,6 +190,7 @@ pub struct WorkerSpec {
     pub start_after: Option<Dur>,
     /// Stop after this many rounds (default: never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub rounds: Option<u32>,
     /// Writes carry job ids so storage applies each job once (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -215,6 +217,7 @@ pub struct WorkerSpec {
     /// lease: stop renewing after this many consecutive failed renewals, yet keep believing
     /// with no deadline until release (a watchdog that dies quietly; default: no limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub renew_attempts: Option<u32>,
     /// redis: the instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -250,6 +253,7 @@ pub struct WorkerSpec {
     /// `Lock.acquire(blocking=False)`; more attempts are redis-py's blocking loop bounded by
     /// attempts). The same value is sent on every attempt of one acquisition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub retry_count: Option<u32>,
     /// redis and redlock: retry after a uniform delay in `0..=` this (default 200 ms);
     /// shorthand for `retry: {"policy": "uniform", "max": ..}` (give one or the other).
@@ -286,10 +290,12 @@ pub struct WorkerSpec {
     pub extend_every: Option<Dur>,
     /// redlock: OK replies needed (default: a majority of `instances`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub quorum: Option<u32>,
     /// redis: threads running the worker loop in this node, each with its own lock client,
     /// timers and beliefs (default 1; observations carry `thread`, 1-based, when above 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub threads: Option<u32>,
     /// redis: whether the threads share one lock object: "thread_local" (default, redis-py
     /// `Lock(thread_local=True)`) or "shared" (redis-py `Lock(thread_local=False)`: one token
