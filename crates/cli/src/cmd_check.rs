@@ -62,6 +62,9 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
         if !p.exists() {
+            // `s.json/` exists as a file: say so rather than "no such file".
+            splitbrain_scenario::load::check_regular(p)
+                .map_err(|e| exit::BadInput(format!("{}: {e}", p.display())))?;
             return Err(exit::BadInput(format!("{}: no such file or folder", p.display())).into());
         }
         if !p.is_dir() {

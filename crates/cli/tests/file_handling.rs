@@ -560,3 +560,74 @@ fn an_output_onto_a_piped_stdout_says_it_is_a_pipe() {
         stderr(&o)
     );
 }
+
+/// Regression: a trailing slash after a file (`splitbrain replay t.jsonl/`) said only the OS's
+/// "Not a directory (os error 20)" (`check` and `compare` said "no such file", `coverage` "no
+/// scenario files in safe/ or planted/"); every command taking a path now says which file is
+/// in the way, in the words of the other read errors, exit 2.
+#[test]
+fn a_trailing_slash_after_a_file_is_said_in_words_by_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario_in(dir.path(), "s.json");
+    let m = dir.path().join("m.compare.json");
+    std::fs::copy(
+        repo().join("scenarios/23-compare/lock-designs.compare.json"),
+        &m,
+    )
+    .unwrap();
+    let t = dir.path().join("t.jsonl");
+    let r = dir.path().join("r.jsonl");
+    let (s, m, t, r) = (
+        s.to_str().unwrap(),
+        m.to_str().unwrap(),
+        t.to_str().unwrap(),
+        r.to_str().unwrap(),
+    );
+    assert_eq!(code(&splitbrain(&["run", s, "--trace", t])), 0);
+    assert_eq!(
+        code(&splitbrain(&["sweep", s, "--seeds", "0..2", "--out", r])),
+        0
+    );
+    let out = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (svg, html, json, merged, md, rep) = (
+        out("c.svg"),
+        out("v.html"),
+        out("e.json"),
+        out("m.jsonl"),
+        out("c.md"),
+        out("rep"),
+    );
+    let (s_, m_, t_, r_) = (
+        format!("{s}/"),
+        format!("{m}/"),
+        format!("{t}/"),
+        format!("{r}/"),
+    );
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["run", &s_], s),
+        (vec!["check", &s_], s),
+        (vec!["sweep", &s_, "--seeds", "1"], s),
+        (vec!["shrink", &s_], s),
+        (vec!["replay", &t_], t),
+        (vec!["chart", &t_, "-o", &svg], t),
+        (vec!["view", &t_, "-o", &html], t),
+        (vec!["export", &t_, "-o", &json, "--format", "chrome"], t),
+        (vec!["merge", &r_, "--out", &merged], r),
+        (vec!["compare", &s_, s, "--seeds", "1"], s),
+        (vec!["compare", &m_], m),
+        (vec!["report", &s_, "-o", &rep], s),
+        (vec!["coverage", &s_, "--out", &md], s),
+    ];
+    for (args, file) in cases {
+        let o = splitbrain(&args);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{file} is a file, not a folder (the path ends in /)"
+            )),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("os error"), "{args:?}: {err}");
+    }
+}
