@@ -631,3 +631,67 @@ fn a_trailing_slash_after_a_file_is_said_in_words_by_every_command() {
         assert!(!err.contains("os error"), "{args:?}: {err}");
     }
 }
+
+/// Regression: `check DIR` read the table `compare -o DIR` wrote there as a scenario
+/// ("INVALID ... unknown field `seeds`", exit 2). splitbrain's own JSON outputs found in a
+/// folder (a `compare -o` table, a Chrome trace export, a `run --json` summary) are named and
+/// skipped, as manifests are; a broken scenario is still INVALID, and a folder holding only
+/// outputs is still "no scenario files".
+#[test]
+fn check_of_a_folder_skips_and_names_the_json_files_commands_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["lease-fencing.json", "raft-fencing.json"] {
+        std::fs::copy(repo().join("scenarios/23-compare").join(f), d.join(f)).unwrap();
+    }
+    let ds = d.to_str().unwrap();
+    let (a, b) = (d.join("lease-fencing.json"), d.join("raft-fencing.json"));
+    let o = splitbrain(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--seeds",
+        "0..2",
+        "-o",
+        ds,
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let table = d.join("compare.json");
+    assert!(table.is_file(), "compare -o wrote its JSON table");
+    let o = splitbrain(&["run", a.to_str().unwrap(), "--json"]);
+    std::fs::write(d.join("summary.json"), &o.stdout).unwrap();
+
+    let o = splitbrain(&["check", ds]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    assert!(
+        out.contains(&format!(
+            "skipped   {}  [a comparison's results table (`splitbrain compare -o`): not a scenario]",
+            table.display()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("summary.json  [a run summary (`splitbrain run --json`)"),
+        "{out}"
+    );
+    assert!(out.contains("2 passed, 0 failed"), "{out}");
+
+    // A broken scenario is not an output: still INVALID, exit 2.
+    std::fs::write(d.join("typo.json"), "{\"splitbrain\": 1, \"nmae\": \"x\"}").unwrap();
+    let o = splitbrain(&["check", ds]);
+    assert_eq!(code(&o), 2);
+    assert!(stdout(&o).contains("INVALID"), "{}", stdout(&o));
+
+    // Outputs only: nothing to check is still an error, saying what was skipped.
+    let only = d.join("only");
+    std::fs::create_dir(&only).unwrap();
+    std::fs::copy(&table, only.join("t.json")).unwrap();
+    let o = splitbrain(&["check", only.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("holds no scenario files (*.json) (1 JSON file(s) skipped"),
+        "{}",
+        stderr(&o)
+    );
+}
