@@ -47,7 +47,7 @@ pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use needs::ObsNeeds;
 pub use run::{Role, RunRecord};
 pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
-pub use timeline::faults_without_effect;
+pub use timeline::{applied, faults_without_effect, Applied};
 pub use truth::{Fact, Hold, HoldSource, KeyHold, Truth};
 pub use verdict::{
     fmt_window, CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation,

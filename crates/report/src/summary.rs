@@ -54,6 +54,23 @@ pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
     notes
 }
 
+/// `"3 faults applied"`, or `"3 faults applied (1 had no effect)"` when some changed nothing
+/// ([`fault_notes`] says which and why): a pause of a node that is down is applied, but is no
+/// pause.
+pub fn faults_applied(record: &splitbrain_check::RunRecord) -> String {
+    let n = record.faults.len();
+    let idle = splitbrain_check::faults_without_effect(&record.faults)
+        .iter()
+        .filter(|s| s.is_some())
+        .count();
+    let applied = format!("{} applied", plural(n, "fault"));
+    if idle == 0 {
+        applied
+    } else {
+        format!("{applied} ({idle} had no effect)")
+    }
+}
+
 /// The command that reproduces a run.
 pub fn reproduce_command(file: &str, seed: u64) -> String {
     format!("splitbrain run {file} --seed {seed}")
@@ -182,10 +199,10 @@ pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
     let _ = writeln!(out, "seed      {}", r.seed);
     let _ = writeln!(
         out,
-        "run       {} simulated, {} nodes, {} applied, {} events processed",
+        "run       {} simulated, {} nodes, {}, {} events processed",
         r.record.end,
         r.record.names.len(),
-        plural(r.record.faults.len(), "fault"),
+        faults_applied(&r.record),
         r.stats.events
     );
     if let Some(b) = &r.bound {
