@@ -100,11 +100,15 @@ pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
             }
         })
         .collect();
-    // The shared truth is not needed past the invariants: freed before the metrics.
+    // The one metric read from the truth is taken while it is at hand (built now if no
+    // invariant needed it); then the truth is freed before the other metrics.
+    let no_valid_hold = metrics::no_valid_hold_ns(record, || {
+        metrics::uncovered_by_holds(record, shared.truth())
+    });
     drop(shared);
     CheckReport {
         results,
-        metrics: metrics(record),
+        metrics: metrics::metrics_with(record, no_valid_hold),
     }
 }
 

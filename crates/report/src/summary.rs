@@ -183,8 +183,15 @@ pub fn metrics_text(m: &Metrics) -> String {
     if let Some(ns) = m.no_leader_ns {
         let _ = writeln!(out, "  time with no leader {}", SimDuration(ns));
     }
-    if let Some(ns) = m.no_holder_ns {
-        let _ = writeln!(out, "  time with no lock holder {}", SimDuration(ns));
+    if let Some(ns) = m.no_valid_hold_ns {
+        let _ = writeln!(out, "  time with no valid hold {}", SimDuration(ns));
+    }
+    if let Some(ns) = m.no_believed_holder_ns {
+        let _ = writeln!(
+            out,
+            "  time no client believed it held a lock {}",
+            SimDuration(ns)
+        );
     }
     out
 }
