@@ -119,13 +119,21 @@ pub fn metrics_text(m: &Metrics) -> String {
                 (*w).max(widest.unwrap_or(0))
             })
             .collect();
-        let mut line = format!("  {:<16}", "messages");
+        // The kind column is as wide as its longest name (RAFT_LEASE_NOT_FOUND is 20).
+        let kw = m
+            .messages
+            .keys()
+            .map(|k| k.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(14);
+        let mut line = format!("  {:<w$}", "messages", w = kw + 2);
         for ((name, _, _), w) in cols.iter().zip(&widths) {
             let _ = write!(line, "{name:>w$}  ");
         }
         let _ = writeln!(out, "{}", line.trim_end());
         for (k, c) in &m.messages {
-            let mut line = format!("    {k:<14}");
+            let mut line = format!("    {k:<kw$}");
             for ((_, _, f), w) in cols.iter().zip(&widths) {
                 let _ = write!(line, "{:>w$}  ", f(c));
             }
@@ -383,6 +391,37 @@ mod tests {
                 "the heal at 7.000 s had no effect: there was nothing to heal",
             ]
         );
+    }
+
+    /// Regression: a kind name longer than 14 characters (RAFT_LEASE_NOT_FOUND) pushed its
+    /// row's counts out of line with the header and the other rows.
+    #[test]
+    fn a_long_message_kind_keeps_the_columns_aligned() {
+        let mut m = splitbrain_check::metrics(&RunRecord {
+            names: vec![],
+            roles: vec![],
+            clocks: vec![],
+            observations: Default::default(),
+            faults: vec![],
+            end: SimTime(1),
+            messages: Default::default(),
+        });
+        let c = |n| MessageCounts {
+            sent: n,
+            delivered: n,
+            dropped: 0,
+            duplicated: 0,
+            in_flight: 0,
+        };
+        m.messages.insert("ACQUIRE".into(), c(12));
+        m.messages.insert("RAFT_LEASE_NOT_FOUND".into(), c(3));
+        let text = metrics_text(&m);
+        let lines: Vec<&str> = text.lines().take(3).collect();
+        // Every row's last column ends where the header's does.
+        let ends: Vec<usize> = lines.iter().map(|l| l.chars().count()).collect();
+        assert!(ends.iter().all(|&e| e == ends[0]), "{text}");
+        let col = |l: &str| l.find(" 0").unwrap();
+        assert_eq!(col(lines[1]), col(lines[2]), "{text}");
     }
 
     /// Regression (new-user pass): with messages still in flight at the end the table's
