@@ -40,12 +40,14 @@ pub(crate) enum ReadError {
 /// read forever, a device would be read without end. The error (kind `InvalidInput`) says what
 /// the file is: "it is a FIFO (named pipe), not a regular file". Links are followed; a missing
 /// file or a folder passes (the read names those). A path through a file (`t.jsonl/`, a
-/// trailing slash) is said so, kind `NotADirectory`: "t.jsonl is a file, not a folder (the
-/// path ends in /)", not the OS's "Not a directory (os error 20)".
+/// trailing slash) is said so: "t.jsonl is a file, not a folder (the
+/// path ends in /)", not the OS's "Not a directory (os error 20)"; its kind stays the OS's.
 pub fn check_regular(path: &Path) -> std::io::Result<()> {
     let meta = match std::fs::metadata(path) {
         Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+        // ENOTDIR is 20 on Linux, macOS and the BSDs (`ErrorKind::NotADirectory` is newer
+        // than the workspace's minimum Rust).
+        Err(e) if cfg!(unix) && e.raw_os_error() == Some(20) => {
             return Err(std::io::Error::new(e.kind(), through_a_file(path)));
         }
         Err(_) => return Ok(()),
