@@ -91,6 +91,21 @@ fn the_report_is_the_same_bytes_for_any_thread_count() {
     assert_eq!(a, render(&many, seeds, "cmd"));
     assert!(a.contains("## False alarms: safe designs"));
     assert!(a.contains("| redis-plain-del |"), "{a}");
+    // Regression: the planted table had a column per invariant (13 columns of unbreakable
+    // names and "4447 44.47% [43.50%, 45.45%]" cells), wider than any page. Every table row
+    // now has at most 7 cells and fits in 120 characters.
+    for line in a.lines().filter(|l| l.starts_with('|')) {
+        assert!(line.matches('|').count() <= 8, "{line}");
+        assert!(
+            line.chars().count() <= 120,
+            "{} chars: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(
+        a.contains("- the fix: `nodes.client.release=compare_and_delete`"),
+        "{a}"
+    );
 }
 
 #[test]

@@ -259,3 +259,27 @@ fn a_file_with_a_rate_expectation_shrinks() {
         assert!(violates(&a.text, "no_two_accepted_writers"), "{}", a.text);
     }
 }
+
+/// Regression: shrink's "events" column counted the trace's records (a send, a delivery, an
+/// observation... each one line), not the events the run processed that `run` prints as
+/// "N events processed": the same run read as two sizes.
+#[test]
+fn shrink_counts_the_events_run_prints() {
+    let plan = canary();
+    let opts = ShrinkOptions {
+        seed: SEED,
+        invariant: Some("no_two_accepted_writers".into()),
+        max_runs: 60,
+    };
+    let s = shrink(&plan, &opts).unwrap();
+    let before = execute(&plan, SEED, Some(Recorder::hash_only())).unwrap();
+    assert_eq!(s.before.events, before.stats.events);
+    assert_ne!(
+        before.stats.events,
+        before.trace.unwrap().events,
+        "the two counts differ, so the test tells them apart"
+    );
+    let shrunk = load_str("shrunk.json", &s.text).unwrap();
+    let after = execute(&shrunk, SEED, None).unwrap();
+    assert_eq!(s.after.events, after.stats.events);
+}

@@ -159,9 +159,12 @@ fn takeover_times(record: &RunRecord) -> (Vec<u64>, u64) {
     let beliefs = lock_beliefs(record);
     let mut out = Vec::new();
     let mut censored = 0;
-    for (t, f) in &record.faults {
+    // A fault that changed nothing (a pause of a node already paused past its end) is no
+    // failure: the holder failed once, at the first pause (the engine's rule, `applied`).
+    let effects = crate::timeline::applied(&record.faults);
+    for ((t, f), effect) in record.faults.iter().zip(&effects) {
         let node = match f {
-            Fault::Crash { node } | Fault::Pause { node, .. } => *node,
+            Fault::Crash { node } | Fault::Pause { node, .. } if effect.idle.is_none() => *node,
             _ => continue,
         };
         // A belief open at the failure (a crash closes it at that very instant).
@@ -288,6 +291,18 @@ mod tests {
         assert_eq!(s.takeover_censored, 0);
         assert_eq!(s.acquisitions, 2);
         assert_eq!(s.lock_messages, 6);
+    }
+
+    /// Regression: a second pause of the paused holder within the first (no effect: the
+    /// engine keeps the later end) counted as a second failure with its own takeover time.
+    #[test]
+    fn a_pause_without_effect_is_no_second_failure() {
+        let mut r = paused_holder(true);
+        r.faults.push((ms(2_000), pause(2, 1_000)));
+        r.faults.sort_by_key(|(t, _)| *t);
+        let s = design_sample(&r, SimDuration::from_millis(10_000));
+        assert_eq!(s.takeover_ns, vec![4_500_000_000]);
+        assert_eq!(s.takeover_censored, 0);
     }
 
     #[test]

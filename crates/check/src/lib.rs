@@ -47,7 +47,7 @@ pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use needs::ObsNeeds;
 pub use run::{Role, RunRecord};
 pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
-pub use timeline::faults_without_effect;
+pub use timeline::{applied, faults_without_effect, Applied};
 pub use truth::{Fact, Hold, HoldSource, KeyHold, Truth};
 pub use verdict::{
     fmt_window, CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation,
@@ -100,11 +100,15 @@ pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
             }
         })
         .collect();
-    // The shared truth is not needed past the invariants: freed before the metrics.
+    // The one metric read from the truth is taken while it is at hand (built now if no
+    // invariant needed it); then the truth is freed before the other metrics.
+    let no_valid_hold = metrics::no_valid_hold_ns(record, || {
+        metrics::uncovered_by_holds(record, shared.truth())
+    });
     drop(shared);
     CheckReport {
         results,
-        metrics: metrics(record),
+        metrics: metrics::metrics_with(record, no_valid_hold),
     }
 }
 

@@ -70,13 +70,50 @@ pub struct Metrics {
     /// True time in `[0, end)` during which no node believed it was leader, ns; none if the
     /// run has no leader-election participants and no claims.
     pub no_leader_ns: Option<u64>,
-    /// True time in `[0, end)` during which no client believed it held any lock, ns; none if
-    /// the run has no lock servers and no acquisitions.
-    pub no_holder_ns: Option<u64>,
+    /// True time in `[0, end)` during which no lock was validly held, ns: no hold of the
+    /// servers' truth ([`crate::Truth`]: a lease grant, a Redis value on a majority of its
+    /// lock's instances, a Raft lock key), so the lock was free for a new client: its
+    /// availability. None if the run has no lock servers and no acquisitions.
+    pub no_valid_hold_ns: Option<u64>,
+    /// True time in `[0, end)` during which no client believed it held any lock, ns (its
+    /// `LockAcquired` to its release, loss or crash): a belief, which can outlive the hold
+    /// (a paused holder) or start after it; none as for `no_valid_hold_ns`.
+    pub no_believed_holder_ns: Option<u64>,
 }
 
-/// Computes the run's [`Metrics`].
+/// Whether the run has locks to measure: a lock server, or some acquisition.
+fn has_locks(record: &RunRecord) -> bool {
+    !record.nodes_where(Role::is_lock_server).is_empty()
+        || record
+            .observations
+            .iter()
+            .any(|o| matches!(o.obs, Obs::LockAcquired { .. }))
+        || record.observations.skipped("lock_acquired") > 0
+}
+
+/// [`Metrics::no_valid_hold_ns`] from the run's truth (built from the same record), or none
+/// for a run without locks.
+pub(crate) fn no_valid_hold_ns(record: &RunRecord, uncovered: impl FnOnce() -> u64) -> Option<u64> {
+    has_locks(record).then(uncovered)
+}
+
+/// True time in `[0, record.end)` covered by none of `truth`'s holds, ns.
+pub(crate) fn uncovered_by_holds(record: &RunRecord, truth: &crate::Truth) -> u64 {
+    let spans: Vec<(SimTime, SimTime)> = truth.holds.iter().map(|h| (h.from, h.to)).collect();
+    uncovered_ns(&spans, SimTime::ZERO, record.end)
+}
+
+/// Computes the run's [`Metrics`] (building the truth for `no_valid_hold_ns`).
 pub fn metrics(record: &RunRecord) -> Metrics {
+    let no_valid_hold = no_valid_hold_ns(record, || {
+        let clocks = crate::WallClocks::new(record);
+        uncovered_by_holds(record, &crate::Truth::new(record, &clocks))
+    });
+    metrics_with(record, no_valid_hold)
+}
+
+/// The run's [`Metrics`], given `no_valid_hold_ns` (computed while the truth is at hand).
+pub(crate) fn metrics_with(record: &RunRecord, no_valid_hold_ns: Option<u64>) -> Metrics {
     // Observations of a kind the run did not keep were counted as they happened.
     let count = |kind: &str, pred: &dyn Fn(&Obs) -> bool| {
         record.observations.iter().filter(|o| pred(&o.obs)).count() as u64
@@ -155,8 +192,7 @@ pub fn metrics(record: &RunRecord) -> Metrics {
         uncovered_ns(&spans, SimTime::ZERO, end)
     });
     let acquisitions = count("lock_acquired", &|o| matches!(o, Obs::LockAcquired { .. }));
-    let has_locks = !record.nodes_where(Role::is_lock_server).is_empty() || acquisitions > 0;
-    let no_holder_ns = has_locks.then(|| {
+    let no_believed_holder_ns = has_locks(record).then(|| {
         let spans: Vec<(SimTime, SimTime)> = lock_beliefs(record)
             .iter()
             .map(|b| (b.from, b.to))
@@ -194,7 +230,8 @@ pub fn metrics(record: &RunRecord) -> Metrics {
             matches!(o, Obs::WriteRejected { .. })
         }),
         no_leader_ns,
-        no_holder_ns,
+        no_valid_hold_ns,
+        no_believed_holder_ns,
     }
 }
 
@@ -244,7 +281,7 @@ mod tests {
         );
         // No leader: 0..0.15 s and 2 s..3.2 s.
         assert_eq!(m.no_leader_ns, Some(1_350_000_000));
-        assert_eq!(m.no_holder_ns, None);
+        assert_eq!((m.no_valid_hold_ns, m.no_believed_holder_ns), (None, None));
         assert_eq!(
             m.messages["ELECTION"],
             MessageCounts {
@@ -347,8 +384,74 @@ mod tests {
         assert_eq!((m.acquisitions, m.failed_attempts), (2, 1));
         assert_eq!((m.writes_accepted, m.writes_rejected), (1, 1));
         // No holder: 0..1 s and 3 s..4 s; c2 holds to the end.
-        assert_eq!(m.no_holder_ns, Some(2_000_000_000));
+        assert_eq!(m.no_believed_holder_ns, Some(2_000_000_000));
+        // The service granted nothing: no valid hold in the whole run.
+        assert_eq!(m.no_valid_hold_ns, Some(10_000_000_000));
         assert_eq!(m.no_leader_ns, None);
         assert_eq!(m.first_leader_ns, None);
+    }
+
+    /// Regression (lesson 06: 23.0 s "with no lock holder" against 28.0 s with no grant): the
+    /// lock's free time was measured from the clients' beliefs, which outlive a grant (a
+    /// paused holder believes on after its lease expired) and start after it. It is measured
+    /// from the service's grants now; the belief figure is named as such.
+    #[test]
+    fn free_time_is_measured_from_the_servers_holds_not_beliefs() {
+        let acq = |lock: &str| Obs::LockAcquired {
+            thread: None,
+            lock: lock.to_string(),
+            token: Some(1),
+            value: String::new(),
+            valid_until_local: LocalTime(0),
+        };
+        let granted = |holder: u32, token: u64| Obs::LeaseGranted {
+            lease: "lease".to_string(),
+            holder: id(holder),
+            token,
+            ttl_ns: 2_000_000_000,
+        };
+        let freed = |holder: u32, token: u64| Obs::LeaseFreed {
+            lease: "lease".to_string(),
+            holder: id(holder),
+            token,
+            expired: true,
+        };
+        // c1 is granted at 1 s and believes from 1.002 s until 8 s (paused past its TTL);
+        // the grant expires at 3 s; c2 is granted 5 s..7 s and believes 5.002 s..7 s.
+        let r = Builder::new(&[("locks", LeaseService), ("c1", Worker), ("c2", Worker)])
+            .obs(ms(1_000), 0, granted(1, 1))
+            .obs(ms(1_002), 1, acq("lease"))
+            .obs(ms(3_000), 0, freed(1, 1))
+            .obs(ms(5_000), 0, granted(2, 2))
+            .obs(ms(5_002), 2, acq("lease"))
+            .obs(ms(7_000), 0, freed(2, 2))
+            .obs(
+                ms(7_000),
+                2,
+                Obs::LockLost {
+                    thread: None,
+                    lock: "lease".to_string(),
+                    reason: "expired".to_string(),
+                },
+            )
+            .obs(
+                ms(8_000),
+                1,
+                Obs::LockLost {
+                    thread: None,
+                    lock: "lease".to_string(),
+                    reason: "expired".to_string(),
+                },
+            )
+            .end(ms(10_000))
+            .build();
+        let m = metrics(&r);
+        // Held 1..3 s and 5..7 s: free 6 s of 10.
+        assert_eq!(m.no_valid_hold_ns, Some(6_000_000_000));
+        // Believed 1.002..8 s: 3.002 s with no believer.
+        assert_eq!(m.no_believed_holder_ns, Some(3_002_000_000));
+        // `check` takes the figure from the truth it shares with the invariants: the same.
+        let spec: crate::CheckSpec = serde_json::from_str(r#"["exclusive_holders"]"#).unwrap();
+        assert_eq!(crate::check(&r, &spec).metrics, m);
     }
 }

@@ -615,7 +615,7 @@ fn span(from: SimTime, to: Option<SimTime>) -> String {
 /// node only extends it (to the later of the two ends), a pause of a down node, a crash of a
 /// down node, a restart of an up node and a heal with no matching rule in force do nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Applied {
+pub struct Applied {
     /// The state that made the fault change nothing, or `None` if it changed something.
     pub idle: Option<&'static str>,
     /// When the fault's effect ended, true ns: for a pause the earlier of its nominal end
@@ -624,7 +624,7 @@ pub(crate) struct Applied {
 }
 
 /// Replays `faults` (in the order applied) by the engine's rules: see [`Applied`].
-pub(crate) fn applied(faults: &[(SimTime, Fault)]) -> Vec<Applied> {
+pub fn applied(faults: &[(SimTime, Fault)]) -> Vec<Applied> {
     let mut down = BTreeSet::new();
     // Per paused node, the true time its pause runs to; a crash clears it.
     let mut paused_until: BTreeMap<NodeId, SimTime> = BTreeMap::new();

@@ -58,6 +58,18 @@ pub fn lesson_window(s: &splitbrain_scenario::schema::Scenario) -> Option<(SimTi
         .map(|w| (SimTime(w.from.0.as_nanos()), SimTime(w.to.0.as_nanos())))
 }
 
+/// Refuses a window starting at or after the run's `end` (`what` names where the start came
+/// from: "--from", or the lesson's chart window): `chart` and `view` alike, nothing to show.
+pub fn starts_before_end(what: &str, from: SimTime, end: SimTime) -> Result<()> {
+    if from >= end {
+        return Err(BadInput(format!(
+            "{what} {from} is not before the end of the run ({end}): nothing to draw"
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 impl DrawArgs {
     /// The chart options for a run ending at `end` whose lesson names `window` (used when
     /// neither --from nor --to is given).
@@ -77,12 +89,7 @@ impl DrawArgs {
         } else {
             "the lesson's chart window, which starts at"
         };
-        if from >= end {
-            return Err(BadInput(format!(
-                "{what} {from} is not before the end of the run ({end}): nothing to draw"
-            ))
-            .into());
-        }
+        starts_before_end(what, from, end)?;
         if from >= asked_to {
             return Err(BadInput(format!("--from {from} must be before --to {asked_to}")).into());
         }

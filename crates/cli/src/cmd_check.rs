@@ -51,28 +51,88 @@ pub fn manifest_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// What a JSON file that splitbrain itself writes is, told by its top-level keys, or `None`
+/// for anything else (a scenario, or a file to read as one: a broken scenario stays
+/// `INVALID`, never skipped). A file with a `splitbrain` key (the format version) is a
+/// scenario whatever else it holds. Only the keys are parsed; their values are skipped unread.
+pub fn splitbrain_output(src: &str) -> Option<&'static str> {
+    #[derive(serde::Deserialize)]
+    struct Keys {
+        splitbrain: Option<serde::de::IgnoredAny>,
+        rows: Option<serde::de::IgnoredAny>,
+        bootstrap_resamples: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "traceEvents")]
+        trace_events: Option<serde::de::IgnoredAny>,
+        trace_hash: Option<serde::de::IgnoredAny>,
+        expectations: Option<serde::de::IgnoredAny>,
+    }
+    let k: Keys = serde_json::from_str(src.trim_start_matches('\u{feff}')).ok()?;
+    if k.splitbrain.is_some() {
+        None
+    } else if k.rows.is_some() && k.bootstrap_resamples.is_some() {
+        Some("a comparison's results table (`splitbrain compare -o`)")
+    } else if k.trace_events.is_some() {
+        Some("a Chrome trace (`splitbrain export --format chrome`)")
+    } else if k.trace_hash.is_some() && k.expectations.is_some() {
+        Some("a run summary (`splitbrain run --json`)")
+    } else {
+        None
+    }
+}
+
+/// The `*.json` files under `paths` that are scenarios, and those found in a folder that are
+/// splitbrain's own outputs, skipped with what each is ([`splitbrain_output`]).
+pub struct ScenarioFiles {
+    /// Scenario files, in walk order.
+    pub files: Vec<PathBuf>,
+    /// Files found in a folder and skipped: not scenarios but a command's output, with what.
+    pub skipped: Vec<(PathBuf, &'static str)>,
+}
+
 /// Every `*.json` scenario file under `paths` (comparison manifests left out), sorted within
 /// each folder (see `walk` for links); a file named on the command line is taken as it is.
+/// A file found in a folder that is one of splitbrain's own JSON outputs (a `compare -o`
+/// table, a Chrome trace export, a `run --json` summary) is skipped and listed, not read as
+/// a broken scenario: a results folder beside the scenarios must not fail `check`.
 /// Bad input (exit 2): a path that does not exist, a folder that holds no scenario file, a
 /// scenario that is not a regular file (a FIFO would block the read forever).
-pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub fn scenario_files(paths: &[PathBuf]) -> Result<ScenarioFiles> {
     fn is_scenario(p: &Path) -> bool {
         p.extension().is_some_and(|x| x == "json") && !is_manifest(p)
     }
-    let mut out = Vec::new();
+    let (mut out, mut skipped) = (Vec::new(), Vec::new());
     for p in paths {
         if !p.exists() {
+            // `s.json/` exists as a file: say so rather than "no such file".
+            splitbrain_scenario::load::check_regular(p)
+                .map_err(|e| exit::BadInput(format!("{}: {e}", p.display())))?;
             return Err(exit::BadInput(format!("{}: no such file or folder", p.display())).into());
         }
         if !p.is_dir() {
             out.push(p.clone());
         } else {
             let before = out.len();
-            walk(p, is_scenario, &mut out)?;
+            let mut found = Vec::new();
+            walk(p, is_scenario, &mut found)?;
+            for f in found {
+                // A FIFO named *.json would block the read forever: refused before the read.
+                crate::atomic::check_input(&f, "the scenario")?;
+                let what = std::fs::read_to_string(&f)
+                    .ok()
+                    .and_then(|src| splitbrain_output(&src));
+                match what {
+                    Some(what) => skipped.push((f, what)),
+                    None => out.push(f),
+                }
+            }
             // A mistyped or empty folder must not pass as "0 passed, 0 failed" in CI.
             if out.len() == before {
+                let note = match skipped.len() {
+                    0 => String::new(),
+                    n => format!(" ({n} JSON file(s) skipped: command outputs, not scenarios)"),
+                };
                 return Err(exit::BadInput(format!(
-                    "{} holds no scenario files (*.json)",
+                    "{} holds no scenario files (*.json){note}",
                     p.display()
                 ))
                 .into());
@@ -83,7 +143,10 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     for f in &out {
         crate::atomic::check_input(f, "the scenario")?;
     }
-    Ok(out)
+    Ok(ScenarioFiles {
+        files: out,
+        skipped,
+    })
 }
 
 /// Checks a file with `expect_rate` by the sweep it names (`rate_seeds`): every run must
@@ -138,7 +201,10 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
 
 /// Runs `check`.
 pub fn run(a: CheckArgs) -> Result<u8> {
-    let files = scenario_files(&a.paths)?;
+    let ScenarioFiles { files, skipped } = scenario_files(&a.paths)?;
+    for (f, what) in &skipped {
+        println!("skipped   {}  [{what}: not a scenario]", f.display());
+    }
     let (mut ok, mut bad, mut invalid, mut bounded) = (0, 0, 0, 0);
     for f in &files {
         let plan = match load_file(f) {

@@ -81,14 +81,16 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
         });
     }
     for f in &a.inputs {
+        if !f.exists() {
+            // `s.json/` (a trailing slash) exists as a file: say so, not "no such file".
+            splitbrain_scenario::load::check_regular(f)
+                .map_err(|e| exit::BadInput(format!("{}: {e}", f.display())))?;
+            return Err(exit::BadInput(format!("{}: no such file", f.display())).into());
+        }
         // A manifest whose name lacks the suffix would be read as a scenario.
         // The read refuses a FIFO or device (it would block or never end).
-        let text = if f.exists() {
-            Some(read_scenario(f)?)
-        } else {
-            None
-        };
-        if text.is_some_and(|t| is_manifest_text(&t)) {
+        let text = read_scenario(f)?;
+        if is_manifest_text(&text) {
             let stem = f.file_stem().unwrap_or_default().to_string_lossy();
             return Err(exit::BadInput(format!(
                 "{}: this is a comparison manifest, but its file name does not end in \

@@ -32,6 +32,17 @@ pub struct CoverageArgs {
 
 /// Runs `coverage`.
 pub fn run(a: CoverageArgs) -> Result<u8> {
+    if !a.dir.is_dir() {
+        // A file, a path through one (`d.json/`) or nothing: said so, not "no scenario files".
+        splitbrain_scenario::load::check_regular(&a.dir)
+            .map_err(|e| exit::BadInput(format!("{}: {e}", a.dir.display())))?;
+        let why = if a.dir.exists() {
+            "it is a file, not a coverage folder (one holding safe/, planted/ and inert/)"
+        } else {
+            "no such folder"
+        };
+        return Err(exit::BadInput(format!("{}: {why}", a.dir.display())).into());
+    }
     let designs = load_designs(&a.dir).map_err(|e| exit::BadInput(e.to_string()))?;
     // `-o` onto a design file overwrote it with the report.
     let files: Vec<std::path::PathBuf> = designs

@@ -166,7 +166,10 @@ fn check_outputs(
 
 /// Runs `report`.
 pub fn run(a: ReportArgs) -> Result<u8> {
-    let files = scenario_files(&a.paths)?;
+    let crate::cmd_check::ScenarioFiles { files, skipped } = scenario_files(&a.paths)?;
+    for (f, what) in &skipped {
+        println!("skipped   {}  [{what}: not a scenario]", f.display());
+    }
     if files.is_empty() {
         return Err(BadInput("no scenario files (*.json) under the given paths".into()).into());
     }

@@ -162,7 +162,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
         let window = crate::cmd_view::window(a.draw.from, a.draw.to)?
             .or_else(|| crate::cmd_chart::lesson_window(&plan.scenario));
         let view = splitbrain_report::view_of_run(&result, window);
-        crate::cmd_view::write_view(&view, v)?;
+        crate::cmd_view::write_view(&view, a.draw.from, v)?;
     }
 
     if a.json {

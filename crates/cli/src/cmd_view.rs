@@ -52,8 +52,12 @@ pub fn window(from: Option<u64>, to: Option<u64>) -> Result<Option<(SimTime, Sim
     Ok(Some((from, to)))
 }
 
-/// Writes `view` as a page to `out`.
-pub fn write_view(view: &ViewModel, out: &Path) -> Result<()> {
+/// Writes `view` as a page to `out`; a `--from` at or after the run's end is refused as
+/// `chart` refuses it (the page would otherwise open on the whole run without a word).
+pub fn write_view(view: &ViewModel, from: Option<u64>, out: &Path) -> Result<()> {
+    if let Some(from) = from {
+        crate::cmd_chart::starts_before_end("--from", SimTime(from), SimTime(view.end))?;
+    }
     write_atomic(out, view.html().as_bytes())
 }
 
@@ -69,7 +73,7 @@ pub fn run(a: ViewArgs) -> Result<u8> {
     let view = saved.view(
         window(a.from, a.to)?.or_else(|| crate::cmd_chart::lesson_window(&saved.header.scenario)),
     );
-    write_view(&view, &a.out).with_context(|| format!("writing {}", a.out.display()))?;
+    write_view(&view, a.from, &a.out).with_context(|| format!("writing {}", a.out.display()))?;
     println!(
         "view      {} ({} seed {}, {} steps)",
         a.out.display(),

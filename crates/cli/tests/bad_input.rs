@@ -317,6 +317,41 @@ fn a_window_that_ends_before_it_starts_is_exit_2_with_nothing_written() {
     assert!(!svg.exists());
 }
 
+/// Regression: `view --from 100s` on a 40 s run wrote a page of the whole run without a word,
+/// where `chart` refuses the same window; `run --view` did the same.
+#[test]
+fn view_refuses_a_from_past_the_runs_end_as_chart_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let html = dir.path().join("v.html");
+    let (t, h) = (trace.to_str().unwrap(), html.to_str().unwrap());
+    assert_eq!(code(&splitbrain(&["run", LESSON, "--trace", t])), 0);
+    let want = "--from 100.000 s is not before the end of the run (40.000 s): nothing to draw";
+    for args in [
+        vec!["view", t, "-o", h, "--from", "100s"],
+        vec!["view", t, "-o", h, "--from", "40s", "--to", "200s"],
+        vec!["run", LESSON, "--view", h, "--from", "100s"],
+    ] {
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        let want = want.replace(
+            "100.000",
+            if args.contains(&"40s") {
+                "40.000"
+            } else {
+                "100.000"
+            },
+        );
+        assert!(err.contains(&want), "{args:?}: {err}");
+        assert!(!html.exists(), "{args:?}");
+    }
+    // A window that starts before the end is kept (its end clamped to the run's).
+    let o = splitbrain(&["view", t, "-o", h, "--from", "39s", "--to", "200s"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(html.exists());
+}
+
 /// Regression: `check DIR` where DIR holds links back to itself (`self -> .`, `again -> DIR`)
 /// walked 2^40 paths and never ended; `report` too.
 #[cfg(unix)]

@@ -560,3 +560,138 @@ fn an_output_onto_a_piped_stdout_says_it_is_a_pipe() {
         stderr(&o)
     );
 }
+
+/// Regression: a trailing slash after a file (`splitbrain replay t.jsonl/`) said only the OS's
+/// "Not a directory (os error 20)" (`check` and `compare` said "no such file", `coverage` "no
+/// scenario files in safe/ or planted/"); every command taking a path now says which file is
+/// in the way, in the words of the other read errors, exit 2.
+#[test]
+fn a_trailing_slash_after_a_file_is_said_in_words_by_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario_in(dir.path(), "s.json");
+    let m = dir.path().join("m.compare.json");
+    std::fs::copy(
+        repo().join("scenarios/23-compare/lock-designs.compare.json"),
+        &m,
+    )
+    .unwrap();
+    let t = dir.path().join("t.jsonl");
+    let r = dir.path().join("r.jsonl");
+    let (s, m, t, r) = (
+        s.to_str().unwrap(),
+        m.to_str().unwrap(),
+        t.to_str().unwrap(),
+        r.to_str().unwrap(),
+    );
+    assert_eq!(code(&splitbrain(&["run", s, "--trace", t])), 0);
+    assert_eq!(
+        code(&splitbrain(&["sweep", s, "--seeds", "0..2", "--out", r])),
+        0
+    );
+    let out = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (svg, html, json, merged, md, rep) = (
+        out("c.svg"),
+        out("v.html"),
+        out("e.json"),
+        out("m.jsonl"),
+        out("c.md"),
+        out("rep"),
+    );
+    let (s_, m_, t_, r_) = (
+        format!("{s}/"),
+        format!("{m}/"),
+        format!("{t}/"),
+        format!("{r}/"),
+    );
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["run", &s_], s),
+        (vec!["check", &s_], s),
+        (vec!["sweep", &s_, "--seeds", "1"], s),
+        (vec!["shrink", &s_], s),
+        (vec!["replay", &t_], t),
+        (vec!["chart", &t_, "-o", &svg], t),
+        (vec!["view", &t_, "-o", &html], t),
+        (vec!["export", &t_, "-o", &json, "--format", "chrome"], t),
+        (vec!["merge", &r_, "--out", &merged], r),
+        (vec!["compare", &s_, s, "--seeds", "1"], s),
+        (vec!["compare", &m_], m),
+        (vec!["report", &s_, "-o", &rep], s),
+        (vec!["coverage", &s_, "--out", &md], s),
+    ];
+    for (args, file) in cases {
+        let o = splitbrain(&args);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{file} is a file, not a folder (the path ends in /)"
+            )),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("os error"), "{args:?}: {err}");
+    }
+}
+
+/// Regression: `check DIR` read the table `compare -o DIR` wrote there as a scenario
+/// ("INVALID ... unknown field `seeds`", exit 2). splitbrain's own JSON outputs found in a
+/// folder (a `compare -o` table, a Chrome trace export, a `run --json` summary) are named and
+/// skipped, as manifests are; a broken scenario is still INVALID, and a folder holding only
+/// outputs is still "no scenario files".
+#[test]
+fn check_of_a_folder_skips_and_names_the_json_files_commands_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["lease-fencing.json", "raft-fencing.json"] {
+        std::fs::copy(repo().join("scenarios/23-compare").join(f), d.join(f)).unwrap();
+    }
+    let ds = d.to_str().unwrap();
+    let (a, b) = (d.join("lease-fencing.json"), d.join("raft-fencing.json"));
+    let o = splitbrain(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--seeds",
+        "0..2",
+        "-o",
+        ds,
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let table = d.join("compare.json");
+    assert!(table.is_file(), "compare -o wrote its JSON table");
+    let o = splitbrain(&["run", a.to_str().unwrap(), "--json"]);
+    std::fs::write(d.join("summary.json"), &o.stdout).unwrap();
+
+    let o = splitbrain(&["check", ds]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    assert!(
+        out.contains(&format!(
+            "skipped   {}  [a comparison's results table (`splitbrain compare -o`): not a scenario]",
+            table.display()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("summary.json  [a run summary (`splitbrain run --json`)"),
+        "{out}"
+    );
+    assert!(out.contains("2 passed, 0 failed"), "{out}");
+
+    // A broken scenario is not an output: still INVALID, exit 2.
+    std::fs::write(d.join("typo.json"), "{\"splitbrain\": 1, \"nmae\": \"x\"}").unwrap();
+    let o = splitbrain(&["check", ds]);
+    assert_eq!(code(&o), 2);
+    assert!(stdout(&o).contains("INVALID"), "{}", stdout(&o));
+
+    // Outputs only: nothing to check is still an error, saying what was skipped.
+    let only = d.join("only");
+    std::fs::create_dir(&only).unwrap();
+    std::fs::copy(&table, only.join("t.json")).unwrap();
+    let o = splitbrain(&["check", only.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("holds no scenario files (*.json) (1 JSON file(s) skipped"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -322,7 +322,14 @@ impl TimelineModel {
             }
         };
 
+        // A pause is drawn as the engine applied it: not at all when its node was down (or
+        // paused past its end already), and cut short by a crash.
+        let mut effects = splitbrain_check::applied(&input.record.faults).into_iter();
         for ev in input.events {
+            let effect = match ev {
+                Event::Fault { .. } => effects.next(),
+                _ => None,
+            };
             match ev {
                 Event::End { .. } => {}
                 Event::Send {
@@ -408,11 +415,15 @@ impl TimelineModel {
                         }
                     }
                     Fault::Pause { node, duration } => {
-                        if let Some(l) = lane(*node) {
+                        let to = effect
+                            .map_or(t.saturating_add(*duration), |a| a.ends)
+                            .min(end.max(*t));
+                        let idle = effect.is_some_and(|a| a.idle.is_some());
+                        if let (Some(l), false) = (lane(*node), idle) {
                             bands.push(Band {
                                 lane: l,
                                 from: *t,
-                                to: t.saturating_add(*duration).min(end.max(*t)),
+                                to,
                                 kind: BandKind::Paused,
                             });
                         }

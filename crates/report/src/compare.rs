@@ -188,7 +188,8 @@ pub fn compare_markdown(t: &CompareTable) -> String {
 }
 
 /// The table as CSV: one line per design; every measure as value, lower, upper (rates as
-/// fractions, times in ms), and the counts behind them.
+/// fractions to 0.001, times in ms and counts at the table's precision), and the counts
+/// behind them.
 pub fn compare_csv(t: &CompareTable) -> String {
     let mut out = String::from("design,file,runs,bounded,window_ms");
     for m in [
@@ -214,7 +215,23 @@ pub fn compare_csv(t: &CompareTable) -> String {
             s.to_string()
         }
     };
-    let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
+    // Values at the precision the table shows (a rate's 0.1% is a fraction's 0.001; times
+    // and counts as `num` gives them), trailing zeros dropped: no float noise such as
+    // 0.5614970317550455 or 2e-19.
+    let trim = |s: String| {
+        if s.contains('.') {
+            let t = s.trim_end_matches('0').trim_end_matches('.');
+            if t == "-0" {
+                "0".to_string()
+            } else {
+                t.to_string()
+            }
+        } else {
+            s
+        }
+    };
+    let frac = |x: Option<f64>| x.map_or(String::new(), |v| trim(format!("{v:.3}")));
+    let opt = |x: Option<f64>| x.map_or(String::new(), |v| trim(num(v)));
     for r in &t.rows {
         let _ = write!(
             out,
@@ -228,7 +245,7 @@ pub fn compare_csv(t: &CompareTable) -> String {
         for m in &MEASURES {
             match (m.cell)(r) {
                 Cell::Rate(p, ..) => {
-                    let _ = write!(out, ",{},{},{}", opt(p.rate), opt(p.lo), opt(p.hi));
+                    let _ = write!(out, ",{},{},{}", frac(p.rate), frac(p.lo), frac(p.hi));
                 }
                 Cell::Ms(e) | Cell::Count(e) => {
                     let _ = write!(out, ",{},{},{}", opt(e.value), opt(e.lo), opt(e.hi));
@@ -597,6 +614,46 @@ mod tests {
         );
         assert!(lines[1].contains(",,,"), "{}", lines[1]);
         assert_eq!(lines[1].split(',').count(), cols);
+    }
+
+    /// Regression: the CSV printed every float as Rust writes it: a Wilson lower bound of
+    /// 2e-19 for 0 of 1000 and bounds such as 0.5614970317550455, where the table shows 0.0
+    /// and 56.1%. Values are at the table's precision now.
+    #[test]
+    fn csv_values_are_at_the_tables_precision_without_float_noise() {
+        let mut t = table();
+        for r in &mut t.rows {
+            r.runs = 1000;
+            r.two_accepted_writers = Proportion::of(0, 1000);
+            r.duplicate_effect = Proportion::of(1000, 1000);
+            r.no_progress = Proportion::of(0, 3);
+            r.acquire_mean_ms = Estimate {
+                value: Some(1915.0278752439024),
+                lo: Some(1681.8719788846154),
+                hi: Some(2395.5484775),
+                samples: 10,
+            };
+            r.messages_per_acquisition = Estimate {
+                value: Some(8.78048780487805),
+                lo: Some(8.466666666666667),
+                hi: Some(9.0),
+                samples: 10,
+            };
+        }
+        let csv = compare_csv(&t);
+        let row = csv.lines().nth(1).unwrap();
+        assert!(!row.contains("e-"), "{row}");
+        assert!(
+            row.split(',')
+                .skip(2)
+                .all(|f| f.split_once('.').map_or(true, |(_, d)| d.len() <= 3)),
+            "{row}"
+        );
+        assert!(
+            row.contains(",0,0,0.004,1,0.996,1,0,0,0.561,1915,1682,2396,"),
+            "{row}"
+        );
+        assert!(row.contains(",8.78,8.47,9,"), "{row}");
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //!   clock at send, so ShiViz draws happens-before. Format: bestchai.bitbucket.io/shiviz and
 //!   github.com/DistributedClocks/GoVector.
 
-use crate::narrate::{describe_fault, describe_obs, Event};
+use crate::narrate::{describe_applied_fault, describe_obs, Event};
 use crate::view::ViewModel;
 use serde_json::{json, Value};
 use splitbrain_engine::{Fault, NodeId};
@@ -160,6 +160,7 @@ pub fn shiviz_log(names: &[String], events: &[Event]) -> String {
                 text.replace('\n', " ")
             ));
         };
+    let mut idle = crate::narrate::faults_without_effect(events).into_iter();
     for e in events {
         match e {
             Event::Send {
@@ -199,6 +200,7 @@ pub fn shiviz_log(names: &[String], events: &[Event]) -> String {
                 );
             }
             Event::Fault { t, fault } => {
+                let state = idle.next().flatten();
                 let node = match fault {
                     Fault::Crash { node }
                     | Fault::Restart { node }
@@ -211,7 +213,10 @@ pub fn shiviz_log(names: &[String], events: &[Event]) -> String {
                 emit(
                     &mut clocks,
                     node,
-                    format!("{t}  fault: {}", describe_fault(names, fault)),
+                    format!(
+                        "{t}  fault: {}",
+                        describe_applied_fault(names, fault, state)
+                    ),
                     None,
                 );
             }

@@ -14,6 +14,9 @@ pub mod view;
 pub use chart::{render, render_png, render_svg, ChartError, ChartFormat, ChartOptions};
 pub use chart_model::{ModelInput, TimelineModel};
 pub use chart_trace::{model_of_run, read_trace, view_of_run, SavedTrace};
-pub use narrate::{derived_facts, describe_fault, describe_obs, narrate, Event, NarrationOptions};
+pub use narrate::{
+    derived_facts, describe_applied_fault, describe_fault, describe_obs, faults_without_effect,
+    narrate, Event, NarrationOptions,
+};
 pub use summary::{reproduce_command, summary_json, summary_text};
 pub use view::ViewModel;

@@ -124,6 +124,47 @@ pub fn describe_fault(names: &[String], f: &Fault) -> String {
     }
 }
 
+/// Per fault of `events`, in the order applied, the state that made it change nothing
+/// (`"down"`, `"already paused"`, `"up"`, `"already down"`, `"nothing to heal"`), else `None`:
+/// the checkers' rule ([`splitbrain_check::faults_without_effect`], the engine's replayed).
+pub fn faults_without_effect(events: &[Event]) -> Vec<Option<&'static str>> {
+    let faults: Vec<(SimTime, Fault)> = events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Fault { t, fault } => Some((*t, fault.clone())),
+            _ => None,
+        })
+        .collect();
+    splitbrain_check::faults_without_effect(&faults)
+}
+
+/// One sentence for a fault as applied: [`describe_fault`] when it changed something, else
+/// what it would have done and why it did nothing ("pause (2.000 s) of n5 has NO EFFECT: n5 is
+/// down"), so a story never says "n5 is PAUSED" of a node that is down.
+pub fn describe_applied_fault(names: &[String], f: &Fault, idle: Option<&str>) -> String {
+    let Some(state) = idle else {
+        return describe_fault(names, f);
+    };
+    let (what, who) = match f {
+        Fault::Crash { node } => ("crash".to_string(), Some(*node)),
+        Fault::Restart { node } => ("restart".to_string(), Some(*node)),
+        Fault::Pause { node, duration } => (format!("pause ({duration})"), Some(*node)),
+        Fault::Heal => ("heal".to_string(), None),
+        Fault::HealPartition { groups } => {
+            let sides: Vec<String> = groups.iter().map(|g| group(names, g)).collect();
+            (format!("heal of partition {}", sides.join(" | ")), None)
+        }
+        _ => return describe_fault(names, f),
+    };
+    match who {
+        Some(n) => {
+            let n = name(names, n);
+            format!("{what} of {n} has NO EFFECT: {n} is {state}")
+        }
+        None => format!("{what} has NO EFFECT: there is {state}"),
+    }
+}
+
 fn token(t: &Option<u64>) -> String {
     t.map_or_else(|| "no token".to_string(), |t| format!("token {t}"))
 }
@@ -371,6 +412,7 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
     // Each Redis instance's value per key, to say whose value a DEL removed.
     let mut values: BTreeMap<(NodeId, String), String> = BTreeMap::new();
     let value_owner = owners(events);
+    let mut idle = faults_without_effect(events).into_iter();
     let mut lines = 0usize;
     let starts: Vec<&str> = events
         .iter()
@@ -475,8 +517,9 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                 None
             }
             TraceEvent::Fault { t, fault } => {
+                let state = idle.next().flatten();
                 match fault {
-                    Fault::Pause { node, .. } => {
+                    Fault::Pause { node, .. } if state.is_none() => {
                         paused_at.insert(*node, *t);
                     }
                     Fault::Crash { node } => {
@@ -486,7 +529,7 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                     }
                     _ => {}
                 }
-                Some(describe_fault(names, fault))
+                Some(describe_applied_fault(names, fault, state))
             }
             TraceEvent::Resume { t, node } => {
                 let since = paused_at.remove(node).map(|p| t.saturating_since(p));

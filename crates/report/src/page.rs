@@ -54,13 +54,13 @@ pub fn lesson_page(
     }
     let _ = writeln!(
         out,
-        "Scenario: [`{}`]({}) \u{00b7} seed {} \u{00b7} {} simulated \u{00b7} {} nodes \u{00b7} {} applied\n",
+        "Scenario: [`{}`]({}) \u{00b7} seed {} \u{00b7} {} simulated \u{00b7} {} nodes \u{00b7} {}\n",
         links.scenario_arg,
         links.scenario_link,
         r.seed,
         r.record.end,
         r.record.names.len(),
-        crate::summary::plural(r.record.faults.len(), "fault")
+        crate::summary::faults_applied(&r.record)
     );
     let _ = writeln!(out, "![timeline of {}]({})\n", r.name, links.chart);
     match (links.png, links.view) {

@@ -54,6 +54,23 @@ pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
     notes
 }
 
+/// `"3 faults applied"`, or `"3 faults applied (1 had no effect)"` when some changed nothing
+/// ([`fault_notes`] says which and why): a pause of a node that is down is applied, but is no
+/// pause.
+pub fn faults_applied(record: &splitbrain_check::RunRecord) -> String {
+    let n = record.faults.len();
+    let idle = splitbrain_check::faults_without_effect(&record.faults)
+        .iter()
+        .filter(|s| s.is_some())
+        .count();
+    let applied = format!("{} applied", plural(n, "fault"));
+    if idle == 0 {
+        applied
+    } else {
+        format!("{applied} ({idle} had no effect)")
+    }
+}
+
 /// The command that reproduces a run.
 pub fn reproduce_command(file: &str, seed: u64) -> String {
     format!("splitbrain run {file} --seed {seed}")
@@ -102,13 +119,21 @@ pub fn metrics_text(m: &Metrics) -> String {
                 (*w).max(widest.unwrap_or(0))
             })
             .collect();
-        let mut line = format!("  {:<16}", "messages");
+        // The kind column is as wide as its longest name (RAFT_LEASE_NOT_FOUND is 20).
+        let kw = m
+            .messages
+            .keys()
+            .map(|k| k.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(14);
+        let mut line = format!("  {:<w$}", "messages", w = kw + 2);
         for ((name, _, _), w) in cols.iter().zip(&widths) {
             let _ = write!(line, "{name:>w$}  ");
         }
         let _ = writeln!(out, "{}", line.trim_end());
         for (k, c) in &m.messages {
-            let mut line = format!("    {k:<14}");
+            let mut line = format!("    {k:<kw$}");
             for ((_, _, f), w) in cols.iter().zip(&widths) {
                 let _ = write!(line, "{:>w$}  ", f(c));
             }
@@ -166,8 +191,15 @@ pub fn metrics_text(m: &Metrics) -> String {
     if let Some(ns) = m.no_leader_ns {
         let _ = writeln!(out, "  time with no leader {}", SimDuration(ns));
     }
-    if let Some(ns) = m.no_holder_ns {
-        let _ = writeln!(out, "  time with no lock holder {}", SimDuration(ns));
+    if let Some(ns) = m.no_valid_hold_ns {
+        let _ = writeln!(out, "  time with no valid hold {}", SimDuration(ns));
+    }
+    if let Some(ns) = m.no_believed_holder_ns {
+        let _ = writeln!(
+            out,
+            "  time no client believed it held a lock {}",
+            SimDuration(ns)
+        );
     }
     out
 }
@@ -182,10 +214,10 @@ pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
     let _ = writeln!(out, "seed      {}", r.seed);
     let _ = writeln!(
         out,
-        "run       {} simulated, {} nodes, {} applied, {} events processed",
+        "run       {} simulated, {} nodes, {}, {} events processed",
         r.record.end,
         r.record.names.len(),
-        plural(r.record.faults.len(), "fault"),
+        faults_applied(&r.record),
         r.stats.events
     );
     if let Some(b) = &r.bound {
@@ -359,6 +391,37 @@ mod tests {
                 "the heal at 7.000 s had no effect: there was nothing to heal",
             ]
         );
+    }
+
+    /// Regression: a kind name longer than 14 characters (RAFT_LEASE_NOT_FOUND) pushed its
+    /// row's counts out of line with the header and the other rows.
+    #[test]
+    fn a_long_message_kind_keeps_the_columns_aligned() {
+        let mut m = splitbrain_check::metrics(&RunRecord {
+            names: vec![],
+            roles: vec![],
+            clocks: vec![],
+            observations: Default::default(),
+            faults: vec![],
+            end: SimTime(1),
+            messages: Default::default(),
+        });
+        let c = |n| MessageCounts {
+            sent: n,
+            delivered: n,
+            dropped: 0,
+            duplicated: 0,
+            in_flight: 0,
+        };
+        m.messages.insert("ACQUIRE".into(), c(12));
+        m.messages.insert("RAFT_LEASE_NOT_FOUND".into(), c(3));
+        let text = metrics_text(&m);
+        let lines: Vec<&str> = text.lines().take(3).collect();
+        // Every row's last column ends where the header's does.
+        let ends: Vec<usize> = lines.iter().map(|l| l.chars().count()).collect();
+        assert!(ends.iter().all(|&e| e == ends[0]), "{text}");
+        let col = |l: &str| l.find(" 0").unwrap();
+        assert_eq!(col(lines[1]), col(lines[2]), "{text}");
     }
 
     /// Regression (new-user pass): with messages still in flight at the end the table's

@@ -107,7 +107,11 @@ const LEFT: i32 = 80;
 const TOP: i32 = 56;
 const LINE_H: i32 = 480;
 const PANEL_GRID_H: i32 = 260;
-const PANEL_H: i32 = PANEL_GRID_H + 80;
+/// A heat-map panel: its title, the row parameter's name on a line of its own below it (it
+/// ran into the title when both sat on one line), the grid, and the column labels and name.
+const PANEL_H: i32 = PANEL_GRID_H + 96;
+/// From a panel's top to its grid's: the title's line and the row parameter's.
+const GRID_TOP: i32 = 38;
 const SERIES_COLOURS: [RGBColor; 6] = [VERMILLION, BLUE, GREEN, ORANGE, PURPLE, SKY];
 
 fn size_of(chart: &SweepChart) -> (u32, u32) {
@@ -381,10 +385,10 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
         text(
             cv,
             &format!("{}: P(violation)", ser.name),
-            (gx0, top),
+            (8, top),
             &style(13.0, INK, HPos::Left, VPos::Top),
         )?;
-        let gy0 = top + 22;
+        let gy0 = top + GRID_TOP;
         for (i, p) in ser.points.iter().enumerate() {
             let (r, c) = ((i / nc) as i32, (i % nc) as i32);
             let (ax, ay) = (gx0 + c * cw, gy0 + r * ch);
@@ -446,7 +450,7 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
         text(
             cv,
             &format!("\u{2193} {}", rows_p.path),
-            (8, gy0 - 10),
+            (8, gy0 - 9),
             &style(12.0, GREY, HPos::Left, VPos::Center),
         )?;
         if ser.points.contains(&None) {
@@ -483,6 +487,7 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chart::canvas::TEXT_SCALE;
 
     fn pt(rate: f64) -> Option<RatePoint> {
         Some(RatePoint {
@@ -631,6 +636,78 @@ mod tests {
         assert_eq!(s, svg(&c), "deterministic");
         let png = render_sweep(&c, ChartFormat::Png).unwrap();
         assert_eq!(&png[1..4], b"PNG");
+    }
+
+    /// The text elements of an SVG as boxes (left, top, right, bottom) with their text, from
+    /// the position, anchor and size plotters writes (`dy` 0.76em: top; 0.5ex: centre).
+    fn text_boxes(svg: &str) -> Vec<((f64, f64, f64, f64), String)> {
+        let attr = |t: &str, name: &str| -> String {
+            t.split(&format!(" {name}=\""))
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+                .unwrap_or("")
+                .to_string()
+        };
+        svg.split("<text")
+            .skip(1)
+            .map(|t| {
+                let num = |name| attr(t, name).parse::<f64>().unwrap();
+                // plotters writes the pixel size in points (px / 1.24).
+                let (x, y, size) = (num("x"), num("y"), num("font-size") * 1.24);
+                let body = t.split('>').nth(1).unwrap().split('<').next().unwrap();
+                let body = body.replace("&lt;", "<").replace("&gt;", ">");
+                let w = text_width(body.trim(), size / TEXT_SCALE) as f64;
+                let left = match attr(t, "text-anchor").as_str() {
+                    "middle" => x - w / 2.0,
+                    "end" => x - w,
+                    _ => x,
+                };
+                let top = match attr(t, "dy").as_str() {
+                    "0.76em" => y,
+                    "0.5ex" => y - size / 2.0,
+                    _ => y - size,
+                };
+                ((left, top, left + w, top + size), body.trim().to_string())
+            })
+            .collect()
+    }
+
+    /// Regression: a heat map's row parameter ("↓ faults.0.for") was drawn on the panel
+    /// title's line and ran into it; no two texts of a heat map overlap now.
+    #[test]
+    fn a_heat_maps_labels_do_not_overlap() {
+        let c = SweepChart {
+            title: "redlock-gc-pause: P(violation) over 2 seeds".into(),
+            params: vec![
+                SweepParam {
+                    path: "faults.0.for".into(),
+                    values: ["100ms", "500ms", "1s", "2s", "5s", "10s", "15s", "20s"]
+                        .map(String::from)
+                        .to_vec(),
+                },
+                SweepParam {
+                    path: "network.delay.fixed".into(),
+                    values: (1..=12).map(|i| format!("{}ms", i * 250)).collect(),
+                },
+            ],
+            series: ["exclusive_holders", "no_two_accepted_writers"]
+                .iter()
+                .map(|n| RateSeries {
+                    name: n.to_string(),
+                    points: (0..96).map(|i| pt((i % 3) as f64 / 2.0)).collect(),
+                })
+                .collect(),
+            log_x: false,
+        };
+        let boxes = text_boxes(&svg(&c));
+        assert!(boxes.len() > 200, "{}", boxes.len());
+        for (i, (a, ta)) in boxes.iter().enumerate() {
+            for (b, tb) in &boxes[i + 1..] {
+                let apart =
+                    a.2 <= b.0 + 0.5 || b.2 <= a.0 + 0.5 || a.3 <= b.1 + 0.5 || b.3 <= a.1 + 0.5;
+                assert!(apart, "{ta:?} {a:?} overlaps {tb:?} {b:?}");
+            }
+        }
     }
 
     /// Regression: a value where every run was inconclusive (no rate, "n/a" in the table) was

@@ -88,3 +88,62 @@ fn acceptances_of_a_leader_come_after_its_claim() {
         assert!(accepts >= 4, "{lesson}");
     }
 }
+
+/// Regression: a fault that changed nothing was told as if it had: "n5 is PAUSED for 2.000 s
+/// (stop-the-world; it cannot tell)" of n5, down since its crash; "network healed" with
+/// nothing to heal; the summary counted them as "3 faults applied"; the chart drew a pause
+/// band on the crashed node's lane, and a pause cut short by a crash ran to its nominal end.
+/// The engine's rule (`splitbrain_check::applied`) tells them now.
+#[test]
+fn a_fault_without_effect_is_told_as_such() {
+    use splitbrain_report::chart_model::BandKind;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/01-bully-leader-crash.json");
+    let mut s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    s["faults"] = serde_json::json!([
+        { "at": "3s", "pause": "n4", "for": "4s" },
+        { "at": "4s", "crash": "n4" },
+        { "at": "5s", "crash": "n5" },
+        { "at": "6s", "pause": "n5", "for": "2s" },
+        { "at": "7s", "heal": true },
+    ]);
+    let plan = splitbrain_scenario::load_str("idle.json", &s.to_string()).unwrap();
+    let r = execute(&plan, 1, Some(Recorder::hash_only().keep_events())).unwrap();
+    let events = r.trace.as_ref().unwrap().kept.as_deref().unwrap();
+    let story = narrate(&r.record.names, events, &NarrationOptions::default());
+    assert!(
+        story.contains("6.000 s  pause (2.000 s) of n5 has NO EFFECT: n5 is down"),
+        "{story}"
+    );
+    assert!(!story.contains("n5 is PAUSED"), "{story}");
+    assert!(
+        story.contains("7.000 s  heal has NO EFFECT: there is nothing to heal"),
+        "{story}"
+    );
+    assert!(
+        story.contains("3.000 s  n4 is PAUSED for 4.000 s"),
+        "{story}"
+    );
+    let summary = splitbrain_report::summary_text(&r, "idle.json", None);
+    assert!(
+        summary.contains("5 faults applied (2 had no effect)"),
+        "{summary}"
+    );
+    let m = splitbrain_report::model_of_run(&r);
+    let lane = |n: &str| m.lanes.iter().position(|l| l.name == n).unwrap();
+    let paused: Vec<_> = m
+        .bands
+        .iter()
+        .filter(|b| b.kind == BandKind::Paused)
+        .map(|b| (b.lane, b.from.0, b.to.0))
+        .collect();
+    assert_eq!(
+        paused,
+        [(lane("n4"), 3_000_000_000, 4_000_000_000)],
+        "n4's pause ends at its crash; n5 is never paused"
+    );
+    let view = splitbrain_report::view_of_run(&r, None);
+    let html = view.html();
+    assert!(html.contains("pause (2.000 s) of n5 has NO EFFECT"));
+}

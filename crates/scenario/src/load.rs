@@ -39,10 +39,18 @@ pub(crate) enum ReadError {
 /// Refuses a file that is not a regular file, before it is opened: a FIFO would block the
 /// read forever, a device would be read without end. The error (kind `InvalidInput`) says what
 /// the file is: "it is a FIFO (named pipe), not a regular file". Links are followed; a missing
-/// file or a folder passes (the read names those).
+/// file or a folder passes (the read names those). A path through a file (`t.jsonl/`, a
+/// trailing slash) is said so: "t.jsonl is a file, not a folder (the
+/// path ends in /)", not the OS's "Not a directory (os error 20)"; its kind stays the OS's.
 pub fn check_regular(path: &Path) -> std::io::Result<()> {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return Ok(());
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        // ENOTDIR is 20 on Linux, macOS and the BSDs (`ErrorKind::NotADirectory` is newer
+        // than the workspace's minimum Rust).
+        Err(e) if cfg!(unix) && e.raw_os_error() == Some(20) => {
+            return Err(std::io::Error::new(e.kind(), through_a_file(path)));
+        }
+        Err(_) => return Ok(()),
     };
     let t = meta.file_type();
     if t.is_file() || t.is_dir() {
@@ -64,6 +72,24 @@ pub fn check_regular(path: &Path) -> std::io::Result<()> {
         std::io::ErrorKind::InvalidInput,
         format!("it is {what}, not a regular file"),
     ))
+}
+
+/// Why `path`, which the OS says goes through something that is not a folder, cannot be
+/// read: names the first file on the way ("runs/t.jsonl is a file, not a folder").
+fn through_a_file(path: &Path) -> String {
+    let mut prefix = std::path::PathBuf::new();
+    for c in path.components() {
+        prefix.push(c);
+        if std::fs::metadata(&prefix).is_ok_and(|m| !m.is_dir()) {
+            let slash = if prefix.components().count() == path.components().count() {
+                " (the path ends in /)"
+            } else {
+                ""
+            };
+            return format!("{} is a file, not a folder{slash}", prefix.display());
+        }
+    }
+    "a part of the path is a file, not a folder".to_string()
 }
 
 /// Reads the text of the JSON file at `path`; `noun` ("scenario") names what it should be.

@@ -51,7 +51,8 @@ pub struct Size {
     pub nodes: usize,
     /// Simulated duration.
     pub duration: SimDuration,
-    /// Trace events of the run.
+    /// Events the run processed (`Stats::events`, stale timers included): the count `run`
+    /// prints as "N events processed", not the trace's records.
     pub events: u64,
 }
 
@@ -639,7 +640,7 @@ pub fn shrink(plan: &Plan, opts: &ShrinkOptions) -> Result<Shrunk, ShrinkError> 
         &plan.scenario,
         plan.nodes.len(),
         original.record.faults.len(),
-        original.trace.as_ref().map_or(0, |t| t.events),
+        original.stats.events,
     );
 
     let mut cur = starting_point(plan, seed, &invariant);
@@ -683,7 +684,7 @@ pub fn shrink(plan: &Plan, opts: &ShrinkOptions) -> Result<Shrunk, ShrinkError> 
         &cur,
         final_plan.nodes.len(),
         r.record.faults.len(),
-        r.trace.as_ref().map_or(0, |t| t.events),
+        r.stats.events,
     );
     Ok(Shrunk {
         invariant,

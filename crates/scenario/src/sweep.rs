@@ -599,7 +599,19 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
     let denom = 1.0 + z2 / n;
     let center = (p + z2 / (2.0 * n)) / denom;
     let half = z / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    ((center - half).max(0.0), (center + half).min(1.0))
+    // At k = 0 the lower bound is exactly 0 and at k = n the upper exactly 1; the float
+    // arithmetic leaves noise there (2e-19 for 0 of 1000), printed as such in a CSV.
+    let lo = if k == 0.0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let hi = if k == n {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
+    (lo, hi)
 }
 
 /// A violation rate and its 95% Wilson interval over the runs that decided (`violated` of
@@ -993,6 +1005,11 @@ mod tests {
         // 0 of 10: (0, 0.2775); 5 of 10: (0.2366, 0.7634) (Wilson 1927; standard tables).
         let (lo, hi) = wilson(0, 10);
         assert!(lo.abs() < 1e-12 && (hi - 0.2775).abs() < 1e-4, "{lo} {hi}");
+        // Regression: 0 of 1000 gave a lower bound of 2e-19, not 0 (and the CSV printed it).
+        for n in [1, 7, 10, 1000, 12345] {
+            assert_eq!(wilson(0, n).0, 0.0, "0 of {n}");
+            assert_eq!(wilson(n, n).1, 1.0, "{n} of {n}");
+        }
         let (lo, hi) = wilson(5, 10);
         assert!((lo - 0.2366).abs() < 1e-4 && (hi - 0.7634).abs() < 1e-4);
         let (lo, hi) = wilson(10, 10);

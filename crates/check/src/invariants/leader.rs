@@ -97,12 +97,14 @@ pub fn single_leader_per_term(record: &RunRecord) -> Verdict {
     Verdict::from_violations(violations)
 }
 
-/// The true time after which nothing more is done to the system: the latest fault, counting
-/// a pause as ending when the paused node resumes or crashes, whichever is first
-/// ([`crate::timeline::applied`], the engine's rule).
+/// The true time after which nothing more is done to the system: the latest fault that
+/// changed something, counting a pause as ending when the paused node resumes or crashes,
+/// whichever is first ([`crate::timeline::applied`], the engine's rule). A fault that changed
+/// nothing (a restart of a node that is up, a heal with nothing to heal) ends no quiet.
 fn quiet_since(record: &RunRecord) -> Option<SimTime> {
     crate::timeline::applied(&record.faults)
         .iter()
+        .filter(|a| a.idle.is_none())
         .map(|a| a.ends)
         .max()
 }
@@ -464,6 +466,36 @@ mod tests {
                 .end(ms(10_000))
                 .build();
             assert_eq!(eventual_leader(&r, SETTLE), Verdict::Holds);
+        }
+
+        /// Regression: a restart of a node that was up (or a heal with nothing to heal, a
+        /// pause of a node that is down) at 8 s counted as the last fault, so a run ending at
+        /// 10 s with settle 5 s was inconclusive; such a fault changes nothing and ends no quiet.
+        #[test]
+        fn a_fault_without_effect_is_not_the_last_fault() {
+            for idle in [restart(0), Fault::Heal] {
+                let r = three()
+                    .obs(ms(100), 2, claim(1))
+                    .obs(ms(101), 0, known(2))
+                    .obs(ms(101), 1, known(2))
+                    .fault(ms(8_000), idle.clone())
+                    .end(ms(10_000))
+                    .build();
+                assert_eq!(eventual_leader(&r, SETTLE), Verdict::Holds, "{idle:?}");
+            }
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .obs(ms(101), 0, known(2))
+                .obs(ms(101), 1, known(2))
+                .fault(ms(1_000), crash(0))
+                .fault(ms(8_000), pause(0, 1_000))
+                .end(ms(10_000))
+                .build();
+            assert_eq!(
+                eventual_leader(&r, SETTLE),
+                Verdict::Holds,
+                "a pause of a down node"
+            );
         }
 
         #[test]

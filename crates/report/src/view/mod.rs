@@ -19,7 +19,7 @@ use crate::chart::{
     VERMILLION, VIOLATION,
 };
 use crate::chart_model::{role_label, BandKind, MarkKind, ModelInput, TimelineModel};
-use crate::narrate::{derived_facts, describe_fault, describe_obs, Event};
+use crate::narrate::{derived_facts, describe_applied_fault, describe_obs, Event};
 use plotters::style::RGBColor;
 use serde::Serialize;
 use splitbrain_engine::{Fault, LocalClock, NodeId, SimDuration, SimTime};
@@ -290,6 +290,7 @@ impl ViewModel {
         let mut kinds_of: BTreeMap<u64, (String, NodeId, SimTime)> = BTreeMap::new();
         let mut handling: BTreeMap<NodeId, (SimTime, String)> = BTreeMap::new();
         let mut paused_at: BTreeMap<NodeId, SimTime> = BTreeMap::new();
+        let mut idle = crate::narrate::faults_without_effect(input.events).into_iter();
         for ev in input.events {
             let (t, node, what, text) = match ev {
                 Event::Send {
@@ -366,13 +367,22 @@ impl ViewModel {
                         | Fault::SetDrift { node, .. } => Some(*node),
                         _ => None,
                     };
-                    if let Fault::Pause { node, .. } = fault {
-                        paused_at.insert(*node, *t);
+                    let state = idle.next().flatten();
+                    match fault {
+                        Fault::Pause { node, .. } if state.is_none() => {
+                            paused_at.insert(*node, *t);
+                        }
+                        Fault::Restart { node } if state.is_none() => {
+                            handling.insert(*node, (*t, "its restart".into()));
+                        }
+                        _ => {}
                     }
-                    if let Fault::Restart { node } = fault {
-                        handling.insert(*node, (*t, "its restart".into()));
-                    }
-                    (*t, node, "fault", describe_fault(names, fault))
+                    (
+                        *t,
+                        node,
+                        "fault",
+                        describe_applied_fault(names, fault, state),
+                    )
                 }
                 Event::Observe { t, node, obs } => (
                     *t,
