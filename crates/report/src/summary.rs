@@ -348,6 +348,7 @@ mod tests {
             ],
             end: s(10),
             messages: Default::default(),
+            redis_keys: Default::default(),
         };
         assert_eq!(
             fault_notes(&record),
@@ -375,6 +376,7 @@ mod tests {
             faults: vec![],
             end: SimTime(1),
             messages: Default::default(),
+            redis_keys: Default::default(),
         });
         let counts = |sent, delivered, dropped, duplicated| {
             let c = KindCounts {

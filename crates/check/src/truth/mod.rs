@@ -72,6 +72,16 @@ impl Fact {
         }
     }
 
+    /// Observation `index`, reported at `t` (one the record's log may not hold: a Redis key
+    /// report in its [`KeyLog`](crate::KeyLog)).
+    pub(crate) fn obs_at(index: usize, t: SimTime) -> Fact {
+        Fact {
+            t,
+            source: Source::Observation(index),
+            derived: None,
+        }
+    }
+
     /// Fault `index` of `record`.
     pub(crate) fn fault(record: &RunRecord, index: usize) -> Fact {
         Fact {
