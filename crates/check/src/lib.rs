@@ -11,7 +11,8 @@
 //! - [`spec`]: [`Invariant`] names (part of the scenario format) and [`CheckSpec`].
 //! - [`invariants`]: one `pub fn` per invariant.
 //! - [`metrics`](mod@metrics): counters and durations ([`Metrics`]).
-//! - [`ObsNeeds`]: the observations a run that is only checked keeps.
+//! - [`ObsNeeds`]: the observations a run that is only checked keeps; [`KeyLog`]: the Redis
+//!   key reports it keeps compactly beside them.
 //! - [`compare`]: what one run of a lock design shows, for `splitbrain compare`.
 //! - [`verdict`]: [`Verdict`], [`Violation`], [`Evidence`], [`CheckReport`].
 //! - Server truth over true time, shared with the charts: [`WallClocks`] (each node's clocks
@@ -24,6 +25,7 @@
 mod clocks;
 pub mod compare;
 pub mod invariants;
+mod key_log;
 pub mod metrics;
 mod needs;
 pub mod run;
@@ -43,6 +45,7 @@ pub use invariants::locks::{exclusive_holders, holder_writes_only, validity_with
 pub use invariants::progress::lock_progress;
 pub use invariants::raft::state_machine_safety;
 pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_accepted_writers};
+pub use key_log::KeyLog;
 pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use needs::ObsNeeds;
 pub use run::{Role, RunRecord};

@@ -17,9 +17,12 @@
 //! among all the run's observations, so evidence cites the same index either way. Charts,
 //! narration and comparisons read a run that kept every observation (or its trace).
 
+use crate::key_log::KeyLog;
 use splitbrain_engine::{NodeId, ObsFilter, SimTime};
 use splitbrain_protocols::Obs;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 /// The observation filter of a run that is only checked (see the module docs); set on a
 /// simulation with `Sim::set_obs_filter`.
@@ -31,6 +34,11 @@ pub struct ObsNeeds {
     waiting: BTreeMap<NodeId, BTreeSet<String>>,
     /// Per lock, the server sets its kept requests named.
     servers: BTreeMap<String, BTreeSet<Vec<NodeId>>>,
+    /// Observations seen so far, kept or not: the index of the next one.
+    seen: usize,
+    /// Where the Redis instances' key reports go instead of the record's log, if anywhere
+    /// ([`ObsNeeds::key_log`]).
+    keys: Option<Rc<RefCell<KeyLog>>>,
 }
 
 impl ObsNeeds {
@@ -41,11 +49,26 @@ impl ObsNeeds {
             ..ObsNeeds::default()
         }
     }
+
+    /// From now on, the Redis instances' key reports (sets, expiry changes, deletions) go to
+    /// the returned [`KeyLog`], compactly, instead of the record's log (unless a `when` fault
+    /// names their kind); give it to the record as
+    /// [`RunRecord::redis_keys`](crate::RunRecord::redis_keys) once the run is over.
+    pub fn key_log(&mut self) -> Rc<RefCell<KeyLog>> {
+        self.keys.get_or_insert_with(Rc::default).clone()
+    }
 }
 
 impl ObsFilter<Obs> for ObsNeeds {
-    fn keep(&mut self, _t: SimTime, node: NodeId, obs: &Obs) -> bool {
+    fn keep(&mut self, t: SimTime, node: NodeId, obs: &Obs) -> bool {
         use splitbrain_engine::Observation;
+        let index = self.seen;
+        self.seen += 1;
+        if let Some(keys) = &self.keys {
+            if !self.always.contains(obs.kind()) && keys.borrow_mut().take(index, t, node, obs) {
+                return false;
+            }
+        }
         // The waits are followed whatever is kept.
         let needed = match obs {
             Obs::LockFailed { .. } | Obs::ValidityChecked { .. } => false,

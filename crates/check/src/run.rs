@@ -4,6 +4,7 @@
 //! message counters), so checkers can be tested with hand-built observation lists and the
 //! scenario crate can build it from a [`Sim`] with [`RunRecord::from_sim`].
 
+use crate::KeyLog;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{
     ClockConfig, Fault, KindCounts, NodeId, ObsLog, Observed, Sim, SimDuration, SimTime,
@@ -83,6 +84,10 @@ pub struct RunRecord {
     pub end: SimTime,
     /// Message counters per message kind (from the engine's `Stats`).
     pub messages: BTreeMap<String, KindCounts>,
+    /// The Redis instances' key reports a run that is only checked kept compactly instead of
+    /// in `observations` ([`ObsNeeds::key_log`](crate::ObsNeeds::key_log)), each by its index
+    /// among all the run's observations; empty otherwise.
+    pub redis_keys: KeyLog,
 }
 
 impl RunRecord {
@@ -107,6 +112,7 @@ impl RunRecord {
                 .iter()
                 .map(|(k, v)| (k.to_string(), *v))
                 .collect(),
+            redis_keys: KeyLog::default(),
         }
     }
 

@@ -77,6 +77,7 @@ impl Builder {
                 faults: Vec::new(),
                 end: SimTime::ZERO,
                 messages: BTreeMap::new(),
+                redis_keys: Default::default(),
             },
         }
     }

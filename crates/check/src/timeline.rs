@@ -559,13 +559,19 @@ fn describe_claim(record: &RunRecord, obs: &Obs) -> String {
     }
 }
 
-/// Observation `index` as evidence.
+/// Observation `index` as evidence (from the record's log, or from its Redis key log).
 pub(crate) fn obs_evidence(record: &RunRecord, index: usize) -> Evidence {
-    let o = &record.observations[index];
+    let (t, node, text) = match record.observations.get(index) {
+        Some(o) => (o.t, o.node, describe(record, &o.obs)),
+        None => match record.redis_keys.get(index) {
+            Some((t, node, obs)) => (t, node, describe(record, &obs)),
+            None => panic!("observation {index} is in neither the record's log nor its key log"),
+        },
+    };
     Evidence {
-        t: o.t,
-        node: record.name(o.node),
-        text: describe(record, &o.obs),
+        t,
+        node: record.name(node),
+        text,
         source: Source::Observation(index),
     }
 }

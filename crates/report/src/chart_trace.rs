@@ -111,6 +111,7 @@ impl SavedTrace {
             faults,
             end: self.end,
             messages,
+            redis_keys: Default::default(),
         }
     }
 

@@ -380,6 +380,7 @@ mod tests {
             ],
             end: s(10),
             messages: Default::default(),
+            redis_keys: Default::default(),
         };
         assert_eq!(
             fault_notes(&record),
@@ -438,6 +439,7 @@ mod tests {
             faults: vec![],
             end: SimTime(1),
             messages: Default::default(),
+            redis_keys: Default::default(),
         });
         let counts = |sent, delivered, dropped, duplicated| {
             let c = KindCounts {

@@ -281,6 +281,7 @@ pub fn execute_keeping(
     if let Some(r) = recorder {
         sim.set_recorder(r);
     }
+    let mut key_log = None;
     if keep == Keep::Checked {
         // `untriggered` reads every observation of a kind a `when` fault names.
         let when = plan
@@ -288,7 +289,10 @@ pub fn execute_keeping(
             .faults
             .iter()
             .filter_map(|f| f.when.as_ref().map(|w| w.observed.clone()));
-        sim.set_obs_filter(Box::new(ObsNeeds::new(when)));
+        let mut needs = ObsNeeds::new(when);
+        // The Redis instances' key reports are kept compactly beside the record.
+        key_log = Some(needs.key_log());
+        sim.set_obs_filter(Box::new(needs));
     }
     let end = SimTime(plan.scenario.duration.0.as_nanos());
     let bound = sim.run_until(end).err();
@@ -303,11 +307,14 @@ pub fn execute_keeping(
         .map(|n| clock_of(&plan.scenario, &n.spec))
         .collect();
     let record_end = if bound.is_none() { end } else { sim.now() };
-    let record = RunRecord::from_sim(&mut sim, clocks, record_end);
+    let mut record = RunRecord::from_sim(&mut sim, clocks, record_end);
     let stats = sim.stats();
     // The simulation (its event queue, actors and message store) is freed before the
     // checkers build their truth, which can then reuse its memory.
     drop(sim);
+    if let Some(keys) = key_log {
+        record.redis_keys = std::mem::take(&mut *keys.borrow_mut());
+    }
     let spec = check_spec(&plan.scenario);
     let mut report = check(&record, &spec);
     if let Some(b) = &bound {

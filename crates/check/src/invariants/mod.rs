@@ -41,10 +41,10 @@ impl<'r> Shared<'r> {
         self.clocks.get_or_init(|| WallClocks::new(self.record))
     }
 
-    /// The record's truth ([`Truth::new`] with [`Shared::clocks`]).
+    /// The record's truth ([`Truth::holds_only`] with [`Shared::clocks`]).
     pub(crate) fn truth(&self) -> &Truth {
         self.truth
-            .get_or_init(|| Truth::new(self.record, self.clocks()))
+            .get_or_init(|| Truth::holds_only(self.record, self.clocks()))
     }
 }
 

@@ -107,11 +107,14 @@ fn majority_windows(
             .map(|h| h.start.clone())
             .collect();
         started_by.sort_by_key(|e| e.t);
-        let ended_by: Vec<Fact> = members
+        // Exactly as long as they are: a long run keeps thousands of holds (issue 11 §4).
+        started_by.shrink_to_fit();
+        let mut ended_by: Vec<Fact> = members
             .iter()
             .filter(|h| h.to == o.to)
             .filter_map(|h| h.end.clone())
             .collect();
+        ended_by.shrink_to_fit();
         out.push(Hold {
             lock: key.to_string(),
             holder: members[0].holder,

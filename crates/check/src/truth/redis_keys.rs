@@ -3,8 +3,9 @@
 
 use super::Fact;
 use crate::clocks::WallClocks;
+use crate::key_log::KeyObs;
 use crate::run::{Role, RunRecord};
-use crate::timeline::{fmt_wall, steps, take_node, Step};
+use crate::timeline::{fmt_wall, take_node};
 use crate::verdict::{Evidence, Source};
 use splitbrain_engine::{NodeId, SimTime, WallTime};
 use splitbrain_protocols::Obs;
@@ -80,6 +81,29 @@ fn value_owners(record: &RunRecord) -> BTreeMap<(&str, &str), NodeId> {
     owner
 }
 
+/// The Redis key reports of `record` in order, `(index, t, node, report)`: those in its log
+/// and those in its key log ([`RunRecord::redis_keys`]), merged by index.
+fn key_reports(record: &RunRecord) -> impl Iterator<Item = (usize, SimTime, NodeId, KeyObs<'_>)> {
+    let mut logged = record
+        .observations
+        .iter_indexed()
+        .filter_map(|(i, o)| KeyObs::of(&o.obs).map(|k| (i, o.t, o.node, k)))
+        .peekable();
+    let mut compact = record.redis_keys.iter().peekable();
+    std::iter::from_fn(move || {
+        let from_log = match (logged.peek(), compact.peek()) {
+            (Some(a), Some(b)) => a.0 < b.0,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if from_log {
+            logged.next()
+        } else {
+            compact.next()
+        }
+    })
+}
+
 /// Every key held on every Redis instance of the run, as [`KeyHold`]s in the order they ended.
 pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold> {
     let instances = record.nodes_where(|r| r == Role::RedisInstance);
@@ -92,10 +116,8 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
     // Every key set on an instance is at least one piece (more only where a clock step splits
     // one): reserved at once, the list never holds two buffers while it grows (a 3,000 s run of
     // lesson 15 has 6,857 pieces of 144 bytes).
-    let sets = record
-        .observations
-        .iter()
-        .filter(|o| is_instance(o.node) && matches!(o.obs, Obs::RedisKeySet { .. }))
+    let sets = key_reports(record)
+        .filter(|(_, _, node, k)| is_instance(*node) && matches!(k, KeyObs::Set { .. }))
         .count();
     let mut held: Vec<KeyHold> = Vec::with_capacity(sets);
     let mut strings = Strings::default();
@@ -140,109 +162,101 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
             });
         }
     };
-    for step in steps(record) {
-        match step {
-            Step::Obs {
-                index,
-                t,
-                node,
-                obs,
-            } if is_instance(node) => {
-                let ev = || Fact::obs(record, index);
-                match obs {
-                    Obs::RedisKeySet {
-                        key,
-                        value,
-                        deadline_wall,
-                    } => {
-                        if let Some(seg) = open.remove(&(node, key.clone())) {
-                            close(
-                                &mut held,
-                                &mut strings,
-                                node,
-                                key.clone(),
-                                seg,
-                                t,
-                                Some(ev()),
-                            );
-                        }
-                        open.insert(
-                            (node, key.clone()),
-                            KeySeg {
-                                value: strings.get(value),
-                                deadline: *deadline_wall,
-                                since: t,
-                                start: ev(),
-                            },
-                        );
-                    }
-                    Obs::RedisKeyExpiry { key, deadline_wall } => {
-                        if let Some(seg) = open.remove(&(node, key.clone())) {
-                            let value = seg.value.clone();
-                            let start = seg.start.clone();
-                            close(&mut held, &mut strings, node, key.clone(), seg, t, None);
-                            open.insert(
-                                (node, key.clone()),
-                                KeySeg {
-                                    value,
-                                    deadline: *deadline_wall,
-                                    since: t,
-                                    start,
-                                },
-                            );
-                        }
-                    }
-                    Obs::RedisKeyDeleted { key } => {
-                        if let Some(seg) = open.remove(&(node, key.clone())) {
-                            close(
-                                &mut held,
-                                &mut strings,
-                                node,
-                                key.clone(),
-                                seg,
-                                t,
-                                Some(ev()),
-                            );
-                        }
-                    }
-                    Obs::RedisRestarted { keys } => {
-                        // Serving again: it holds exactly what it came back with (its
-                        // persistence decides); whatever it held when it went down is gone.
-                        for (k, seg) in take_node(&mut open, node) {
-                            close(&mut held, &mut strings, k.0, k.1, seg, t, Some(ev()));
-                        }
-                        for (key, value, deadline) in keys {
-                            if let Some(seg) = open.remove(&(node, key.clone())) {
-                                close(
-                                    &mut held,
-                                    &mut strings,
-                                    node,
-                                    key.clone(),
-                                    seg,
-                                    t,
-                                    Some(ev()),
-                                );
-                            }
-                            open.insert(
-                                (node, key.clone()),
-                                KeySeg {
-                                    value: strings.get(value),
-                                    deadline: *deadline,
-                                    since: t,
-                                    start: ev(),
-                                },
-                            );
-                        }
-                    }
-                    _ => {}
+    for (index, t, node, report) in key_reports(record) {
+        if !is_instance(node) {
+            continue;
+        }
+        let ev = || Fact::obs_at(index, t);
+        match report {
+            KeyObs::Set {
+                key,
+                value,
+                deadline,
+            } => {
+                if let Some(seg) = open.remove(&(node, key.to_string())) {
+                    close(
+                        &mut held,
+                        &mut strings,
+                        node,
+                        key.to_string(),
+                        seg,
+                        t,
+                        Some(ev()),
+                    );
+                }
+                open.insert(
+                    (node, key.to_string()),
+                    KeySeg {
+                        value: strings.get(value),
+                        deadline,
+                        since: t,
+                        start: ev(),
+                    },
+                );
+            }
+            KeyObs::Expiry { key, deadline } => {
+                if let Some(seg) = open.remove(&(node, key.to_string())) {
+                    let value = seg.value.clone();
+                    let start = seg.start.clone();
+                    close(&mut held, &mut strings, node, key.to_string(), seg, t, None);
+                    open.insert(
+                        (node, key.to_string()),
+                        KeySeg {
+                            value,
+                            deadline,
+                            since: t,
+                            start,
+                        },
+                    );
                 }
             }
-            // A crash ends nothing here: a down instance (crashed, or restarted but still in
-            // its restart delay) answers nobody, so it grants the key to no one else; it goes
-            // on counting for the value it held until that key's deadline by its wall clock,
-            // or until it serves again (`RedisRestarted`, above).
-            _ => {}
+            KeyObs::Deleted { key } => {
+                if let Some(seg) = open.remove(&(node, key.to_string())) {
+                    close(
+                        &mut held,
+                        &mut strings,
+                        node,
+                        key.to_string(),
+                        seg,
+                        t,
+                        Some(ev()),
+                    );
+                }
+            }
+            KeyObs::Restarted { keys } => {
+                // Serving again: it holds exactly what it came back with (its persistence
+                // decides); whatever it held when it went down is gone.
+                for (k, seg) in take_node(&mut open, node) {
+                    close(&mut held, &mut strings, k.0, k.1, seg, t, Some(ev()));
+                }
+                for (key, value, deadline) in keys {
+                    if let Some(seg) = open.remove(&(node, key.clone())) {
+                        close(
+                            &mut held,
+                            &mut strings,
+                            node,
+                            key.clone(),
+                            seg,
+                            t,
+                            Some(ev()),
+                        );
+                    }
+                    open.insert(
+                        (node, key.clone()),
+                        KeySeg {
+                            value: strings.get(value),
+                            deadline: *deadline,
+                            since: t,
+                            start: ev(),
+                        },
+                    );
+                }
+            }
         }
+        // A crash ends nothing here: a down instance (crashed, or restarted but still in its
+        // restart delay) answers nobody, so it grants the key to no one else; it goes on
+        // counting for the value it held until that key's deadline by its wall clock, or
+        // until it serves again (`RedisRestarted`, above).
     }
     let horizon = record.horizon();
     for ((node, key), seg) in std::mem::take(&mut open) {
