@@ -21,26 +21,15 @@
 //!   up, and has digit `k` there, below every other bucket of level `l`;
 //! - **large**: its entries move into the lower levels around its smallest time, which
 //!   becomes `last`; an entry moves at most 16 times.
-//! - **very large** (at least [`RUNG_FROM`] entries, at most [`RUNG_TO`]): it is spread, in
-//!   one pass, into a **rung** of sub-buckets of equal width (a power of two ns, chosen so
-//!   that each would hold about [`RUNG_FILL`] entries if the times were even), and its
-//!   latest time becomes `last`, as for a small bucket. The sub-buckets are served in order, each stably sorted
-//!   into bucket 0 when its turn comes. An entry scheduled while the rung is served, at or
-//!   before `last`, is appended to its sub-bucket, or, if that one's turn is past, inserted
-//!   into bucket 0 as below. This is one rung of Tang, Goh and Thng's ladder queue (ACM
-//!   TOMACS 15(3), 2005): an entry of a dense burst moves once instead of once per digit.
 //!
-//! Wide digits, sorting the small buckets and the rung are what keep dense keys cheap: half a
-//! million messages in flight within a few ms (an election among 1,000 nodes) used to move
-//! down one bit at a time, about a third of W3's instructions (issue 11, measured with
-//! cachegrind); then once per 4-bit digit, about a fifth. A rung's sub-buckets are many
-//! small allocations (one per 8 entries), so only bursts get one: W1's buckets (10,000
-//! timers) stay under [`RUNG_FROM`] and take the digit path, whose few streams stay cached.
+//! Wide digits and sorting the small buckets are what keep dense keys cheap: half a million
+//! messages in flight within a few ms (an election among 1,000 nodes) used to move down one
+//! bit at a time, about a third of W3's instructions (issue 11, measured with cachegrind).
 //!
 //! **Order of ties.** No sequence number is stored: a bucket keeps its entries in the order
 //! they were scheduled (a new entry is appended; a bucket being emptied is walked in order,
-//! and the buckets or sub-buckets it fills were all empty), so entries of equal time leave in
-//! scheduling order, exactly as `(time, seq)` orders them.
+//! and the buckets it fills were all empty), so entries of equal time leave in scheduling
+//! order, exactly as `(time, seq)` orders them.
 //!
 //! **Entries before `last`.** An entry scheduled before `last` (inside the span of a sorted
 //! bucket 0, or before an event that a previous `run_until` call peeked at) is inserted into
@@ -62,26 +51,6 @@ const KEEP: usize = 4096;
 /// the lower levels.
 const SORT_AT_MOST: usize = 64;
 
-/// A bucket of at least this many entries is spread into a rung rather than over the lower
-/// levels.
-const RUNG_FROM: usize = 16_384;
-
-/// A bucket of more than this many entries is spread over the lower levels even so: its
-/// parts, some 16 times smaller, get rungs. A rung's sub-buckets hold about 6 bytes of
-/// bookkeeping per entry beside the entries' 16, and the bucket is spread while it is still
-/// allocated, so this bounds what a rung adds at once (a 10,000-node election keeps 50
-/// million messages in flight).
-const RUNG_TO: usize = 1 << 22;
-
-/// A very large bucket is spread into a rung of sub-buckets about this many entries deep.
-const RUNG_FILL: usize = 8;
-
-/// A sub-bucket of at most this many entries is sorted by insertion.
-const INSERTION_AT_MOST: usize = 32;
-
-/// How many of the rung's next sub-buckets [`EventQueue::ahead`] looks through.
-const PEEK_SUBS: usize = 4;
-
 /// Bits per digit.
 const DIGIT_BITS: u32 = 4;
 
@@ -98,21 +67,6 @@ fn bucket_of(time: SimTime, last: SimTime) -> usize {
     (level * 16) as usize + digit as usize
 }
 
-/// Sorts a few entries by time, stably (ties keep their order): cheaper than the standard
-/// library's stable sort on the handful of entries a sub-bucket holds.
-#[inline]
-fn insertion_sort(items: &mut [Item]) {
-    for i in 1..items.len() {
-        let item = items[i];
-        let mut j = i;
-        while j > 0 && items[j - 1].time > item.time {
-            items[j] = items[j - 1];
-            j -= 1;
-        }
-        items[j] = item;
-    }
-}
-
 /// The event queue (see the module doc). Pops in exact `(time, seq)` order, where `seq` is
 /// the order of [`EventQueue::push`] calls.
 pub(crate) struct EventQueue {
@@ -123,17 +77,8 @@ pub(crate) struct EventQueue {
     buckets: Vec<Vec<Item>>,
     /// Bit `i % 64` of word `i / 64` set: bucket `i` is non-empty.
     nonempty: [u64; BUCKETS / 64],
-    /// See the module doc: no entry outside bucket 0 and the rung is this early.
+    /// See the module doc: no entry outside bucket 0 is this early.
     last: SimTime,
-    /// The rung (see the module doc): sub-bucket `i` holds, in scheduling order, the
-    /// entries from `rung_base + i << rung_shift` to just before `rung_base + (i + 1) <<
-    /// rung_shift`. Those before `rung_next` are gone (into bucket 0); only
-    /// `rung[..rung_len]` is in use, the rest are spare allocations.
-    rung: Vec<Vec<Item>>,
-    rung_base: u64,
-    rung_shift: u32,
-    rung_next: usize,
-    rung_len: usize,
     #[cfg(test)]
     len: usize,
 }
@@ -147,11 +92,6 @@ impl EventQueue {
             buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
             nonempty: [0; BUCKETS / 64],
             last: SimTime::ZERO,
-            rung: Vec::new(),
-            rung_base: 0,
-            rung_shift: 0,
-            rung_next: 0,
-            rung_len: 0,
             #[cfg(test)]
             len: 0,
         }
@@ -171,34 +111,19 @@ impl EventQueue {
             self.len += 1;
         }
         let item = Item { time, data };
-        if time > self.last {
+        if time == self.last {
+            self.zero.push(item);
+        } else if time > self.last {
             let b = bucket_of(time, self.last);
             self.buckets[b].push(item);
             self.nonempty[b / 64] |= 1 << (b % 64);
-        } else if self.rung_next < self.rung_len {
-            self.push_rung(item);
-        } else if time == self.last {
-            self.zero.push(item);
         } else {
             self.insert_early(item);
         }
     }
 
-    /// Puts an entry no later than `last` into its rung sub-bucket, or into bucket 0 if that
-    /// sub-bucket is gone already. Out of line: a rung spans the densest few ms of a burst,
-    /// so few entries land in it, and inlined it would slow every push (W1's).
-    #[inline(never)]
-    fn push_rung(&mut self, item: Item) {
-        let sub = item.time.0.wrapping_sub(self.rung_base) >> self.rung_shift;
-        if item.time.0 >= self.rung_base && sub >= self.rung_next as u64 {
-            self.rung[sub as usize].push(item);
-        } else {
-            self.insert_early(item);
-        }
-    }
-
-    /// Puts an entry earlier than `last` (and than the rung's sub-buckets still to come)
-    /// into bucket 0 after every entry of its time or earlier.
+    /// Puts an entry earlier than `last` into bucket 0 after every entry of its time or
+    /// earlier.
     #[cold]
     fn insert_early(&mut self, item: Item) {
         let at = self.head + self.zero[self.head..].partition_point(|i| i.time <= item.time);
@@ -214,18 +139,13 @@ impl EventQueue {
             .map(|i| i * 64 + self.nonempty[i].trailing_zeros() as usize)
     }
 
-    /// Makes bucket 0 non-empty if any entry is left; `false` if none is: the rung's next
-    /// non-empty sub-bucket, else the first non-empty bucket, sorted (small), spread over the
-    /// lower levels, or spread into a new rung (large).
+    /// Makes bucket 0 non-empty if any entry is left; `false` if none is.
     #[inline]
     fn refill(&mut self) -> bool {
         if self.head < self.zero.len() {
             return true;
         }
         self.head = 0;
-        if self.rung_next < self.rung_len && self.take_rung() {
-            return true;
-        }
         let Some(b) = self.first_bucket() else {
             self.clear_zero();
             return false;
@@ -244,9 +164,6 @@ impl EventQueue {
             return true;
         }
         self.clear_zero();
-        if (RUNG_FROM..=RUNG_TO).contains(&bucket.len()) {
-            return self.make_rung(b, bucket);
-        }
         let min = bucket
             .iter()
             .map(|i| i.time)
@@ -270,71 +187,6 @@ impl EventQueue {
             self.buckets[b] = bucket;
         }
         true
-    }
-
-    /// Spreads the entries of bucket `b` (taken out; bucket 0 and the rung are used up) into
-    /// a new rung whose last time becomes `last`, and makes its first sub-bucket bucket 0.
-    /// Out of line: only a burst of at least [`RUNG_FROM`] entries in one bucket gets here,
-    /// and W1's event loop keeps its inlining.
-    #[inline(never)]
-    fn make_rung(&mut self, b: usize, mut bucket: Vec<Item>) -> bool {
-        let (mut min, mut max) = (u64::MAX, 0);
-        for i in &bucket {
-            min = min.min(i.time.0);
-            max = max.max(i.time.0);
-        }
-        self.last = SimTime(max);
-        // Sub-buckets about `RUNG_FILL` entries deep if the times were spread evenly: a
-        // width of 2^shift >= span * RUNG_FILL / n, so at most n / RUNG_FILL + 1 of them.
-        let span = u128::from(max - min) + 1;
-        let want = (span * RUNG_FILL as u128 / bucket.len() as u128).max(1) as u64;
-        let shift = 64 - (want - 1).leading_zeros();
-        let subs = ((max - min) >> shift) as usize + 1;
-        if self.rung.len() < subs {
-            self.rung.resize_with(subs, Vec::new);
-        }
-        self.rung_base = min;
-        self.rung_shift = shift;
-        self.rung_next = 0;
-        self.rung_len = subs;
-        // The rung was used up, so every sub-bucket is empty: the entries keep their
-        // scheduling order in each.
-        for item in bucket.drain(..) {
-            self.rung[((item.time.0 - min) >> shift) as usize].push(item);
-        }
-        if bucket.capacity() <= KEEP {
-            self.buckets[b] = bucket;
-        }
-        let taken = self.take_rung();
-        debug_assert!(taken, "the sub-bucket of the smallest time is not empty");
-        taken
-    }
-
-    /// Makes the rung's next non-empty sub-bucket, sorted, bucket 0 (which is used up);
-    /// `false` if the rung is. Out of line, as [`EventQueue::make_rung`].
-    #[inline(never)]
-    fn take_rung(&mut self) -> bool {
-        while self.rung_next < self.rung_len {
-            let sub = self.rung_next;
-            self.rung_next += 1;
-            if self.rung[sub].is_empty() {
-                continue;
-            }
-            let mut taken = std::mem::take(&mut self.rung[sub]);
-            if taken.len() <= INSERTION_AT_MOST {
-                insertion_sort(&mut taken);
-            } else {
-                taken.sort_by_key(|i| i.time);
-            }
-            // Bucket 0's emptied allocation goes to the sub-bucket just taken.
-            let mut old = std::mem::replace(&mut self.zero, taken);
-            old.clear();
-            if old.capacity() <= KEEP {
-                self.rung[sub] = old;
-            }
-            return true;
-        }
-        false
     }
 
     /// Empties bucket 0, giving a large allocation back.
@@ -366,14 +218,7 @@ impl EventQueue {
         if let Some(item) = self.zero.get(i) {
             return Some(item.data);
         }
-        let rest = self.rung[self.rung_next.min(self.rung_len)..self.rung_len]
-            .iter()
-            .take(PEEK_SUBS)
-            .find(|b| !b.is_empty());
-        let bucket = match rest {
-            Some(b) => b,
-            None => &self.buckets[self.first_bucket()?],
-        };
+        let bucket = &self.buckets[self.first_bucket()?];
         bucket
             .get((i - self.zero.len()).min(bucket.len() - 1))
             .map(|item| item.data)
@@ -521,49 +366,6 @@ mod tests {
             }
             assert_eq!(q.pop(), None);
         }
-    }
-
-    /// Bursts large enough to be spread into a rung, with entries scheduled into its span
-    /// while it is served (into the sub-bucket being served, later ones, and at the time
-    /// just taken), against a binary heap of `(time, seq)`.
-    #[test]
-    fn rung_pops_in_exact_time_then_seq_order() {
-        let mut rungs = 0;
-        for seed in 0..4 {
-            let mut rng = RngStream::new(seed, "queue-rung");
-            let mut q = EventQueue::new();
-            let mut reference: BinaryHeap<Early> = BinaryHeap::new();
-            let (mut seq, mut now) = (0u64, 0u64);
-            for _round in 0..6 {
-                let burst = rng.uniform_inclusive(RUNG_FROM as u64, 3 * RUNG_FROM as u64);
-                let spread = rng.uniform_inclusive(1_000, 2_000_000);
-                for _ in 0..burst {
-                    let time = SimTime(now + rng.uniform_inclusive(0, spread));
-                    push_both(&mut q, &mut reference, &mut seq, time);
-                }
-                for _ in 0..burst / 2 {
-                    let want = reference.pop().map(|e| (e.time, e.data));
-                    let got = q.pop().map(|i| (i.time, i.data));
-                    assert_eq!(got, want, "seed {seed}");
-                    now = got.map_or(now, |(t, _)| t.0);
-                    if q.rung_next < q.rung_len {
-                        rungs += 1;
-                    }
-                    let time = match rng.uniform_inclusive(0, 3) {
-                        0 => now,
-                        1 => now + rng.uniform_inclusive(0, 20),
-                        2 => now + rng.uniform_inclusive(0, spread / 4),
-                        _ => continue,
-                    };
-                    push_both(&mut q, &mut reference, &mut seq, SimTime(time));
-                }
-            }
-            while let Some(e) = reference.pop() {
-                assert_eq!(q.pop().map(|i| (i.time, i.data)), Some((e.time, e.data)));
-            }
-            assert_eq!(q.pop(), None);
-        }
-        assert!(rungs > 0, "no burst was spread into a rung");
     }
 
     #[test]

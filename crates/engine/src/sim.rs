@@ -601,7 +601,7 @@ impl<A: Actor> Core<A> {
     }
 
     /// Takes the payload out of a live timer slot and frees the slot.
-    #[inline(always)]
+    #[inline]
     fn take_timer(&mut self, slot: u32) -> Option<A::Timer> {
         let t = &mut self.timers[slot as usize];
         let payload = t.payload.take();
@@ -954,7 +954,7 @@ impl<A: Actor> Sim<A> {
         true
     }
 
-    #[inline(always)]
+    #[inline]
     fn on_timer_event(&mut self, slot: u32, gen: u32) {
         let core = &mut self.core;
         let t = &core.timers[slot as usize];
@@ -977,7 +977,7 @@ impl<A: Actor> Sim<A> {
         self.run_timer(NodeId(node), payload);
     }
 
-    #[inline(always)]
+    #[inline]
     fn run_timer(&mut self, node: NodeId, payload: A::Timer) {
         self.core.stats.timers_fired += 1;
         let t = self.core.now;
