@@ -218,6 +218,9 @@ struct InFlight<M> {
     from: NodeId,
     to: NodeId,
     incarnation: u32,
+    /// The row of the message's kind in [`Core::kinds`], found once at the send (in what
+    /// would be padding): the delivery counts it without asking the message its kind.
+    kind: u32,
     msg: M,
 }
 
@@ -319,7 +322,8 @@ impl<A: Actor> Core<A> {
     pub(crate) fn send(&mut self, from: NodeId, to: NodeId, msg: A::Msg) {
         assert!(to.index() < self.nodes.len(), "send to unknown node {to}");
         let kind = msg.kind();
-        self.kinds.row(kind).sent += 1;
+        let row = self.kinds.index(kind);
+        self.kinds.at(row).1.sent += 1;
         let id = self.next_msg_id;
         self.next_msg_id += 1;
         let now = self.now;
@@ -335,12 +339,14 @@ impl<A: Actor> Core<A> {
             SendVerdict::Lost => self.drop_msg(from, to, id, kind, DropReason::Loss),
             SendVerdict::Deliver { first, duplicate } => {
                 let incarnation = self.incarnations[to.index()];
+                let kind = row as u32;
                 if let Some(at) = duplicate {
-                    self.kinds.row(kind).duplicated += 1;
+                    self.kinds.at(row).1.duplicated += 1;
                     let copy = InFlight {
                         from,
                         to,
                         incarnation,
+                        kind,
                         msg: msg.clone(),
                     };
                     self.schedule_msg(
@@ -349,6 +355,7 @@ impl<A: Actor> Core<A> {
                             from,
                             to,
                             incarnation,
+                            kind,
                             msg,
                         },
                         id,
@@ -361,6 +368,7 @@ impl<A: Actor> Core<A> {
                             from,
                             to,
                             incarnation,
+                            kind,
                             msg,
                         },
                         id,
@@ -991,7 +999,6 @@ impl<A: Actor> Sim<A> {
             .expect("in-flight slot is full");
         self.core.free_msgs.push(slot);
         let id = self.core.msg_id(slot);
-        let kind = m.msg.kind();
         let reason = if self.core.network.is_cut(m.from, m.to) {
             Some(DropReason::Partition)
         } else {
@@ -1005,6 +1012,7 @@ impl<A: Actor> Sim<A> {
             }
         };
         if let Some(reason) = reason {
+            let kind = self.core.kinds.at(m.kind as usize).0;
             self.core.drop_msg(m.from, m.to, id, kind, reason);
             return;
         }
@@ -1018,12 +1026,13 @@ impl<A: Actor> Sim<A> {
             return;
         }
         if let Some(pr) = self.core.processing.get(m.to.index()) {
-            let p = pr.time_of(kind);
+            let p = pr.time_of(self.core.kinds.at(m.kind as usize).0);
             if p > SimDuration::ZERO {
                 self.start_service(m.to, m.from, id, m.msg, p);
                 return;
             }
         }
+        self.core.kinds.at(m.kind as usize).1.delivered += 1;
         self.run_message(m.from, m.to, id, m.msg);
     }
 
@@ -1047,6 +1056,7 @@ impl<A: Actor> Sim<A> {
         }
         n.busy = false;
         let (from, id, msg) = n.in_service.take().expect("a busy node handles a message");
+        self.core.kinds.row(msg.kind()).delivered += 1;
         self.run_message(from, node, id, msg);
         self.drain(node);
     }
@@ -1081,6 +1091,7 @@ impl<A: Actor> Sim<A> {
                     if p > SimDuration::ZERO {
                         self.start_service(node, from, id, msg, p);
                     } else {
+                        self.core.kinds.row(msg.kind()).delivered += 1;
                         self.run_message(from, node, id, msg);
                     }
                 }
@@ -1088,8 +1099,9 @@ impl<A: Actor> Sim<A> {
         }
     }
 
+    /// Runs `to`'s handler of `msg` (the caller has counted it as delivered).
+    #[inline]
     fn run_message(&mut self, from: NodeId, to: NodeId, id: u64, msg: A::Msg) {
-        self.core.kinds.row(msg.kind()).delivered += 1;
         let t = self.core.now;
         self.core.record(|| TraceEvent::Deliver { t, from, to, id });
         let mut ctx = Context {

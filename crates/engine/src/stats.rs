@@ -50,11 +50,25 @@ impl KindTable {
     /// The counters of `kind` (a new zero row the first time).
     #[inline]
     pub(crate) fn row(&mut self, kind: &'static str) -> &mut KindCounts {
-        let i = match self.rows.iter().position(|(k, _)| std::ptr::eq(*k, kind)) {
+        let i = self.index(kind);
+        &mut self.rows[i].1
+    }
+
+    /// The index of `kind`'s row (a new zero row the first time), for [`KindTable::at`]: a
+    /// message in flight keeps it, so its delivery or drop does not look its kind up again.
+    #[inline]
+    pub(crate) fn index(&mut self, kind: &'static str) -> usize {
+        match self.rows.iter().position(|(k, _)| std::ptr::eq(*k, kind)) {
             Some(i) => i,
             None => self.slow_row(kind),
-        };
-        &mut self.rows[i].1
+        }
+    }
+
+    /// The kind and counters of row `i` (from [`KindTable::index`]).
+    #[inline]
+    pub(crate) fn at(&mut self, i: usize) -> (&'static str, &mut KindCounts) {
+        let (kind, counts) = &mut self.rows[i];
+        (kind, counts)
     }
 
     /// The row of `kind` found by its text; an equal text at another address shares the row.
