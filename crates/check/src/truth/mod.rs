@@ -19,11 +19,12 @@ pub(crate) mod replication;
 
 use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
-use crate::timeline::{fault_evidence, obs_evidence};
+use crate::timeline::{fault_evidence, fmt_wall, obs_evidence};
 use crate::verdict::{Evidence, Source};
-use splitbrain_engine::{NodeId, SimTime};
+use splitbrain_engine::{NodeId, SimTime, WallTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 pub use redis_keys::KeyHold;
 
@@ -51,15 +52,31 @@ pub struct Hold {
 /// A fact behind a piece of truth, kept as a reference into the record (an observation or a
 /// fault by index) and put in words ([`Fact::evidence`]) only when a verdict cites it: a run
 /// has a fact for every key and hold, and a verdict cites a few. A fact derived from the run
-/// (a key's expiry by its instance's wall clock) is kept in words.
+/// (a key's expiry by its instance's wall clock) is kept as what it says, shared by its copies.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fact {
     /// True time of the fact.
     pub t: SimTime,
     /// Where it comes from.
     pub source: Source,
-    /// The words of a derived fact (`source` is [`Source::Derived`]).
-    derived: Option<Box<Evidence>>,
+    /// What a derived fact says (`source` is [`Source::Derived`]): shared by every copy (a
+    /// key's expiry ends its piece and the majority holds it is part of).
+    derived: Option<Arc<Derived>>,
+}
+
+/// A fact derived from the run, kept until a verdict cites it (a long run has thousands of
+/// key expiries, a verdict cites a few).
+#[derive(Debug, PartialEq, Eq)]
+enum Derived {
+    /// Key `key` holding `value` on Redis instance `node` expired: its wall clock read
+    /// `wall`, at or past the key's `deadline`.
+    KeyExpired {
+        node: NodeId,
+        key: Arc<str>,
+        value: Arc<str>,
+        wall: WallTime,
+        deadline: WallTime,
+    },
 }
 
 impl Fact {
@@ -91,19 +108,50 @@ impl Fact {
         }
     }
 
-    /// A fact derived from the run, in words (`evidence.source` is [`Source::Derived`]).
-    pub(crate) fn derived(evidence: Evidence) -> Fact {
+    /// Key `key` holding `value` on Redis instance `node` expired at true time `t`: its wall
+    /// clock read `wall` >= the key's `deadline` ([`key_expired`](crate::key_expired)).
+    pub(crate) fn key_expired(
+        t: SimTime,
+        node: NodeId,
+        key: Arc<str>,
+        value: Arc<str>,
+        wall: WallTime,
+        deadline: WallTime,
+    ) -> Fact {
         Fact {
-            t: evidence.t,
+            t,
             source: Source::Derived,
-            derived: Some(Box::new(evidence)),
+            derived: Some(Arc::new(Derived::KeyExpired {
+                node,
+                key,
+                value,
+                wall,
+                deadline,
+            })),
         }
     }
 
     /// The fact in words, as a verdict cites it; `record` is the one the truth was built from.
     pub fn evidence(&self, record: &RunRecord) -> Evidence {
         match (&self.source, &self.derived) {
-            (_, Some(e)) => (**e).clone(),
+            (_, Some(d)) => match &**d {
+                Derived::KeyExpired {
+                    node,
+                    key,
+                    value,
+                    wall,
+                    deadline,
+                } => Evidence {
+                    t: self.t,
+                    node: record.name(*node),
+                    text: format!(
+                        "key {key} (value {value}) expired: wall clock {} >= deadline {}",
+                        fmt_wall(*wall),
+                        fmt_wall(*deadline)
+                    ),
+                    source: Source::Derived,
+                },
+            },
             (Source::Observation(i), None) => obs_evidence(record, *i),
             (Source::Fault(i), None) => fault_evidence(record, *i),
             (Source::Derived, None) => unreachable!("a derived fact keeps its words"),

@@ -5,8 +5,7 @@ use super::Fact;
 use crate::clocks::WallClocks;
 use crate::key_log::KeyObs;
 use crate::run::{Role, RunRecord};
-use crate::timeline::{fmt_wall, take_node};
-use crate::verdict::{Evidence, Source};
+use crate::timeline::take_node;
 use splitbrain_engine::{NodeId, SimTime, WallTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
@@ -136,17 +135,14 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
         let shared_key = strings.get(&key);
         for (i, (from, to, expired)) in pieces.into_iter().enumerate() {
             let end = match expired {
-                Some(wall) => Some(Fact::derived(Evidence {
-                    t: to,
-                    node: record.name(node),
-                    text: format!(
-                        "key {key} (value {}) expired: wall clock {} >= deadline {}",
-                        seg.value,
-                        fmt_wall(wall),
-                        fmt_wall(seg.deadline.expect("pieces expire only with a deadline"))
-                    ),
-                    source: Source::Derived,
-                })),
+                Some(wall) => Some(Fact::key_expired(
+                    to,
+                    node,
+                    shared_key.clone(),
+                    seg.value.clone(),
+                    wall,
+                    seg.deadline.expect("pieces expire only with a deadline"),
+                )),
                 None if i + 1 == n => end.clone(),
                 None => None,
             };
