@@ -406,6 +406,7 @@ mod tests {
             faults: vec![],
             end: SimTime(1),
             messages: Default::default(),
+            redis_keys: Default::default(),
         });
         let c = |n| MessageCounts {
             sent: n,

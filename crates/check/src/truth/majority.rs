@@ -106,7 +106,7 @@ fn majority_windows(
             .filter(|h| h.from <= o.from)
             .map(|h| h.start.clone())
             .collect();
-        started_by.sort_by_key(|e| e.t);
+        started_by.sort_by_key(Fact::t);
         // Exactly as long as they are: a long run keeps thousands of holds (issue 11 §4).
         started_by.shrink_to_fit();
         let mut ended_by: Vec<Fact> = members

@@ -53,24 +53,30 @@ pub struct Hold {
 /// fault by index) and put in words ([`Fact::evidence`]) only when a verdict cites it: a run
 /// has a fact for every key and hold, and a verdict cites a few. A fact derived from the run
 /// (a key's expiry by its instance's wall clock) is kept as what it says, shared by its copies.
+/// 16 bytes: a long run keeps two for every key piece and several for every hold (issue 11 §4).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fact {
-    /// True time of the fact.
-    pub t: SimTime,
-    /// Where it comes from.
-    pub source: Source,
-    /// What a derived fact says (`source` is [`Source::Derived`]): shared by every copy (a
-    /// key's expiry ends its piece and the majority holds it is part of).
-    derived: Option<Arc<Derived>>,
+pub struct Fact(FactRef);
+
+/// What a [`Fact`] refers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum FactRef {
+    /// Observation `index`, reported at true time `t`.
+    Obs { index: u32, t: SimTime },
+    /// Fault `index`, at true time `t`.
+    Fault { index: u32, t: SimTime },
+    /// A fact derived from the run, shared by every copy (a key's expiry ends its piece and
+    /// the majority holds it is part of).
+    Derived(Arc<Derived>),
 }
 
 /// A fact derived from the run, kept until a verdict cites it (a long run has thousands of
 /// key expiries, a verdict cites a few).
 #[derive(Debug, PartialEq, Eq)]
 enum Derived {
-    /// Key `key` holding `value` on Redis instance `node` expired: its wall clock read
-    /// `wall`, at or past the key's `deadline`.
+    /// Key `key` holding `value` on Redis instance `node` expired at true time `t`: its wall
+    /// clock read `wall`, at or past the key's `deadline`.
     KeyExpired {
+        t: SimTime,
         node: NodeId,
         key: Arc<str>,
         value: Arc<str>,
@@ -79,33 +85,32 @@ enum Derived {
     },
 }
 
+/// An index into the record's observations or faults, as a fact keeps it.
+fn short(index: usize) -> u32 {
+    u32::try_from(index).expect("fewer than 2^32 observations and faults")
+}
+
 impl Fact {
     /// Observation `index` of `record`.
     pub(crate) fn obs(record: &RunRecord, index: usize) -> Fact {
-        Fact {
-            t: record.observations[index].t,
-            source: Source::Observation(index),
-            derived: None,
-        }
+        Fact::obs_at(index, record.observations[index].t)
     }
 
     /// Observation `index`, reported at `t` (one the record's log may not hold: a Redis key
     /// report in its [`KeyLog`](crate::KeyLog)).
     pub(crate) fn obs_at(index: usize, t: SimTime) -> Fact {
-        Fact {
+        Fact(FactRef::Obs {
+            index: short(index),
             t,
-            source: Source::Observation(index),
-            derived: None,
-        }
+        })
     }
 
     /// Fault `index` of `record`.
     pub(crate) fn fault(record: &RunRecord, index: usize) -> Fact {
-        Fact {
+        Fact(FactRef::Fault {
+            index: short(index),
             t: record.faults[index].0,
-            source: Source::Fault(index),
-            derived: None,
-        }
+        })
     }
 
     /// Key `key` holding `value` on Redis instance `node` expired at true time `t`: its wall
@@ -118,31 +123,50 @@ impl Fact {
         wall: WallTime,
         deadline: WallTime,
     ) -> Fact {
-        Fact {
+        Fact(FactRef::Derived(Arc::new(Derived::KeyExpired {
             t,
-            source: Source::Derived,
-            derived: Some(Arc::new(Derived::KeyExpired {
-                node,
-                key,
-                value,
-                wall,
-                deadline,
-            })),
+            node,
+            key,
+            value,
+            wall,
+            deadline,
+        })))
+    }
+
+    /// True time of the fact.
+    pub fn t(&self) -> SimTime {
+        match &self.0 {
+            FactRef::Obs { t, .. } | FactRef::Fault { t, .. } => *t,
+            FactRef::Derived(d) => match **d {
+                Derived::KeyExpired { t, .. } => t,
+            },
+        }
+    }
+
+    /// Where it comes from.
+    pub fn source(&self) -> Source {
+        match self.0 {
+            FactRef::Obs { index, .. } => Source::Observation(index as usize),
+            FactRef::Fault { index, .. } => Source::Fault(index as usize),
+            FactRef::Derived(_) => Source::Derived,
         }
     }
 
     /// The fact in words, as a verdict cites it; `record` is the one the truth was built from.
     pub fn evidence(&self, record: &RunRecord) -> Evidence {
-        match (&self.source, &self.derived) {
-            (_, Some(d)) => match &**d {
+        match &self.0 {
+            FactRef::Obs { index, .. } => obs_evidence(record, *index as usize),
+            FactRef::Fault { index, .. } => fault_evidence(record, *index as usize),
+            FactRef::Derived(d) => match &**d {
                 Derived::KeyExpired {
+                    t,
                     node,
                     key,
                     value,
                     wall,
                     deadline,
                 } => Evidence {
-                    t: self.t,
+                    t: *t,
                     node: record.name(*node),
                     text: format!(
                         "key {key} (value {value}) expired: wall clock {} >= deadline {}",
@@ -152,9 +176,6 @@ impl Fact {
                     source: Source::Derived,
                 },
             },
-            (Source::Observation(i), None) => obs_evidence(record, *i),
-            (Source::Fault(i), None) => fault_evidence(record, *i),
-            (Source::Derived, None) => unreachable!("a derived fact keeps its words"),
         }
     }
 }
@@ -339,6 +360,14 @@ mod tests {
             started_by: vec![],
             ended_by: vec![],
         }
+    }
+
+    /// A fact is 16 bytes, and so is one that may be missing: a long run keeps two for every
+    /// key piece and several for every hold (issue 11 §4; they were 32 bytes).
+    #[test]
+    fn a_fact_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<super::Fact>(), 16);
+        assert_eq!(std::mem::size_of::<Option<super::Fact>>(), 16);
     }
 
     /// `(hold, id) -> is`: a token names a lease grant, a value a Redis majority; `None`
