@@ -17,6 +17,7 @@ use crate::timeline::overlaps;
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// The instance sets each Redis lock (key) is asked of, from the clients' `LockRequested`:
 /// per key, each distinct set (sorted), in key then set order. Sets naming a node that is not
@@ -67,13 +68,14 @@ pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Hold> {
     let mut order: Vec<usize> = (0..held.len()).collect();
     order.sort_by(|&a, &b| (&held[a].key, &held[a].value).cmp(&(&held[b].key, &held[b].value)));
     let mut out = Vec::new();
+    let mut set_ids: BTreeMap<Vec<NodeId>, Arc<[NodeId]>> = BTreeMap::new();
     for group in
         order.chunk_by(|&a, &b| held[a].key == held[b].key && held[a].value == held[b].value)
     {
-        let (key, value) = (&*held[group[0]].key, &*held[group[0]].value);
-        let key_sets: Vec<Vec<NodeId>> = match sets.get(key) {
-            Some(s) => s.iter().cloned().collect(),
-            None => vec![all.clone()],
+        let (key, value) = (&*held[group[0]].key, &held[group[0]].value);
+        let key_sets: Vec<Arc<[NodeId]>> = match sets.get(key) {
+            Some(s) => s.iter().map(|set| shared_set(&mut set_ids, set)).collect(),
+            None => vec![shared_set(&mut set_ids, &all)],
         };
         for instances in key_sets {
             let idx: Vec<usize> = group
@@ -87,13 +89,20 @@ pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Hold> {
     out
 }
 
+/// One shared copy of instance set `set`, for the holds over it.
+fn shared_set(ids: &mut BTreeMap<Vec<NodeId>, Arc<[NodeId]>>, set: &[NodeId]) -> Arc<[NodeId]> {
+    ids.entry(set.to_vec())
+        .or_insert_with(|| Arc::from(set))
+        .clone()
+}
+
 /// The majority windows of one `(key, value)` over one instance set, from its pieces `idx`.
 fn majority_windows(
     held: &[KeyHold],
     idx: &[usize],
     key: &str,
-    value: &str,
-    instances: &[NodeId],
+    value: &Arc<str>,
+    instances: &Arc<[NodeId]>,
 ) -> Vec<Hold> {
     let n = instances.len();
     let majority = n / 2 + 1;
@@ -108,19 +117,18 @@ fn majority_windows(
             .collect();
         started_by.sort_by_key(Fact::t);
         // Exactly as long as they are: a long run keeps thousands of holds (issue 11 §4).
-        started_by.shrink_to_fit();
-        let mut ended_by: Vec<Fact> = members
+        let started_by = started_by.into_boxed_slice();
+        let ended_by: Box<[Fact]> = members
             .iter()
             .filter(|h| h.to == o.to)
             .filter_map(|h| h.end.clone())
             .collect();
-        ended_by.shrink_to_fit();
         out.push(Hold {
             lock: key.to_string(),
             holder: members[0].holder,
             source: HoldSource::RedisMajority {
-                value: value.to_string(),
-                instances: instances.to_vec(),
+                value: value.clone(),
+                instances: instances.clone(),
             },
             from: o.from,
             to: o.to,

@@ -43,10 +43,11 @@ pub struct Hold {
     pub from: SimTime,
     /// End, true time (exclusive).
     pub to: SimTime,
-    /// Facts that started it.
-    pub started_by: Vec<Fact>,
+    /// Facts that started it (exactly as many as there are: a long run keeps thousands of
+    /// holds).
+    pub started_by: Box<[Fact]>,
     /// Facts that ended it (empty if open at the horizon).
-    pub ended_by: Vec<Fact>,
+    pub ended_by: Box<[Fact]>,
 }
 
 /// A fact behind a piece of truth, kept as a reference into the record (an observation or a
@@ -194,10 +195,11 @@ pub enum HoldSource {
     },
     /// A majority (`n / 2 + 1` of the lock's `n` Redis instances) holding `value` at the key.
     RedisMajority {
-        /// The value (the client's random lock value).
-        value: String,
-        /// The lock's instances (the set its clients ask), sorted.
-        instances: Vec<NodeId>,
+        /// The value (the client's random lock value; one string shared with the key pieces).
+        value: Arc<str>,
+        /// The lock's instances (the set its clients ask), sorted (one list shared by the
+        /// lock's holds over that set).
+        instances: Arc<[NodeId]>,
     },
     /// A key of the Raft lock store, from the commit of the `Acquire` that created it (its
     /// first application on any replica) to the commit of the command that deleted it.
@@ -245,7 +247,7 @@ impl Hold {
                 revision: token, ..
             } => id.token.map_or(true, |t| t == *token),
             HoldSource::RedisMajority { value, .. } => {
-                id.value.as_deref().map_or(true, |v| v == value)
+                id.value.as_deref().map_or(true, |v| v == &**value)
             }
         }
     }
@@ -315,7 +317,14 @@ impl Truth {
         } else {
             holds.extend(majority);
         }
-        let keys = if keep_keys { keys } else { Vec::new() };
+        // Freed now when not kept (a shadowing binding would keep it to the end), before the
+        // holds are shrunk and sorted.
+        let keys = if keep_keys {
+            keys
+        } else {
+            drop(keys);
+            Vec::new()
+        };
         holds.extend(raft::holds(record));
         holds.shrink_to_fit();
         holds.sort_by(|a, b| (a.from, &a.lock, a.holder).cmp(&(b.from, &b.lock, b.holder)));
@@ -357,8 +366,8 @@ mod tests {
             source,
             from: ms(0),
             to: ms(1),
-            started_by: vec![],
-            ended_by: vec![],
+            started_by: Box::new([]),
+            ended_by: Box::new([]),
         }
     }
 
@@ -379,8 +388,8 @@ mod tests {
             token: 5,
         });
         let redis = hold(HoldSource::RedisMajority {
-            value: "v".to_string(),
-            instances: vec![id(0)],
+            value: "v".into(),
+            instances: vec![id(0)].into(),
         });
         let hid = |token: Option<u64>, value: Option<&str>| HoldId {
             token,
