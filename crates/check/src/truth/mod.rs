@@ -308,25 +308,25 @@ impl Truth {
     }
 
     fn build(record: &RunRecord, clocks: &WallClocks, keep_keys: bool) -> Truth {
-        let mut holds = lease::holds(record);
+        let lease = lease::holds(record);
         let keys = redis_keys::key_holds(record, clocks);
         let majority = majority::holds(record, &keys);
-        // The majority holds are most of a Redis run's: taken as they are, not copied.
-        if holds.is_empty() {
-            holds = majority;
-        } else {
-            holds.extend(majority);
-        }
         // Freed now when not kept (a shadowing binding would keep it to the end), before the
-        // holds are shrunk and sorted.
+        // holds are joined into one list of exactly their number and sorted.
         let keys = if keep_keys {
             keys
         } else {
             drop(keys);
             Vec::new()
         };
-        holds.extend(raft::holds(record));
-        holds.shrink_to_fit();
+        let raft = raft::holds(record);
+        let n = lease.len() + majority.iter().map(Vec::len).sum::<usize>() + raft.len();
+        let mut holds = Vec::with_capacity(n);
+        holds.extend(lease);
+        for chunk in majority {
+            holds.extend(chunk);
+        }
+        holds.extend(raft);
         holds.sort_by(|a, b| (a.from, &a.lock, a.holder).cmp(&(b.from, &b.lock, b.holder)));
         Truth { holds, keys }
     }
