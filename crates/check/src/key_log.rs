@@ -166,6 +166,11 @@ impl KeyLog {
         id
     }
 
+    /// This log's copy of string `s` (a key or value it keeps), to share.
+    pub(crate) fn shared(&self, s: &str) -> Option<Arc<str>> {
+        self.ids.get_key_value(s).map(|(a, _)| a.clone())
+    }
+
     /// The number of reports kept.
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -3,7 +3,7 @@
 
 use super::Fact;
 use crate::clocks::WallClocks;
-use crate::key_log::KeyObs;
+use crate::key_log::{KeyLog, KeyObs};
 use crate::run::{Role, RunRecord};
 use crate::timeline::take_node;
 use splitbrain_engine::{NodeId, SimTime, WallTime};
@@ -11,17 +11,20 @@ use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// One shared copy of each distinct string (keys and values), for the pieces.
-#[derive(Default)]
-struct Strings(BTreeSet<Arc<str>>);
+/// One shared copy of each distinct string (keys and values), for the pieces: the key log's
+/// ([`RunRecord::redis_keys`]) if it keeps it, so a long run's values are not held twice.
+struct Strings<'a>(&'a KeyLog, BTreeSet<Arc<str>>);
 
-impl Strings {
+impl Strings<'_> {
     fn get(&mut self, s: &str) -> Arc<str> {
-        if let Some(a) = self.0.get(s) {
+        if let Some(a) = self.0.shared(s) {
+            return a;
+        }
+        if let Some(a) = self.1.get(s) {
             return a.clone();
         }
         let a: Arc<str> = Arc::from(s);
-        self.0.insert(a.clone());
+        self.1.insert(a.clone());
         a
     }
 }
@@ -119,7 +122,7 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
         .filter(|(_, _, node, k)| is_instance(*node) && matches!(k, KeyObs::Set { .. }))
         .count();
     let mut held: Vec<KeyHold> = Vec::with_capacity(sets);
-    let mut strings = Strings::default();
+    let mut strings = Strings(&record.redis_keys, BTreeSet::new());
     let close = |held: &mut Vec<KeyHold>,
                  strings: &mut Strings,
                  node: NodeId,
