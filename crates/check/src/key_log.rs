@@ -6,7 +6,7 @@
 //! of them, two thirds of what it keeps, each 104 bytes in the observation log plus its key
 //! and value strings. The truth reads only their key, value, deadline, time and instance, and
 //! cites them in words when a verdict needs them. [`ObsNeeds`](crate::ObsNeeds) hands them to
-//! a `KeyLog` instead of the record's log: 48 bytes each, every key and value string once.
+//! a `KeyLog` instead of the record's log: 32 bytes each, every key and value string once.
 //! Each keeps its index among all the run's observations, so the truth's facts and the
 //! evidence cite it exactly as they would the observation ([`KeyLog::get`] rebuilds it).
 
@@ -33,17 +33,41 @@ enum Kind {
     Deleted,
 }
 
-/// One report: observation number `index`, by `node` at true time `t`.
+/// One report: observation number `index`, by `node` at true time `t` (32 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
-    index: usize,
     t: SimTime,
-    deadline: Option<WallTime>,
+    /// The deadline's wall time in ns; [`NO_DEADLINE`] for none.
+    deadline: i64,
+    index: u32,
     node: NodeId,
     key: u32,
-    /// The value's string id (a `Set`'s; 0 otherwise).
-    value: u32,
-    kind: Kind,
+    /// The value's string id (a `Set`'s) and the kind in the top two bits.
+    value_kind: u32,
+}
+
+/// An [`Entry`]'s deadline when the key has none (no wall clock reads `i64::MIN`).
+const NO_DEADLINE: i64 = i64::MIN;
+
+/// The bits of [`Entry::value_kind`] holding the kind.
+const KIND_SHIFT: u32 = 30;
+
+impl Entry {
+    fn kind(&self) -> Kind {
+        match self.value_kind >> KIND_SHIFT {
+            0 => Kind::Set,
+            1 => Kind::Expiry,
+            _ => Kind::Deleted,
+        }
+    }
+
+    fn value(&self) -> u32 {
+        self.value_kind & ((1 << KIND_SHIFT) - 1)
+    }
+
+    fn deadline(&self) -> Option<WallTime> {
+        (self.deadline != NO_DEADLINE).then_some(WallTime(self.deadline))
+    }
 }
 
 /// A Redis instance's report about its keys, as the truth reads it, from the record's log or
@@ -109,14 +133,23 @@ impl KeyLog {
         };
         let key = self.id(key);
         let value = value.map_or(0, |v| self.id(v));
+        assert!(value >> KIND_SHIFT == 0, "fewer than 2^30 distinct strings");
+        let kind_bits = match kind {
+            Kind::Set => 0,
+            Kind::Expiry => 1,
+            Kind::Deleted => 2,
+        };
+        assert!(
+            deadline.map_or(true, |d| d.0 != NO_DEADLINE),
+            "a deadline of i64::MIN ns"
+        );
         self.entries.push(Entry {
-            index,
             t,
-            deadline,
+            deadline: deadline.map_or(NO_DEADLINE, |d| d.0),
+            index: u32::try_from(index).expect("fewer than 2^32 observations"),
             node,
             key,
-            value,
-            kind,
+            value_kind: value | kind_bits << KIND_SHIFT,
         });
         true
     }
@@ -133,6 +166,11 @@ impl KeyLog {
         id
     }
 
+    /// This log's copy of string `s` (a key or value it keeps), to share.
+    pub(crate) fn shared(&self, s: &str) -> Option<Arc<str>> {
+        self.ids.get_key_value(s).map(|(a, _)| a.clone())
+    }
+
     /// The number of reports kept.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -145,15 +183,15 @@ impl KeyLog {
 
     fn view(&self, e: &Entry) -> KeyObs<'_> {
         let key = &*self.strings[e.key as usize];
-        match e.kind {
+        match e.kind() {
             Kind::Set => KeyObs::Set {
                 key,
-                value: &self.strings[e.value as usize],
-                deadline: e.deadline,
+                value: &self.strings[e.value() as usize],
+                deadline: e.deadline(),
             },
             Kind::Expiry => KeyObs::Expiry {
                 key,
-                deadline: e.deadline,
+                deadline: e.deadline(),
             },
             Kind::Deleted => KeyObs::Deleted { key },
         }
@@ -163,7 +201,7 @@ impl KeyLog {
     pub(crate) fn iter(&self) -> impl Iterator<Item = (usize, SimTime, NodeId, KeyObs<'_>)> {
         self.entries
             .iter()
-            .map(move |e| (e.index, e.t, e.node, self.view(e)))
+            .map(move |e| (e.index as usize, e.t, e.node, self.view(e)))
     }
 
     /// Observation `index` as it was reported, `(t, node, obs)`, if this log kept it.
@@ -172,13 +210,13 @@ impl KeyLog {
         let (mut lo, mut hi) = (0, self.entries.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if self.entries[mid].index < index {
+            if (self.entries[mid].index as usize) < index {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        let e = self.entries.get(lo).filter(|e| e.index == index)?;
+        let e = self.entries.get(lo).filter(|e| e.index as usize == index)?;
         let obs = match self.view(e) {
             KeyObs::Set {
                 key,
@@ -261,5 +299,6 @@ mod tests {
         }
         let indices: Vec<usize> = log.iter().map(|(i, ..)| i).collect();
         assert_eq!(indices, vec![3, 5, 8, 9]);
+        assert_eq!(std::mem::size_of::<super::Entry>(), 32, "bytes a report");
     }
 }

@@ -39,7 +39,7 @@ pub fn derived_facts(record: &splitbrain_check::RunRecord) -> Vec<(SimTime, Stri
         .iter()
         .filter_map(|k| {
             let end = k.end.as_ref()?;
-            if end.source != splitbrain_check::Source::Derived {
+            if end.source() != splitbrain_check::Source::Derived {
                 return None;
             }
             let owner = k
@@ -47,7 +47,7 @@ pub fn derived_facts(record: &splitbrain_check::RunRecord) -> Vec<(SimTime, Stri
                 .map(|h| format!("{}'s lock", record.name(h)))
                 .unwrap_or_else(|| format!("value {}", k.value));
             Some((
-                end.t,
+                end.t(),
                 format!(
                     "{}: key {} ({owner}) EXPIRES by {}'s own wall clock",
                     record.name(k.instance),

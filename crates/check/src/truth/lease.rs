@@ -37,7 +37,7 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
             },
             from: g.since,
             to: t,
-            started_by: vec![g.start],
+            started_by: Box::new([g.start]),
             ended_by: end.into_iter().collect(),
         });
     };

@@ -17,6 +17,7 @@ use crate::timeline::overlaps;
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// The instance sets each Redis lock (key) is asked of, from the clients' `LockRequested`:
 /// per key, each distinct set (sorted), in key then set order. Sets naming a node that is not
@@ -46,9 +47,14 @@ pub(crate) fn lock_instances(record: &RunRecord) -> BTreeMap<&str, BTreeSet<Vec<
     out
 }
 
+/// Holds a majority list puts in one chunk.
+const CHUNK: usize = 256;
+
 /// Windows during which a majority (`n / 2 + 1`) of a lock's `n` instances hold one
-/// `(key, value)`, for each instance set the key is asked of.
-pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Hold> {
+/// `(key, value)`, for each instance set the key is asked of; in chunks of [`CHUNK`], which the
+/// caller joins once it has freed `held`: one list grown by doubling would at its peak hold up
+/// to twice its holds and its previous buffer beside `held` (issue 11 §4).
+pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Vec<Hold>> {
     let groups = Groups::new(record);
     let mut all: Vec<NodeId> = record
         .nodes_where(|r| r == Role::RedisInstance)
@@ -64,27 +70,44 @@ pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Hold> {
     let sets = lock_instances(record);
     // Key pieces grouped by (key, value), in (key, value) order, each group in piece order
     // (one sorted list of indices, not a list per value: a long run has thousands of values).
-    let mut order: Vec<usize> = (0..held.len()).collect();
-    order.sort_by(|&a, &b| (&held[a].key, &held[a].value).cmp(&(&held[b].key, &held[b].value)));
-    let mut out = Vec::new();
-    for group in
-        order.chunk_by(|&a, &b| held[a].key == held[b].key && held[a].value == held[b].value)
-    {
-        let (key, value) = (&*held[group[0]].key, &*held[group[0]].value);
-        let key_sets: Vec<Vec<NodeId>> = match sets.get(key) {
-            Some(s) => s.iter().cloned().collect(),
-            None => vec![all.clone()],
+    let n = u32::try_from(held.len()).expect("fewer than 2^32 key pieces");
+    let mut order: Vec<u32> = (0..n).collect();
+    let at = |i: u32| &held[i as usize];
+    order.sort_by(|&a, &b| (&at(a).key, &at(a).value).cmp(&(&at(b).key, &at(b).value)));
+    let mut out: Vec<Vec<Hold>> = Vec::new();
+    let mut set_ids: BTreeMap<Vec<NodeId>, Arc<[NodeId]>> = BTreeMap::new();
+    for group in order.chunk_by(|&a, &b| at(a).key == at(b).key && at(a).value == at(b).value) {
+        let (key, value) = (&*at(group[0]).key, &at(group[0]).value);
+        let key_sets: Vec<Arc<[NodeId]>> = match sets.get(key) {
+            Some(s) => s.iter().map(|set| shared_set(&mut set_ids, set)).collect(),
+            None => vec![shared_set(&mut set_ids, &all)],
         };
         for instances in key_sets {
             let idx: Vec<usize> = group
                 .iter()
-                .copied()
+                .map(|&i| i as usize)
                 .filter(|&i| instances.contains(&held[i].instance))
                 .collect();
-            out.extend(majority_windows(held, &idx, key, value, &instances));
+            for hold in majority_windows(held, &idx, key, value, &instances) {
+                match out.last_mut() {
+                    Some(chunk) if chunk.len() < CHUNK => chunk.push(hold),
+                    _ => {
+                        let mut chunk = Vec::with_capacity(CHUNK);
+                        chunk.push(hold);
+                        out.push(chunk);
+                    }
+                }
+            }
         }
     }
     out
+}
+
+/// One shared copy of instance set `set`, for the holds over it.
+fn shared_set(ids: &mut BTreeMap<Vec<NodeId>, Arc<[NodeId]>>, set: &[NodeId]) -> Arc<[NodeId]> {
+    ids.entry(set.to_vec())
+        .or_insert_with(|| Arc::from(set))
+        .clone()
 }
 
 /// The majority windows of one `(key, value)` over one instance set, from its pieces `idx`.
@@ -92,8 +115,8 @@ fn majority_windows(
     held: &[KeyHold],
     idx: &[usize],
     key: &str,
-    value: &str,
-    instances: &[NodeId],
+    value: &Arc<str>,
+    instances: &Arc<[NodeId]>,
 ) -> Vec<Hold> {
     let n = instances.len();
     let majority = n / 2 + 1;
@@ -106,21 +129,20 @@ fn majority_windows(
             .filter(|h| h.from <= o.from)
             .map(|h| h.start.clone())
             .collect();
-        started_by.sort_by_key(|e| e.t);
+        started_by.sort_by_key(Fact::t);
         // Exactly as long as they are: a long run keeps thousands of holds (issue 11 §4).
-        started_by.shrink_to_fit();
-        let mut ended_by: Vec<Fact> = members
+        let started_by = started_by.into_boxed_slice();
+        let ended_by: Box<[Fact]> = members
             .iter()
             .filter(|h| h.to == o.to)
             .filter_map(|h| h.end.clone())
             .collect();
-        ended_by.shrink_to_fit();
         out.push(Hold {
             lock: key.to_string(),
             holder: members[0].holder,
             source: HoldSource::RedisMajority {
-                value: value.to_string(),
-                instances: instances.to_vec(),
+                value: value.clone(),
+                instances: instances.clone(),
             },
             from: o.from,
             to: o.to,

@@ -19,11 +19,12 @@ pub(crate) mod replication;
 
 use crate::clocks::WallClocks;
 use crate::run::{Role, RunRecord};
-use crate::timeline::{fault_evidence, obs_evidence};
+use crate::timeline::{fault_evidence, fmt_wall, obs_evidence};
 use crate::verdict::{Evidence, Source};
-use splitbrain_engine::{NodeId, SimTime};
+use splitbrain_engine::{NodeId, SimTime, WallTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 pub use redis_keys::KeyHold;
 
@@ -42,71 +43,140 @@ pub struct Hold {
     pub from: SimTime,
     /// End, true time (exclusive).
     pub to: SimTime,
-    /// Facts that started it.
-    pub started_by: Vec<Fact>,
+    /// Facts that started it (exactly as many as there are: a long run keeps thousands of
+    /// holds).
+    pub started_by: Box<[Fact]>,
     /// Facts that ended it (empty if open at the horizon).
-    pub ended_by: Vec<Fact>,
+    pub ended_by: Box<[Fact]>,
 }
 
 /// A fact behind a piece of truth, kept as a reference into the record (an observation or a
 /// fault by index) and put in words ([`Fact::evidence`]) only when a verdict cites it: a run
 /// has a fact for every key and hold, and a verdict cites a few. A fact derived from the run
-/// (a key's expiry by its instance's wall clock) is kept in words.
+/// (a key's expiry by its instance's wall clock) is kept as what it says, shared by its copies.
+/// 16 bytes: a long run keeps two for every key piece and several for every hold (issue 11 §4).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fact {
-    /// True time of the fact.
-    pub t: SimTime,
-    /// Where it comes from.
-    pub source: Source,
-    /// The words of a derived fact (`source` is [`Source::Derived`]).
-    derived: Option<Box<Evidence>>,
+pub struct Fact(FactRef);
+
+/// What a [`Fact`] refers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum FactRef {
+    /// Observation `index`, reported at true time `t`.
+    Obs { index: u32, t: SimTime },
+    /// Fault `index`, at true time `t`.
+    Fault { index: u32, t: SimTime },
+    /// A fact derived from the run, shared by every copy (a key's expiry ends its piece and
+    /// the majority holds it is part of).
+    Derived(Arc<Derived>),
+}
+
+/// A fact derived from the run, kept until a verdict cites it (a long run has thousands of
+/// key expiries, a verdict cites a few).
+#[derive(Debug, PartialEq, Eq)]
+enum Derived {
+    /// Key `key` holding `value` on Redis instance `node` expired at true time `t`: its wall
+    /// clock read `wall`, at or past the key's `deadline`.
+    KeyExpired {
+        t: SimTime,
+        node: NodeId,
+        key: Arc<str>,
+        value: Arc<str>,
+        wall: WallTime,
+        deadline: WallTime,
+    },
+}
+
+/// An index into the record's observations or faults, as a fact keeps it.
+fn short(index: usize) -> u32 {
+    u32::try_from(index).expect("fewer than 2^32 observations and faults")
 }
 
 impl Fact {
     /// Observation `index` of `record`.
     pub(crate) fn obs(record: &RunRecord, index: usize) -> Fact {
-        Fact {
-            t: record.observations[index].t,
-            source: Source::Observation(index),
-            derived: None,
-        }
+        Fact::obs_at(index, record.observations[index].t)
     }
 
     /// Observation `index`, reported at `t` (one the record's log may not hold: a Redis key
     /// report in its [`KeyLog`](crate::KeyLog)).
     pub(crate) fn obs_at(index: usize, t: SimTime) -> Fact {
-        Fact {
+        Fact(FactRef::Obs {
+            index: short(index),
             t,
-            source: Source::Observation(index),
-            derived: None,
-        }
+        })
     }
 
     /// Fault `index` of `record`.
     pub(crate) fn fault(record: &RunRecord, index: usize) -> Fact {
-        Fact {
+        Fact(FactRef::Fault {
+            index: short(index),
             t: record.faults[index].0,
-            source: Source::Fault(index),
-            derived: None,
+        })
+    }
+
+    /// Key `key` holding `value` on Redis instance `node` expired at true time `t`: its wall
+    /// clock read `wall` >= the key's `deadline` ([`key_expired`](crate::key_expired)).
+    pub(crate) fn key_expired(
+        t: SimTime,
+        node: NodeId,
+        key: Arc<str>,
+        value: Arc<str>,
+        wall: WallTime,
+        deadline: WallTime,
+    ) -> Fact {
+        Fact(FactRef::Derived(Arc::new(Derived::KeyExpired {
+            t,
+            node,
+            key,
+            value,
+            wall,
+            deadline,
+        })))
+    }
+
+    /// True time of the fact.
+    pub fn t(&self) -> SimTime {
+        match &self.0 {
+            FactRef::Obs { t, .. } | FactRef::Fault { t, .. } => *t,
+            FactRef::Derived(d) => match **d {
+                Derived::KeyExpired { t, .. } => t,
+            },
         }
     }
 
-    /// A fact derived from the run, in words (`evidence.source` is [`Source::Derived`]).
-    pub(crate) fn derived(evidence: Evidence) -> Fact {
-        Fact {
-            t: evidence.t,
-            source: Source::Derived,
-            derived: Some(Box::new(evidence)),
+    /// Where it comes from.
+    pub fn source(&self) -> Source {
+        match self.0 {
+            FactRef::Obs { index, .. } => Source::Observation(index as usize),
+            FactRef::Fault { index, .. } => Source::Fault(index as usize),
+            FactRef::Derived(_) => Source::Derived,
         }
     }
 
     /// The fact in words, as a verdict cites it; `record` is the one the truth was built from.
     pub fn evidence(&self, record: &RunRecord) -> Evidence {
-        match (&self.source, &self.derived) {
-            (_, Some(e)) => (**e).clone(),
-            (Source::Observation(i), None) => obs_evidence(record, *i),
-            (Source::Fault(i), None) => fault_evidence(record, *i),
-            (Source::Derived, None) => unreachable!("a derived fact keeps its words"),
+        match &self.0 {
+            FactRef::Obs { index, .. } => obs_evidence(record, *index as usize),
+            FactRef::Fault { index, .. } => fault_evidence(record, *index as usize),
+            FactRef::Derived(d) => match &**d {
+                Derived::KeyExpired {
+                    t,
+                    node,
+                    key,
+                    value,
+                    wall,
+                    deadline,
+                } => Evidence {
+                    t: *t,
+                    node: record.name(*node),
+                    text: format!(
+                        "key {key} (value {value}) expired: wall clock {} >= deadline {}",
+                        fmt_wall(*wall),
+                        fmt_wall(*deadline)
+                    ),
+                    source: Source::Derived,
+                },
+            },
         }
     }
 }
@@ -125,10 +195,11 @@ pub enum HoldSource {
     },
     /// A majority (`n / 2 + 1` of the lock's `n` Redis instances) holding `value` at the key.
     RedisMajority {
-        /// The value (the client's random lock value).
-        value: String,
-        /// The lock's instances (the set its clients ask), sorted.
-        instances: Vec<NodeId>,
+        /// The value (the client's random lock value; one string shared with the key pieces).
+        value: Arc<str>,
+        /// The lock's instances (the set its clients ask), sorted (one list shared by the
+        /// lock's holds over that set).
+        instances: Arc<[NodeId]>,
     },
     /// A key of the Raft lock store, from the commit of the `Acquire` that created it (its
     /// first application on any replica) to the commit of the command that deleted it.
@@ -176,7 +247,7 @@ impl Hold {
                 revision: token, ..
             } => id.token.map_or(true, |t| t == *token),
             HoldSource::RedisMajority { value, .. } => {
-                id.value.as_deref().map_or(true, |v| v == value)
+                id.value.as_deref().map_or(true, |v| v == &**value)
             }
         }
     }
@@ -237,18 +308,25 @@ impl Truth {
     }
 
     fn build(record: &RunRecord, clocks: &WallClocks, keep_keys: bool) -> Truth {
-        let mut holds = lease::holds(record);
+        let lease = lease::holds(record);
         let keys = redis_keys::key_holds(record, clocks);
         let majority = majority::holds(record, &keys);
-        // The majority holds are most of a Redis run's: taken as they are, not copied.
-        if holds.is_empty() {
-            holds = majority;
+        // Freed now when not kept (a shadowing binding would keep it to the end), before the
+        // holds are joined into one list of exactly their number and sorted.
+        let keys = if keep_keys {
+            keys
         } else {
-            holds.extend(majority);
+            drop(keys);
+            Vec::new()
+        };
+        let raft = raft::holds(record);
+        let n = lease.len() + majority.iter().map(Vec::len).sum::<usize>() + raft.len();
+        let mut holds = Vec::with_capacity(n);
+        holds.extend(lease);
+        for chunk in majority {
+            holds.extend(chunk);
         }
-        let keys = if keep_keys { keys } else { Vec::new() };
-        holds.extend(raft::holds(record));
-        holds.shrink_to_fit();
+        holds.extend(raft);
         holds.sort_by(|a, b| (a.from, &a.lock, a.holder).cmp(&(b.from, &b.lock, b.holder)));
         Truth { holds, keys }
     }
@@ -288,9 +366,17 @@ mod tests {
             source,
             from: ms(0),
             to: ms(1),
-            started_by: vec![],
-            ended_by: vec![],
+            started_by: Box::new([]),
+            ended_by: Box::new([]),
         }
+    }
+
+    /// A fact is 16 bytes, and so is one that may be missing: a long run keeps two for every
+    /// key piece and several for every hold (issue 11 §4; they were 32 bytes).
+    #[test]
+    fn a_fact_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<super::Fact>(), 16);
+        assert_eq!(std::mem::size_of::<Option<super::Fact>>(), 16);
     }
 
     /// `(hold, id) -> is`: a token names a lease grant, a value a Redis majority; `None`
@@ -302,8 +388,8 @@ mod tests {
             token: 5,
         });
         let redis = hold(HoldSource::RedisMajority {
-            value: "v".to_string(),
-            instances: vec![id(0)],
+            value: "v".into(),
+            instances: vec![id(0)].into(),
         });
         let hid = |token: Option<u64>, value: Option<&str>| HoldId {
             token,

@@ -40,7 +40,7 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
         },
         from: o.since,
         to,
-        started_by: vec![o.start],
+        started_by: Box::new([o.start]),
         ended_by: end.into_iter().collect(),
     };
     for (index, ob) in record.observations.iter_indexed() {

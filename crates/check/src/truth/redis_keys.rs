@@ -3,26 +3,28 @@
 
 use super::Fact;
 use crate::clocks::WallClocks;
-use crate::key_log::KeyObs;
+use crate::key_log::{KeyLog, KeyObs};
 use crate::run::{Role, RunRecord};
-use crate::timeline::{fmt_wall, take_node};
-use crate::verdict::{Evidence, Source};
+use crate::timeline::take_node;
 use splitbrain_engine::{NodeId, SimTime, WallTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// One shared copy of each distinct string (keys and values), for the pieces.
-#[derive(Default)]
-struct Strings(BTreeSet<Arc<str>>);
+/// One shared copy of each distinct string (keys and values), for the pieces: the key log's
+/// ([`RunRecord::redis_keys`]) if it keeps it, so a long run's values are not held twice.
+struct Strings<'a>(&'a KeyLog, BTreeSet<Arc<str>>);
 
-impl Strings {
+impl Strings<'_> {
     fn get(&mut self, s: &str) -> Arc<str> {
-        if let Some(a) = self.0.get(s) {
+        if let Some(a) = self.0.shared(s) {
+            return a;
+        }
+        if let Some(a) = self.1.get(s) {
             return a.clone();
         }
         let a: Arc<str> = Arc::from(s);
-        self.0.insert(a.clone());
+        self.1.insert(a.clone());
         a
     }
 }
@@ -120,7 +122,7 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
         .filter(|(_, _, node, k)| is_instance(*node) && matches!(k, KeyObs::Set { .. }))
         .count();
     let mut held: Vec<KeyHold> = Vec::with_capacity(sets);
-    let mut strings = Strings::default();
+    let mut strings = Strings(&record.redis_keys, BTreeSet::new());
     let close = |held: &mut Vec<KeyHold>,
                  strings: &mut Strings,
                  node: NodeId,
@@ -136,17 +138,14 @@ pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold>
         let shared_key = strings.get(&key);
         for (i, (from, to, expired)) in pieces.into_iter().enumerate() {
             let end = match expired {
-                Some(wall) => Some(Fact::derived(Evidence {
-                    t: to,
-                    node: record.name(node),
-                    text: format!(
-                        "key {key} (value {}) expired: wall clock {} >= deadline {}",
-                        seg.value,
-                        fmt_wall(wall),
-                        fmt_wall(seg.deadline.expect("pieces expire only with a deadline"))
-                    ),
-                    source: Source::Derived,
-                })),
+                Some(wall) => Some(Fact::key_expired(
+                    to,
+                    node,
+                    shared_key.clone(),
+                    seg.value.clone(),
+                    wall,
+                    seg.deadline.expect("pieces expire only with a deadline"),
+                )),
                 None if i + 1 == n => end.clone(),
                 None => None,
             };
