@@ -209,7 +209,18 @@ fn kind_of(t: &std::fs::FileType) -> &'static str {
 /// when a folder, device, FIFO or socket is there (a rename over `/dev/full` turned it into a
 /// plain file), or when `path` is a dangling link.
 pub fn output_target(path: &Path) -> Result<PathBuf> {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
+    let meta = std::fs::symlink_metadata(path);
+    // A path ending in / names a folder: the rename at the end would fail with the OS's "Not
+    // a directory" after all the work was done (`sweep --out d/` ran every seed first).
+    if path.to_string_lossy().ends_with('/') && !matches!(&meta, Ok(m) if m.is_dir()) {
+        return Err(crate::exit::BadInput(format!(
+            "cannot write {}: the path ends in /, so it names a folder, not a file; give a \
+             file name",
+            path.display()
+        ))
+        .into());
+    }
+    let Ok(meta) = meta else {
         return Ok(path.to_path_buf());
     };
     let t = meta.file_type();

@@ -59,6 +59,8 @@ fn fault_lines(faults: &[FaultSpec]) -> String {
 pub fn run(a: ShrinkArgs) -> Result<u8> {
     if let Some(out) = &a.out {
         crate::atomic::check_distinct(&[("the scenario", &a.file)], &[("-o", out)])?;
+        // Refused now, not after the shrink's runs.
+        crate::atomic::output_target(out)?;
     }
     let plan = load_file(&a.file)?;
     let seed = a.seed.unwrap_or(plan.scenario.seed);

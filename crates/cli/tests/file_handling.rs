@@ -632,6 +632,58 @@ fn a_trailing_slash_after_a_file_is_said_in_words_by_every_command() {
     }
 }
 
+/// Regression: an output path ending in / (`sweep --out d/`) was not refused until the rename
+/// at the end, after every seed had run, with the OS's "Not a directory (os error 20)" (found
+/// by a new user: `sweep --seeds 0..300`, `coverage`, `shrink` did all their work first).
+/// Every command whose output is a file refuses it before any work, in words, exit 2, and
+/// leaves nothing behind (`chart` and `view` already refused it by its missing extension;
+/// `compare -o` and `report -o` name folders).
+#[test]
+fn an_output_path_ending_in_a_slash_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario_in(dir.path(), "s.json");
+    let t = dir.path().join("t.jsonl");
+    let r = dir.path().join("r.jsonl");
+    let (s, t, r) = (
+        s.to_str().unwrap(),
+        t.to_str().unwrap(),
+        r.to_str().unwrap(),
+    );
+    assert_eq!(code(&splitbrain(&["run", s, "--trace", t])), 0);
+    assert_eq!(
+        code(&splitbrain(&["sweep", s, "--seeds", "0..2", "--out", r])),
+        0
+    );
+    let before: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    let out = dir.path().join("out").to_str().unwrap().to_string() + "/";
+    let deeper = dir.path().join("no/such").to_str().unwrap().to_string() + "/";
+    let cov = repo().join("tests/coverage").to_str().unwrap().to_string();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", s, "--trace", &out],
+        vec!["run", s, "--trace", &deeper],
+        vec!["sweep", s, "--seeds", "0..300", "--out", &out],
+        vec!["shrink", s, "-o", &out],
+        vec!["export", t, "-o", &out, "--format", "chrome"],
+        vec!["merge", r, "--out", &out],
+        vec!["coverage", &cov, "--seeds", "0..100", "--out", &out],
+    ];
+    for args in cases {
+        let o = splitbrain(&args);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains("the path ends in /, so it names a folder, not a file"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("os error"), "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            before.len(),
+            "{args:?} left something behind"
+        );
+    }
+}
+
 /// Regression: `check DIR` read the table `compare -o DIR` wrote there as a scenario
 /// ("INVALID ... unknown field `seeds`", exit 2). splitbrain's own JSON outputs found in a
 /// folder (a `compare -o` table, a Chrome trace export, a `run --json` summary) are named and
