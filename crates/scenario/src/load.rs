@@ -308,24 +308,46 @@ pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
 /// serde's "invalid type: floating point `1.8446744073709552e+19`, expected u64" (a number
 /// past the type's range is read as a float) or "invalid value: integer `-1`, expected u32",
 /// said as what is expected: an integer in the type's range, and the number as written.
+///
+/// A value of another kind where such an integer goes (`"count": "3"`) keeps serde's "invalid
+/// type: string \"3\"" but states the field's range, not its type's (`0..=4294967295` for a
+/// count of 1..=10000). An integer too large for 64 bits, where any other number or text goes
+/// (a duration), is said as such, not as the float serde read it as.
 fn integer_range(src: &str, path: &[Seg], message: &str) -> Option<String> {
-    if !(message.starts_with("invalid type: floating point `")
-        || message.starts_with("invalid value: integer `"))
-    {
+    let float = message.starts_with("invalid type: floating point `");
+    let other_kind = message.starts_with("invalid type: ") && !float;
+    if !(float || other_kind || message.starts_with("invalid value: integer `")) {
         return None;
     }
-    let max = match message.rsplit_once(", expected ")?.1 {
-        "u8" => u64::from(u8::MAX),
-        "u16" => u64::from(u16::MAX),
-        "u32" => u64::from(u32::MAX),
-        "u64" | "usize" => u64::MAX,
-        _ => return None,
-    };
-    let (min, max) = field_range(path, max).unwrap_or((0, max));
+    let (head, expected) = message.rsplit_once(", expected ")?;
     let found = match value_span(src, path) {
         Some((a, b)) => src[a..b].to_string(),
         None => message.split('`').nth(1)?.to_string(),
     };
+    let max = match expected {
+        "u8" => u64::from(u8::MAX),
+        "u16" => u64::from(u16::MAX),
+        "u32" => u64::from(u32::MAX),
+        "u64" | "usize" => u64::MAX,
+        _ => {
+            let digits = found.strip_prefix('-').unwrap_or(&found);
+            return (float && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| {
+                    format!(
+                        "found the integer {found}, which is past the largest this field \
+                         takes ({}); expected {}",
+                        u64::MAX,
+                        crate::error::in_plain_words(&format!("x, expected {expected}"))
+                            .rsplit_once(", expected ")
+                            .map_or(expected, |(_, e)| e)
+                    )
+                });
+        }
+    };
+    let (min, max) = field_range(path, max).unwrap_or((0, max));
+    if other_kind {
+        return Some(format!("{head}, expected an integer in {min}..={max}"));
+    }
     Some(format!(
         "expected an integer in {min}..={max}, found {found}"
     ))

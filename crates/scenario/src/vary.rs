@@ -238,6 +238,18 @@ fn value_of(text: &str, current: Option<&Json>) -> Result<Json, String> {
         }
         Err(_) => None,
     };
+    // An integer too large for 64 bits is read by serde_json as a float: it was set as
+    // `1.8446744073709552e+19`, or as the text "18446744073709551616" said to lack a unit.
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && matches!(&json, Some(Json::Number(n)) if !(n.is_u64() || n.is_i64()))
+    {
+        return Err(format!(
+            "the integer {text} does not fit in 64 bits: no field takes more than {}",
+            u64::MAX
+        ));
+    }
     if let Some(Json::String(s)) = current {
         let is_duration = crate::duration::parse_duration_ns(s).is_ok()
             || crate::duration::parse_signed_ns(s).is_ok();
@@ -687,6 +699,25 @@ mod tests {
     }
 
     /// Regression (new-user pass): `--vary '"5s",5s'` ran the same value twice.
+    /// Regression (new user): `--set seed=18446744073709551616` was set as the float
+    /// `1.8446744073709552e+19`, and a duration field said the text had no unit.
+    #[test]
+    fn an_integer_past_64_bits_is_said_as_such() {
+        for current in [
+            None,
+            Some(Json::String("5s".into())),
+            Some(Json::Number(1u64.into())),
+        ] {
+            let e = value_of("18446744073709551616", current.as_ref()).unwrap_err();
+            assert!(e.contains("does not fit in 64 bits"), "{e}");
+        }
+        assert_eq!(
+            value_of("18446744073709551615", None).unwrap(),
+            Json::Number(u64::MAX.into())
+        );
+        assert_eq!(value_of("-5", None).unwrap(), Json::Number((-5i64).into()));
+    }
+
     #[test]
     fn a_quoted_value_and_the_same_text_unquoted_are_one_value() {
         let e = r#"faults.0.for="5s",5s"#.parse::<Vary>().unwrap_err().to_string();
