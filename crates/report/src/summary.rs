@@ -341,6 +341,20 @@ mod tests {
     use splitbrain_check::{Role, RunRecord};
     use splitbrain_engine::{ClockConfig, Fault, NodeId, SimDuration};
 
+    /// A 1 ns run of no nodes: metrics with nothing in them, for tests of the table's layout.
+    fn no_nodes() -> RunRecord {
+        RunRecord {
+            names: vec![],
+            roles: vec![],
+            clocks: vec![],
+            observations: Default::default(),
+            faults: vec![],
+            end: SimTime(1),
+            messages: Default::default(),
+            redis_keys: Default::default(),
+        }
+    }
+
     #[test]
     fn faults_that_change_nothing_are_noted() {
         let s = |x: u64| SimTime(x * 1_000_000_000);
@@ -398,16 +412,7 @@ mod tests {
     /// row's counts out of line with the header and the other rows.
     #[test]
     fn a_long_message_kind_keeps_the_columns_aligned() {
-        let mut m = splitbrain_check::metrics(&RunRecord {
-            names: vec![],
-            roles: vec![],
-            clocks: vec![],
-            observations: Default::default(),
-            faults: vec![],
-            end: SimTime(1),
-            messages: Default::default(),
-            redis_keys: Default::default(),
-        });
+        let mut m = splitbrain_check::metrics(&no_nodes());
         let c = |n| MessageCounts {
             sent: n,
             delivered: n,
@@ -432,16 +437,7 @@ mod tests {
     #[test]
     fn messages_in_flight_get_a_column_and_wide_counts_stay_aligned() {
         use splitbrain_engine::KindCounts;
-        let mut m = splitbrain_check::metrics(&RunRecord {
-            names: vec![],
-            roles: vec![],
-            clocks: vec![],
-            observations: Default::default(),
-            faults: vec![],
-            end: SimTime(1),
-            messages: Default::default(),
-            redis_keys: Default::default(),
-        });
+        let mut m = splitbrain_check::metrics(&no_nodes());
         let counts = |sent, delivered, dropped, duplicated| {
             let c = KindCounts {
                 sent,

@@ -330,18 +330,17 @@ fn integer_range(src: &str, path: &[Seg], message: &str) -> Option<String> {
         "u32" => u64::from(u32::MAX),
         "u64" | "usize" => u64::MAX,
         _ => {
-            let digits = found.strip_prefix('-').unwrap_or(&found);
-            return (float && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| {
-                    format!(
-                        "found the integer {found}, which is past the largest this field \
-                         takes ({}); expected {}",
-                        u64::MAX,
-                        crate::error::in_plain_words(&format!("x, expected {expected}"))
-                            .rsplit_once(", expected ")
-                            .map_or(expected, |(_, e)| e)
-                    )
-                });
+            let plain = crate::error::in_plain_words(message);
+            let expected = plain
+                .rsplit_once(", expected ")
+                .map_or(expected, |(_, e)| e);
+            return (float && is_integer_text(&found)).then(|| {
+                format!(
+                    "found the integer {found}, which is past the largest this field takes \
+                     ({}); expected {expected}",
+                    u64::MAX
+                )
+            });
         }
     };
     let (min, max) = field_range(path, max).unwrap_or((0, max));
@@ -351,6 +350,13 @@ fn integer_range(src: &str, path: &[Seg], message: &str) -> Option<String> {
     Some(format!(
         "expected an integer in {min}..={max}, found {found}"
     ))
+}
+
+/// Whether `text` is an integer as written: digits, after an optional `-`. serde_json reads
+/// one too large for 64 bits as a float, which is how such a number is recognised.
+pub(crate) fn is_integer_text(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The range the format states for the integer at `path` ([`crate::shape::integer_bounds`],

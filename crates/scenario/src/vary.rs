@@ -240,9 +240,7 @@ fn value_of(text: &str, current: Option<&Json>) -> Result<Json, String> {
     };
     // An integer too large for 64 bits is read by serde_json as a float: it was set as
     // `1.8446744073709552e+19`, or as the text "18446744073709551616" said to lack a unit.
-    let digits = text.strip_prefix('-').unwrap_or(text);
-    if !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit())
+    if crate::load::is_integer_text(text)
         && matches!(&json, Some(Json::Number(n)) if !(n.is_u64() || n.is_i64()))
     {
         return Err(format!(
