@@ -31,17 +31,24 @@
 //! and the buckets it fills were all empty), so entries of equal time leave in scheduling
 //! order, exactly as `(time, seq)` orders them.
 //!
+//! **Payloads.** An entry is its time, a 64-bit word the engine packs and unpacks, and a
+//! payload of the queue's type `P` that moves with it (the engine's: the message a delivery
+//! carries, so a delivery reads it where the queue already is, issue 11 §3). A payload of
+//! no size (a simulation whose message type has no values, W1) leaves an entry at 16 bytes.
+//!
 //! **Entries before `last`.** An entry scheduled before `last` (inside the span of a sorted
 //! bucket 0, or before an event that a previous `run_until` call peeked at) is inserted into
 //! bucket 0 after every entry of its time or earlier, which is its `(time, seq)` place.
 
 use crate::time::SimTime;
 
-/// One queued event: its true time and a 64-bit payload the engine packs and unpacks.
+/// One queued event: its true time, a 64-bit word the engine packs and unpacks, and a
+/// payload that travels with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Item {
+pub(crate) struct Item<P> {
     pub(crate) time: SimTime,
     pub(crate) data: u64,
+    pub(crate) payload: P,
 }
 
 /// A bucket emptied with a larger allocation than this (entries) gives it back.
@@ -72,13 +79,14 @@ fn bucket_of(time: SimTime, last: SimTime) -> usize {
 }
 
 /// The event queue (see the module doc). Pops in exact `(time, seq)` order, where `seq` is
-/// the order of [`EventQueue::push`] calls.
-pub(crate) struct EventQueue {
+/// the order of [`EventQueue::push`] calls. `P` is the payload an entry carries; a served
+/// entry of bucket 0 keeps `P::default()` until bucket 0 is emptied.
+pub(crate) struct EventQueue<P> {
     /// Bucket 0: the next entries in order, served from `head` on.
-    zero: Vec<Item>,
+    zero: Vec<Item<P>>,
     head: usize,
     /// Buckets `(l, k)` at index `16 l + k`.
-    buckets: Vec<Vec<Item>>,
+    buckets: Vec<Vec<Item<P>>>,
     /// Bit `i % 64` of word `i / 64` set: bucket `i` is non-empty.
     nonempty: [u64; BUCKETS / 64],
     /// See the module doc: no entry outside bucket 0 is this early.
@@ -87,7 +95,7 @@ pub(crate) struct EventQueue {
     len: usize,
 }
 
-impl EventQueue {
+impl<P: Default> EventQueue<P> {
     /// An empty queue.
     pub(crate) fn new() -> Self {
         EventQueue {
@@ -107,14 +115,19 @@ impl EventQueue {
         self.len
     }
 
-    /// Queues `data` at `time`, after every entry already queued at the same time.
+    /// Queues `data` and `payload` at `time`, after every entry already queued at the same
+    /// time.
     #[inline]
-    pub(crate) fn push(&mut self, time: SimTime, data: u64) {
+    pub(crate) fn push(&mut self, time: SimTime, data: u64, payload: P) {
         #[cfg(test)]
         {
             self.len += 1;
         }
-        let item = Item { time, data };
+        let item = Item {
+            time,
+            data,
+            payload,
+        };
         if time == self.last {
             self.zero.push(item);
         } else if time > self.last {
@@ -129,7 +142,7 @@ impl EventQueue {
     /// Puts an entry earlier than `last` into bucket 0 after every entry of its time or
     /// earlier.
     #[cold]
-    fn insert_early(&mut self, item: Item) {
+    fn insert_early(&mut self, item: Item<P>) {
         // Bucket 0 is served from `head` and emptied only once every entry in it has left,
         // so a bucket 0 that entries keep being inserted into before its last one kept every
         // entry served meanwhile: lesson 15 run for 3,000 s held 600 KB of them, 30,000 s
@@ -212,13 +225,33 @@ impl EventQueue {
         }
     }
 
-    /// The earliest entry, without taking it out.
+    /// The time of the earliest entry, without taking it out.
     #[inline]
-    pub(crate) fn peek(&mut self) -> Option<Item> {
+    pub(crate) fn peek(&mut self) -> Option<SimTime> {
         if self.refill() {
-            Some(self.zero[self.head])
+            Some(self.zero[self.head].time)
         } else {
             None
+        }
+    }
+
+    /// Calls `f` on the data word of every queued entry, in no particular order (the engine
+    /// marks entries stale with it; `f` must not change what orders them: time is not
+    /// shown). O(entries queued).
+    pub(crate) fn for_each_data_mut(&mut self, mut f: impl FnMut(&mut u64)) {
+        let head = self.head;
+        for item in self.zero.iter_mut().skip(head) {
+            f(&mut item.data);
+        }
+        for (w, word) in self.nonempty.iter().enumerate() {
+            let mut bits = *word;
+            while bits != 0 {
+                let b = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                for item in &mut self.buckets[b] {
+                    f(&mut item.data);
+                }
+            }
         }
     }
 
@@ -239,9 +272,14 @@ impl EventQueue {
 
     /// Takes out the earliest entry.
     #[inline]
-    pub(crate) fn pop(&mut self) -> Option<Item> {
+    pub(crate) fn pop(&mut self) -> Option<Item<P>> {
         if self.refill() {
-            let item = self.zero[self.head];
+            let served = &mut self.zero[self.head];
+            let item = Item {
+                time: served.time,
+                data: served.data,
+                payload: std::mem::take(&mut served.payload),
+            };
             self.head += 1;
             #[cfg(test)]
             {
@@ -292,16 +330,17 @@ mod tests {
     #[test]
     fn served_entries_leave_bucket_0() {
         let mut q = EventQueue::new();
-        q.push(SimTime(0x10), 0);
-        q.push(SimTime(0x1F), 1);
+        q.push(SimTime(0x10), 0, !0);
+        q.push(SimTime(0x1F), 1, !1);
         assert_eq!(q.pop().map(|i| i.data), Some(0));
         for k in 0..10_000u64 {
-            q.push(SimTime(0x11), 2 + k);
+            q.push(SimTime(0x11), 2 + k, !(2 + k));
             assert_eq!(
                 q.pop(),
                 Some(Item {
                     time: SimTime(0x11),
-                    data: 2 + k
+                    data: 2 + k,
+                    payload: !(2 + k)
                 })
             );
             assert!(
@@ -341,10 +380,13 @@ mod tests {
                     push_both(&mut q, &mut reference, &mut seq, SimTime(time));
                 } else if r < 60 {
                     let want = reference.peek().map(|e| (e.time, e.data));
-                    assert_eq!(q.peek().map(|i| (i.time, i.data)), want);
+                    assert_eq!(q.peek(), want.map(|(t, _)| t));
                 } else {
                     let want = reference.pop().map(|e| (e.time, e.data));
-                    let got = q.pop().map(|i| (i.time, i.data));
+                    let got = q.pop().map(|i| {
+                        assert_eq!(i.payload, !i.data, "the payload travels with its entry");
+                        (i.time, i.data)
+                    });
                     assert_eq!(got, want, "seed {seed}");
                     if let Some((t, _)) = got {
                         now = now.max(t.0);
@@ -361,12 +403,12 @@ mod tests {
 
     /// Pushes entry `seq` at `time` into the queue and the reference, and counts it.
     fn push_both(
-        q: &mut EventQueue,
+        q: &mut EventQueue<u64>,
         reference: &mut BinaryHeap<Early>,
         seq: &mut u64,
         time: SimTime,
     ) {
-        q.push(time, *seq);
+        q.push(time, *seq, !*seq);
         reference.push(Early {
             time,
             seq: *seq,
@@ -414,18 +456,19 @@ mod tests {
     fn ties_leave_in_push_order() {
         let mut q = EventQueue::new();
         for d in 0..100 {
-            q.push(SimTime(1000), d);
+            q.push(SimTime(1000), d, !d);
         }
-        q.push(SimTime(5), 1000);
+        q.push(SimTime(5), 1000, !1000);
         assert_eq!(q.pop().map(|i| i.data), Some(1000));
-        q.push(SimTime(1000), 100);
-        q.push(SimTime(1000), 101);
+        q.push(SimTime(1000), 100, !100);
+        q.push(SimTime(1000), 101, !101);
         for d in 0..102 {
             assert_eq!(
                 q.pop(),
                 Some(Item {
                     time: SimTime(1000),
-                    data: d
+                    data: d,
+                    payload: !d
                 })
             );
         }
@@ -443,7 +486,7 @@ mod tests {
         let mut now = 0;
         for d in 0..5_000u64 {
             let t = now + rng.uniform_inclusive(0, 3_000);
-            q.push(SimTime(t), d);
+            q.push(SimTime(t), d, !d);
             queued.insert(d);
             if d % 3 == 0 {
                 let top = q.pop().expect("non-empty");
@@ -463,5 +506,37 @@ mod tests {
         while q.pop().is_some() {}
         assert_eq!(q.ahead(0), None);
         assert_eq!(q.ahead(4), None);
+    }
+
+    /// `for_each_data_mut` reaches every queued entry once (bucket 0 from its head, and every
+    /// other bucket), and what it writes is what leaves.
+    #[test]
+    fn for_each_data_mut_reaches_every_queued_entry() {
+        let mut q = EventQueue::new();
+        let mut rng = RngStream::new(5, "walk");
+        let mut now = 0;
+        let mut queued = std::collections::BTreeSet::new();
+        for d in 0..3_000u64 {
+            q.push(SimTime(now + rng.uniform_inclusive(0, 5_000)), d, !d);
+            queued.insert(d);
+            if d % 4 == 0 {
+                let top = q.pop().expect("non-empty");
+                now = top.time.0;
+                queued.remove(&top.data);
+            }
+        }
+        let mut seen = Vec::new();
+        q.for_each_data_mut(|d| {
+            seen.push(*d);
+            *d |= 1 << 63;
+        });
+        seen.sort_unstable();
+        assert_eq!(seen, queued.iter().copied().collect::<Vec<_>>());
+        let mut left = 0;
+        while let Some(i) = q.pop() {
+            assert_eq!(i.data, (!i.payload) | 1 << 63);
+            left += 1;
+        }
+        assert_eq!(left, queued.len());
     }
 }

@@ -123,3 +123,28 @@ fn a_count_only_recorder_may_be_set_mid_run() {
     let summary = sim.take_recorder().expect("set").finish().expect("no I/O");
     assert!(summary.events > 100, "{}", summary.events);
 }
+
+/// A run that said it records no trace keeps no ids even for the messages sent at its start,
+/// so a recorder that builds events, set after the start, is refused rather than left
+/// without them.
+#[test]
+#[should_panic(expected = "set the recorder before the first event")]
+fn a_recorder_after_record_no_trace_is_refused_while_start_messages_fly() {
+    let start = |i: u32| {
+        (
+            format!("p{i}"),
+            Probe::new(vec![]).sending_at_start(vec![((i + 1) % 3, i)]),
+        )
+    };
+    let probes: Vec<_> = (0..3).map(start).collect();
+    let mut sim = sim_of(
+        7,
+        probes
+            .iter()
+            .map(|(n, p)| (n.as_str(), p.clone()))
+            .collect(),
+    );
+    sim.record_no_trace();
+    sim.run_until(SimTime::ZERO).expect("within bounds");
+    sim.set_recorder(Recorder::hash_only());
+}

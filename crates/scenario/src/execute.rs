@@ -278,8 +278,9 @@ pub fn execute_keeping(
     keep: Keep,
 ) -> std::io::Result<RunResult> {
     let mut sim = build(plan, seed);
-    if let Some(r) = recorder {
-        sim.set_recorder(r);
+    match recorder {
+        Some(r) => sim.set_recorder(r),
+        None => sim.record_no_trace(),
     }
     let mut key_log = None;
     if keep == Keep::Checked {
