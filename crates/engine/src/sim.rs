@@ -4,8 +4,14 @@
 //! scheduling order (the queue is a radix heap that keeps that order exactly, `queue.rs`).
 //! Cancelled timers cost nothing to find: a timer lives in a slot with a generation counter,
 //! and a queue entry whose generation no longer matches is skipped when it comes up (lazy
-//! deletion). A crash bumps the node's incarnation, which makes its pending
-//! timers and the messages in flight to it stale in O(1).
+//! deletion). A crash bumps the node's incarnation, which makes its pending timers stale in
+//! O(1), and marks the deliveries queued to it stale (one pass over the queue).
+//!
+//! **A message in flight is its queue entry.** The entry's word holds the sender and the
+//! receiver, its payload the message (32 bytes with the protocols' two-word `Msg`; 16 with a
+//! message type that has no values, W1's), so a delivery reads nothing at random but its
+//! receiver (issue 11 §3: the read of a slab slot per delivery was a quarter of W3's time).
+//! A message sent while trace ids are kept also takes a slot in `Core::traced` for its id.
 //!
 //! **Timers follow the monotonic clock.** A timer fires when its node's monotonic clock
 //! reaches its deadline (set time + duration, on that clock). Its queue entry holds the true
