@@ -324,7 +324,11 @@ impl TimelineModel {
 
         // A pause is drawn as the engine applied it: not at all when its node was down (or
         // paused past its end already), and cut short by a crash.
-        let mut effects = splitbrain_check::applied(&input.record.faults).into_iter();
+        let mut effects = splitbrain_check::applied(
+            &splitbrain_check::FaultStart::of(input.record),
+            &input.record.faults,
+        )
+        .into_iter();
         for ev in input.events {
             let effect = match ev {
                 Event::Fault { .. } => effects.next(),
