@@ -799,12 +799,50 @@ pub(crate) fn describe_faults(
             .map(|(t, _)| *t)
     };
     let effects = applied(&FaultStart::of(record), faults);
+    // A pause that extends the pause in force is one stop with it: told with the first pause
+    // (its start, the last extension's end, when it was extended), not as a pause of its own.
+    // Per pause index: its end as told, its nominal end, the times it was extended.
+    let mut stop: Vec<(SimTime, SimTime, Vec<SimTime>)> = faults
+        .iter()
+        .zip(&effects)
+        .map(|((t, f), a)| match f {
+            Fault::Pause { duration, .. } => (a.ends, t.saturating_add(*duration), Vec::new()),
+            _ => (a.ends, a.ends, Vec::new()),
+        })
+        .collect();
+    let mut extended = vec![false; faults.len()];
+    let mut first: BTreeMap<NodeId, usize> = BTreeMap::new();
+    for (i, ((t, f), a)) in faults.iter().zip(&effects).enumerate() {
+        if *t > until {
+            break;
+        }
+        match f {
+            Fault::Crash { node } => {
+                first.remove(node);
+            }
+            Fault::Pause { node, duration } if a.idle.is_none() => match first.get(node) {
+                Some(&h) if a.extends.is_some() => {
+                    stop[h].0 = a.ends;
+                    stop[h].1 = t.saturating_add(*duration);
+                    stop[h].2.push(*t);
+                    extended[i] = true;
+                }
+                _ => {
+                    first.insert(*node, i);
+                }
+            },
+            _ => {}
+        }
+    }
     let mut out = Vec::new();
     for (i, (t, fault)) in faults.iter().enumerate() {
         if *t > until {
             break;
         }
-        if fault.node().is_some_and(|n| !nodes.contains(&n)) || effects[i].idle.is_some() {
+        if fault.node().is_some_and(|n| !nodes.contains(&n))
+            || effects[i].idle.is_some()
+            || extended[i]
+        {
             continue;
         }
         let text = match fault {
@@ -817,17 +855,24 @@ pub(crate) fn describe_faults(
             }
             // Restarts are told with their crash.
             Fault::Restart { .. } => continue,
-            // A pause ends when it actually ended: a crash cuts it short.
-            Fault::Pause { node, duration } => {
-                let ends = effects[i].ends;
-                if ends < t.saturating_add(*duration) {
-                    format!(
-                        "{} was paused {t} to {ends} (cut short by its crash)",
-                        record.name(*node)
-                    )
-                } else {
-                    format!("{} was paused {t} to {ends}", record.name(*node))
+            // A pause ends when it actually ended: a later pause extends it, a crash cuts it
+            // short.
+            Fault::Pause { node, .. } => {
+                let (ends, nominal, at) = &stop[i];
+                let mut why: Vec<String> = Vec::new();
+                if !at.is_empty() {
+                    let at: Vec<String> = at.iter().map(|a| a.to_string()).collect();
+                    why.push(format!("extended at {}", at.join(", ")));
                 }
+                if ends < nominal {
+                    why.push("cut short by its crash".to_string());
+                }
+                let why = if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", why.join("; "))
+                };
+                format!("{} was paused {t} to {ends}{why}", record.name(*node))
             }
             Fault::ClockStep { node, delta_ns } => format!(
                 "{}'s wall clock stepped {} at {t}",
@@ -923,6 +968,9 @@ mod describe_tests {
     /// and restarted at 4 s, the causes said "n5 was paused 2.000 s to 7.000 s" (the crash
     /// ended the pause at 3.5 s, as the engine does) and listed the pause at 3 s, which
     /// changed nothing (n5 was paused until 7 s already; the engine keeps the later end).
+    /// Regression (new-user pass): the pause at 5.5 s, which extends the one at 5 s, was told
+    /// as a pause of its own ("5.000 s to 6.000 s", "5.500 s to 6.500 s"): n5 was stopped
+    /// from 5 s to 6.5 s, one stop.
     #[test]
     fn a_pause_cut_short_by_a_crash_ends_at_the_crash() {
         use super::{describe_faults, faults_without_effect, FaultStart};
@@ -947,8 +995,8 @@ mod describe_tests {
             [
                 "n5 was paused 2.000 s to 3.500 s (cut short by its crash)",
                 "n5 crashed at 3.500 s (restarted at 4.000 s)",
-                "n5 was paused 5.000 s to 6.000 s",
-                "n5 was paused 5.500 s to 6.500 s",
+                // One stop: the pause at 5.5 s extends the one at 5 s.
+                "n5 was paused 5.000 s to 6.500 s (extended at 5.500 s)",
             ]
         );
     }
