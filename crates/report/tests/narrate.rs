@@ -267,3 +267,25 @@ fn a_drop_by_a_one_way_block_says_so() {
         "{story}"
     );
 }
+
+/// Regression (new-user pass): the chart drew a partition already in force a second time and
+/// a mark for a 0 s wall clock step; neither changed anything.
+#[test]
+fn the_chart_draws_no_fault_that_changed_nothing() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/01-bully-leader-crash.json");
+    let mut s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    s["faults"] = serde_json::json!([
+        { "at": "2s", "partition": [["n5"], ["n1", "n2", "n3", "n4"]] },
+        { "at": "3s", "partition": [["n5"], ["n1", "n2", "n3", "n4"]] },
+        { "at": "4s", "clock_step": "n1", "by": "0s" },
+        { "at": "5s", "clock_step": "n2", "by": "1s" },
+        { "at": "6s", "heal": true },
+    ]);
+    let plan = splitbrain_scenario::load_str("c.json", &s.to_string()).unwrap();
+    let r = execute(&plan, 1, Some(Recorder::hash_only().keep_events())).unwrap();
+    let m = splitbrain_report::model_of_run(&r);
+    assert_eq!(m.net.len(), 1, "one partition, from 2 s to 6 s");
+    assert_eq!(m.marks.len(), 1, "one clock step mark, n2's");
+}
