@@ -205,7 +205,9 @@ pub(crate) fn beliefs(
         });
     }
     out.retain(|b| b.from < b.to);
-    out.sort_by_key(|b| (b.from, b.start));
+    // Each belief starts at its own observation, so `(from, start)` tells any two apart: an
+    // unstable sort gives the stable sort's order without its scratch list (issue 11 §4).
+    out.sort_unstable_by_key(|b| (b.from, b.start));
     out
 }
 
