@@ -161,7 +161,7 @@ fn takeover_times(record: &RunRecord) -> (Vec<u64>, u64) {
     let mut censored = 0;
     // A fault that changed nothing (a pause of a node already paused past its end) is no
     // failure: the holder failed once, at the first pause (the engine's rule, `applied`).
-    let effects = crate::timeline::applied(&record.faults);
+    let effects = crate::timeline::applied(&crate::FaultStart::of(record), &record.faults);
     for ((t, f), effect) in record.faults.iter().zip(&effects) {
         let node = match f {
             Fault::Crash { node } | Fault::Pause { node, .. } if effect.idle.is_none() => *node,

@@ -50,7 +50,7 @@ pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use needs::ObsNeeds;
 pub use run::{Role, RunRecord};
 pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
-pub use timeline::{applied, faults_without_effect, Applied};
+pub use timeline::{applied, faults_without_effect, Applied, FaultStart};
 pub use truth::{Fact, Hold, HoldSource, KeyHold, Truth};
 pub use verdict::{
     fmt_window, CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation,

@@ -88,6 +88,10 @@ pub struct RunRecord {
     /// in `observations` ([`ObsNeeds::key_log`](crate::ObsNeeds::key_log)), each by its index
     /// among all the run's observations; empty otherwise.
     pub redis_keys: KeyLog,
+    /// The loss every link has of its own, ppm, when all links have the same (the scenario's
+    /// `network.loss`, no per-link `loss` differing); `None`: the links differ, or not known.
+    /// Tells a loss change that changed nothing ([`FaultStart`](crate::FaultStart)).
+    pub link_loss_ppm: Option<u32>,
 }
 
 impl RunRecord {
@@ -113,6 +117,7 @@ impl RunRecord {
                 .map(|(k, v)| (k.to_string(), *v))
                 .collect(),
             redis_keys: KeyLog::default(),
+            link_loss_ppm: None,
         }
     }
 

@@ -78,6 +78,7 @@ impl Builder {
                 end: SimTime::ZERO,
                 messages: BTreeMap::new(),
                 redis_keys: Default::default(),
+                link_loss_ppm: None,
             },
         }
     }

@@ -55,6 +55,8 @@ pub fn manifest_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// for anything else (a scenario, or a file to read as one: a broken scenario stays
 /// `INVALID`, never skipped). A file with a `splitbrain` key (the format version) is a
 /// scenario whatever else it holds. Only the keys are parsed; their values are skipped unread.
+/// A JSON Lines output (a `sweep --out` results file, a `run --trace` trace) is told by its
+/// first line, its header.
 pub fn splitbrain_output(src: &str) -> Option<&'static str> {
     #[derive(serde::Deserialize)]
     struct Keys {
@@ -65,8 +67,14 @@ pub fn splitbrain_output(src: &str) -> Option<&'static str> {
         trace_events: Option<serde::de::IgnoredAny>,
         trace_hash: Option<serde::de::IgnoredAny>,
         expectations: Option<serde::de::IgnoredAny>,
+        splitbrain_sweep: Option<serde::de::IgnoredAny>,
+        splitbrain_trace: Option<serde::de::IgnoredAny>,
     }
-    let k: Keys = serde_json::from_str(src.trim_start_matches('\u{feff}')).ok()?;
+    let src = src.trim_start_matches('\u{feff}');
+    // A JSON Lines file is not one JSON value: its first line is its header.
+    let k: Keys = serde_json::from_str(src)
+        .or_else(|_| serde_json::from_str(src.lines().next().unwrap_or_default()))
+        .ok()?;
     if k.splitbrain.is_some() {
         None
     } else if k.rows.is_some() && k.bootstrap_resamples.is_some() {
@@ -75,6 +83,10 @@ pub fn splitbrain_output(src: &str) -> Option<&'static str> {
         Some("a Chrome trace (`splitbrain export --format chrome`)")
     } else if k.trace_hash.is_some() && k.expectations.is_some() {
         Some("a run summary (`splitbrain run --json`)")
+    } else if k.splitbrain_sweep.is_some() {
+        Some("a sweep's results (`splitbrain sweep --out`)")
+    } else if k.splitbrain_trace.is_some() {
+        Some("a trace (`splitbrain run --trace`)")
     } else {
         None
     }
@@ -264,7 +276,11 @@ pub fn run(a: CheckArgs) -> Result<u8> {
             println!("          {u}");
         }
     }
-    println!("{ok} passed, {bad} failed");
+    // Skipped files are counted where CI reads the outcome, not only listed above.
+    match skipped.len() {
+        0 => println!("{ok} passed, {bad} failed"),
+        n => println!("{ok} passed, {bad} failed, {n} skipped (not scenarios)"),
+    }
     if invalid > 0 {
         println!("{invalid} invalid scenario file(s)");
         return Ok(exit::BAD_INPUT);

@@ -110,6 +110,15 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
         ))
         .into());
     }
+    // The manifest's limit holds for scenario files named on the command line too.
+    let max = splitbrain_scenario::compare::MAX_DESIGNS;
+    if a.inputs.len() > max {
+        return Err(exit::BadInput(format!(
+            "{} scenario files: a comparison takes at most {max} designs",
+            a.inputs.len()
+        ))
+        .into());
+    }
     let Some(seeds) = a.seeds else {
         return Err(exit::BadInput("--seeds A..B is required with scenario files".into()).into());
     };

@@ -42,7 +42,7 @@ pub fn run(a: ExportArgs) -> Result<u8> {
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
     let text = match a.format {
         Format::Chrome => chrome_trace(&saved.view(None)),
-        Format::Shiviz => shiviz_log(&saved.header.nodes, &saved.events),
+        Format::Shiviz => shiviz_log(&saved.header.nodes, &saved.fault_start(), &saved.events),
     };
     write_atomic(&a.out, text.as_bytes())
         .with_context(|| format!("writing {}", a.out.display()))?;

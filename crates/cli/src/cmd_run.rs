@@ -177,6 +177,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
             let opts = NarrationOptions {
                 hide_kinds: a.draw.hide_kinds.clone(),
                 facts: derived_facts(&result.record),
+                start: splitbrain_check::FaultStart::of(&result.record),
                 ..Default::default()
             };
             println!("{}", narrate(&result.record.names, events, &opts));

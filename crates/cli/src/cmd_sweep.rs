@@ -50,15 +50,17 @@ pub struct SweepArgs {
     /// runs the same --seeds, so the search is deterministic.
     #[arg(long, value_name = "PATH=LO..HI", conflicts_with_all = ["vary", "chart", "out", "shard"])]
     pub find_threshold: Option<Search>,
-    /// With --find-threshold: the violation rate to find, 0..1.
-    #[arg(long, default_value_t = 0.5, value_name = "RATE")]
-    pub level: f64,
+    /// With --find-threshold: the violation rate to find, 0..=1 (default 0.5). The search
+    /// finds where the rate goes above it; at 1, which no rate is above, where it reaches 1
+    /// (every run violated), as at 0 it finds where it leaves 0 (the first violations).
+    #[arg(long, value_name = "RATE", requires = "find_threshold")]
+    pub level: Option<f64>,
     /// With --find-threshold: the invariant whose rate is searched (default: the only one checked).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "find_threshold")]
     pub invariant: Option<String>,
-    /// With --find-threshold: most midpoints to probe after the two ends.
-    #[arg(long, default_value_t = 8, value_name = "N")]
-    pub steps: u32,
+    /// With --find-threshold: most midpoints to probe after the two ends (default 8).
+    #[arg(long, value_name = "N", requires = "find_threshold")]
+    pub steps: Option<u32>,
     /// Run only the K-th of N interleaved slices of the seeds ((seed - A) % N == K); combine
     /// the shards' --out files with `splitbrain merge`.
     #[arg(long, value_name = "K/N")]
@@ -186,8 +188,9 @@ fn find_threshold(
     base: &Plan,
     search: &Search,
 ) -> Result<u8> {
-    if !(0.0..=1.0).contains(&a.level) || a.level.is_nan() {
-        return Err(exit::BadInput(format!("--level {} is not a rate in 0..1", a.level)).into());
+    let level = a.level.unwrap_or(0.5);
+    if !(0.0..=1.0).contains(&level) || level.is_nan() {
+        return Err(exit::BadInput(format!("--level {level} is not a rate in 0..=1")).into());
     }
     let checked: Vec<String> = splitbrain_scenario::check_spec(&base.scenario)
         .invariants
@@ -212,6 +215,9 @@ fn find_threshold(
             .into())
         }
     };
+    search
+        .check_numeric(src)
+        .map_err(|e| exit::BadInput(e.to_string()))?;
     let threads = threads_of(a.jobs)?;
     let seeds = seeds_of(a.seeds, None);
     if seeds.is_empty() {
@@ -231,7 +237,7 @@ fn find_threshold(
         search.path,
         search.lo.text(),
         search.hi.text(),
-        pct(a.level),
+        pct(level),
         a.seeds,
         plural(seeds.len(), "seed"),
         plural(threads, "job")
@@ -286,7 +292,7 @@ fn find_threshold(
         }
         Ok((violated, runs))
     };
-    let result = bisect(search, a.level, a.steps, &mut measure)
+    let result = bisect(search, level, a.steps.unwrap_or(8), &mut measure)
         .map_err(|e| anyhow::anyhow!("a probe failed: {e}"))?;
     let describe = |p: &Probe| {
         format!(
@@ -303,7 +309,7 @@ fn find_threshold(
             println!(
                 "threshold {} crosses {} between {} and {} ({} probes)",
                 search.path,
-                pct(a.level),
+                pct(level),
                 below.value.text(),
                 above.value.text(),
                 result.probes.len()
@@ -312,7 +318,7 @@ fn find_threshold(
             println!("  above   {}", describe(above));
             let unsure = [below, above]
                 .iter()
-                .any(|p| p.ci.0 <= a.level && a.level <= p.ci.1);
+                .any(|p| p.ci.0 <= level && level <= p.ci.1);
             if unsure {
                 println!(
                     "  note    a 95% interval at an end contains the level: more --seeds would \
@@ -325,7 +331,7 @@ fn find_threshold(
             let (lo, hi) = (&result.probes[0], &result.probes[1]);
             println!(
                 "threshold none: the rate does not cross {} between {} and {}",
-                pct(a.level),
+                pct(level),
                 search.lo.text(),
                 search.hi.text()
             );
@@ -446,7 +452,8 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         ),
     }
     for v in &a.vary {
-        println!("vary      {} = {}", v.path, v.values.join(", "));
+        // `|` between values: a value may hold ", " itself (`"x, y"` is one value).
+        println!("vary      {} = {}", v.path, v.values.join(" | "));
     }
 
     let (bar, on_terminal) = progress(total);

@@ -399,3 +399,19 @@ fn a_design_without_a_lock_client_is_refused() {
         "{err}"
     );
 }
+
+/// Regression (new-user pass): the number of designs had no limit; a manifest's is 100, and
+/// scenario files on the command line are held to it too (exit 2, before anything runs).
+#[test]
+fn more_designs_than_the_limit_are_refused() {
+    let mut args = vec!["compare"];
+    args.extend(std::iter::repeat(LEASE).take(101));
+    args.extend(["--seeds", "0..2"]);
+    let o = splitbrain(&args);
+    assert_eq!(code(&o), 2);
+    assert!(
+        text(&o.stderr).contains("101 scenario files: a comparison takes at most 100 designs"),
+        "{}",
+        text(&o.stderr)
+    );
+}

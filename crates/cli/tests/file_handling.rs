@@ -747,3 +747,46 @@ fn check_of_a_folder_skips_and_names_the_json_files_commands_wrote() {
         stderr(&o)
     );
 }
+
+/// Regression (new-user pass): `check DIR` read a `sweep --out` results file named `*.json`
+/// (JSON Lines: a header line, then a line per seed) as a broken scenario (INVALID, exit 2),
+/// though it skips splitbrain's other outputs; and its summary line did not count the
+/// skipped files.
+#[test]
+fn check_of_a_folder_skips_sweep_results_and_traces_and_counts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let lesson = d.join("01.json");
+    std::fs::copy(repo().join("scenarios/01-bully-leader-crash.json"), &lesson).unwrap();
+    let l = lesson.to_str().unwrap();
+    let results = d.join("results.json");
+    let o = splitbrain(&[
+        "sweep",
+        l,
+        "--seeds",
+        "0..3",
+        "--out",
+        results.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let trace = d.join("trace.json");
+    let o = splitbrain(&["run", l, "--trace", trace.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = splitbrain(&["check", d.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    assert!(
+        out.contains(
+            "results.json  [a sweep's results (`splitbrain sweep --out`): not a scenario]"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("trace.json  [a trace (`splitbrain run --trace`): not a scenario]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 passed, 0 failed, 2 skipped (not scenarios)"),
+        "{out}"
+    );
+}

@@ -656,3 +656,39 @@ fn sweep_and_merge_count_vacuous_runs() {
     let merged = stdout(&o);
     assert_eq!(row(&merged), row(&text), "{merged}");
 }
+
+/// Regression (new-user pass): `--find-threshold name=1..9` set the scenario's name to "1",
+/// "5", "9", probed a rate that never moved and exited 1; `--level` (and `--invariant`,
+/// `--steps`) without `--find-threshold` were silently ignored. Both are refused (exit 2).
+#[test]
+fn find_threshold_refuses_text_and_its_options_need_it() {
+    let err = |o: &Output| String::from_utf8_lossy(&o.stderr).to_string();
+    let o = splitbrain(&[
+        "sweep",
+        LESSON,
+        "--seeds",
+        "0..2",
+        "--find-threshold",
+        "name=1..9",
+        "--invariant",
+        "single_leader",
+    ]);
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    assert!(
+        err(&o).contains("the file holds text (\"bully-partition-split-brain\") at `name`"),
+        "{}",
+        err(&o)
+    );
+    assert!(!stdout(&o).contains("probe"), "{}", stdout(&o));
+    for extra in [
+        ["--level", "0.2"],
+        ["--steps", "3"],
+        ["--invariant", "single_leader"],
+    ] {
+        let mut args = vec!["sweep", LESSON, "--seeds", "0..2"];
+        args.extend_from_slice(&extra);
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 2, "{extra:?}: {}", err(&o));
+        assert!(err(&o).contains("--find-threshold"), "{}", err(&o));
+    }
+}

@@ -1261,6 +1261,10 @@ impl<A: Actor> Sim<A> {
             Fault::ClockStep { node, delta_ns } => {
                 self.core.nodes[node.index()].clock.step(delta_ns)
             }
+            // A drift change to the drift in force changes nothing: re-scheduling the node's
+            // timers would only move them after the events already due at their instants.
+            Fault::SetDrift { node, drift_ppm }
+                if self.core.nodes[node.index()].clock.drift_ppm() == drift_ppm => {}
             Fault::SetDrift { node, drift_ppm } => {
                 let now = self.core.now;
                 self.core.nodes[node.index()]

@@ -324,7 +324,11 @@ impl TimelineModel {
 
         // A pause is drawn as the engine applied it: not at all when its node was down (or
         // paused past its end already), and cut short by a crash.
-        let mut effects = splitbrain_check::applied(&input.record.faults).into_iter();
+        let mut effects = splitbrain_check::applied(
+            &splitbrain_check::FaultStart::of(input.record),
+            &input.record.faults,
+        )
+        .into_iter();
         for ev in input.events {
             let effect = match ev {
                 Event::Fault { .. } => effects.next(),
@@ -428,7 +432,11 @@ impl TimelineModel {
                             });
                         }
                     }
-                    Fault::Network { rule } => rules.push((*t, rule.clone())),
+                    // A rule already in force is drawn once: the copy changed nothing.
+                    Fault::Network { rule } if !effect.is_some_and(|a| a.idle.is_some()) => {
+                        rules.push((*t, rule.clone()))
+                    }
+                    Fault::Network { .. } => {}
                     Fault::Heal => close_rules(&mut net, &mut rules, *t),
                     Fault::HealPartition { groups } => {
                         // Only the first partition with these groups ends (as in the engine).
@@ -440,6 +448,8 @@ impl TimelineModel {
                             net.push(net_period(&rule, from, *t, n, &lane_of, names));
                         }
                     }
+                    // A step of 0 s is no step: no mark.
+                    Fault::ClockStep { delta_ns: 0, .. } => {}
                     Fault::ClockStep { node, delta_ns } => {
                         if let Some(l) = lane(*node) {
                             marks.push(Mark {

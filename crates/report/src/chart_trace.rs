@@ -5,7 +5,7 @@
 use crate::chart_model::{ModelInput, TimelineModel};
 use crate::narrate::Event;
 use crate::view::ViewModel;
-use splitbrain_check::{check, CheckReport, Role, RunRecord};
+use splitbrain_check::{check, CheckReport, FaultStart, Role, RunRecord};
 use splitbrain_engine::{ClockConfig, KindCounts, Observed, SimTime};
 use splitbrain_scenario::build::clock_of;
 use splitbrain_scenario::schema::NodeSpec;
@@ -70,6 +70,15 @@ pub fn read_trace(input: impl Read) -> Result<SavedTrace, TraceFileError> {
 }
 
 impl SavedTrace {
+    /// The run's start as the fault replay needs it: the initial drifts from the header's
+    /// scenario and the links' own loss.
+    pub fn fault_start(&self) -> FaultStart {
+        FaultStart {
+            drift_ppm: Some(self.clocks.iter().map(|c| c.drift_ppm).collect()),
+            link_loss_ppm: splitbrain_scenario::build::link_loss_ppm(&self.header.scenario),
+        }
+    }
+
     /// The checkers' input rebuilt from the trace: observations and faults from the events,
     /// names, roles and clocks from the header, message counters from sends, deliveries and
     /// drops.
@@ -112,6 +121,7 @@ impl SavedTrace {
             end: self.end,
             messages,
             redis_keys: Default::default(),
+            link_loss_ppm: splitbrain_scenario::build::link_loss_ppm(&self.header.scenario),
         }
     }
 

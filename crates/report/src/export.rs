@@ -18,6 +18,7 @@
 use crate::narrate::{describe_applied_fault, describe_obs, Event};
 use crate::view::ViewModel;
 use serde_json::{json, Value};
+use splitbrain_check::FaultStart;
 use splitbrain_engine::{Fault, NodeId};
 use std::collections::BTreeMap;
 
@@ -127,7 +128,7 @@ pub fn chrome_trace(view: &ViewModel) -> String {
 }
 
 /// The run as a ShiViz log with vector clocks. `names` are the nodes by id.
-pub fn shiviz_log(names: &[String], events: &[Event]) -> String {
+pub fn shiviz_log(names: &[String], start: &FaultStart, events: &[Event]) -> String {
     let n = names.len();
     let mut clocks: Vec<Vec<u64>> = vec![vec![0; n]; n];
     let mut sent: BTreeMap<u64, (Vec<u64>, String)> = BTreeMap::new();
@@ -160,7 +161,7 @@ pub fn shiviz_log(names: &[String], events: &[Event]) -> String {
                 text.replace('\n', " ")
             ));
         };
-    let mut idle = crate::narrate::faults_without_effect(events).into_iter();
+    let mut idle = crate::narrate::faults_without_effect(start, events).into_iter();
     for e in events {
         match e {
             Event::Send {

@@ -1,6 +1,7 @@
 //! Narration: a run told as a story for a class, one line per step that matters
 //! ("1.204 s  n2 -> n5  ELECTION", "45.000 s  client-1 resumes after a 40.000 s pause").
 
+use splitbrain_check::FaultStart;
 use splitbrain_engine::{
     DropReason, Fault, NetRule, NodeId, SimDuration, SimTime, TraceEvent, WallTime,
 };
@@ -26,6 +27,9 @@ pub struct NarrationOptions {
     /// told at their true time `t`, after the recorded events of that instant (which caused
     /// them): `(t, sentence)`.
     pub facts: Vec<(SimTime, String)>,
+    /// The run's start (initial drifts, the links' own loss), to tell a drift or loss change
+    /// that changed nothing ([`FaultStart::of`] the record; `Default`: not known).
+    pub start: FaultStart,
 }
 
 /// Facts no actor reports but a student needs to see, derived with the checkers' own truth:
@@ -127,7 +131,16 @@ pub fn describe_fault(names: &[String], f: &Fault) -> String {
 /// Per fault of `events`, in the order applied, the state that made it change nothing
 /// (`"down"`, `"already paused"`, `"up"`, `"already down"`, `"nothing to heal"`), else `None`:
 /// the checkers' rule ([`splitbrain_check::faults_without_effect`], the engine's replayed).
-pub fn faults_without_effect(events: &[Event]) -> Vec<Option<&'static str>> {
+pub fn faults_without_effect(start: &FaultStart, events: &[Event]) -> Vec<Option<&'static str>> {
+    applied_faults(start, events)
+        .into_iter()
+        .map(|a| a.idle)
+        .collect()
+}
+
+/// Per fault of `events`, in the order applied, what the engine made of it
+/// ([`splitbrain_check::applied`]).
+fn applied_faults(start: &FaultStart, events: &[Event]) -> Vec<splitbrain_check::Applied> {
     let faults: Vec<(SimTime, Fault)> = events
         .iter()
         .filter_map(|e| match e {
@@ -135,7 +148,7 @@ pub fn faults_without_effect(events: &[Event]) -> Vec<Option<&'static str>> {
             _ => None,
         })
         .collect();
-    splitbrain_check::faults_without_effect(&faults)
+    splitbrain_check::applied(start, &faults)
 }
 
 /// One sentence for a fault as applied: [`describe_fault`] when it changed something, else
@@ -154,7 +167,28 @@ pub fn describe_applied_fault(names: &[String], f: &Fault, idle: Option<&str>) -
             let sides: Vec<String> = groups.iter().map(|g| group(names, g)).collect();
             (format!("heal of partition {}", sides.join(" | ")), None)
         }
-        _ => return describe_fault(names, f),
+        // The change is to what is in force already: say what it would do, and that.
+        Fault::ClockStep { node, .. } => {
+            return format!(
+                "{}'s wall clock step has NO EFFECT: it is {state}",
+                name(names, *node)
+            )
+        }
+        Fault::SetDrift { node, drift_ppm } => {
+            let n = name(names, *node);
+            return format!(
+                "{n}'s clock drift change to {drift_ppm} ppm has NO EFFECT: {n}'s clock is {state}"
+            );
+        }
+        Fault::Network { .. } => {
+            return format!("{} has NO EFFECT: it is {state}", describe_fault(names, f))
+        }
+        Fault::SetLoss { .. } => {
+            return format!(
+                "{} has NO EFFECT: every link is {state}",
+                describe_fault(names, f)
+            )
+        }
     };
     match who {
         Some(n) => {
@@ -358,10 +392,16 @@ fn wall(ns: i64) -> String {
     WallTime(ns).rfc3339()
 }
 
-fn drop_reason(r: DropReason) -> &'static str {
+/// Why a message was dropped, in words; a drop by a network rule names the kind of the first
+/// rule in force (`rules`, in the order added, as the engine checks them) that cuts the link.
+fn drop_reason(r: DropReason, rules: &[NetRule], from: NodeId, to: NodeId) -> &'static str {
     match r {
         DropReason::Loss => "lost",
-        DropReason::Partition => "dropped: partition",
+        DropReason::Partition => match rules.iter().find(|rule| rule.cuts(from, to)) {
+            Some(NetRule::Block { .. }) => "dropped: one-way block",
+            Some(NetRule::Cut { .. }) => "dropped: link cut",
+            _ => "dropped: partition",
+        },
         DropReason::NodeDown => "dropped: receiver down",
         DropReason::Crashed => "dropped: receiver crashed",
     }
@@ -412,7 +452,10 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
     // Each Redis instance's value per key, to say whose value a DEL removed.
     let mut values: BTreeMap<(NodeId, String), String> = BTreeMap::new();
     let value_owner = owners(events);
-    let mut idle = faults_without_effect(events).into_iter();
+    let mut effects = applied_faults(&opts.start, events).into_iter();
+    // The network rules in force, in the order added (the engine's), to say which kind of
+    // rule dropped a message.
+    let mut rules: Vec<NetRule> = Vec::new();
     let mut lines = 0usize;
     let starts: Vec<&str> = events
         .iter()
@@ -493,7 +536,7 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                         "{} -> {}  {kind} {}",
                         name(names, *from),
                         name(names, *to),
-                        drop_reason(*reason)
+                        drop_reason(*reason, &rules, *from, *to)
                     ))
                 }
             }
@@ -517,19 +560,46 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                 None
             }
             TraceEvent::Fault { t, fault } => {
-                let state = idle.next().flatten();
+                let effect = effects.next();
+                let state = effect.and_then(|a| a.idle);
+                let mut text = None;
                 match fault {
-                    Fault::Pause { node, .. } if state.is_none() => {
-                        paused_at.insert(*node, *t);
+                    Fault::Network { rule } => rules.push(rule.clone()),
+                    Fault::Heal => rules.clear(),
+                    Fault::HealPartition { groups } => {
+                        let heals = |r: &NetRule| matches!(r, NetRule::Partition { groups: g } if g == groups);
+                        if let Some(k) = rules.iter().position(heals) {
+                            rules.remove(k);
+                        }
+                    }
+                    // A pause of a paused node moves its resume later: the node has been
+                    // stopped since the first pause, and says so when it resumes.
+                    Fault::Pause { node, duration } if state.is_none() => {
+                        match effect.and_then(|a| a.extends) {
+                            Some((since, was)) => {
+                                paused_at.insert(*node, since);
+                                text = Some(format!(
+                                    "{}'s pause (since {since}) is EXTENDED by a {duration} \
+                                     pause: it now ends at {} instead of {was}",
+                                    name(names, *node),
+                                    t.saturating_add(*duration)
+                                ));
+                            }
+                            None => {
+                                paused_at.insert(*node, *t);
+                            }
+                        }
                     }
                     Fault::Crash { node } => {
+                        // A crash ends a pause: no resume comes.
+                        paused_at.remove(node);
                         holds.remove(node);
                         leads.remove(node);
                         values.retain(|(n, _), _| n != node);
                     }
                     _ => {}
                 }
-                Some(describe_applied_fault(names, fault, state))
+                Some(text.unwrap_or_else(|| describe_applied_fault(names, fault, state)))
             }
             TraceEvent::Resume { t, node } => {
                 let since = paused_at.remove(node).map(|p| t.saturating_since(p));

@@ -27,12 +27,16 @@ pub fn plural(n: usize, what: &str) -> String {
 
 /// Faults that changed nothing, in words: a crash of a node already down, a restart or pause
 /// of a node that was up or down respectively, a pause of a node already paused past its end,
-/// a heal with nothing to heal. Usually a mistake in the scenario's timing. The
+/// a heal with nothing to heal, a network rule already in force, a wall clock step of 0 s, a
+/// drift or loss change to the drift or loss in force. Usually a mistake in the scenario's timing. The
 /// rule is the checkers' ([`splitbrain_check::faults_without_effect`]), which leave these
 /// faults out of a violation's causes.
 pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
-    use splitbrain_engine::Fault;
-    let idle = splitbrain_check::faults_without_effect(&record.faults);
+    use splitbrain_engine::{Fault, NetRule};
+    let idle = splitbrain_check::faults_without_effect(
+        &splitbrain_check::FaultStart::of(record),
+        &record.faults,
+    );
     let mut notes = Vec::new();
     for ((t, f), state) in record.faults.iter().zip(idle) {
         let Some(state) = state else { continue };
@@ -44,7 +48,23 @@ pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
                 notes.push(format!("the heal at {t} had no effect: there was {state}"));
                 continue;
             }
-            _ => continue,
+            Fault::ClockStep { node, .. } => (*node, "wall clock step"),
+            Fault::SetDrift { node, .. } => (*node, "drift change"),
+            Fault::Network { rule } => {
+                let what = match rule {
+                    NetRule::Partition { .. } => "partition",
+                    NetRule::Block { .. } => "one-way block",
+                    NetRule::Cut { .. } => "link cut",
+                };
+                notes.push(format!("the {what} at {t} had no effect: it was {state}"));
+                continue;
+            }
+            Fault::SetLoss { .. } => {
+                notes.push(format!(
+                    "the loss change at {t} had no effect: every link was {state}"
+                ));
+                continue;
+            }
         };
         notes.push(format!(
             "the {what} of {} at {t} had no effect: it was {state}",
@@ -59,10 +79,13 @@ pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
 /// pause.
 pub fn faults_applied(record: &splitbrain_check::RunRecord) -> String {
     let n = record.faults.len();
-    let idle = splitbrain_check::faults_without_effect(&record.faults)
-        .iter()
-        .filter(|s| s.is_some())
-        .count();
+    let idle = splitbrain_check::faults_without_effect(
+        &splitbrain_check::FaultStart::of(record),
+        &record.faults,
+    )
+    .iter()
+    .filter(|s| s.is_some())
+    .count();
     let applied = format!("{} applied", plural(n, "fault"));
     if idle == 0 {
         applied
@@ -307,6 +330,10 @@ pub struct JsonSummary<'a> {
     pub expectations: &'a [splitbrain_scenario::ExpectationResult],
     /// The file's `when` faults that never applied, in words.
     pub untriggered: &'a [String],
+    /// Faults applied (the text summary's "N faults applied"), each engine fault once.
+    pub faults_applied: usize,
+    /// Of them, those that changed nothing ([`fault_notes`] says which and why).
+    pub faults_without_effect: usize,
     /// Full verdicts.
     pub results: &'a [splitbrain_check::InvariantResult],
     /// Metrics.
@@ -328,6 +355,14 @@ pub fn summary_json(r: &RunResult, file: &str) -> String {
         stopped: r.bound.as_ref().map(|b| b.to_string()),
         expectations: &r.expectations,
         untriggered: &r.untriggered,
+        faults_applied: r.record.faults.len(),
+        faults_without_effect: splitbrain_check::faults_without_effect(
+            &splitbrain_check::FaultStart::of(&r.record),
+            &r.record.faults,
+        )
+        .iter()
+        .filter(|s| s.is_some())
+        .count(),
         results: &r.report.results,
         metrics: &r.report.metrics,
         reproduce: reproduce_command(file, r.seed),
@@ -352,6 +387,7 @@ mod tests {
             end: SimTime(1),
             messages: Default::default(),
             redis_keys: Default::default(),
+            link_loss_ppm: None,
         }
     }
 
@@ -395,6 +431,7 @@ mod tests {
             end: s(10),
             messages: Default::default(),
             redis_keys: Default::default(),
+            link_loss_ppm: None,
         };
         assert_eq!(
             fault_notes(&record),

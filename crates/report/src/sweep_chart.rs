@@ -12,8 +12,8 @@
 //! out, and legend entries each have their own row.
 
 use crate::chart::canvas::{
-    line, rect, style, text, text_on, text_width, Cv, DrawResult, BLUE, GREEN, GREY, INK, LIGHT,
-    ORANGE, PURPLE, SKY, VERMILLION,
+    fitted, line, rect, style, text, text_on, text_width, Cv, DrawResult, BLUE, GREEN, GREY, INK,
+    LIGHT, ORANGE, PURPLE, SKY, VERMILLION,
 };
 use crate::chart::{png_surface, svg_surface, ChartError, ChartFormat};
 use plotters::prelude::*;
@@ -421,7 +421,7 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
             last = y + 7;
             text(
                 cv,
-                v,
+                &fitted(v, 12.0, label_w),
                 (gx0 - 6, y),
                 &style(12.0, INK, HPos::Right, VPos::Center),
             )?;
@@ -708,6 +708,41 @@ mod tests {
                 assert!(apart, "{ta:?} {a:?} overlaps {tb:?} {b:?}");
             }
         }
+    }
+
+    /// Regression: a heat map's row value wider than the label column (160 px) was drawn
+    /// right-aligned at the grid and ran off the canvas's left edge; it is cut with an
+    /// ellipsis, and a short one is drawn whole.
+    #[test]
+    fn a_long_row_value_is_cut_not_drawn_off_the_canvas() {
+        let long = "x".repeat(30) + "-a-very-long-mode-name-that-goes-on";
+        let c = SweepChart {
+            title: "grid".into(),
+            params: vec![
+                SweepParam {
+                    path: "nodes.w.mode".into(),
+                    values: vec![long.clone(), "short".into()],
+                },
+                SweepParam {
+                    path: "b".into(),
+                    values: vec!["x".into(), "y".into()],
+                },
+            ],
+            series: vec![RateSeries {
+                name: "i".into(),
+                points: vec![pt(0.5), pt(0.0), pt(0.2), pt(1.0)],
+            }],
+            log_x: false,
+        };
+        let boxes = text_boxes(&svg(&c));
+        for (b, t) in &boxes {
+            assert!(b.0 >= 0.0, "{t:?} starts at {} px, off the canvas", b.0);
+        }
+        let row = |p: &str| boxes.iter().find(|(_, t)| t.starts_with(p)).unwrap();
+        assert!(row("xxx").1.ends_with('\u{2026}'), "{:?}", row("xxx").1);
+        assert_eq!(row("short").1, "short");
+        assert_eq!(fitted("short", 12.0, 160), "short");
+        assert_eq!(fitted(&long, 12.0, 0), "\u{2026}");
     }
 
     /// Regression: a value where every run was inconclusive (no rate, "n/a" in the table) was

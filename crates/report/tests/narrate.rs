@@ -26,6 +26,7 @@ fn story_hiding(file: &str, hide: &[&str]) -> String {
     let events = r.trace.as_ref().unwrap().kept.as_deref().unwrap();
     let opts = NarrationOptions {
         facts: derived_facts(&r.record),
+        start: splitbrain_check::FaultStart::of(&r.record),
         hide_kinds: hide.iter().map(|k| k.to_string()).collect(),
         ..Default::default()
     };
@@ -146,4 +147,145 @@ fn a_fault_without_effect_is_told_as_such() {
     let view = splitbrain_report::view_of_run(&r, None);
     let html = view.html();
     assert!(html.contains("pause (2.000 s) of n5 has NO EFFECT"));
+}
+
+/// Lesson 01 with `faults` in place of its own, run at seed 1: the story, the summary, the
+/// verdicts and the `run --json` summary.
+fn lesson_01_with(faults: serde_json::Value) -> (String, String, String, serde_json::Value) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/01-bully-leader-crash.json");
+    let mut s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    s["faults"] = faults;
+    let plan = splitbrain_scenario::load_str("l01.json", &s.to_string()).unwrap();
+    let r = execute(&plan, 1, Some(Recorder::hash_only().keep_events())).unwrap();
+    let events = r.trace.as_ref().unwrap().kept.as_deref().unwrap();
+    let opts = NarrationOptions {
+        start: splitbrain_check::FaultStart::of(&r.record),
+        ..Default::default()
+    };
+    let story = narrate(&r.record.names, events, &opts);
+    let summary = splitbrain_report::summary_text(&r, "l01.json", None);
+    let verdicts = format!("{:?}", r.report.results);
+    let json = serde_json::from_str(&splitbrain_report::summary_json(&r, "l01.json")).unwrap();
+    (story, summary, verdicts, json)
+}
+
+/// Regression: lesson 01 plus a 0 s wall clock step at 9.6 s gave MISMATCH (eventual_leader
+/// inconclusive: the step, which changes nothing, was its "last fault"). Neither did a drift
+/// change to the drift in force, a loss change to the loss every link has, or a partition
+/// or one-way block equal to one in force count as having no effect.
+#[test]
+fn changes_to_what_is_in_force_are_told_as_without_effect() {
+    let (story, summary, verdicts, json) = lesson_01_with(serde_json::json!([
+        { "at": "2s", "crash": "n5" },
+        { "at": "9.6s", "clock_step": "n1", "by": "0s" },
+    ]));
+    assert!(
+        story.contains("9.600 s  n1's wall clock step has NO EFFECT: it is a step of 0 s"),
+        "{story}"
+    );
+    assert!(
+        summary.contains("2 faults applied (1 had no effect)"),
+        "{summary}"
+    );
+    assert!(!verdicts.contains("Inconclusive"), "{verdicts}");
+    // `run --json` counts them as the text does.
+    assert_eq!(json["faults_applied"], 2);
+    assert_eq!(json["faults_without_effect"], 1);
+    let (story, summary, _, _) = lesson_01_with(serde_json::json!([
+        { "at": "2s", "crash": "n5" },
+        { "at": "3s", "drift": "n1", "ppm": 0 },
+        { "at": "3.1s", "loss": 0 },
+        { "at": "3.2s", "partition": [["n1"], ["n2", "n3", "n4"]] },
+        { "at": "3.3s", "partition": [["n1"], ["n2", "n3", "n4"]] },
+        { "at": "3.4s", "block": { "from": "n2", "to": "n3" } },
+        { "at": "3.5s", "block": { "from": "n2", "to": "n3" } },
+        { "at": "4s", "heal": true },
+    ]));
+    for line in [
+        "3.000 s  n1's clock drift change to 0 ppm has NO EFFECT: n1's clock is already at that drift",
+        "3.100 s  message loss set to 0.000% has NO EFFECT: every link is already at that loss",
+        "3.300 s  network PARTITION {n1} | {n2,n3,n4} has NO EFFECT: it is already in force",
+        "3.500 s  link n2 -> n3 blocked (one way) has NO EFFECT: it is already in force",
+    ] {
+        assert!(story.contains(line), "{line}\n{story}");
+    }
+    assert!(
+        !story.contains("3.200 s  network PARTITION {n1} | {n2,n3,n4} has NO"),
+        "{story}"
+    );
+    assert!(
+        summary.contains("8 faults applied (4 had no effect)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("the one-way block at 3.500 s had no effect: it was already in force"),
+        "{summary}"
+    );
+}
+
+/// Regression: a pause of a paused node that runs past its pause only moves the resume later,
+/// but the story told it as a fresh pause and the resume as "after a 5.000 s pause" where
+/// the node had been stopped since the first pause.
+#[test]
+fn a_pause_extended_is_told_as_an_extension() {
+    let (story, _, _, _) = lesson_01_with(serde_json::json!([
+        { "at": "2s", "pause": "n5", "for": "3s" },
+        { "at": "4s", "pause": "n5", "for": "4s" },
+    ]));
+    assert!(
+        story.contains(
+            "4.000 s  n5's pause (since 2.000 s) is EXTENDED by a 4.000 s pause: \
+             it now ends at 8.000 s instead of 5.000 s"
+        ),
+        "{story}"
+    );
+    assert!(
+        story.contains("8.000 s  n5 resumes after a 6.000 s pause"),
+        "{story}"
+    );
+    assert!(!story.contains("after a 4.000 s pause"), "{story}");
+}
+
+/// Regression (new-user pass): a message dropped by a one-way block was told as "dropped:
+/// partition".
+#[test]
+fn a_drop_by_a_one_way_block_says_so() {
+    let (story, _, _, _) = lesson_01_with(serde_json::json!([
+        { "at": "1s", "block": { "from": "n5", "to": "n1" } },
+        { "at": "3s", "heal": true },
+        { "at": "4s", "partition": [["n5"], ["n1", "n2", "n3", "n4"]] },
+    ]));
+    assert!(
+        story.contains("1.002 s  n5 -> n1  HEARTBEAT dropped: one-way block"),
+        "{story}"
+    );
+    // The partition after the heal is told as one.
+    assert!(
+        story.contains("4.002 s  n5 -> n1  HEARTBEAT dropped: partition"),
+        "{story}"
+    );
+}
+
+/// Regression (new-user pass): the chart drew a partition already in force a second time and
+/// a mark for a 0 s wall clock step; neither changed anything.
+#[test]
+fn the_chart_draws_no_fault_that_changed_nothing() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/01-bully-leader-crash.json");
+    let mut s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    s["faults"] = serde_json::json!([
+        { "at": "2s", "partition": [["n5"], ["n1", "n2", "n3", "n4"]] },
+        { "at": "3s", "partition": [["n5"], ["n1", "n2", "n3", "n4"]] },
+        { "at": "4s", "clock_step": "n1", "by": "0s" },
+        { "at": "5s", "clock_step": "n2", "by": "1s" },
+        { "at": "6s", "heal": true },
+    ]);
+    let plan = splitbrain_scenario::load_str("c.json", &s.to_string()).unwrap();
+    let r = execute(&plan, 1, Some(Recorder::hash_only().keep_events())).unwrap();
+    let m = splitbrain_report::model_of_run(&r);
+    assert_eq!(m.net.len(), 1, "one partition, from 2 s to 6 s");
+    assert_eq!(m.marks.len(), 1, "one clock step mark, n2's");
 }

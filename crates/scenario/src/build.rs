@@ -17,6 +17,18 @@ pub fn ppm(p: f64) -> u32 {
     (p.clamp(0.0, 1.0) * 1e6).round() as u32
 }
 
+/// The loss every link of `s` has of its own, ppm (`network.loss`, default 0), when no
+/// per-link `loss` differs from it; `None` when one does. A loss change to it changes nothing
+/// ([`RunRecord::link_loss_ppm`](splitbrain_check::RunRecord::link_loss_ppm)).
+pub fn link_loss_ppm(s: &Scenario) -> Option<u32> {
+    let own = s.network.loss.map_or(0, ppm);
+    s.network
+        .links
+        .iter()
+        .all(|l| l.loss.map_or(own, ppm) == own)
+        .then_some(own)
+}
+
 fn delay(d: &DelaySpec) -> DelayDist {
     match d {
         DelaySpec::Fixed(x) => DelayDist::Fixed(x.0),

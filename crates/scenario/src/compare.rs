@@ -38,9 +38,13 @@ pub const BOOTSTRAP_RESAMPLES: usize = 1000;
 /// The bootstrap's random stream (of seed 0).
 pub const BOOTSTRAP_STREAM: &str = "compare/bootstrap";
 
+/// Most designs in one comparison manifest: each is a column of the table and a bar of the
+/// chart, and every design runs every seed; a hundred is past any readable table.
+pub const MAX_DESIGNS: usize = 100;
+
 /// A comparison manifest: which designs, under which labels, over which seeds. Every field
 /// but `description` is required; `docs/compare-manifest.md` documents the format.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     /// Format version ([`COMPARE_FORMAT`]).
@@ -56,12 +60,13 @@ pub struct Manifest {
     pub description: Option<String>,
     /// Seeds to run (`A..B`, B excluded, or `A..=B`).
     pub seeds: String,
-    /// The designs, in table order.
+    /// The designs, in table order: 2 to [`MAX_DESIGNS`].
+    #[schemars(length(max = "MAX_DESIGNS"))]
     pub designs: Vec<ManifestDesign>,
 }
 
 /// One design of a manifest.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManifestDesign {
     /// Its scenario file, relative to the manifest's folder.
@@ -161,6 +166,13 @@ pub fn load_manifest_str(
         file: file.to_string(),
         problem,
     };
+    // The shapes first, as a scenario's: a list past its limit is refused at its first entry
+    // past it, before the typed parse holds every entry.
+    if src.trim_start().starts_with('{') {
+        if let Some(problem) = crate::shape::check_manifest(src) {
+            return Err(bad(problem));
+        }
+    }
     let m: Manifest = parse_json(src, "comparison manifest", &|_, _| None).map_err(|mut p| {
         if p.message.starts_with("missing field `") {
             p.message = format!("{}: {MANIFEST_FIELDS}", p.message);
@@ -712,5 +724,40 @@ mod tests {
             (30.0..45.0).contains(&lo) && (65.0..80.0).contains(&hi),
             "{lo} {hi}"
         );
+    }
+
+    /// Regression (new-user pass): a manifest's `designs` had no length limit (a scenario's
+    /// lists have one each) and manifests had no shape check: a list of a million designs was
+    /// parsed whole, and a list where a design's object goes was said in serde's words.
+    #[test]
+    fn a_manifest_has_a_design_limit_and_a_shape_check() {
+        let manifest = |designs: &str| {
+            format!(
+                "{{\"splitbrain_compare\": 1, \"name\": \"c\", \"title\": \"t\", \
+                 \"lesson\": \"l\", \"seeds\": \"0..2\",\n\"designs\": [{designs}]}}"
+            )
+        };
+        let err = |src: &str| {
+            load_manifest_str("m.compare.json", src, Path::new("."))
+                .unwrap_err()
+                .to_string()
+        };
+        let many: Vec<String> = (0..=MAX_DESIGNS)
+            .map(|i| format!("{{\"file\": \"d{i}.json\", \"label\": \"d{i}\"}}"))
+            .collect();
+        let e = err(&manifest(&many.join(",\n")));
+        assert!(
+            e.contains(&format!(
+                "designs[{MAX_DESIGNS}]: too many entries in `designs`: the limit is {MAX_DESIGNS}"
+            )),
+            "{e}"
+        );
+        assert!(
+            e.starts_with(&format!("m.compare.json:{}:", MAX_DESIGNS + 2)),
+            "{e}"
+        );
+        let e = err(&manifest(r#"["a.json", "a"], ["b.json", "b"]"#));
+        assert!(e.contains("designs[0]"), "{e}");
+        assert!(!e.contains("invalid type"), "{e}");
     }
 }

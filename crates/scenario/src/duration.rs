@@ -288,18 +288,24 @@ impl<'de> Deserialize<'de> for UnixTime {
                 f.write_str("a UTC time like \"2026-01-01T00:00:00Z\"")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<UnixTime, E> {
-                // Say the accepted range, not only that a field is out of it.
+                // Say the accepted range, not only that a field is out of it; a year outside
+                // it is said as such (it was blamed on the date and the time of day).
+                let year = s.trim().get(0..4).and_then(|y| y.parse::<i64>().ok());
+                let out_of_range = match year {
+                    Some(y) if !(1970..=2200).contains(&y) => {
+                        format!("(the year {y} is outside 1970..=2200)")
+                    }
+                    _ => "(out of range: the date must exist and the time of day be within \
+                          00:00:00..=23:59:59)"
+                        .to_string(),
+                };
                 parse_rfc3339_ns(s).map(UnixTime).map_err(|e| {
                     E::custom(
                         e.replace(
                             "(RFC 3339, ending in Z)",
                             "(RFC 3339, ending in Z, years 1970..=2200)",
                         )
-                        .replace(
-                            "(fields out of range)",
-                            "(out of range: the date must exist and the time of day be \
-                             within 00:00:00..=23:59:59)",
-                        ),
+                        .replace("(fields out of range)", &out_of_range),
                     )
                 })
             }

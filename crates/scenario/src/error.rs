@@ -125,7 +125,7 @@ pub fn did_you_mean<'a>(
 pub fn with_suggestion(message: &str) -> String {
     let message = &in_plain_words(message);
     let ticked: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
-    if (message.starts_with("unknown field") || message.starts_with("unknown variant"))
+    if (message.starts_with("unknown field") || message.starts_with("unknown name"))
         && ticked.len() > 1
     {
         if let Some(best) = did_you_mean(ticked[0], ticked[1..].iter().copied()) {
@@ -172,6 +172,10 @@ pub fn in_plain_words(message: &str) -> String {
                 .to_string()
         }
         _ => {}
+    }
+    // serde's "variant" is a name of the format's (a role, a lock kind, an invariant).
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        return format!("unknown name {rest}");
     }
     let Some((head, expected)) = message.rsplit_once(", expected ") else {
         return message.to_string();
@@ -223,7 +227,36 @@ pub fn in_plain_words(message: &str) -> String {
         }
         _ => head,
     };
+    // "invalid type: string \"3\", expected ..." is said as the shape check says it: what is
+    // expected, then what was found.
+    if let Some(kind) = head.strip_prefix("invalid type: ") {
+        return format!("expected {said}, found {}", found_words(kind));
+    }
     format!("{head}, expected {said}")
+}
+
+/// serde's name of a value's kind, as found in a file (`string "3"`, `integer \`5\``), in
+/// the format's words (`the string "3"`, `the integer 5`).
+pub(crate) fn found_words(kind: &str) -> String {
+    let ticked = |prefix: &str| {
+        kind.strip_prefix(prefix)
+            .and_then(|r| r.strip_prefix('`')?.strip_suffix('`'))
+    };
+    if let Some(s) = kind.strip_prefix("string ") {
+        format!("the string {s}")
+    } else if let Some(n) = ticked("integer ") {
+        format!("the integer {n}")
+    } else if let Some(n) = ticked("floating point ") {
+        format!("the number {n}")
+    } else if let Some(b) = ticked("boolean ") {
+        b.to_string()
+    } else {
+        match kind {
+            "a list" => "a list `[...]`".to_string(),
+            "an object" => "an object `{...}`".to_string(),
+            k => k.to_string(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -235,23 +268,23 @@ mod tests {
         let said = |m: &str| with_suggestion(m);
         assert_eq!(
             said("invalid type: string \"one\", expected u32"),
-            "invalid type: string \"one\", expected an integer in 0..=4294967295"
+            "expected an integer in 0..=4294967295, found the string \"one\""
         );
         assert_eq!(
             said("invalid type: null, expected struct FaultSpec"),
-            "invalid type: null, expected an object `{...}`"
+            "expected an object `{...}`, found null"
         );
         assert_eq!(
             said("invalid type: integer `5`, expected internally tagged enum NodeSpec"),
-            "invalid type: integer `5`, expected an object `{...}`"
+            "expected an object `{...}`, found the integer 5"
         );
         assert_eq!(
             said("invalid type: string \"single_leader\", expected a sequence"),
-            "invalid type: string \"single_leader\", expected a list `[...]`"
+            "expected a list `[...]`, found the string \"single_leader\""
         );
         assert_eq!(
             said("invalid type: sequence, expected a duration"),
-            "invalid type: a list, expected a duration"
+            "expected a duration, found a list `[...]`"
         );
         // Regression (new-user pass): serde's rarer words.
         assert_eq!(
@@ -264,18 +297,23 @@ mod tests {
         );
         assert_eq!(
             said("invalid type: integer `5`, expected variant identifier"),
-            "invalid type: integer `5`, expected a name, as a string `\"...\"`"
+            "expected a name, as a string `\"...\"`, found the integer 5"
         );
         assert!(said("expected value").starts_with("expected a value: a string"));
         assert!(said("expected ident").starts_with("expected true, false or null"));
         assert!(said("key must be a string").starts_with("a key must be a string in double"));
         assert_eq!(
             said("invalid type: unit variant, expected newtype variant"),
-            "invalid type: a name alone, expected an object of one key `{\"NAME\": ...}`"
+            "expected an object of one key `{\"NAME\": ...}`, found a name alone"
         );
         assert_eq!(
             said("invalid type: map, expected f64"),
-            "invalid type: an object, expected a number"
+            "expected a number, found an object `{...}`"
+        );
+        // Regression (new-user pass): serde's "unknown variant" is a name of the format's.
+        assert_eq!(
+            said("unknown variant `bullly`, expected one of `bully`, `worker`"),
+            "unknown name `bullly`, expected one of `bully`, `worker`; did you mean `bully`?"
         );
     }
 

@@ -309,6 +309,7 @@ pub fn execute_keeping(
         .collect();
     let record_end = if bound.is_none() { end } else { sim.now() };
     let mut record = RunRecord::from_sim(&mut sim, clocks, record_end);
+    record.link_loss_ppm = crate::build::link_loss_ppm(&plan.scenario);
     let stats = sim.stats();
     // The simulation (its event queue, actors and message store) is freed before the
     // checkers build their truth, which can then reuse its memory.

@@ -345,7 +345,12 @@ fn integer_range(src: &str, path: &[Seg], message: &str) -> Option<String> {
     };
     let (min, max) = field_range(path, max).unwrap_or((0, max));
     if other_kind {
-        return Some(format!("{head}, expected an integer in {min}..={max}"));
+        let kind = head.strip_prefix("invalid type: ").unwrap_or(head);
+        let found = crate::error::in_plain_words(&format!("invalid type: {kind}, expected u8"));
+        let found = found.rsplit_once(", found ").map_or(kind, |(_, f)| f);
+        return Some(format!(
+            "expected an integer in {min}..={max}, found {found}"
+        ));
     }
     Some(format!(
         "expected an integer in {min}..={max}, found {found}"

@@ -34,10 +34,26 @@ fn scenario_schema() -> &'static RootSchema {
     SCHEMA.get_or_init(|| schemars::schema_for!(crate::schema::Scenario))
 }
 
+/// The comparison manifest format's schema, generated once.
+fn manifest_schema() -> &'static RootSchema {
+    static SCHEMA: OnceLock<RootSchema> = OnceLock::new();
+    SCHEMA.get_or_init(|| schemars::schema_for!(crate::compare::Manifest))
+}
+
 /// The first shape problem of the scenario text `src` (a JSON object), located; `None` when
 /// there is none or the text is not JSON (the typed parse names the syntax error).
 pub fn check(src: &str) -> Option<Problem> {
-    let root = scenario_schema();
+    check_with(scenario_schema(), src)
+}
+
+/// The first shape problem of the comparison manifest text `src` (a JSON object), located, by
+/// the manifest format's schema (`designs` past [`crate::compare::MAX_DESIGNS`], a list where
+/// an object goes); `None` when there is none or the text is not JSON.
+pub fn check_manifest(src: &str) -> Option<Problem> {
+    check_with(manifest_schema(), src)
+}
+
+fn check_with(root: &'static RootSchema, src: &str) -> Option<Problem> {
     let found = RefCell::new(None);
     let walk = Walk {
         root,

@@ -9,7 +9,7 @@
 //! the same seeds, so the search is deterministic: the same arguments give the same steps.
 
 use crate::duration::{format_ns, parse_duration_ns};
-use crate::vary::VaryError;
+use crate::vary::{Json, VaryError};
 
 /// A value of the searched parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,6 +57,37 @@ impl Num {
                 (m > x && m < y).then_some(Num::Real(m))
             }
         }
+    }
+}
+
+impl Search {
+    /// Refuses a search of a parameter that the scenario text `src` holds as text (a name, a
+    /// role), as a list, an object or true/false: only a number or a duration can be bisected
+    /// (`name=1..9` set the scenario's name to "1", "5", "9" and bisected a rate that never
+    /// moves). A path the file does not set yet is left to the scenario's validation.
+    pub fn check_numeric(&self, src: &str) -> Result<(), VaryError> {
+        let kind = match crate::vary::value_at(src, &self.path) {
+            None | Some(Json::Number(_)) => return Ok(()),
+            Some(Json::String(s))
+                if parse_duration_ns(&s).is_ok()
+                    || crate::duration::parse_signed_ns(&s).is_ok() =>
+            {
+                return Ok(())
+            }
+            Some(Json::String(s)) => format!("text ({})", serde_json::to_string(&s).unwrap_or(s)),
+            Some(Json::Bool(b)) => format!("`{b}`"),
+            Some(Json::Null) => "`null`".to_string(),
+            Some(Json::Array(_)) => "a list".to_string(),
+            Some(Json::Object(_)) => "an object".to_string(),
+        };
+        Err(VaryError::SearchSyntax(format!(
+            "`{}={}..{}`: the file holds {kind} at `{}`, not a number or a duration; only a \
+             number or a duration can be bisected",
+            self.path,
+            self.lo.text(),
+            self.hi.text(),
+            self.path
+        )))
     }
 }
 
@@ -142,8 +173,12 @@ impl Probe {
     pub fn rate(&self) -> f64 {
         self.violated as f64 / self.runs.max(1) as f64
     }
+    /// The side of the level the probe lies on: its rate above the level, or at 1 when the
+    /// level is 1 (no rate is above 1: the search finds where every run violates, as at level
+    /// 0 it finds where the first runs violate).
     fn above(&self, level: f64) -> bool {
-        self.rate() > level
+        let rate = self.rate();
+        rate > level || (level >= 1.0 && rate >= 1.0)
     }
 }
 
@@ -288,5 +323,60 @@ mod tests {
         ] {
             assert!(bad.parse::<Search>().is_err(), "{bad}");
         }
+    }
+
+    /// Regression (new-user pass): `--find-threshold name=1..9` set the scenario's name to
+    /// "1", "5", "9", probed a rate that never moved and exited 1; a text parameter is refused.
+    #[test]
+    fn a_text_parameter_is_refused() {
+        let src = r#"{"name": "x", "duration": "10s", "faults": [{"at": "2s", "for": "1s"}],
+            "network": {"loss": 0.1}, "check": ["single_leader"]}"#;
+        let check = |arg: &str| arg.parse::<Search>().unwrap().check_numeric(src);
+        let err = check("name=1..9").unwrap_err().to_string();
+        assert!(
+            err.contains("the file holds text (\"x\") at `name`, not a number or a duration"),
+            "{err}"
+        );
+        assert!(check("check=1..9")
+            .unwrap_err()
+            .to_string()
+            .contains("a list"));
+        for ok in [
+            "duration=1s..20s",
+            "faults.0.for=1s..2s",
+            "network.loss=0..0.5",
+            "seed=1..9",
+        ] {
+            assert_eq!(check(ok), Ok(()), "{ok}");
+        }
+    }
+
+    /// Regression (new-user pass): `--level 0` found where the first runs violate, but
+    /// `--level 1` never found anything (no rate is above 1): it finds where every run
+    /// violates now, the mirror of level 0.
+    #[test]
+    fn levels_0_and_1_find_the_first_and_the_full_violation() {
+        // 0 of 100 below 300, 50 of 100 from 300, 100 of 100 from 700.
+        let mut ramp = |text: &str| -> Result<(u64, u64), String> {
+            let x: i64 = text.parse().unwrap();
+            Ok((
+                if x >= 700 {
+                    100
+                } else if x >= 300 {
+                    50
+                } else {
+                    0
+                },
+                100,
+            ))
+        };
+        let s: Search = "nodes.c.clock.drift_ppm=0..1000".parse().unwrap();
+        let bracket = |level: f64, m: &mut Measure<'_>| {
+            let (a, b) = bisect(&s, level, 20, m).unwrap().bracket.unwrap();
+            (a.value, b.value)
+        };
+        assert_eq!(bracket(0.0, &mut ramp), (Num::Int(299), Num::Int(300)));
+        assert_eq!(bracket(1.0, &mut ramp), (Num::Int(699), Num::Int(700)));
+        assert_eq!(bracket(0.5, &mut ramp), (Num::Int(699), Num::Int(700)));
     }
 }

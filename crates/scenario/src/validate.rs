@@ -587,6 +587,13 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     };
     for (i, name) in scenario.check.iter().enumerate() {
         check_inv(&mut c, vec![k("check"), Seg::Index(i)], name);
+        // Twice was checked and printed twice, and counted twice in `check` DIR's tallies.
+        if let Some(j) = scenario.check[..i].iter().position(|n| n == name) {
+            c.err(
+                vec![k("check"), Seg::Index(i)],
+                format!("`{name}` is listed twice (check[{j}] has it): list each invariant once"),
+            );
+        }
     }
     for name in scenario.expect.keys() {
         check_inv(&mut c, vec![k("expect"), k(name)], name);

@@ -89,33 +89,55 @@ impl<'de> Deserialize<'de> for Json {
 }
 
 /// Splits a `--vary` list at its top-level commas: a comma inside brackets, braces or a
-/// quoted string belongs to its value (`[1,2],[3]` is two values, `"a,b"` one).
-pub fn split_values(text: &str) -> Vec<&str> {
+/// quoted string belongs to its value (`[1,2],[3]` is two values, `"a,b"` one). Brackets,
+/// braces and quotes must balance (outside strings): a stray `}` or an unclosed `{` is
+/// refused with its place (character N of the list, from 1), not read as text.
+pub fn split_values(text: &str) -> Result<Vec<&str>, String> {
     let mut out = Vec::new();
-    let (mut depth, mut in_string, mut escaped, mut start) = (0usize, false, false, 0);
-    for (i, c) in text.char_indices() {
-        if in_string {
+    // The opening brackets not closed yet, with their places.
+    let mut open: Vec<(char, usize)> = Vec::new();
+    let (mut string_at, mut escaped, mut start) = (None, false, 0);
+    for (k, (i, c)) in text.char_indices().enumerate() {
+        let at = k + 1;
+        if string_at.is_some() {
             match (escaped, c) {
                 (true, _) => escaped = false,
                 (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
+                (false, '"') => string_at = None,
                 _ => {}
             }
             continue;
         }
         match c {
-            '"' => in_string = true,
-            '[' | '{' => depth += 1,
-            ']' | '}' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
+            '"' => string_at = Some(at),
+            '[' | '{' => open.push((c, at)),
+            ']' | '}' => {
+                let want = if c == ']' { '[' } else { '{' };
+                match open.pop() {
+                    Some((o, _)) if o == want => {}
+                    Some((o, from)) => {
+                        return Err(format!(
+                            "`{c}` at character {at} does not close the `{o}` at character {from}"
+                        ))
+                    }
+                    None => return Err(format!("`{c}` at character {at} closes nothing")),
+                }
+            }
+            ',' if open.is_empty() => {
                 out.push(&text[start..i]);
                 start = i + 1;
             }
             _ => {}
         }
     }
+    if let Some(from) = string_at {
+        return Err(format!("the `\"` at character {from} is never closed"));
+    }
+    if let Some((o, from)) = open.pop() {
+        return Err(format!("the `{o}` at character {from} is never closed"));
+    }
     out.push(&text[start..]);
-    out
+    Ok(out)
 }
 
 /// Why a `--vary` argument cannot be applied.
@@ -160,6 +182,12 @@ impl std::str::FromStr for Vary {
             .ok_or_else(|| VaryError::Syntax(s.into()))?;
         let path = path.trim();
         let values: Vec<String> = split_values(values)
+            .map_err(|reason| VaryError::Path {
+                path: path.to_string(),
+                reason: format!(
+                    "{reason} in the values `{values}`: brackets, braces and quotes must balance"
+                ),
+            })?
             .into_iter()
             .map(|v| v.trim().to_string())
             .collect();
@@ -253,6 +281,9 @@ fn value_of(text: &str, current: Option<&Json>) -> Result<Json, String> {
             || crate::duration::parse_signed_ns(s).is_ok();
         return Ok(match json {
             Some(Json::String(quoted)) => Json::String(quoted),
+            // A list or an object is that, not its text: `role=["worker"]` is said to be a
+            // list where a name goes, not the unknown role `["worker"]`.
+            Some(j @ (Json::Array(_) | Json::Object(_))) => j,
             Some(Json::Number(n)) if is_duration && (n.is_u64() || n.is_i64()) => Json::Number(n),
             _ => Json::String(text.to_string()),
         });
@@ -272,6 +303,7 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
     if segs.iter().any(|s| s.is_empty()) {
         return Err(err("empty segment".into()));
     }
+
     let mut here = root;
     for (i, seg) in segs.iter().enumerate() {
         let last = i + 1 == segs.len();
@@ -311,6 +343,14 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
                     .or_insert_with(|| Json::Object(IndexMap::new()))
             }
             Json::Array(items) => {
+                // `faults.00` was read as index 0: an index has no leading zero.
+                if seg.len() > 1 && seg.starts_with('0') && seg.bytes().all(|b| b.is_ascii_digit())
+                {
+                    return Err(err(format!(
+                        "`{seg}` has a leading zero: write the index of `{at}` as {}",
+                        seg.trim_start_matches('0').parse::<u64>().unwrap_or(0)
+                    )));
+                }
                 let idx: usize = seg.parse().map_err(|_| {
                     err(format!(
                         "`{at}` is a list: expected an index, found `{seg}`"
@@ -333,6 +373,23 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
         };
     }
     unreachable!("the loop returns at the last segment")
+}
+
+/// The value at the dotted `path` (numeric segments index lists) of the scenario text `src`,
+/// if the text is JSON and the path leads to a value.
+pub fn value_at(src: &str, path: &str) -> Option<Json> {
+    let mut here: Json = serde_json::from_str(without_bom(src)).ok()?;
+    for seg in path.split('.') {
+        here = match here {
+            Json::Object(mut map) => map.swap_remove(seg)?,
+            Json::Array(mut items) => {
+                let i: usize = seg.parse().ok()?;
+                (i < items.len()).then(|| items.swap_remove(i))?
+            }
+            _ => return None,
+        };
+    }
+    Some(here)
 }
 
 /// The scenario text `src` with `path` set to `text`, pretty-printed.
@@ -694,6 +751,50 @@ mod tests {
         assert_eq!(v.values, vec![r#""a\",b""#, "c"]);
         let e = r#"x=[1,2],[1, 2]"#.parse::<Vary>().unwrap_err().to_string();
         assert!(e.contains("the same value"), "{e}");
+    }
+
+    /// Regression (new-user pass): `--set faults.00.at=3s` set `faults[0]` (an index with a
+    /// leading zero was read as the index), and `--set 'nodes.n.role=["worker"]'` set the role
+    /// to the text `["worker"]`, refused as an unknown role `["worker"]` rather than as a list
+    /// where a name goes.
+    #[test]
+    fn set_refuses_leading_zeros_and_takes_lists_as_lists() {
+        let src = r#"{"nodes": {"n": {"role": "bully"}}, "faults": [{"at": "2s"}]}"#;
+        let e = vary_text(src, "faults.00.at", "3s")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`00` has a leading zero: write the index of `faults` as 0"),
+            "{e}"
+        );
+        assert!(vary_text(src, "faults.0.at", "3s").is_ok());
+        let out = vary_text(src, "nodes.n.role", r#"["worker"]"#).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["nodes"]["n"]["role"], serde_json::json!(["worker"]));
+        let out = vary_text(src, "nodes.n.role", "worker").unwrap();
+        assert!(out.contains(r#""role": "worker""#), "{out}");
+    }
+
+    /// Regression (new-user pass): a stray `}` or `]` left the comma split at a wrong depth
+    /// and an unclosed `{` was read as text (validation then said "found the string ..."):
+    /// unbalanced brackets, braces and quotes are refused with their place.
+    #[test]
+    fn unbalanced_brackets_in_vary_values_are_refused() {
+        let err = |s: &str| s.parse::<Vary>().unwrap_err().to_string();
+        assert_eq!(
+            err("faults.0.at=1s},2s"),
+            "--set/--vary path `faults.0.at`: `}` at character 3 closes nothing in the values \
+             `1s},2s`: brackets, braces and quotes must balance"
+        );
+        assert!(err(r#"network.delay={"fixed":"1ms",2ms"#)
+            .contains("the `{` at character 1 is never closed"));
+        assert!(
+            err("x=[1,2},3").contains("`}` at character 5 does not close the `[` at character 1")
+        );
+        assert!(err(r#"name="a,b"#).contains("the `\"` at character 1 is never closed"));
+        // Brackets inside a quoted string are the string's.
+        let v: Vary = r#"description="a}b",c"#.parse().unwrap();
+        assert_eq!(v.values, vec![r#""a}b""#, "c"]);
     }
 
     /// Regression (new-user pass): `--vary '"5s",5s'` ran the same value twice.

@@ -102,7 +102,7 @@ pub fn single_leader_per_term(record: &RunRecord) -> Verdict {
 /// whichever is first ([`crate::timeline::applied`], the engine's rule). A fault that changed
 /// nothing (a restart of a node that is up, a heal with nothing to heal) ends no quiet.
 fn quiet_since(record: &RunRecord) -> Option<SimTime> {
-    crate::timeline::applied(&record.faults)
+    crate::timeline::applied(&crate::FaultStart::of(record), &record.faults)
         .iter()
         .filter(|a| a.idle.is_none())
         .map(|a| a.ends)

@@ -121,6 +121,17 @@ struct Owed {
 /// overlap; [`clip`] merges them).
 fn owed_time(shared: &Shared) -> Vec<Owed> {
     let record = shared.record;
+    // Nothing is owed where no client asks.
+    let asks = record
+        .observations
+        .iter()
+        .any(|o| matches!(o.obs, Obs::LockRequested { .. }));
+    if !asks {
+        return Vec::new();
+    }
+    // The truth first, then the waits: the waits are not alive while the truth is built, at
+    // the check's peak of memory (issue 11 §4).
+    let truth = shared.truth();
     let waits = beliefs(record, |o| match o {
         Obs::LockRequested { lock, .. } => Some(Change::Start(lock.clone())),
         Obs::LockAcquired { lock, .. } => Some(Change::Stop(lock.clone())),
@@ -129,7 +140,6 @@ fn owed_time(shared: &Shared) -> Vec<Owed> {
     if waits.is_empty() {
         return Vec::new();
     }
-    let truth = shared.truth();
     let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
     for h in &truth.holds {
         held.entry(h.lock.as_str())
@@ -155,7 +165,10 @@ fn owed_time(shared: &Shared) -> Vec<Owed> {
             request: w.start,
         }));
     }
-    out.sort_by_key(|o| (o.from, o.to, o.request));
+    // A wait's stretches are disjoint and each wait has its own request, so `(from, to,
+    // request)` tells any two apart: an unstable sort gives the stable sort's order without
+    // its scratch list (issue 11 §4).
+    out.sort_unstable_by_key(|o| (o.from, o.to, o.request));
     out
 }
 

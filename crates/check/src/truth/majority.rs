@@ -52,9 +52,15 @@ const CHUNK: usize = 256;
 
 /// Windows during which a majority (`n / 2 + 1`) of a lock's `n` instances hold one
 /// `(key, value)`, for each instance set the key is asked of; in chunks of [`CHUNK`], which the
-/// caller joins once it has freed `held`: one list grown by doubling would at its peak hold up
-/// to twice its holds and its previous buffer beside `held` (issue 11 §4).
-pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Vec<Hold>> {
+/// caller joins once it has freed the key pieces: one list grown by doubling would at its peak
+/// hold up to twice its holds and its previous buffer beside them (issue 11 §4). The key
+/// pieces come in `batches`, each holding every piece of the `(key, value)` pairs it has, in
+/// `(key, value)` order from batch to batch ([`key_hold_batches`](super::redis_keys::key_hold_batches)),
+/// so only one batch need be alive at a time; one batch of every piece gives the same holds.
+pub(crate) fn holds<B: AsRef<[KeyHold]>>(
+    record: &RunRecord,
+    batches: impl IntoIterator<Item = B>,
+) -> Vec<Vec<Hold>> {
     let groups = Groups::new(record);
     let mut all: Vec<NodeId> = record
         .nodes_where(|r| r == Role::RedisInstance)
@@ -66,35 +72,38 @@ pub(crate) fn holds(record: &RunRecord, held: &[KeyHold]) -> Vec<Vec<Hold>> {
     if all.is_empty() {
         return Vec::new();
     }
-    let held = &groups.as_primary(held, record.horizon())[..];
     let sets = lock_instances(record);
-    // Key pieces grouped by (key, value), in (key, value) order, each group in piece order
-    // (one sorted list of indices, not a list per value: a long run has thousands of values).
-    let n = u32::try_from(held.len()).expect("fewer than 2^32 key pieces");
-    let mut order: Vec<u32> = (0..n).collect();
-    let at = |i: u32| &held[i as usize];
-    order.sort_by(|&a, &b| (&at(a).key, &at(a).value).cmp(&(&at(b).key, &at(b).value)));
     let mut out: Vec<Vec<Hold>> = Vec::new();
     let mut set_ids: BTreeMap<Vec<NodeId>, Arc<[NodeId]>> = BTreeMap::new();
-    for group in order.chunk_by(|&a, &b| at(a).key == at(b).key && at(a).value == at(b).value) {
-        let (key, value) = (&*at(group[0]).key, &at(group[0]).value);
-        let key_sets: Vec<Arc<[NodeId]>> = match sets.get(key) {
-            Some(s) => s.iter().map(|set| shared_set(&mut set_ids, set)).collect(),
-            None => vec![shared_set(&mut set_ids, &all)],
-        };
-        for instances in key_sets {
-            let idx: Vec<usize> = group
-                .iter()
-                .map(|&i| i as usize)
-                .filter(|&i| instances.contains(&held[i].instance))
-                .collect();
-            for hold in majority_windows(held, &idx, key, value, &instances) {
-                match out.last_mut() {
-                    Some(chunk) if chunk.len() < CHUNK => chunk.push(hold),
-                    _ => {
-                        let mut chunk = Vec::with_capacity(CHUNK);
-                        chunk.push(hold);
-                        out.push(chunk);
+    for batch in batches {
+        let held = &groups.as_primary(batch.as_ref(), record.horizon())[..];
+        // Key pieces grouped by (key, value), in (key, value) order, each group in piece order
+        // (one sorted list of indices, not a list per value: a long run has thousands of
+        // values).
+        let n = u32::try_from(held.len()).expect("fewer than 2^32 key pieces");
+        let mut order: Vec<u32> = (0..n).collect();
+        let at = |i: u32| &held[i as usize];
+        order.sort_by(|&a, &b| (&at(a).key, &at(a).value).cmp(&(&at(b).key, &at(b).value)));
+        for group in order.chunk_by(|&a, &b| at(a).key == at(b).key && at(a).value == at(b).value) {
+            let (key, value) = (&*at(group[0]).key, &at(group[0]).value);
+            let key_sets: Vec<Arc<[NodeId]>> = match sets.get(key) {
+                Some(s) => s.iter().map(|set| shared_set(&mut set_ids, set)).collect(),
+                None => vec![shared_set(&mut set_ids, &all)],
+            };
+            for instances in key_sets {
+                let idx: Vec<usize> = group
+                    .iter()
+                    .map(|&i| i as usize)
+                    .filter(|&i| instances.contains(&held[i].instance))
+                    .collect();
+                for hold in majority_windows(held, &idx, key, value, &instances) {
+                    match out.last_mut() {
+                        Some(chunk) if chunk.len() < CHUNK => chunk.push(hold),
+                        _ => {
+                            let mut chunk = Vec::with_capacity(CHUNK);
+                            chunk.push(hold);
+                            out.push(chunk);
+                        }
                     }
                 }
             }

@@ -108,161 +108,283 @@ fn key_reports(record: &RunRecord) -> impl Iterator<Item = (usize, SimTime, Node
 
 /// Every key held on every Redis instance of the run, as [`KeyHold`]s in the order they ended.
 pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold> {
-    let instances = record.nodes_where(|r| r == Role::RedisInstance);
-    if instances.is_empty() {
+    let Some(pass) = Pass::new(record, clocks) else {
         return Vec::new();
-    }
-    let owner = value_owners(record);
-    let is_instance = |n: NodeId| instances.contains(&n);
-    let mut open: BTreeMap<(NodeId, String), KeySeg> = BTreeMap::new();
-    // Every key set on an instance is at least one piece (more only where a clock step splits
-    // one): reserved at once, the list never holds two buffers while it grows (a 3,000 s run of
-    // lesson 15 has 6,857 pieces of 144 bytes).
-    let sets = key_reports(record)
-        .filter(|(_, _, node, k)| is_instance(*node) && matches!(k, KeyObs::Set { .. }))
-        .count();
-    let mut held: Vec<KeyHold> = Vec::with_capacity(sets);
-    let mut strings = Strings(&record.redis_keys, BTreeSet::new());
-    let close = |held: &mut Vec<KeyHold>,
-                 strings: &mut Strings,
-                 node: NodeId,
-                 key: String,
-                 seg: KeySeg,
-                 t: SimTime,
-                 end: Option<Fact>| {
-        let pieces = match seg.deadline {
-            None => vec![(seg.since, t, None)],
-            Some(d) => clocks.live_pieces(node, seg.since, t, d),
-        };
-        let n = pieces.len();
-        let shared_key = strings.get(&key);
-        for (i, (from, to, expired)) in pieces.into_iter().enumerate() {
-            let end = match expired {
-                Some(wall) => Some(Fact::key_expired(
-                    to,
-                    node,
-                    shared_key.clone(),
-                    seg.value.clone(),
-                    wall,
-                    seg.deadline.expect("pieces expire only with a deadline"),
-                )),
-                None if i + 1 == n => end.clone(),
-                None => None,
-            };
-            held.push(KeyHold {
-                instance: node,
-                key: shared_key.clone(),
-                value: seg.value.clone(),
-                holder: owner.get(&(key.as_str(), &*seg.value)).copied(),
-                from,
-                to,
-                start: seg.start.clone(),
-                end,
-            });
+    };
+    let sets = pass.sets();
+    pass.pieces(None, sets)
+}
+
+/// Key pieces a batch of [`key_hold_batches`] holds for the checkers (more only where one
+/// `(key, value)` alone has more): a run with fewer is one batch, made in one pass as
+/// [`key_holds`] makes it.
+pub(crate) const BATCH: usize = 512;
+
+/// A contiguous range of `(key, value)` pairs in their order, both ends included.
+type PairRange<'r> = ((&'r str, &'r str), (&'r str, &'r str));
+
+/// The key pieces of [`key_holds`], in batches of about `batch` ([`BATCH`]): each batch holds the pieces
+/// of a contiguous range of `(key, value)` pairs, the ranges in `(key, value)` order, each
+/// batch's pieces in the order they ended. Sorted by `(key, value)` (stably), the batches one
+/// after another are [`key_holds`] sorted so; a caller that reads the pieces one `(key, value)`
+/// at a time (the majority holds) never holds them all (issue 11 §4: lesson 15 run for 3,000 s
+/// has 6,857 pieces, 0.66 MB, beside a 1.45 MB record). Each batch is one pass over the key
+/// reports, skipping the pieces of other pairs.
+pub(crate) fn key_hold_batches<'r>(
+    record: &'r RunRecord,
+    clocks: &'r WallClocks,
+    batch: usize,
+) -> impl Iterator<Item = Vec<KeyHold>> + 'r {
+    let pass = Pass::new(record, clocks);
+    let ranges: Vec<(Option<PairRange<'r>>, usize)> = match &pass {
+        None => Vec::new(),
+        Some(pass) => {
+            let sets = pass.sets();
+            if sets <= batch {
+                vec![(None, sets)]
+            } else {
+                pass.ranges(batch)
+            }
         }
     };
-    for (index, t, node, report) in key_reports(record) {
-        if !is_instance(node) {
-            continue;
+    ranges.into_iter().map(move |(range, capacity)| {
+        pass.as_ref()
+            .expect("ranges only with a pass")
+            .pieces(range, capacity)
+    })
+}
+
+/// What every pass over a run's key reports shares: its Redis instances and the owner of each
+/// `(lock, value)`.
+struct Pass<'r> {
+    record: &'r RunRecord,
+    clocks: &'r WallClocks,
+    instances: Vec<NodeId>,
+    owner: BTreeMap<(&'r str, &'r str), NodeId>,
+}
+
+impl<'r> Pass<'r> {
+    /// `None` if the run has no Redis instance.
+    fn new(record: &'r RunRecord, clocks: &'r WallClocks) -> Option<Pass<'r>> {
+        let instances = record.nodes_where(|r| r == Role::RedisInstance);
+        if instances.is_empty() {
+            return None;
         }
-        let ev = || Fact::obs_at(index, t);
-        match report {
-            KeyObs::Set {
-                key,
-                value,
-                deadline,
-            } => {
-                if let Some(seg) = open.remove(&(node, key.to_string())) {
-                    close(
-                        &mut held,
-                        &mut strings,
+        Some(Pass {
+            record,
+            clocks,
+            instances,
+            owner: value_owners(record),
+        })
+    }
+
+    fn is_instance(&self, n: NodeId) -> bool {
+        self.instances.contains(&n)
+    }
+
+    /// The keys set on instances: every one is at least one piece (more only where a clock
+    /// step splits one).
+    fn sets(&self) -> usize {
+        key_reports(self.record)
+            .filter(|(_, _, node, k)| self.is_instance(*node) && matches!(k, KeyObs::Set { .. }))
+            .count()
+    }
+
+    /// The `(key, value)` ranges of the batches, each with the keys set in it (sets and
+    /// restarts with the key): consecutive pairs gathered while they stay within `batch`.
+    fn ranges(&self, batch: usize) -> Vec<(Option<PairRange<'r>>, usize)> {
+        let mut count: BTreeMap<(&'r str, &'r str), usize> = BTreeMap::new();
+        for (_, _, node, report) in key_reports(self.record) {
+            if !self.is_instance(node) {
+                continue;
+            }
+            match report {
+                KeyObs::Set { key, value, .. } => *count.entry((key, value)).or_default() += 1,
+                KeyObs::Restarted { keys } => {
+                    for (key, value, _) in keys {
+                        *count.entry((key.as_str(), value.as_str())).or_default() += 1;
+                    }
+                }
+                KeyObs::Expiry { .. } | KeyObs::Deleted { .. } => {}
+            }
+        }
+        let mut out: Vec<(Option<PairRange<'r>>, usize)> = Vec::new();
+        let mut open: Option<(PairRange<'r>, usize)> = None;
+        for (pair, n) in count {
+            match &mut open {
+                Some((range, m)) if *m + n <= batch => {
+                    range.1 = pair;
+                    *m += n;
+                }
+                _ => {
+                    if let Some((range, m)) = open.take() {
+                        out.push((Some(range), m));
+                    }
+                    open = Some(((pair, pair), n));
+                }
+            }
+        }
+        if let Some((range, m)) = open {
+            out.push((Some(range), m));
+        }
+        out
+    }
+
+    /// The key pieces of the `(key, value)` pairs in `range` (every pair if `None`), in the
+    /// order they ended; `capacity` reserved at once, so the list never holds two buffers
+    /// while it grows.
+    fn pieces(&self, range: Option<PairRange<'_>>, capacity: usize) -> Vec<KeyHold> {
+        let (record, clocks, owner) = (self.record, self.clocks, &self.owner);
+        let wanted = |key: &str, value: &str| {
+            range.map_or(true, |(lo, hi)| lo <= (key, value) && (key, value) <= hi)
+        };
+        let mut open: BTreeMap<(NodeId, String), KeySeg> = BTreeMap::new();
+        let mut held: Vec<KeyHold> = Vec::with_capacity(capacity);
+        let mut strings = Strings(&record.redis_keys, BTreeSet::new());
+        let close = |held: &mut Vec<KeyHold>,
+                     strings: &mut Strings,
+                     node: NodeId,
+                     key: String,
+                     seg: KeySeg,
+                     t: SimTime,
+                     end: Option<Fact>| {
+            if !wanted(&key, &seg.value) {
+                return;
+            }
+            let pieces = match seg.deadline {
+                None => vec![(seg.since, t, None)],
+                Some(d) => clocks.live_pieces(node, seg.since, t, d),
+            };
+            let n = pieces.len();
+            let shared_key = strings.get(&key);
+            for (i, (from, to, expired)) in pieces.into_iter().enumerate() {
+                let end = match expired {
+                    Some(wall) => Some(Fact::key_expired(
+                        to,
                         node,
-                        key.to_string(),
-                        seg,
-                        t,
-                        Some(ev()),
-                    );
-                }
-                open.insert(
-                    (node, key.to_string()),
-                    KeySeg {
-                        value: strings.get(value),
-                        deadline,
-                        since: t,
-                        start: ev(),
-                    },
-                );
+                        shared_key.clone(),
+                        seg.value.clone(),
+                        wall,
+                        seg.deadline.expect("pieces expire only with a deadline"),
+                    )),
+                    None if i + 1 == n => end.clone(),
+                    None => None,
+                };
+                held.push(KeyHold {
+                    instance: node,
+                    key: shared_key.clone(),
+                    value: seg.value.clone(),
+                    holder: owner.get(&(key.as_str(), &*seg.value)).copied(),
+                    from,
+                    to,
+                    start: seg.start.clone(),
+                    end,
+                });
             }
-            KeyObs::Expiry { key, deadline } => {
-                if let Some(seg) = open.remove(&(node, key.to_string())) {
-                    let value = seg.value.clone();
-                    let start = seg.start.clone();
-                    close(&mut held, &mut strings, node, key.to_string(), seg, t, None);
-                    open.insert(
-                        (node, key.to_string()),
-                        KeySeg {
-                            value,
-                            deadline,
-                            since: t,
-                            start,
-                        },
-                    );
-                }
+        };
+        for (index, t, node, report) in key_reports(record) {
+            if !self.is_instance(node) {
+                continue;
             }
-            KeyObs::Deleted { key } => {
-                if let Some(seg) = open.remove(&(node, key.to_string())) {
-                    close(
-                        &mut held,
-                        &mut strings,
-                        node,
-                        key.to_string(),
-                        seg,
-                        t,
-                        Some(ev()),
-                    );
-                }
-            }
-            KeyObs::Restarted { keys } => {
-                // Serving again: it holds exactly what it came back with (its persistence
-                // decides); whatever it held when it went down is gone.
-                for (k, seg) in take_node(&mut open, node) {
-                    close(&mut held, &mut strings, k.0, k.1, seg, t, Some(ev()));
-                }
-                for (key, value, deadline) in keys {
-                    if let Some(seg) = open.remove(&(node, key.clone())) {
+            let ev = || Fact::obs_at(index, t);
+            match report {
+                KeyObs::Set {
+                    key,
+                    value,
+                    deadline,
+                } => {
+                    if let Some(seg) = open.remove(&(node, key.to_string())) {
                         close(
                             &mut held,
                             &mut strings,
                             node,
-                            key.clone(),
+                            key.to_string(),
                             seg,
                             t,
                             Some(ev()),
                         );
                     }
                     open.insert(
-                        (node, key.clone()),
+                        (node, key.to_string()),
                         KeySeg {
                             value: strings.get(value),
-                            deadline: *deadline,
+                            deadline,
                             since: t,
                             start: ev(),
                         },
                     );
                 }
+                KeyObs::Expiry { key, deadline } => {
+                    if let Some(seg) = open.remove(&(node, key.to_string())) {
+                        let value = seg.value.clone();
+                        let start = seg.start.clone();
+                        close(&mut held, &mut strings, node, key.to_string(), seg, t, None);
+                        open.insert(
+                            (node, key.to_string()),
+                            KeySeg {
+                                value,
+                                deadline,
+                                since: t,
+                                start,
+                            },
+                        );
+                    }
+                }
+                KeyObs::Deleted { key } => {
+                    if let Some(seg) = open.remove(&(node, key.to_string())) {
+                        close(
+                            &mut held,
+                            &mut strings,
+                            node,
+                            key.to_string(),
+                            seg,
+                            t,
+                            Some(ev()),
+                        );
+                    }
+                }
+                KeyObs::Restarted { keys } => {
+                    // Serving again: it holds exactly what it came back with (its persistence
+                    // decides); whatever it held when it went down is gone.
+                    for (k, seg) in take_node(&mut open, node) {
+                        close(&mut held, &mut strings, k.0, k.1, seg, t, Some(ev()));
+                    }
+                    for (key, value, deadline) in keys {
+                        if let Some(seg) = open.remove(&(node, key.clone())) {
+                            close(
+                                &mut held,
+                                &mut strings,
+                                node,
+                                key.clone(),
+                                seg,
+                                t,
+                                Some(ev()),
+                            );
+                        }
+                        open.insert(
+                            (node, key.clone()),
+                            KeySeg {
+                                value: strings.get(value),
+                                deadline: *deadline,
+                                since: t,
+                                start: ev(),
+                            },
+                        );
+                    }
+                }
             }
+            // A crash ends nothing here: a down instance (crashed, or restarted but still in its
+            // restart delay) answers nobody, so it grants the key to no one else; it goes on
+            // counting for the value it held until that key's deadline by its wall clock, or
+            // until it serves again (`RedisRestarted`, above).
         }
-        // A crash ends nothing here: a down instance (crashed, or restarted but still in its
-        // restart delay) answers nobody, so it grants the key to no one else; it goes on
-        // counting for the value it held until that key's deadline by its wall clock, or
-        // until it serves again (`RedisRestarted`, above).
+        let horizon = record.horizon();
+        for ((node, key), seg) in std::mem::take(&mut open) {
+            close(&mut held, &mut strings, node, key, seg, horizon, None);
+        }
+        held.retain(|h| h.from < h.to);
+        held
     }
-    let horizon = record.horizon();
-    for ((node, key), seg) in std::mem::take(&mut open) {
-        close(&mut held, &mut strings, node, key, seg, horizon, None);
-    }
-    held.retain(|h| h.from < h.to);
-    held
 }
 
 #[cfg(test)]

@@ -99,6 +99,27 @@ pub(crate) fn text_width(text: &str, size: f64) -> i32 {
     }
 }
 
+/// `text` cut at the end, with an ellipsis, to fit `max_w` px at `size`; unchanged if it fits.
+/// A label that would run off the canvas is cut instead (a heat map's row values).
+pub(crate) fn fitted(text: &str, size: f64, max_w: i32) -> String {
+    if text_width(text, size) <= max_w {
+        return text.to_string();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let cut = |keep: usize| chars[..keep].iter().collect::<String>() + "\u{2026}";
+    // The longest prefix that fits with the ellipsis: widths grow with the prefix.
+    let (mut fits, mut over) = (0, chars.len());
+    while over - fits > 1 {
+        let mid = (fits + over) / 2;
+        if text_width(&cut(mid), size) <= max_w {
+            fits = mid;
+        } else {
+            over = mid;
+        }
+    }
+    cut(fits)
+}
+
 /// Draws `t` into an RGB buffer, anchored as the SVG backend anchors text.
 pub(crate) fn raster_text(
     buf: &mut [u8],

@@ -290,7 +290,11 @@ impl ViewModel {
         let mut kinds_of: BTreeMap<u64, (String, NodeId, SimTime)> = BTreeMap::new();
         let mut handling: BTreeMap<NodeId, (SimTime, String)> = BTreeMap::new();
         let mut paused_at: BTreeMap<NodeId, SimTime> = BTreeMap::new();
-        let mut idle = crate::narrate::faults_without_effect(input.events).into_iter();
+        let mut idle = crate::narrate::faults_without_effect(
+            &splitbrain_check::FaultStart::of(record),
+            input.events,
+        )
+        .into_iter();
         for ev in input.events {
             let (t, node, what, text) = match ev {
                 Event::Send {
