@@ -37,10 +37,16 @@
 //! no size (a simulation whose message type has no values, W1) leaves an entry at 16 bytes.
 //!
 //! **Entries before `last`.** An entry scheduled before `last` (inside the span of a sorted
-//! bucket 0, or before an event that a previous `run_until` call peeked at) is inserted into
-//! bucket 0 after every entry of its time or earlier, which is its `(time, seq)` place.
+//! bucket 0, or before an event that a previous `run_until` call peeked at) goes into a side
+//! binary heap on `(time, seq)`, `seq` counted by the heap; it leaves before bucket 0's next
+//! entry when its time is earlier, and after it on a tie (bucket 0's entries were all queued
+//! before it), which is its `(time, seq)` place. Bucket 0 is refilled only once both are
+//! empty. Inserting such an entry into bucket 0 instead moved every later entry (32 bytes
+//! each with the protocols' messages), which cost W2 a sixth of its instructions (issue 11).
 
 use crate::time::SimTime;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 /// One queued event: its true time, a 64-bit word the engine packs and unpacks, and a
 /// payload that travels with it.
@@ -51,16 +57,36 @@ pub(crate) struct Item<P> {
     pub(crate) payload: P,
 }
 
+/// An entry queued before `last`, with its place among those (see the module doc).
+struct EarlyItem<P> {
+    seq: u64,
+    item: Item<P>,
+}
+
+impl<P> PartialEq for EarlyItem<P> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.item.time, self.seq) == (other.item.time, other.seq)
+    }
+}
+impl<P> Eq for EarlyItem<P> {}
+impl<P> PartialOrd for EarlyItem<P> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<P> Ord for EarlyItem<P> {
+    /// Reversed, so the max-heap's top is the smallest `(time, seq)`.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.item.time, other.seq).cmp(&(self.item.time, self.seq))
+    }
+}
+
 /// A bucket emptied with a larger allocation than this (entries) gives it back.
 const KEEP: usize = 4096;
 
 /// A bucket of at most this many entries is sorted into bucket 0 rather than spread over
 /// the lower levels.
 const SORT_AT_MOST: usize = 64;
-
-/// Served entries at the front of bucket 0 that an early insertion removes (once they are
-/// half of it).
-const COMPACT_AT: usize = 64;
 
 /// Bits per digit.
 const DIGIT_BITS: u32 = 4;
@@ -89,8 +115,12 @@ pub(crate) struct EventQueue<P> {
     buckets: Vec<Vec<Item<P>>>,
     /// Bit `i % 64` of word `i / 64` set: bucket `i` is non-empty.
     nonempty: [u64; BUCKETS / 64],
-    /// See the module doc: no entry outside bucket 0 is this early.
+    /// See the module doc: no entry outside bucket 0 and `early` is this early.
     last: SimTime,
+    /// Entries queued before `last` (see the module doc).
+    early: BinaryHeap<EarlyItem<P>>,
+    /// Entries put into `early` so far: their `seq`.
+    early_seq: u64,
     #[cfg(test)]
     len: usize,
 }
@@ -104,6 +134,8 @@ impl<P: Default> EventQueue<P> {
             buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
             nonempty: [0; BUCKETS / 64],
             last: SimTime::ZERO,
+            early: BinaryHeap::new(),
+            early_seq: 0,
             #[cfg(test)]
             len: 0,
         }
@@ -139,21 +171,26 @@ impl<P: Default> EventQueue<P> {
         }
     }
 
-    /// Puts an entry earlier than `last` into bucket 0 after every entry of its time or
-    /// earlier.
+    /// Queues an entry earlier than `last` in the side heap (see the module doc). Bucket 0
+    /// does not grow with them, so the entries served from it meanwhile are not kept longer
+    /// (issue 11 §4: lesson 15 once held 1.7 MB of them).
     #[cold]
     fn insert_early(&mut self, item: Item<P>) {
-        // Bucket 0 is served from `head` and emptied only once every entry in it has left,
-        // so a bucket 0 that entries keep being inserted into before its last one kept every
-        // entry served meanwhile: lesson 15 run for 3,000 s held 600 KB of them, 30,000 s
-        // 1.7 MB (issue 11 §4). The served ones go once they are half of it (amortized O(1)
-        // an insertion; the order is unchanged).
-        if self.head >= COMPACT_AT && self.head * 2 >= self.zero.len() {
-            self.zero.drain(..self.head);
-            self.head = 0;
+        let seq = self.early_seq;
+        self.early_seq += 1;
+        self.early.push(EarlyItem { seq, item });
+    }
+
+    /// Whether the next entry to leave is the side heap's top rather than bucket 0's next.
+    #[inline]
+    fn early_first(&self) -> bool {
+        match self.early.peek() {
+            None => false,
+            Some(e) => self
+                .zero
+                .get(self.head)
+                .is_none_or(|z| e.item.time < z.time),
         }
-        let at = self.head + self.zero[self.head..].partition_point(|i| i.time <= item.time);
-        self.zero.insert(at, item);
     }
 
     /// The first non-empty bucket, if any.
@@ -168,7 +205,7 @@ impl<P: Default> EventQueue<P> {
     /// Makes bucket 0 non-empty if any entry is left; `false` if none is.
     #[inline]
     fn refill(&mut self) -> bool {
-        if self.head < self.zero.len() {
+        if self.head < self.zero.len() || !self.early.is_empty() {
             return true;
         }
         self.head = 0;
@@ -228,6 +265,9 @@ impl<P: Default> EventQueue<P> {
     /// The time of the earliest entry, without taking it out.
     #[inline]
     pub(crate) fn peek(&mut self) -> Option<SimTime> {
+        if self.early_first() {
+            return self.early.peek().map(|e| e.item.time);
+        }
         if self.refill() {
             Some(self.zero[self.head].time)
         } else {
@@ -243,6 +283,14 @@ impl<P: Default> EventQueue<P> {
         for item in self.zero.iter_mut().skip(head) {
             f(&mut item.data);
         }
+        if !self.early.is_empty() {
+            // The data word does not order them, so the heap rebuilt from them is valid.
+            let mut early = std::mem::take(&mut self.early).into_vec();
+            for e in &mut early {
+                f(&mut e.item.data);
+            }
+            self.early = BinaryHeap::from(early);
+        }
         for (w, word) in self.nonempty.iter().enumerate() {
             let mut bits = *word;
             while bits != 0 {
@@ -255,16 +303,20 @@ impl<P: Default> EventQueue<P> {
         }
     }
 
-    /// The payload of an entry that leaves soon: the one `k` places after the earliest if
-    /// bucket 0 holds it, else one from the first other non-empty bucket (whose entries all
-    /// leave next, in an order not known yet). A look ahead for prefetching only.
+    /// The data word of an entry that leaves soon: the one `k` places on in bucket 0 if it
+    /// holds it (entries queued before `last` not counted), else one from the first other
+    /// non-empty bucket (whose entries all leave next, in an order not known yet), else the
+    /// side heap's top. A look ahead for prefetching only.
     #[inline]
     pub(crate) fn ahead(&self, k: usize) -> Option<u64> {
         let i = self.head + k;
         if let Some(item) = self.zero.get(i) {
             return Some(item.data);
         }
-        let bucket = &self.buckets[self.first_bucket()?];
+        let Some(b) = self.first_bucket() else {
+            return self.early.peek().map(|e| e.item.data);
+        };
+        let bucket = &self.buckets[b];
         bucket
             .get((i - self.zero.len()).min(bucket.len() - 1))
             .map(|item| item.data)
@@ -273,6 +325,13 @@ impl<P: Default> EventQueue<P> {
     /// Takes out the earliest entry.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<Item<P>> {
+        if !self.early.is_empty() && self.early_first() {
+            #[cfg(test)]
+            {
+                self.len -= 1;
+            }
+            return self.early.pop().map(|e| e.item);
+        }
         if self.refill() {
             let served = &mut self.zero[self.head];
             let item = Item {
@@ -344,7 +403,7 @@ mod tests {
                 })
             );
             assert!(
-                q.zero.len() <= 2 * COMPACT_AT + 2,
+                q.zero.len() <= 2 && q.early.len() <= 1,
                 "{} in bucket 0",
                 q.zero.len()
             );
