@@ -186,10 +186,10 @@ impl<P: Default> EventQueue<P> {
     fn early_first(&self) -> bool {
         match self.early.peek() {
             None => false,
-            Some(e) => self
-                .zero
-                .get(self.head)
-                .is_none_or(|z| e.item.time < z.time),
+            Some(e) => match self.zero.get(self.head) {
+                None => true,
+                Some(z) => e.item.time < z.time,
+            },
         }
     }
 
