@@ -36,12 +36,12 @@ pub(crate) enum Step<'a> {
 
 /// Removes and returns every entry of `node` from a map keyed by (node, name): what a node
 /// held when it crashed, in name order.
-pub(crate) fn take_node<V>(
-    open: &mut BTreeMap<(NodeId, String), V>,
+pub(crate) fn take_node<K: Ord + Clone + Default, V>(
+    open: &mut BTreeMap<(NodeId, K), V>,
     node: NodeId,
-) -> Vec<((NodeId, String), V)> {
-    let keys: Vec<(NodeId, String)> = open
-        .range((node, String::new())..)
+) -> Vec<((NodeId, K), V)> {
+    let keys: Vec<(NodeId, K)> = open
+        .range((node, K::default())..)
         .take_while(|((n, _), _)| *n == node)
         .map(|(k, _)| k.clone())
         .collect();
@@ -122,11 +122,12 @@ pub(crate) enum End {
 }
 
 /// A node's belief about itself over `[from, to)`: leadership (`key` empty) or holding the
-/// lock `key`.
+/// lock `key` (a `String`, or a `&str` borrowed from the record's observations where a long
+/// run's beliefs must not each own a copy of the lock name: issue 11 §4).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Belief {
+pub(crate) struct Belief<K = String> {
     pub node: NodeId,
-    pub key: String,
+    pub key: K,
     pub from: SimTime,
     pub to: SimTime,
     /// The observation that started it.
@@ -135,18 +136,18 @@ pub(crate) struct Belief {
 }
 
 /// What an observation does to a belief.
-pub(crate) enum Change {
-    Start(String),
-    Stop(String),
+pub(crate) enum Change<K = String> {
+    Start(K),
+    Stop(K),
 }
 
 /// Belief intervals: a `Start(key)` opens the node's belief in `key` (a second start while
 /// open continues it), a `Stop(key)` or the node's crash closes it. Sorted by `from`.
-pub(crate) fn beliefs(
-    record: &RunRecord,
-    classify: impl Fn(&Obs) -> Option<Change>,
-) -> Vec<Belief> {
-    let mut open: BTreeMap<(NodeId, String), (SimTime, usize)> = BTreeMap::new();
+pub(crate) fn beliefs<'a, K: Ord + Clone + Default>(
+    record: &'a RunRecord,
+    classify: impl Fn(&'a Obs) -> Option<Change<K>>,
+) -> Vec<Belief<K>> {
+    let mut open: BTreeMap<(NodeId, K), (SimTime, usize)> = BTreeMap::new();
     let mut out = Vec::new();
     for step in steps(record) {
         match step {

@@ -249,7 +249,7 @@ pub(crate) fn validity_within_truth_in(shared: &Shared) -> Verdict {
         let hold = truth
             .holds
             .iter()
-            .filter(|h| h.lock == b.key && h.holder == Some(b.node) && h.is(&id))
+            .filter(|h| *h.lock == *b.key && h.holder == Some(b.node) && h.is(&id))
             .find(|h| h.from <= b.from && b.from < h.to);
         let true_end = hold.map_or(b.from, |h| h.to);
         let until = believed.0.min(b.to);

@@ -132,9 +132,10 @@ fn owed_time(shared: &Shared) -> Vec<Owed> {
     // The truth first, then the waits: the waits are not alive while the truth is built, at
     // the check's peak of memory (issue 11 §4).
     let truth = shared.truth();
+    // Lock names borrowed from the observations, not a copy per wait (issue 11 §4).
     let waits = beliefs(record, |o| match o {
-        Obs::LockRequested { lock, .. } => Some(Change::Start(lock.clone())),
-        Obs::LockAcquired { lock, .. } => Some(Change::Stop(lock.clone())),
+        Obs::LockRequested { lock, .. } => Some(Change::Start(lock.as_str())),
+        Obs::LockAcquired { lock, .. } => Some(Change::Stop(lock.as_str())),
         _ => None,
     });
     if waits.is_empty() {
@@ -142,14 +143,12 @@ fn owed_time(shared: &Shared) -> Vec<Owed> {
     }
     let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
     for h in &truth.holds {
-        held.entry(h.lock.as_str())
-            .or_default()
-            .push((h.from, h.to));
+        held.entry(&*h.lock).or_default().push((h.from, h.to));
     }
     let mut out = Vec::new();
     for w in &waits {
         let mut pieces = vec![(w.from, w.to)];
-        for &(hf, ht) in held.get(w.key.as_str()).map_or(&[][..], Vec::as_slice) {
+        for &(hf, ht) in held.get(w.key).map_or(&[][..], Vec::as_slice) {
             pieces = pieces
                 .into_iter()
                 .flat_map(|(a, b)| {

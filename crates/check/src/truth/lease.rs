@@ -29,7 +29,7 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
                  t: SimTime,
                  end: Option<Fact>| {
         out.push(Hold {
-            lock: lease,
+            lock: lease.into(),
             holder: Some(g.holder),
             source: HoldSource::Lease {
                 service,

@@ -85,8 +85,8 @@ pub(crate) fn holds<B: AsRef<[KeyHold]>>(
         let at = |i: u32| &held[i as usize];
         order.sort_by(|&a, &b| (&at(a).key, &at(a).value).cmp(&(&at(b).key, &at(b).value)));
         for group in order.chunk_by(|&a, &b| at(a).key == at(b).key && at(a).value == at(b).value) {
-            let (key, value) = (&*at(group[0]).key, &at(group[0]).value);
-            let key_sets: Vec<Arc<[NodeId]>> = match sets.get(key) {
+            let (key, value) = (&at(group[0]).key, &at(group[0]).value);
+            let key_sets: Vec<Arc<[NodeId]>> = match sets.get(&**key) {
                 Some(s) => s.iter().map(|set| shared_set(&mut set_ids, set)).collect(),
                 None => vec![shared_set(&mut set_ids, &all)],
             };
@@ -123,7 +123,7 @@ fn shared_set(ids: &mut BTreeMap<Vec<NodeId>, Arc<[NodeId]>>, set: &[NodeId]) ->
 fn majority_windows(
     held: &[KeyHold],
     idx: &[usize],
-    key: &str,
+    key: &Arc<str>,
     value: &Arc<str>,
     instances: &Arc<[NodeId]>,
 ) -> Vec<Hold> {
@@ -147,7 +147,7 @@ fn majority_windows(
             .filter_map(|h| h.end.clone())
             .collect();
         out.push(Hold {
-            lock: key.to_string(),
+            lock: key.clone(),
             holder: members[0].holder,
             source: HoldSource::RedisMajority {
                 value: value.clone(),
@@ -209,7 +209,7 @@ mod tests {
         let spans: Vec<(&str, Option<u32>, SimTime, String)> = truth
             .holds
             .iter()
-            .map(|h| (h.lock.as_str(), h.holder.map(|n| n.0), h.from, h.what()))
+            .map(|h| (&*h.lock, h.holder.map(|n| n.0), h.from, h.what()))
             .collect();
         assert_eq!(
             spans,

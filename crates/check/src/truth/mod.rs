@@ -32,8 +32,9 @@ pub use redis_keys::KeyHold;
 /// Redis instances holding one value (DESIGN.md, `holder_writes_only`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hold {
-    /// Lock (lease or key) name.
-    pub lock: String,
+    /// Lock (lease or key) name (one string shared by a key's pieces and majority holds:
+    /// a long run keeps thousands of holds, issue 11 §4).
+    pub lock: Arc<str>,
     /// The client holding it, if known (a Redis value no client reported acquiring is held
     /// by nobody we can name).
     pub holder: Option<NodeId>,
@@ -366,14 +367,16 @@ impl Truth {
     ) -> impl Iterator<Item = &'a Hold> + 'a {
         self.holds
             .iter()
-            .filter(move |h| lock.map_or(true, |l| h.lock == l) && h.from <= t && t < h.to)
+            .filter(move |h| lock.map_or(true, |l| &*h.lock == l) && h.from <= t && t < h.to)
     }
 
     /// The latest hold of `lock` (any if `None`) by `who` that started at or before `t`.
     pub fn last_by(&self, lock: Option<&str>, who: NodeId, t: SimTime) -> Option<&Hold> {
         self.holds
             .iter()
-            .filter(|h| lock.map_or(true, |l| h.lock == l) && h.holder == Some(who) && h.from <= t)
+            .filter(|h| {
+                lock.map_or(true, |l| &*h.lock == l) && h.holder == Some(who) && h.from <= t
+            })
             .max_by_key(|h| h.from)
     }
 }
@@ -388,7 +391,7 @@ mod tests {
 
     fn hold(source: HoldSource) -> Hold {
         Hold {
-            lock: "l".to_string(),
+            lock: "l".into(),
             holder: Some(id(1)),
             source,
             from: ms(0),
@@ -460,7 +463,7 @@ mod tests {
                     // A pseudo-random start, lock and holder with many ties.
                     let x = i.wrapping_mul(2_654_435_761) % 97;
                     h.from = ms(x % 5);
-                    h.lock = ["l", "m"][(x % 2) as usize].to_string();
+                    h.lock = ["l", "m"][(x % 2) as usize].into();
                     h.holder = (x % 3 != 0).then(|| id((x % 3) as u32));
                     h.to = ms(1_000 + i);
                     h
@@ -566,7 +569,7 @@ mod tests {
             .end(ms(10_000))
             .build();
         let truth = Truth::new(&r, &WallClocks::new(&r));
-        let span = |h: &Hold| (h.lock.clone(), h.holder.map(|n| n.0), h.from);
+        let span = |h: &Hold| (h.lock.to_string(), h.holder.map(|n| n.0), h.from);
         for (lock, t, expect) in [
             (Some("l"), ms(999), vec![]),
             (Some("l"), ms(1_000), vec![("l", 1, 1_000)]),
@@ -591,9 +594,7 @@ mod tests {
             (Some("l"), 2, ms(2_999), None),
             (Some("m"), 2, ms(10_000), None),
         ] {
-            let got = truth
-                .last_by(lock, id(who), t)
-                .map(|h| (h.lock.as_str(), h.from));
+            let got = truth.last_by(lock, id(who), t).map(|h| (&*h.lock, h.from));
             assert_eq!(
                 got,
                 expect.map(|(l, f)| (l, ms(f))),

@@ -32,7 +32,7 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
     let mut closed: BTreeMap<(String, u64), ()> = BTreeMap::new();
     let mut out = Vec::new();
     let hold = |lock: String, revision: u64, o: Open, to: SimTime, end: Option<Fact>| Hold {
-        lock,
+        lock: lock.into(),
         holder: Some(o.holder),
         source: HoldSource::Raft {
             revision,
