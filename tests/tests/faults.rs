@@ -304,3 +304,24 @@ fn a_nemesis_heal_leaves_the_scenarios_own_partition() {
     sim.run_until(SimTime(3_500_000_001)).unwrap();
     assert_eq!(sim.network().rules(), &[][..]);
 }
+
+/// Regression (new-user pass): a crash and a restart of the leader at the same instant. The
+/// restarted n5 claims leadership at that instant and every node accepts it, but the checkers
+/// merged observations before faults at a tie, so its claim was closed by the crash that came
+/// before it: `eventual_leader` was VIOLATED ("no live node claims leadership at the end").
+/// Faults now keep their place among the observations, as the run had them.
+#[test]
+fn a_claim_between_a_crash_and_a_restart_at_one_instant_is_the_restarted_nodes() {
+    use splitbrain_scenario::{execute_keeping, Keep};
+    let src = r#"{"splitbrain": 1, "name": "t", "duration": "10s",
+        "network": {"delay": {"fixed": "1ms"}},
+        "nodes": {"n": {"role": "bully", "count": 5}},
+        "check": ["eventual_leader"],
+        "faults": [{"at": "2s", "crash": "n5"}, {"at": "2s", "restart": "n5"}]}"#;
+    let p = plan(src);
+    for keep in [Keep::All, Keep::Checked] {
+        let r = execute_keeping(&p, 0, None, keep).unwrap();
+        let v = r.report.verdict("eventual_leader").unwrap();
+        assert!(matches!(v, splitbrain_check::Verdict::Holds), "{v:?}");
+    }
+}

@@ -80,6 +80,10 @@ pub struct RunRecord {
     pub observations: ObsLog<Observed<Obs>>,
     /// Every applied fault with its true time, in order.
     pub faults: Vec<(SimTime, Fault)>,
+    /// Per fault, the number of observations (by index) recorded before it was applied, so
+    /// observations and faults at one instant merge in the order the run had them; empty when
+    /// not known (then the tie rule of [`crate::timeline`]: observations first).
+    pub fault_positions: Vec<usize>,
     /// End of the run (the scenario's duration).
     pub end: SimTime,
     /// Message counters per message kind (from the engine's `Stats`).
@@ -109,6 +113,7 @@ impl RunRecord {
             clocks,
             observations: sim.take_observations(),
             faults: sim.applied_faults().to_vec(),
+            fault_positions: sim.applied_fault_positions().to_vec(),
             end,
             messages: sim
                 .stats()

@@ -79,6 +79,7 @@ impl Builder {
                 messages: BTreeMap::new(),
                 redis_keys: Default::default(),
                 link_loss_ppm: None,
+                fault_positions: Vec::new(),
             },
         }
     }

@@ -2,10 +2,12 @@
 //! intervals, overlaps, node liveness, and evidence in words. Wall clocks are in
 //! [`crate::clocks`], the truth of who holds a lock in [`crate::truth`].
 //!
-//! **Tie rule.** Observations and faults come in two lists; at one true instant the
-//! observations are taken first, then the faults. A fault fired by a trigger (delay 0) lands
-//! after the observation that fired it, and a claim made at the instant of a crash is a
-//! zero-length belief.
+//! **Order at one instant.** Observations and faults come in two lists, merged in the order
+//! the run had them: each fault keeps how many observations came before it
+//! ([`RunRecord::fault_positions`]), so a claim made between a crash and a restart at one
+//! instant is the restarted node's, and a fault fired by a trigger (delay 0) lands after the
+//! observation that fired it. A record without positions (hand-built in tests) uses the tie
+//! rule: at one true instant the observations first, then the faults.
 //!
 //! Intervals are half-open `[from, to)` in true ns; an interval still open at the end of the
 //! record is closed at [`RunRecord::horizon`].
@@ -57,12 +59,24 @@ pub(crate) fn take_node<K: Ord + Clone + Default, V>(
 /// at a time (a run has many: a list of them all would be as long as the record).
 pub(crate) fn steps(record: &RunRecord) -> impl Iterator<Item = Step<'_>> {
     let faults = &record.faults;
+    // Positions, when known for every fault, give the run's own order.
+    let positions: &[usize] = if record.fault_positions.len() == faults.len() {
+        &record.fault_positions
+    } else {
+        &[]
+    };
     let mut obs = record.observations.iter_indexed().peekable();
     let mut j = 0;
     std::iter::from_fn(move || {
         let take_obs = match obs.peek() {
             None => false,
-            Some((_, o)) => j >= faults.len() || o.t <= faults[j].0,
+            Some((index, o)) => {
+                j >= faults.len()
+                    || match positions.get(j) {
+                        Some(&before) => *index < before,
+                        None => o.t <= faults[j].0,
+                    }
+            }
         };
         if take_obs {
             let (index, o) = obs.next().expect("peeked");

@@ -341,6 +341,8 @@ pub(crate) struct Core<A: Actor> {
     /// Which observations `observations` keeps (all when `None`).
     obs_filter: Option<Box<dyn ObsFilter<A::Obs>>>,
     applied: Vec<(SimTime, Fault)>,
+    /// Per applied fault, the number of observations recorded before it (their index bound).
+    applied_after_obs: Vec<usize>,
     stats: Stats,
     /// Per-kind message counters (folded into [`Stats::messages`] by [`Sim::stats`]).
     kinds: KindTable,
@@ -736,6 +738,7 @@ impl<A: Actor> Sim<A> {
                 observations: ObsLog::new(),
                 obs_filter: None,
                 applied: Vec::new(),
+                applied_after_obs: Vec::new(),
                 stats: Stats::default(),
                 kinds: KindTable::default(),
                 recorder: None,
@@ -902,6 +905,13 @@ impl<A: Actor> Sim<A> {
     /// Every fault applied so far, in order.
     pub fn applied_faults(&self) -> &[(SimTime, Fault)] {
         &self.core.applied
+    }
+    /// Per applied fault (as [`Sim::applied_faults`]), how many observations the run had
+    /// recorded, kept or left out, when it was applied: observations with a lower index came
+    /// before it, the others after, also at the same instant (a crash and a restart at one
+    /// time with a claim between them).
+    pub fn applied_fault_positions(&self) -> &[usize] {
+        &self.core.applied_after_obs
     }
     /// Counters so far (a copy; [`Stats::messages`] is built from the per-kind table).
     pub fn stats(&self) -> Stats {
@@ -1177,6 +1187,9 @@ impl<A: Actor> Sim<A> {
             fault: fault.clone(),
         });
         self.core.applied.push((t, fault.clone()));
+        self.core
+            .applied_after_obs
+            .push(self.core.observations.len());
         match fault {
             Fault::Crash { node } => {
                 if let Some(f) = &mut self.core.obs_filter {

@@ -85,6 +85,7 @@ impl SavedTrace {
     pub fn record(&self) -> RunRecord {
         let mut observations = Vec::new();
         let mut faults = Vec::new();
+        let mut fault_positions = Vec::new();
         let mut kinds: BTreeMap<u64, String> = BTreeMap::new();
         let mut messages: BTreeMap<String, KindCounts> = BTreeMap::new();
         for ev in &self.events {
@@ -94,7 +95,10 @@ impl SavedTrace {
                     node: *node,
                     obs: obs.clone(),
                 }),
-                Event::Fault { t, fault } => faults.push((*t, fault.clone())),
+                Event::Fault { t, fault } => {
+                    faults.push((*t, fault.clone()));
+                    fault_positions.push(observations.len());
+                }
                 Event::Send { id, kind, .. } => {
                     messages.entry(kind.clone()).or_default().sent += 1;
                     kinds.insert(*id, kind.clone());
@@ -118,6 +122,7 @@ impl SavedTrace {
             clocks: self.clocks.clone(),
             observations: observations.into(),
             faults,
+            fault_positions,
             end: self.end,
             messages,
             redis_keys: Default::default(),

@@ -388,6 +388,7 @@ mod tests {
             messages: Default::default(),
             redis_keys: Default::default(),
             link_loss_ppm: None,
+            fault_positions: Vec::new(),
         }
     }
 
@@ -432,6 +433,7 @@ mod tests {
             messages: Default::default(),
             redis_keys: Default::default(),
             link_loss_ppm: None,
+            fault_positions: Vec::new(),
         };
         assert_eq!(
             fault_notes(&record),
