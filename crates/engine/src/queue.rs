@@ -325,7 +325,7 @@ impl<P: Default> EventQueue<P> {
     /// Takes out the earliest entry.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<Item<P>> {
-        if !self.early.is_empty() && self.early_first() {
+        if self.early_first() {
             #[cfg(test)]
             {
                 self.len -= 1;

@@ -76,10 +76,8 @@ fn a_recorder_set_mid_run_is_refused() {
     sim.set_recorder(Recorder::hash_only());
 }
 
-/// Before the first event every message keeps its id, so a recorder set after the actors'
-/// `on_start` (a `run_until` of time 0) names the messages they sent.
-#[test]
-fn a_recorder_set_after_start_names_the_start_messages() {
+/// Three probes, each sending one message to the next (p0 -> p1 -> p2 -> p0) in `on_start`.
+fn ring_sending_at_start() -> Sim<Probe> {
     let start = |i: u32| {
         (
             format!("p{i}"),
@@ -87,13 +85,20 @@ fn a_recorder_set_after_start_names_the_start_messages() {
         )
     };
     let probes: Vec<_> = (0..3).map(start).collect();
-    let mut sim = sim_of(
+    sim_of(
         7,
         probes
             .iter()
             .map(|(n, p)| (n.as_str(), p.clone()))
             .collect(),
-    );
+    )
+}
+
+/// Before the first event every message keeps its id, so a recorder set after the actors'
+/// `on_start` (a `run_until` of time 0) names the messages they sent.
+#[test]
+fn a_recorder_set_after_start_names_the_start_messages() {
+    let mut sim = ring_sending_at_start();
     sim.run_until(SimTime::ZERO).expect("within bounds");
     let events = run_traced(&mut sim, at_ms(100));
     let delivered: Vec<u64> = events
@@ -130,20 +135,7 @@ fn a_count_only_recorder_may_be_set_mid_run() {
 #[test]
 #[should_panic(expected = "set the recorder before the first event")]
 fn a_recorder_after_record_no_trace_is_refused_while_start_messages_fly() {
-    let start = |i: u32| {
-        (
-            format!("p{i}"),
-            Probe::new(vec![]).sending_at_start(vec![((i + 1) % 3, i)]),
-        )
-    };
-    let probes: Vec<_> = (0..3).map(start).collect();
-    let mut sim = sim_of(
-        7,
-        probes
-            .iter()
-            .map(|(n, p)| (n.as_str(), p.clone()))
-            .collect(),
-    );
+    let mut sim = ring_sending_at_start();
     sim.record_no_trace();
     sim.run_until(SimTime::ZERO).expect("within bounds");
     sim.set_recorder(Recorder::hash_only());
