@@ -664,3 +664,47 @@ fn a_file_naming_no_invariant_is_checked_only_against_what_its_roles_can_break()
         assert!(!out.contains("lock_progress"), "{out}");
     }
 }
+
+/// Regression (new-user pass): `chart --from -1s` was read by clap as an unknown flag `-1`
+/// ("unexpected argument '-1' found ... use '-- -1'"), and `--from=-1s` said only "expected a
+/// duration like ...". A negative time reaches the parser, which says what a file's `"-1s"`
+/// gets: "a duration cannot be negative".
+#[test]
+fn a_negative_time_on_the_command_line_is_named_as_negative() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let trace = trace.to_str().unwrap();
+    let svg = dir.path().join("c.svg");
+    let svg = svg.to_str().unwrap();
+    let html = dir.path().join("v.html");
+    let html = html.to_str().unwrap();
+    assert_eq!(code(&splitbrain(&["run", LESSON, "--trace", trace])), 0);
+    let negative = "a duration cannot be negative: \"-1s\"";
+    for args in [
+        vec!["chart", trace, "-o", svg, "--from", "-1s"],
+        vec!["chart", trace, "-o", svg, "--from=-1s"],
+        vec!["chart", trace, "-o", svg, "--to", "-1s"],
+        vec!["view", trace, "-o", html, "--from", "-1s"],
+        vec!["view", trace, "-o", html, "--to=-1s"],
+        vec!["run", LESSON, "--chart", svg, "--from", "-1s"],
+    ] {
+        let o = splitbrain(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(negative), "{args:?}: {err}");
+        assert!(!Path::new(svg).exists() && !Path::new(html).exists());
+    }
+    // The file reader's words for the same value.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join(LESSON)).unwrap()).unwrap();
+    v["chart"] = serde_json::json!({"from": "-1s", "to": "5s"});
+    let f = dir.path().join("negative-window.json");
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = splitbrain(&["run", f.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(&format!("chart.from: {negative}")),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
