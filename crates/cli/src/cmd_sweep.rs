@@ -77,8 +77,13 @@ pub struct SweepArgs {
     /// short run's cost.
     #[arg(long, requires = "out")]
     pub hash: bool,
-    /// Failing seeds to list per invariant.
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    /// Failing seeds to list per invariant (not with --find-threshold, which lists probes).
+    #[arg(
+        long,
+        default_value_t = 3,
+        value_name = "N",
+        conflicts_with = "find_threshold"
+    )]
     pub show: usize,
 }
 
@@ -371,6 +376,34 @@ fn check_grid_size(vary: &[Vary], seeds: u64) -> Result<()> {
     }
 }
 
+/// Refuses (exit 2, before anything is read) a `--vary` or `--find-threshold` of a path that
+/// `sweep` itself overrides in every run: `seed` (each run's seed is one of `--seeds`) and
+/// `rate_seeds` (`sweep` judges `expect_rate` over `--seeds`; the file's `rate_seeds` is what
+/// `check` sweeps). `--find-threshold seed=1..3` bisected a value no run used and reported
+/// "threshold none" with the same rate at both ends.
+fn overridden_paths(a: &SweepArgs) -> Result<()> {
+    let given = a.vary.iter().map(|v| ("--vary", v.path.as_str())).chain(
+        a.find_threshold
+            .iter()
+            .map(|s| ("--find-threshold", s.path.as_str())),
+    );
+    for (flag, path) in given {
+        let why = match path {
+            "seed" => {
+                "every run's seed is one of --seeds, which replaces the file's `seed`: \
+                       give the seeds to sweep with --seeds A..B"
+            }
+            "rate_seeds" => {
+                "sweep judges `expect_rate` over --seeds, not over the file's \
+                             `rate_seeds` (the seeds `check` sweeps): give them with --seeds A..B"
+            }
+            _ => continue,
+        };
+        return Err(exit::BadInput(format!("{flag} {path}: {why}")).into());
+    }
+    Ok(())
+}
+
 /// Runs `sweep`.
 pub fn run(a: SweepArgs) -> Result<u8> {
     let file = a.file.display().to_string();
@@ -379,6 +412,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         .filter_map(|(w, p)| p.as_deref().map(|p| (w, p)))
         .collect();
     crate::atomic::check_distinct(&[("the scenario", &a.file)], &outputs)?;
+    overridden_paths(&a)?;
     let src = splitbrain_scenario::read_scenario(&a.file)?;
     let base = load_str(&file, &src)?;
     if let Some(search) = a.find_threshold.clone() {
