@@ -881,9 +881,11 @@ mod tests {
         assert_eq!(fitted_distinct(&short, 12.0, 160), short);
     }
 
-    /// The extents (left, top, right, bottom) of every rectangle and text of an SVG, and its
-    /// canvas size.
-    fn extents(svg: &str) -> (Vec<(f64, f64, f64, f64)>, (f64, f64)) {
+    /// A box on the canvas: left, top, right, bottom, px.
+    type Extent = (f64, f64, f64, f64);
+
+    /// The extents of every rectangle and text of an SVG, and its canvas size.
+    fn extents(svg: &str) -> (Vec<Extent>, (f64, f64)) {
         let attr = |t: &str, name: &str| -> f64 {
             t.split(&format!(" {name}=\""))
                 .nth(1)
@@ -893,7 +895,7 @@ mod tests {
         };
         let head = svg.split("<svg").nth(1).unwrap();
         let size = (attr(head, "width"), attr(head, "height"));
-        let mut out: Vec<(f64, f64, f64, f64)> = svg
+        let mut out: Vec<Extent> = svg
             .split("<rect")
             .skip(1)
             .map(|r| {
