@@ -32,10 +32,10 @@ pub struct SweepArgs {
     pub file: PathBuf,
     /// Seeds to run: A..B (B excluded: 0..1000 is 1000 seeds), A..=B (B included: 0..=999 is
     /// the same 1000) or one seed A; at most 10,000,000.
-    #[arg(long, value_name = "A..B")]
+    #[arg(long, value_name = "A..B", allow_hyphen_values = true)]
     pub seeds: SeedRange,
     /// Worker threads (default: the available cores). Results do not depend on it.
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true)]
     pub jobs: Option<usize>,
     /// Write one JSON line per run (after a header line) to this file, in seed order.
     #[arg(long, value_name = "results.jsonl")]
@@ -53,13 +53,23 @@ pub struct SweepArgs {
     /// With --find-threshold: the violation rate to find, 0..=1 (default 0.5). The search
     /// finds where the rate goes above it; at 1, which no rate is above, where it reaches 1
     /// (every run violated), as at 0 it finds where it leaves 0 (the first violations).
-    #[arg(long, value_name = "RATE", requires = "find_threshold")]
+    #[arg(
+        long,
+        value_name = "RATE",
+        requires = "find_threshold",
+        allow_negative_numbers = true
+    )]
     pub level: Option<f64>,
     /// With --find-threshold: the invariant whose rate is searched (default: the only one checked).
     #[arg(long, value_name = "NAME", requires = "find_threshold")]
     pub invariant: Option<String>,
     /// With --find-threshold: most midpoints to probe after the two ends (default 8).
-    #[arg(long, value_name = "N", requires = "find_threshold")]
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "find_threshold",
+        allow_negative_numbers = true
+    )]
     pub steps: Option<u32>,
     /// Run only the K-th of N interleaved slices of the seeds ((seed - A) % N == K); combine
     /// the shards' --out files with `splitbrain merge`.
@@ -82,7 +92,8 @@ pub struct SweepArgs {
         long,
         default_value_t = 3,
         value_name = "N",
-        conflicts_with = "find_threshold"
+        conflicts_with = "find_threshold",
+        allow_negative_numbers = true
     )]
     pub show: usize,
 }

@@ -708,3 +708,73 @@ fn a_negative_time_on_the_command_line_is_named_as_negative() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// Regression (new-user pass): as `--from -1s` was, a negative number given to a numeric flag
+/// was read by clap as an unknown flag (`--level -0.5`: "unexpected argument '-0' found ...
+/// use '-- -0'"). Each reaches its parser, whose refusal names the flag and the value.
+#[test]
+fn a_negative_number_given_to_a_numeric_flag_is_refused_by_its_parser() {
+    let bully = "scenarios/03-bully-partition-split-brain.json";
+    let threshold = [
+        "--find-threshold",
+        "faults.0.at=1s..2s",
+        "--invariant",
+        "single_leader",
+    ];
+    let cases: [(Vec<&str>, &str); 8] = [
+        (
+            [
+                &["sweep", bully, "--seeds", "0..2"][..],
+                &threshold,
+                &["--level", "-0.5"],
+            ]
+            .concat(),
+            "--level -0.5 is not a rate in 0..=1",
+        ),
+        (
+            [
+                &["sweep", bully, "--seeds", "0..2"][..],
+                &threshold,
+                &["--steps", "-1"],
+            ]
+            .concat(),
+            "invalid value '-1' for '--steps <N>'",
+        ),
+        (
+            vec!["sweep", bully, "--seeds", "-1..5"],
+            "invalid value '-1..5' for '--seeds <A..B>'",
+        ),
+        (
+            vec!["sweep", bully, "--seeds", "0..2", "--jobs", "-1"],
+            "invalid value '-1' for '--jobs <N>'",
+        ),
+        (
+            vec!["sweep", bully, "--seeds", "0..2", "--show", "-1"],
+            "invalid value '-1' for '--show <N>'",
+        ),
+        (
+            vec![
+                "compare",
+                "scenarios/23-compare/lock-designs.compare.json",
+                "--seeds",
+                "-3..4",
+            ],
+            "invalid value '-3..4' for '--seeds <A..B>'",
+        ),
+        (
+            vec!["coverage", "--seeds", "-1..3"],
+            "invalid value '-1..3' for '--seeds <A..B>'",
+        ),
+        (
+            vec!["shrink", bully, "--seed", "7", "--max-runs", "-5"],
+            "invalid value '-5' for '--max-runs <N>'",
+        ),
+    ];
+    for (args, said) in cases {
+        let o = splitbrain(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+}
