@@ -166,6 +166,10 @@ impl HeatLayout {
         width = width
             .max((gx0 + gx1) / 2 + text_width(&format!("{} \u{2192}", cols_p.path), 12.0) / 2 + 16);
         width = width.max(8 + text_width(&format!("\u{2193} {}", rows_p.path), 12.0) + 16);
+        // The column values drawn (centred on their cells, those that would overlap left out).
+        for (x, v) in spaced(column_labels(cols_p, gx0, cw), 12.0) {
+            width = width.max(x + text_width(&v, 12.0) / 2 + 16);
+        }
         for ser in &chart.series {
             width = width.max(8 + text_width(&format!("{}: P(violation)", ser.name), 13.0) + 16);
             if ser.points.contains(&None) {
@@ -184,6 +188,21 @@ impl HeatLayout {
             width: width.min(W),
         }
     }
+}
+
+/// Widest a column value is drawn, px, where its cell is narrower: a longer one is cut as a
+/// row value is ([`fitted_distinct`]), so it neither runs off the canvas's left edge nor into
+/// the colour scale.
+const COLUMN_LABEL_W: i32 = 76;
+
+/// A heat map's column values at the centres of their cells (`gx0`: the grid's left edge,
+/// `cw`: a cell's width, px), each cut to its cell's width or [`COLUMN_LABEL_W`].
+fn column_labels(cols: &SweepParam, gx0: i32, cw: i32) -> Vec<(i32, String)> {
+    fitted_distinct(&cols.values, 12.0, (cw - 4).max(COLUMN_LABEL_W))
+        .into_iter()
+        .enumerate()
+        .map(|(c, v)| (gx0 + cw * c as i32 + cw / 2, v))
+        .collect()
 }
 
 fn size_of(chart: &SweepChart) -> (u32, u32) {
@@ -502,13 +521,7 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
             )?;
         }
         // Column labels (second parameter), left out where they would overlap.
-        let cols: Vec<(i32, String)> = cols_p
-            .values
-            .iter()
-            .enumerate()
-            .map(|(c, v)| (gx0 + cw * c as i32 + cw / 2, v.clone()))
-            .collect();
-        for (x, v) in spaced(cols, 12.0) {
+        for (x, v) in spaced(column_labels(cols_p, gx0, cw), 12.0) {
             text(
                 cv,
                 &v,
@@ -915,9 +928,20 @@ mod tests {
     /// and each panel are sized to their content.
     #[test]
     fn a_heat_map_canvas_fits_its_content() {
-        for (nr, nc) in [(1, 2), (2, 3), (3, 3), (8, 12), (60, 4)] {
+        for (nr, nc, long_column) in [
+            (1, 2, false),
+            (2, 3, false),
+            (3, 3, false),
+            (8, 12, false),
+            (60, 4, false),
+            (2, 1, true),
+        ] {
             let rows: Vec<String> = (0..nr).map(|i| format!("{i}ms")).collect();
-            let c = grid(rows, nc, &["first", "second"]);
+            let mut c = grid(rows, nc, &["first", "second"]);
+            if long_column {
+                c.params[1].values[nc - 1] =
+                    r#"{"uniform":["1ms","5ms"],"spike":{"p":0.01,"delay":"1s"}}"#.into();
+            }
             let (boxes, (w, h)) = extents(&svg(&c));
             let bottom = boxes.iter().map(|b| b.3).fold(0.0, f64::max);
             let right = boxes.iter().map(|b| b.2).fold(0.0, f64::max);
