@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 #[derive(Args, Clone, Debug, Default)]
 pub struct DrawArgs {
     /// Draw from this true time on (e.g. 4s).
-    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
     pub from: Option<u64>,
     /// Draw up to this true time (e.g. 12s).
-    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
     pub to: Option<u64>,
     /// Message kinds not to draw (e.g. HEARTBEAT), comma-separated or repeated. With `run
     /// --narrate` they are also left out of the narration.
@@ -32,7 +32,9 @@ pub struct DrawArgs {
     pub clocks: bool,
 }
 
-/// Parses a true time given with a unit ("4s", "250ms").
+/// Parses a true time given with a unit ("4s", "250ms"). `--from` and `--to` take values that
+/// start with a hyphen, so that `--from -1s` is refused as a file's `"-1s"` is, as negative,
+/// rather than read by clap as an unknown flag `-1`.
 pub fn parse_time(s: &str) -> Result<u64, String> {
     parse_duration_ns(s)
 }

@@ -31,13 +31,13 @@ pub struct CompareArgs {
     pub inputs: Vec<PathBuf>,
     /// Seeds to run: A..B (B excluded: 0..1000 is 1000 seeds), A..=B (B included: 0..=999 is
     /// the same 1000) or one seed A. Required for scenario files; overrides a manifest's.
-    #[arg(long, value_name = "A..B")]
+    #[arg(long, value_name = "A..B", allow_hyphen_values = true)]
     pub seeds: Option<SeedRange>,
     /// A design's label, once per scenario file in order (default: the scenario's name).
     #[arg(long, value_name = "TEXT")]
     pub label: Vec<String>,
     /// Worker threads (default: the available cores). Results do not depend on it.
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true)]
     pub jobs: Option<usize>,
     /// Write the table (JSON, CSV, markdown) and the chart (SVG, PNG) to this folder.
     #[arg(long, short = 'o', value_name = "DIR")]

@@ -20,13 +20,18 @@ pub struct CoverageArgs {
     pub dir: PathBuf,
     /// Seeds per design: A..B (B excluded: 0..1000 is 1000 seeds), A..=B (B included: 0..=999
     /// is the same 1000) or one seed A.
-    #[arg(long, value_name = "A..B", default_value = "0..10000")]
+    #[arg(
+        long,
+        value_name = "A..B",
+        default_value = "0..10000",
+        allow_hyphen_values = true
+    )]
     pub seeds: SeedRange,
     /// Write the markdown report here.
     #[arg(long, short = 'o', value_name = "REPORT.md")]
     pub out: PathBuf,
     /// Worker threads (default: the available cores). The report does not depend on it.
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true)]
     pub jobs: Option<usize>,
 }
 

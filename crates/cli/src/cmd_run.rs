@@ -91,6 +91,13 @@ pub fn run(a: RunArgs) -> Result<u8> {
     .filter_map(|(w, p)| p.as_deref().map(|p| (w, p)))
     .collect();
     crate::atomic::check_distinct(&[("the scenario", &a.file)], &outputs)?;
+    // `--seed` replaces the file's seed, so `--set seed=..` beside it would change nothing.
+    if let (Some(seed), Some(set)) = (a.seed, a.set.iter().find(|s| s.path == "seed")) {
+        return Err(exit::BadInput(format!(
+            "--set {set} and --seed {seed} both give the run's seed: give one"
+        ))
+        .into());
+    }
     let plan = if a.set.is_empty() {
         splitbrain_scenario::load_file(&a.file)?
     } else {

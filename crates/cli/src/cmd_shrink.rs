@@ -23,7 +23,7 @@ pub struct ShrinkArgs {
     #[arg(short = 'o', long, value_name = "minimal.json")]
     pub out: Option<PathBuf>,
     /// Most runs to spend on candidates.
-    #[arg(long, default_value_t = 500, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 500, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_runs: u32,
     /// The invariant to keep violated (default: the first violated one).
     #[arg(long, value_name = "NAME")]

@@ -32,10 +32,10 @@ pub struct SweepArgs {
     pub file: PathBuf,
     /// Seeds to run: A..B (B excluded: 0..1000 is 1000 seeds), A..=B (B included: 0..=999 is
     /// the same 1000) or one seed A; at most 10,000,000.
-    #[arg(long, value_name = "A..B")]
+    #[arg(long, value_name = "A..B", allow_hyphen_values = true)]
     pub seeds: SeedRange,
     /// Worker threads (default: the available cores). Results do not depend on it.
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true)]
     pub jobs: Option<usize>,
     /// Write one JSON line per run (after a header line) to this file, in seed order.
     #[arg(long, value_name = "results.jsonl")]
@@ -53,13 +53,23 @@ pub struct SweepArgs {
     /// With --find-threshold: the violation rate to find, 0..=1 (default 0.5). The search
     /// finds where the rate goes above it; at 1, which no rate is above, where it reaches 1
     /// (every run violated), as at 0 it finds where it leaves 0 (the first violations).
-    #[arg(long, value_name = "RATE", requires = "find_threshold")]
+    #[arg(
+        long,
+        value_name = "RATE",
+        requires = "find_threshold",
+        allow_negative_numbers = true
+    )]
     pub level: Option<f64>,
     /// With --find-threshold: the invariant whose rate is searched (default: the only one checked).
     #[arg(long, value_name = "NAME", requires = "find_threshold")]
     pub invariant: Option<String>,
     /// With --find-threshold: most midpoints to probe after the two ends (default 8).
-    #[arg(long, value_name = "N", requires = "find_threshold")]
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "find_threshold",
+        allow_negative_numbers = true
+    )]
     pub steps: Option<u32>,
     /// Run only the K-th of N interleaved slices of the seeds ((seed - A) % N == K); combine
     /// the shards' --out files with `splitbrain merge`.
@@ -77,8 +87,14 @@ pub struct SweepArgs {
     /// short run's cost.
     #[arg(long, requires = "out")]
     pub hash: bool,
-    /// Failing seeds to list per invariant.
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    /// Failing seeds to list per invariant (not with --find-threshold, which lists probes).
+    #[arg(
+        long,
+        default_value_t = 3,
+        value_name = "N",
+        conflicts_with = "find_threshold",
+        allow_negative_numbers = true
+    )]
     pub show: usize,
 }
 
@@ -371,6 +387,34 @@ fn check_grid_size(vary: &[Vary], seeds: u64) -> Result<()> {
     }
 }
 
+/// Refuses (exit 2, before anything is read) a `--vary` or `--find-threshold` of a path that
+/// `sweep` itself overrides in every run: `seed` (each run's seed is one of `--seeds`) and
+/// `rate_seeds` (`sweep` judges `expect_rate` over `--seeds`; the file's `rate_seeds` is what
+/// `check` sweeps). `--find-threshold seed=1..3` bisected a value no run used and reported
+/// "threshold none" with the same rate at both ends.
+fn overridden_paths(a: &SweepArgs) -> Result<()> {
+    let given = a.vary.iter().map(|v| ("--vary", v.path.as_str())).chain(
+        a.find_threshold
+            .iter()
+            .map(|s| ("--find-threshold", s.path.as_str())),
+    );
+    for (flag, path) in given {
+        let why = match path {
+            "seed" => {
+                "every run's seed is one of --seeds, which replaces the file's `seed`: \
+                       give the seeds to sweep with --seeds A..B"
+            }
+            "rate_seeds" => {
+                "sweep judges `expect_rate` over --seeds, not over the file's \
+                             `rate_seeds` (the seeds `check` sweeps): give them with --seeds A..B"
+            }
+            _ => continue,
+        };
+        return Err(exit::BadInput(format!("{flag} {path}: {why}")).into());
+    }
+    Ok(())
+}
+
 /// Runs `sweep`.
 pub fn run(a: SweepArgs) -> Result<u8> {
     let file = a.file.display().to_string();
@@ -379,6 +423,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         .filter_map(|(w, p)| p.as_deref().map(|p| (w, p)))
         .collect();
     crate::atomic::check_distinct(&[("the scenario", &a.file)], &outputs)?;
+    overridden_paths(&a)?;
     let src = splitbrain_scenario::read_scenario(&a.file)?;
     let base = load_str(&file, &src)?;
     if let Some(search) = a.find_threshold.clone() {

@@ -20,10 +20,10 @@ pub struct ViewArgs {
     #[arg(short, long, value_name = "OUT.html")]
     pub out: PathBuf,
     /// Open the page on this window: from this true time (e.g. 4s).
-    #[arg(long, value_name = "TIME", value_parser = crate::cmd_chart::parse_time)]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = crate::cmd_chart::parse_time)]
     pub from: Option<u64>,
     /// Open the page on this window: up to this true time (e.g. 12s).
-    #[arg(long, value_name = "TIME", value_parser = crate::cmd_chart::parse_time)]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = crate::cmd_chart::parse_time)]
     pub to: Option<u64>,
 }
 

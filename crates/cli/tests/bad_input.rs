@@ -624,3 +624,157 @@ fn a_shorter_duration_set_fits_the_files_chart_window() {
     ]);
     assert_eq!(code(&o), 2);
 }
+
+/// Regression (new-user pass): a file of bully nodes with neither `check` nor `expect` (or
+/// `"check": []` and `"expect": {}`) was checked against every invariant: `run` and `check`
+/// reported 8 MISMATCHes from invariants about locks, writes and Raft that no bully run can
+/// meet, and `sweep` matched on no seed. It checks the invariants its roles can apply to.
+#[test]
+fn a_file_naming_no_invariant_is_checked_only_against_what_its_roles_can_break() {
+    let dir = tempfile::tempdir().unwrap();
+    let bully = r#"{"splitbrain": 1, "name": "bully-only", "seed": 1, "duration": "12s",
+        "nodes": {"n": {"role": "bully", "count": 5}},
+        "faults": [{"at": "2s", "crash": "n5"}]CHECK}"#;
+    for (name, check) in [
+        ("absent.json", ""),
+        ("empty.json", r#", "check": [], "expect": {}"#),
+    ] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, bully.replace("CHECK", check)).unwrap();
+        let f = f.to_str().unwrap();
+        let o = splitbrain(&["run", f]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(code(&o), 0, "{out}");
+        let checked: Vec<&str> = out
+            .lines()
+            .filter(|l| l.ends_with(" ok") || l.ends_with("MISMATCH"))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(
+            checked,
+            ["single_leader", "eventual_leader", "single_leader_per_term"],
+            "{out}"
+        );
+        let o = splitbrain(&["check", f]);
+        assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stdout));
+        let o = splitbrain(&["sweep", f, "--seeds", "0..4"]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(code(&o), 0, "{out}");
+        assert!(out.contains("4 of 4 runs matched"), "{out}");
+        assert!(!out.contains("lock_progress"), "{out}");
+    }
+}
+
+/// Regression (new-user pass): `chart --from -1s` was read by clap as an unknown flag `-1`
+/// ("unexpected argument '-1' found ... use '-- -1'"), and `--from=-1s` said only "expected a
+/// duration like ...". A negative time reaches the parser, which says what a file's `"-1s"`
+/// gets: "a duration cannot be negative".
+#[test]
+fn a_negative_time_on_the_command_line_is_named_as_negative() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let trace = trace.to_str().unwrap();
+    let svg = dir.path().join("c.svg");
+    let svg = svg.to_str().unwrap();
+    let html = dir.path().join("v.html");
+    let html = html.to_str().unwrap();
+    assert_eq!(code(&splitbrain(&["run", LESSON, "--trace", trace])), 0);
+    let negative = "a duration cannot be negative: \"-1s\"";
+    for args in [
+        vec!["chart", trace, "-o", svg, "--from", "-1s"],
+        vec!["chart", trace, "-o", svg, "--from=-1s"],
+        vec!["chart", trace, "-o", svg, "--to", "-1s"],
+        vec!["view", trace, "-o", html, "--from", "-1s"],
+        vec!["view", trace, "-o", html, "--to=-1s"],
+        vec!["run", LESSON, "--chart", svg, "--from", "-1s"],
+    ] {
+        let o = splitbrain(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(negative), "{args:?}: {err}");
+        assert!(!Path::new(svg).exists() && !Path::new(html).exists());
+    }
+    // The file reader's words for the same value.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join(LESSON)).unwrap()).unwrap();
+    v["chart"] = serde_json::json!({"from": "-1s", "to": "5s"});
+    let f = dir.path().join("negative-window.json");
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = splitbrain(&["run", f.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(&format!("chart.from: {negative}")),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Regression (new-user pass): as `--from -1s` was, a negative number given to a numeric flag
+/// was read by clap as an unknown flag (`--level -0.5`: "unexpected argument '-0' found ...
+/// use '-- -0'"). Each reaches its parser, whose refusal names the flag and the value.
+#[test]
+fn a_negative_number_given_to_a_numeric_flag_is_refused_by_its_parser() {
+    let bully = "scenarios/03-bully-partition-split-brain.json";
+    let threshold = [
+        "--find-threshold",
+        "faults.0.at=1s..2s",
+        "--invariant",
+        "single_leader",
+    ];
+    let cases: [(Vec<&str>, &str); 8] = [
+        (
+            [
+                &["sweep", bully, "--seeds", "0..2"][..],
+                &threshold,
+                &["--level", "-0.5"],
+            ]
+            .concat(),
+            "--level -0.5 is not a rate in 0..=1",
+        ),
+        (
+            [
+                &["sweep", bully, "--seeds", "0..2"][..],
+                &threshold,
+                &["--steps", "-1"],
+            ]
+            .concat(),
+            "invalid value '-1' for '--steps <N>'",
+        ),
+        (
+            vec!["sweep", bully, "--seeds", "-1..5"],
+            "invalid value '-1..5' for '--seeds <A..B>'",
+        ),
+        (
+            vec!["sweep", bully, "--seeds", "0..2", "--jobs", "-1"],
+            "invalid value '-1' for '--jobs <N>'",
+        ),
+        (
+            vec!["sweep", bully, "--seeds", "0..2", "--show", "-1"],
+            "invalid value '-1' for '--show <N>'",
+        ),
+        (
+            vec![
+                "compare",
+                "scenarios/23-compare/lock-designs.compare.json",
+                "--seeds",
+                "-3..4",
+            ],
+            "invalid value '-3..4' for '--seeds <A..B>'",
+        ),
+        (
+            vec!["coverage", "--seeds", "-1..3"],
+            "invalid value '-1..3' for '--seeds <A..B>'",
+        ),
+        (
+            vec!["shrink", bully, "--seed", "7", "--max-runs", "-5"],
+            "invalid value '-5' for '--max-runs <N>'",
+        ),
+    ];
+    for (args, said) in cases {
+        let o = splitbrain(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+}

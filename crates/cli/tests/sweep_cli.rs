@@ -692,3 +692,54 @@ fn find_threshold_refuses_text_and_its_options_need_it() {
         assert!(err(&o).contains("--find-threshold"), "{}", err(&o));
     }
 }
+
+/// Regression (new-user pass): `--find-threshold seed=1..3` bisected the file's `seed`, which
+/// every run replaces with one of `--seeds`: both ends ran the same runs and it reported
+/// "threshold none" (exit 1) with no word of why; `--vary seed=1,2` ran the same seeds twice
+/// under two labels, `--vary rate_seeds` changed nothing, `--show` with `--find-threshold`
+/// listed nothing, and `run --seed 3 --set seed=7` ran seed 3. Each is refused (exit 2)
+/// before any run.
+#[test]
+fn a_flag_that_another_overrides_is_refused() {
+    let err = |o: &Output| String::from_utf8_lossy(&o.stderr).to_string();
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--find-threshold", "seed=1..3", "--invariant", "single_leader"],
+            "--find-threshold seed: every run's seed is one of --seeds",
+        ),
+        (&["--vary", "seed=1,2"], "--vary seed: every run's seed is one of --seeds"),
+        (
+            &["--vary", "rate_seeds=0..5"],
+            "--vary rate_seeds: sweep judges `expect_rate` over --seeds",
+        ),
+        (
+            &["--find-threshold", "faults.0.at=1s..2s", "--show", "5"],
+            "cannot be used with '--show <N>'",
+        ),
+        (
+            &["--vary", "faults.0.at=1s,2s", "--vary", "faults.0={\"at\": \"3s\", \"partition\": [[\"n1\"], [\"n2\", \"n3\", \"n4\", \"n5\"]]}"],
+            "`faults.0.at` is inside `faults.0`, which is set too",
+        ),
+        (&["--vary", "faults.0.at=1s,2s"], ""),
+    ];
+    for (extra, refusal) in cases {
+        let mut args = vec!["sweep", LESSON, "--seeds", "0..2"];
+        args.extend_from_slice(extra);
+        let o = splitbrain(&args);
+        if refusal.is_empty() {
+            // The same path alone runs.
+            assert_eq!(code(&o), 0, "{extra:?}: {}", err(&o));
+            continue;
+        }
+        assert_eq!(code(&o), 2, "{extra:?}: {}", err(&o));
+        assert!(err(&o).contains(refusal), "{extra:?}: {}", err(&o));
+        assert!(!stdout(&o).contains("probe"), "{}", stdout(&o));
+    }
+    let o = splitbrain(&["run", LESSON, "--seed", "3", "--set", "seed=7"]);
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    assert!(
+        err(&o).contains("--set seed=7 and --seed 3 both give the run's seed: give one"),
+        "{}",
+        err(&o)
+    );
+}

@@ -12,8 +12,8 @@
 //! out, and legend entries each have their own row.
 
 use crate::chart::canvas::{
-    fitted, line, rect, style, text, text_on, text_width, Cv, DrawResult, BLUE, GREEN, GREY, INK,
-    LIGHT, ORANGE, PURPLE, SKY, VERMILLION,
+    fitted_distinct, line, rect, style, text, text_on, text_width, Cv, DrawResult, BLUE, GREEN,
+    GREY, INK, LIGHT, ORANGE, PURPLE, SKY, VERMILLION,
 };
 use crate::chart::{png_surface, svg_surface, ChartError, ChartFormat};
 use plotters::prelude::*;
@@ -106,18 +106,110 @@ const W: i32 = 900;
 const LEFT: i32 = 80;
 const TOP: i32 = 56;
 const LINE_H: i32 = 480;
+/// Tallest a heat map's grid is drawn by giving its rows room (40 px each at most); a grid of
+/// more than 43 rows (6 px each) is taller.
 const PANEL_GRID_H: i32 = 260;
-/// A heat-map panel: its title, the row parameter's name on a line of its own below it (it
-/// ran into the title when both sat on one line), the grid, and the column labels and name.
-const PANEL_H: i32 = PANEL_GRID_H + 96;
 /// From a panel's top to its grid's: the title's line and the row parameter's.
 const GRID_TOP: i32 = 38;
+/// Below a panel's grid: the column values, the column parameter and the n/a caption.
+const GRID_FOOT: i32 = 52;
+/// Between one panel's content and the next panel's title.
+const PANEL_GAP: i32 = 12;
+/// Shortest colour scale (a grid of one or two rows would squeeze its 11 steps together).
+const SCALE_MIN_H: i32 = 100;
 const SERIES_COLOURS: [RGBColor; 6] = [VERMILLION, BLUE, GREEN, ORANGE, PURPLE, SKY];
+
+/// A heat-map figure's geometry, shared by the canvas's size and the drawing: each panel is
+/// as tall as its content (the grid or the colour scale, whichever is taller, and its labels),
+/// and the canvas as wide as the widest of the grid with its scale, the titles and captions.
+/// A fixed 356 px panel left 150-250 px empty below a grid of a few rows, and a grid of many
+/// rows ran into the next panel.
+struct HeatLayout {
+    /// Width of the row-label column, px.
+    label_w: i32,
+    /// The grid's left edge, px.
+    gx0: i32,
+    /// Cell width and height, px.
+    cw: i32,
+    ch: i32,
+    /// Rows and columns.
+    nr: usize,
+    nc: usize,
+    /// The colour scale's height, px.
+    scale_h: i32,
+    /// One panel's height, px.
+    panel_h: i32,
+    /// The canvas's width, px.
+    width: i32,
+}
+
+impl HeatLayout {
+    fn of(chart: &SweepChart) -> HeatLayout {
+        let (rows_p, cols_p) = (&chart.params[0], &chart.params[1]);
+        let (nr, nc) = (rows_p.values.len().max(1), cols_p.values.len().max(1));
+        let label_w = rows_p
+            .values
+            .iter()
+            .map(|v| text_width(v, 12.0))
+            .max()
+            .unwrap_or(0)
+            .clamp(20, 160);
+        let gx0 = 24 + label_w + 10;
+        let cw = ((W - gx0 - 140) / nc as i32).clamp(6, 90);
+        let ch = (PANEL_GRID_H / nr as i32).clamp(6, 40);
+        let grid_h = ch * nr as i32;
+        let scale_h = grid_h.clamp(SCALE_MIN_H, PANEL_GRID_H);
+        let gx1 = gx0 + cw * nc as i32;
+        // The scale's swatches and labels end 22 px + "100%" right of its left edge.
+        let mut width = gx1 + 30 + 22 + text_width("100%", 11.0) + 16;
+        width = width.max(16 + text_width(&chart.title, 16.0) + 16);
+        width = width
+            .max((gx0 + gx1) / 2 + text_width(&format!("{} \u{2192}", cols_p.path), 12.0) / 2 + 16);
+        width = width.max(8 + text_width(&format!("\u{2193} {}", rows_p.path), 12.0) + 16);
+        // The column values drawn (centred on their cells, those that would overlap left out).
+        for (x, v) in spaced(column_labels(cols_p, gx0, cw), 12.0) {
+            width = width.max(x + text_width(&v, 12.0) / 2 + 16);
+        }
+        for ser in &chart.series {
+            width = width.max(8 + text_width(&format!("{}: P(violation)", ser.name), 13.0) + 16);
+            if ser.points.contains(&None) {
+                width = width.max(gx0 + text_width(&format!("grey {NA_NOTE}"), 12.0) + 16);
+            }
+        }
+        HeatLayout {
+            label_w,
+            gx0,
+            cw,
+            ch,
+            nr,
+            nc,
+            scale_h,
+            panel_h: GRID_TOP + (grid_h + GRID_FOOT).max(scale_h) + PANEL_GAP,
+            width: width.min(W),
+        }
+    }
+}
+
+/// Widest a column value is drawn, px, where its cell is narrower: a longer one is cut as a
+/// row value is ([`fitted_distinct`]), so it neither runs off the canvas's left edge nor into
+/// the colour scale.
+const COLUMN_LABEL_W: i32 = 76;
+
+/// A heat map's column values at the centres of their cells (`gx0`: the grid's left edge,
+/// `cw`: a cell's width, px), each cut to its cell's width or [`COLUMN_LABEL_W`].
+fn column_labels(cols: &SweepParam, gx0: i32, cw: i32) -> Vec<(i32, String)> {
+    fitted_distinct(&cols.values, 12.0, (cw - 4).max(COLUMN_LABEL_W))
+        .into_iter()
+        .enumerate()
+        .map(|(c, v)| (gx0 + cw * c as i32 + cw / 2, v))
+        .collect()
+}
 
 fn size_of(chart: &SweepChart) -> (u32, u32) {
     if chart.params.len() >= 2 {
+        let l = HeatLayout::of(chart);
         let panels = chart.series.len().max(1) as i32;
-        (W as u32, (TOP + PANEL_H * panels + 20) as u32)
+        (l.width as u32, (TOP + l.panel_h * panels) as u32)
     } else {
         (W as u32, LINE_H as u32)
     }
@@ -369,19 +461,21 @@ fn heat(rate: f64) -> RGBColor {
 
 fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawResult<DB> {
     let (rows_p, cols_p) = (&chart.params[0], &chart.params[1]);
-    let (nr, nc) = (rows_p.values.len().max(1), cols_p.values.len().max(1));
-    let label_w = rows_p
-        .values
-        .iter()
-        .map(|v| text_width(v, 12.0))
-        .max()
-        .unwrap_or(0)
-        .clamp(20, 160);
-    let gx0 = 24 + label_w + 10;
-    let cw = ((W - gx0 - 140) / nc as i32).clamp(6, 90);
-    let ch = (PANEL_GRID_H / nr as i32).clamp(6, 40);
+    let HeatLayout {
+        label_w,
+        gx0,
+        cw,
+        ch,
+        nr,
+        nc,
+        scale_h,
+        panel_h,
+        ..
+    } = HeatLayout::of(chart);
+    // Distinct values keep distinct labels, however long.
+    let row_labels = fitted_distinct(&rows_p.values, 12.0, label_w);
     for (s, ser) in chart.series.iter().enumerate() {
-        let top = TOP + PANEL_H * s as i32;
+        let top = TOP + panel_h * s as i32;
         text(
             cv,
             &format!("{}: P(violation)", ser.name),
@@ -413,7 +507,7 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
         rect(cv, (gx0, gy0), (gx1, gy1), GREY.stroke_width(1))?;
         // Row labels (first parameter), every one that has room.
         let mut last = i32::MIN;
-        for (r, v) in rows_p.values.iter().enumerate() {
+        for (r, v) in row_labels.iter().enumerate() {
             let y = gy0 + ch * r as i32 + ch / 2;
             if y - 7 < last {
                 continue;
@@ -421,19 +515,13 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
             last = y + 7;
             text(
                 cv,
-                &fitted(v, 12.0, label_w),
+                v,
                 (gx0 - 6, y),
                 &style(12.0, INK, HPos::Right, VPos::Center),
             )?;
         }
         // Column labels (second parameter), left out where they would overlap.
-        let cols: Vec<(i32, String)> = cols_p
-            .values
-            .iter()
-            .enumerate()
-            .map(|(c, v)| (gx0 + cw * c as i32 + cw / 2, v.clone()))
-            .collect();
-        for (x, v) in spaced(cols, 12.0) {
+        for (x, v) in spaced(column_labels(cols_p, gx0, cw), 12.0) {
             text(
                 cv,
                 &v,
@@ -461,21 +549,16 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
                 &style(12.0, GREY, HPos::Left, VPos::Center),
             )?;
         }
-        // Colour scale.
+        // Colour scale: 11 steps, 100% at the top, filling `scale_h` without gaps.
         let sx = gx1 + 30;
         for k in 0..=10 {
-            let y = gy0 + (PANEL_GRID_H.min(ch * nr as i32) * (10 - k) / 10);
-            rect(
-                cv,
-                (sx, y - 6),
-                (sx + 16, y + 6),
-                heat(k as f64 / 10.0).filled(),
-            )?;
+            let (y0, y1) = (gy0 + scale_h * (10 - k) / 11, gy0 + scale_h * (11 - k) / 11);
+            rect(cv, (sx, y0), (sx + 16, y1), heat(k as f64 / 10.0).filled())?;
             if k % 5 == 0 {
                 text(
                     cv,
                     &format!("{}%", k * 10),
-                    (sx + 22, y),
+                    (sx + 22, (y0 + y1) / 2),
                     &style(11.0, INK, HPos::Left, VPos::Center),
                 )?;
             }
@@ -487,7 +570,7 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chart::canvas::TEXT_SCALE;
+    use crate::chart::canvas::{fitted, TEXT_SCALE};
 
     fn pt(rate: f64) -> Option<RatePoint> {
         Some(RatePoint {
@@ -655,7 +738,13 @@ mod tests {
                 // plotters writes the pixel size in points (px / 1.24).
                 let (x, y, size) = (num("x"), num("y"), num("font-size") * 1.24);
                 let body = t.split('>').nth(1).unwrap().split('<').next().unwrap();
-                let body = body.replace("&lt;", "<").replace("&gt;", ">");
+                let body = body
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&quot;", "\"")
+                    .replace("&apos;", "'")
+                    .replace("&#39;", "'")
+                    .replace("&amp;", "&");
                 let w = text_width(body.trim(), size / TEXT_SCALE) as f64;
                 let left = match attr(t, "text-anchor").as_str() {
                     "middle" => x - w / 2.0,
@@ -739,10 +828,155 @@ mod tests {
             assert!(b.0 >= 0.0, "{t:?} starts at {} px, off the canvas", b.0);
         }
         let row = |p: &str| boxes.iter().find(|(_, t)| t.starts_with(p)).unwrap();
-        assert!(row("xxx").1.ends_with('\u{2026}'), "{:?}", row("xxx").1);
+        // Cut in the middle: its start and its end are kept.
+        assert!(row("xxx").1.contains('\u{2026}'), "{:?}", row("xxx").1);
+        assert!(row("xxx").1.ends_with("goes-on"), "{:?}", row("xxx").1);
         assert_eq!(row("short").1, "short");
         assert_eq!(fitted("short", 12.0, 160), "short");
         assert_eq!(fitted(&long, 12.0, 0), "\u{2026}");
+    }
+
+    /// A heat map of `rows` x `cols` values, one series per name, every cell at 50%.
+    fn grid(rows: Vec<String>, cols: usize, names: &[&str]) -> SweepChart {
+        let n = rows.len() * cols;
+        SweepChart {
+            title: "grid".into(),
+            params: vec![
+                SweepParam {
+                    path: "network.delay".into(),
+                    values: rows,
+                },
+                SweepParam {
+                    path: "faults.0.at".into(),
+                    values: (1..=cols).map(|i| format!("{i}s")).collect(),
+                },
+            ],
+            series: names
+                .iter()
+                .map(|name| RateSeries {
+                    name: name.to_string(),
+                    points: (0..n).map(|_| pt(0.5)).collect(),
+                })
+                .collect(),
+            log_x: false,
+        }
+    }
+
+    /// Regression (new-user pass): row values cut at the end to the same prefix looked alike
+    /// (`{"normal":{"mean":"5ms"...` for both `"sd":"1ms"` and `"sd":"20ms"`). Every value
+    /// keeps a label of its own: cut in the middle, or, where that is the same too, shown from
+    /// where it differs.
+    #[test]
+    fn distinct_long_row_values_keep_distinct_labels() {
+        let rows: Vec<String> = [
+            r#"{"normal":{"mean":"5ms","sd":"1ms"}}"#,
+            r#"{"normal":{"mean":"50ms","sd":"1ms"}}"#,
+            r#"{"normal":{"mean":"5ms","sd":"20ms"}}"#,
+            r#"{"lognormal":{"median":"2ms","sigma":0.5,"a-long-middle":"x","end":1}}"#,
+            r#"{"lognormal":{"median":"3ms","sigma":0.5,"a-long-middle":"x","end":1}}"#,
+        ]
+        .map(String::from)
+        .to_vec();
+        let labels = fitted_distinct(&rows, 12.0, 160);
+        for (i, a) in labels.iter().enumerate() {
+            assert!(text_width(a, 12.0) <= 160, "{a:?} is wider than its column");
+            for b in &labels[i + 1..] {
+                assert_ne!(a, b, "two values drawn alike: {labels:?}");
+            }
+        }
+        let boxes = text_boxes(&svg(&grid(rows.clone(), 3, &["i"])));
+        for label in &labels {
+            let (b, _) = boxes.iter().find(|(_, t)| t == label).unwrap();
+            assert!(b.0 >= 0.0, "{label:?} starts off the canvas");
+        }
+        // Short values are drawn whole.
+        let short: Vec<String> = vec!["1ms".into(), "2ms".into()];
+        assert_eq!(fitted_distinct(&short, 12.0, 160), short);
+    }
+
+    /// A box on the canvas: left, top, right, bottom, px.
+    type Extent = (f64, f64, f64, f64);
+
+    /// The extents of every rectangle and text of an SVG, and its canvas size.
+    fn extents(svg: &str) -> (Vec<Extent>, (f64, f64)) {
+        let attr = |t: &str, name: &str| -> f64 {
+            t.split(&format!(" {name}=\""))
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0.0)
+        };
+        let head = svg.split("<svg").nth(1).unwrap();
+        let size = (attr(head, "width"), attr(head, "height"));
+        let mut out: Vec<Extent> = svg
+            .split("<rect")
+            .skip(1)
+            .map(|r| {
+                let (x, y) = (attr(r, "x"), attr(r, "y"));
+                (x, y, x + attr(r, "width"), y + attr(r, "height"))
+            })
+            // The background.
+            .filter(|r| (r.2 - r.0, r.3 - r.1) != size)
+            .collect();
+        out.extend(text_boxes(svg).into_iter().map(|(b, _)| b));
+        (out, size)
+    }
+
+    /// Regression (new-user pass): every heat-map panel was 356 px tall whatever its grid, so
+    /// a grid of 2 or 3 rows left 150-250 px empty below it, and the 900 px canvas 350 px
+    /// empty on the right; a grid of 60 rows (6 px each) ran into the next panel. The canvas
+    /// and each panel are sized to their content.
+    #[test]
+    fn a_heat_map_canvas_fits_its_content() {
+        for (nr, nc, long_column) in [
+            (1, 2, false),
+            (2, 3, false),
+            (3, 3, false),
+            (8, 12, false),
+            (60, 4, false),
+            (2, 1, true),
+        ] {
+            let rows: Vec<String> = (0..nr).map(|i| format!("{i}ms")).collect();
+            let mut c = grid(rows, nc, &["first", "second"]);
+            if long_column {
+                c.params[1].values[nc - 1] =
+                    r#"{"uniform":["1ms","5ms"],"spike":{"p":0.01,"delay":"1s"}}"#.into();
+            }
+            let (boxes, (w, h)) = extents(&svg(&c));
+            let bottom = boxes.iter().map(|b| b.3).fold(0.0, f64::max);
+            let right = boxes.iter().map(|b| b.2).fold(0.0, f64::max);
+            assert!(
+                bottom <= h && right <= w,
+                "{nr}x{nc}: drawn past the canvas"
+            );
+            assert!(
+                h - bottom < 40.0,
+                "{nr}x{nc}: {} px empty below",
+                h - bottom
+            );
+            assert!(
+                w - right < 40.0 || w >= 900.0,
+                "{nr}x{nc}: {} px empty on the right",
+                w - right
+            );
+            // The second panel starts below everything of the first.
+            let s = svg(&c);
+            let second = text_boxes(&s)
+                .into_iter()
+                .find(|(_, t)| t == "second: P(violation)")
+                .unwrap()
+                .0;
+            let first_bottom = boxes
+                .iter()
+                .filter(|b| b.1 < second.1)
+                .map(|b| b.3)
+                .fold(0.0, f64::max);
+            assert!(
+                first_bottom <= second.1,
+                "{nr}x{nc}: the first panel ends at {first_bottom}, the second starts at {}",
+                second.1
+            );
+        }
     }
 
     /// Regression: a value where every run was inconclusive (no rate, "n/a" in the table) was

@@ -63,9 +63,13 @@ pub fn ns_hint_set(path: &str) -> String {
 }
 
 /// Parses `"<number><unit>"` (units ns, us, µs, ms, s, m/min, h; the number may have a
-/// decimal fraction) into nanoseconds, exactly. Errors say what was expected.
+/// decimal fraction) into nanoseconds, exactly. Errors say what was expected; a negative one
+/// (`"-1s"`) is named as such, in a file and on the command line alike.
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     let s = text.trim();
+    if s.starts_with('-') {
+        return Err(format!("a duration cannot be negative: \"{text}\""));
+    }
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(s.len());
@@ -141,9 +145,6 @@ impl Visitor<'_> for DurVisitor {
         )
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
-        if v.trim_start().starts_with('-') {
-            return Err(E::custom(format!("a duration cannot be negative: \"{v}\"")));
-        }
         parse_duration_ns(v).map_err(E::custom)
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {

@@ -145,15 +145,24 @@ impl RunResult {
     }
 }
 
-/// The invariants a scenario checks: `check`, else the keys of `expect`, else all eight;
-/// with `check_params` applied.
+/// The invariants a scenario checks: `check`; without it (absent or `[]`), the names in
+/// `expect` and `expect_rate`; without those either, every invariant that can apply to the
+/// file's roles ([`applicable_invariants`]), so an invariant about locks is never owed by a
+/// file of bully nodes. With `check_params` applied.
 pub fn check_spec(s: &Scenario) -> CheckSpec {
     let names: Vec<String> = if !s.check.is_empty() {
         s.check.clone()
-    } else if !s.expect.is_empty() {
-        s.expect.keys().cloned().collect()
+    } else if !s.expect.is_empty() || !s.expect_rate.is_empty() {
+        Invariant::NAMES
+            .iter()
+            .filter(|n| s.expect.contains_key(**n) || s.expect_rate.contains_key(**n))
+            .map(|n| n.to_string())
+            .collect()
     } else {
-        Invariant::NAMES.iter().map(|n| n.to_string()).collect()
+        applicable_invariants(s)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     };
     let invariants = names
         .iter()
@@ -169,6 +178,64 @@ pub fn check_spec(s: &Scenario) -> CheckSpec {
         })
         .collect();
     CheckSpec::new(invariants)
+}
+
+/// The invariants that can apply to the roles of `s`'s nodes, in canonical order
+/// ([`Invariant::NAMES`]): what a file that names neither `check` nor `expect` checks. Each
+/// needs the roles that make its premise possible (the observations that
+/// [`splitbrain_check::vacuity::vacuous`] looks for):
+/// - `single_leader`, `eventual_leader`, `single_leader_per_term`: a node that claims
+///   leadership (`bully`, `lease_leader`, `lease_candidate`, `raft`);
+/// - `exclusive_holders`, `validity_within_truth`, `lock_progress`: a lock client (a `worker`,
+///   or a `lease_leader`, which holds the lease "leader");
+/// - `holder_writes_only`, `no_two_accepted_writers`: a node that writes to storage (every
+///   `worker`, a `lease_leader` with `write_to`);
+/// - `fencing_monotonic`: such a writer whose writes carry a fencing token (a `lease` or `raft`
+///   lock; Redis and Redlock clients carry none);
+/// - `exactly_once_effects`: a worker whose writes carry job ids (`idempotent: true`);
+/// - `state_machine_safety`: a `raft` replica.
+pub fn applicable_invariants(s: &Scenario) -> Vec<&'static str> {
+    use crate::roles::worker::LockKind;
+    use crate::roles::NodeSpec;
+    let (mut leader, mut client, mut writer, mut tokens, mut jobs, mut raft) =
+        (false, false, false, false, false, false);
+    for spec in s.nodes.values() {
+        match spec {
+            NodeSpec::Bully(_) | NodeSpec::LeaseCandidate(_) => leader = true,
+            NodeSpec::LeaseLeader(l) => {
+                (leader, client) = (true, true);
+                if l.write_to.is_some() {
+                    (writer, tokens) = (true, true);
+                }
+            }
+            NodeSpec::Worker(w) => {
+                (client, writer) = (true, true);
+                tokens |= matches!(w.lock, LockKind::Lease | LockKind::Raft);
+                jobs |= w.idempotent == Some(true);
+            }
+            NodeSpec::Raft(_) => (leader, raft) = (true, true),
+            NodeSpec::LeaseService(_)
+            | NodeSpec::Redis(_)
+            | NodeSpec::Storage(_)
+            | NodeSpec::LeaseRecord(_) => {}
+        }
+    }
+    Invariant::all()
+        .into_iter()
+        .filter(|inv| match inv {
+            Invariant::SingleLeader
+            | Invariant::EventualLeader { .. }
+            | Invariant::SingleLeaderPerTerm => leader,
+            Invariant::ExclusiveHolders
+            | Invariant::ValidityWithinTruth
+            | Invariant::LockProgress { .. } => client,
+            Invariant::HolderWritesOnly | Invariant::NoTwoAcceptedWriters => writer,
+            Invariant::FencingMonotonic => tokens,
+            Invariant::ExactlyOnceEffects => jobs,
+            Invariant::StateMachineSafety => raft,
+        })
+        .map(|inv| inv.name())
+        .collect()
 }
 
 /// The `when` faults of `plan` that did not apply in the run `record`: the protocol point
@@ -419,5 +486,79 @@ mod tests {
                 assert!(expectation_met(expected, true, got, true, false));
             }
         }
+    }
+
+    /// The invariants a file checks when it names none, for `nodes` (a JSON object's body).
+    fn implied(nodes: &str, rest: &str) -> Vec<String> {
+        let src = format!(
+            r#"{{"splitbrain": 1, "name": "t", "seed": 1, "duration": "10s", "nodes": {{{nodes}}}{rest}}}"#
+        );
+        let plan = crate::load_str("t.json", &src).unwrap_or_else(|e| panic!("{e}"));
+        check_spec(&plan.scenario)
+            .in_report_order()
+            .iter()
+            .map(|i| i.name().to_string())
+            .collect()
+    }
+
+    /// Regression (new-user pass): a file of bully nodes without `check` or `expect` was
+    /// checked against every invariant, and the eight about locks, writes and Raft were
+    /// MISMATCHes (vacuous or inconclusive) that no bully run can meet. A file that names no
+    /// invariant checks those its roles can apply to.
+    #[test]
+    fn a_file_naming_no_invariant_checks_those_its_roles_apply_to() {
+        let bully = r#""n": {"role": "bully", "count": 3}"#;
+        let leader = ["single_leader", "eventual_leader", "single_leader_per_term"];
+        assert_eq!(implied(bully, ""), leader);
+        assert_eq!(implied(bully, r#", "check": [], "expect": {}"#), leader);
+        let redis = r#""redis": {"role": "redis"}, "storage": {"role": "storage", "fencing": false},
+            "c": {"role": "worker", "lock": "redis", "instance": "redis", "storage": "storage"}"#;
+        assert_eq!(
+            implied(redis, ""),
+            [
+                "exclusive_holders",
+                "holder_writes_only",
+                "no_two_accepted_writers",
+                "lock_progress",
+                "validity_within_truth"
+            ]
+        );
+        let lease = r#""locks": {"role": "lease_service"}, "storage": {"role": "storage"},
+            "c": {"role": "worker", "lock": "lease", "service": "locks", "storage": "storage",
+                  "idempotent": true}"#;
+        assert_eq!(
+            implied(lease, ""),
+            [
+                "exclusive_holders",
+                "holder_writes_only",
+                "no_two_accepted_writers",
+                "fencing_monotonic",
+                "lock_progress",
+                "exactly_once_effects",
+                "validity_within_truth"
+            ]
+        );
+        let leaders = r#""locks": {"role": "lease_service"},
+            "l": {"role": "lease_leader", "service": "locks", "count": 2}"#;
+        assert_eq!(
+            implied(leaders, ""),
+            [
+                "single_leader",
+                "eventual_leader",
+                "exclusive_holders",
+                "lock_progress",
+                "validity_within_truth",
+                "single_leader_per_term"
+            ]
+        );
+        // `expect` and `expect_rate` name what is checked when `check` does not.
+        assert_eq!(
+            implied(
+                bully,
+                r#", "expect": {"eventual_leader": "holds"},
+                    "expect_rate": {"single_leader": {"violated_at_most": 0.5}}"#
+            ),
+            ["single_leader", "eventual_leader"]
+        );
     }
 }

@@ -41,5 +41,6 @@ pub fn json_schema() -> String {
 
 pub use build::build;
 pub use execute::{
-    check_spec, execute, execute_keeping, Event, ExpectationResult, Keep, RunResult, TraceHeader,
+    applicable_invariants, check_spec, execute, execute_keeping, Event, ExpectationResult, Keep,
+    RunResult, TraceHeader,
 };

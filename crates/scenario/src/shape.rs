@@ -231,6 +231,91 @@ fn describe_variants(cands: &[&SchemaObject]) -> String {
     said.join(", or ")
 }
 
+/// Whether `leaf` is one of the leaves of the format's definition `name` (`Duration`).
+fn is_leaf_of(root: &RootSchema, name: &str, leaf: &SchemaObject) -> bool {
+    let mut leaves = Vec::new();
+    root.definitions
+        .get(name)
+        .is_some_and(|d| expand(root, d, &mut leaves))
+        && leaves.iter().any(|l| std::ptr::eq(*l, leaf))
+}
+
+/// What the leaves `cands` expect besides null, in the words the typed parse uses for a field
+/// that is not optional: "a duration like ...", "an integer in 1..=10000", "one of `a`, `b`",
+/// "a boolean", "a string", "a list `[...]`", "an object `{...}`" (`crate::error`'s
+/// `in_plain_words` and the durations' own messages).
+fn describe_non_null(root: &RootSchema, cands: &[&SchemaObject]) -> String {
+    let variants: Vec<&SchemaObject> = cands.iter().copied().filter(|o| variant_like(o)).collect();
+    let mut said: Vec<String> = Vec::new();
+    let mut say = |s: String| {
+        if !said.contains(&s) {
+            said.push(s);
+        }
+    };
+    if !variants.is_empty() {
+        say(describe_variants(&variants));
+    }
+    for o in cands.iter().copied().filter(|o| !variant_like(o)) {
+        let words = if is_leaf_of(root, "NodeSet", o) {
+            "a node name or a list of node names".to_string()
+        } else if is_leaf_of(root, "Duration", o) {
+            "a duration like \"250ms\", \"10s\", \"1.5s\", or an integer number of nanoseconds"
+                .to_string()
+        } else if is_leaf_of(root, "SignedDuration", o) {
+            "a signed duration like \"+20s\" or \"-500ms\", or an integer number of nanoseconds"
+                .to_string()
+        } else if is_leaf_of(root, "UnixTime", o) {
+            "a UTC time like \"2026-01-01T00:00:00Z\"".to_string()
+        } else if is_exactly(o, InstanceType::Integer) {
+            integer_words(o)
+        } else if is_exactly(o, InstanceType::Number) {
+            "a number".to_string()
+        } else if admits(o, InstanceType::Boolean) {
+            "a boolean".to_string()
+        } else if admits(o, InstanceType::String) {
+            "a string".to_string()
+        } else if admits(o, InstanceType::Array) {
+            "a list `[...]`".to_string()
+        } else if admits(o, InstanceType::Object) {
+            "an object `{...}`".to_string()
+        } else {
+            continue;
+        };
+        say(words);
+    }
+    said.join(", or ")
+}
+
+/// Whether the leaf `o` names the type `t` itself (`admits` takes an integer for a number).
+fn is_exactly(o: &SchemaObject, t: InstanceType) -> bool {
+    match &o.instance_type {
+        Some(SingleOrVec::Single(x)) => **x == t,
+        Some(SingleOrVec::Vec(v)) => v.contains(&t),
+        None => false,
+    }
+}
+
+/// An integer leaf's range in words, as the typed parse states it (`load.rs`): the schema's
+/// bounds within the type's (`count`: "an integer in 1..=10000").
+fn integer_words(o: &SchemaObject) -> String {
+    let type_max = match o.format.as_deref() {
+        Some("uint8") => u64::from(u8::MAX),
+        Some("uint16") => u64::from(u16::MAX),
+        Some("uint32") => u64::from(u32::MAX),
+        Some("uint64" | "uint") => u64::MAX,
+        _ => return "an integer".to_string(),
+    };
+    let n = o.number.as_deref();
+    let min = n
+        .and_then(|n| n.minimum)
+        .filter(|m| *m > 0.0)
+        .map_or(0, |m| m as u64);
+    let max = n
+        .and_then(|n| n.maximum)
+        .map_or(type_max, |m| (m as u64).min(type_max));
+    format!("an integer in {min}..={max}")
+}
+
 struct Walk<'a, 's> {
     root: &'s RootSchema,
     cands: Cands<'s>,
@@ -318,6 +403,18 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
         self.scalar(InstanceType::String, &format!("the string {v:?}"))
     }
     fn visit_unit<E: Error>(self) -> Result<(), E> {
+        // An optional field's schema admits null, and serde reads null there as absent: a
+        // `"count": null` became one node. Null is refused wherever the format has a place,
+        // in the words a field that is not optional gets from the typed parse.
+        if let Some(cands) = &self.cands {
+            if cands.iter().any(|o| admits(o, InstanceType::Null)) {
+                let expected = describe_non_null(self.root, cands);
+                return Err(self.fail(
+                    self.path.clone(),
+                    format!("expected {expected}, found null"),
+                ));
+            }
+        }
         self.scalar(InstanceType::Null, "null")
     }
 
@@ -617,6 +714,113 @@ mod tests {
         assert!(
             unbounded.is_empty(),
             "lists without maxItems: {unbounded:?}"
+        );
+    }
+
+    /// The paths of every optional field of the format (its schema admits null), each with a
+    /// document that leads to it and holds `null` there.
+    fn optional_fields() -> Vec<(Vec<Seg>, serde_json::Value)> {
+        use serde_json::{json, Value};
+        let root = serde_json::to_value(scenario_schema()).unwrap();
+        let defs = root["definitions"].clone();
+        fn nullable(p: &Value) -> bool {
+            let in_type = match &p["type"] {
+                Value::Array(ts) => ts.iter().any(|t| t == "null"),
+                _ => false,
+            };
+            let in_any = p["anyOf"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|x| x["type"] == "null"));
+            in_type || in_any
+        }
+        fn visit(defs: &Value, v: &Value, path: &[Seg], depth: usize, out: &mut Vec<Vec<Seg>>) {
+            assert!(depth < 16, "the format nests no deeper: {path:?}");
+            if let Some(r) = v["$ref"].as_str() {
+                let name = r.rsplit('/').next().unwrap();
+                return visit(defs, &defs[name], path, depth + 1, out);
+            }
+            for list in ["allOf", "anyOf", "oneOf"] {
+                for x in v[list].as_array().into_iter().flatten() {
+                    visit(defs, x, path, depth + 1, out);
+                }
+            }
+            for (k, p) in v["properties"].as_object().into_iter().flatten() {
+                let here = [path, &[Seg::Key(k.clone())]].concat();
+                if nullable(p) && !out.contains(&here) {
+                    out.push(here.clone());
+                }
+                visit(defs, p, &here, depth + 1, out);
+            }
+            if v["additionalProperties"].is_object() {
+                let here = [path, &[Seg::Key("x".into())]].concat();
+                visit(defs, &v["additionalProperties"], &here, depth + 1, out);
+            }
+            match &v["items"] {
+                Value::Object(_) => {
+                    let here = [path, &[Seg::Index(0)]].concat();
+                    visit(defs, &v["items"], &here, depth + 1, out);
+                }
+                Value::Array(xs) => {
+                    for (i, x) in xs.iter().enumerate() {
+                        let here = [path, &[Seg::Index(i)]].concat();
+                        visit(defs, x, &here, depth + 1, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut paths = Vec::new();
+        visit(&defs, &root, &[], 0, &mut paths);
+        paths
+            .into_iter()
+            .map(|path| {
+                let mut doc = Value::Null;
+                for seg in path.iter().rev() {
+                    doc = match seg {
+                        Seg::Key(k) => json!({ k.clone(): doc }),
+                        Seg::Index(i) => {
+                            let mut list = vec![json!("x"); *i];
+                            list.push(doc);
+                            Value::Array(list)
+                        }
+                    };
+                }
+                (path, doc)
+            })
+            .collect()
+    }
+
+    /// Regression (new-user pass): `"count": null` in a node group was read as no count (one
+    /// node named `n`, then "unknown node n5"), while a field that is not optional refuses
+    /// null: serde reads null as absent for every optional field (135 places of the format:
+    /// a node's durations, counts and names, `nemesis`, `chart`, a fault's `at` and action,
+    /// `network.delay`, ...). Every one refuses it, saying what goes there.
+    #[test]
+    fn null_is_refused_at_every_optional_field() {
+        let places = optional_fields();
+        assert!(places.len() > 100, "{}", places.len());
+        for (path, doc) in places {
+            let src = serde_json::to_string_pretty(&doc).unwrap();
+            let p = check(&src).unwrap_or_else(|| panic!("null accepted at {path:?}:\n{src}"));
+            assert_eq!(p.path, render(&path), "{src}");
+            assert!(
+                p.message.starts_with("expected ") && p.message.ends_with(", found null"),
+                "{}: {}",
+                p.path,
+                p.message
+            );
+            assert!(!p.message.contains("expected , found"), "{}", p.message);
+        }
+        let count = check(
+            "{\"splitbrain\": 1, \"name\": \"x\", \"duration\": \"10s\",\n\"nodes\": {\"n\": \
+             {\"role\": \"bully\", \"count\": null}}}",
+        );
+        assert_eq!(
+            count.map(|p| (p.path, p.message)),
+            Some((
+                "nodes.n.count".to_string(),
+                "expected an integer in 1..=10000, found null".to_string()
+            ))
         );
     }
 }

@@ -664,6 +664,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             c.err(vec![k("rate_seeds")], e);
         }
     }
+    nothing_to_check(&mut c, &scenario);
     fencing_behind_redis(&mut c, &scenario, &nodes);
 
     if c.problems.is_empty() {
@@ -734,6 +735,34 @@ fn fencing_behind_redis(c: &mut Checker, scenario: &Scenario, nodes: &[PlannedNo
     }
 }
 
+/// A file that names no invariant (neither `check` nor `expect` nor `expect_rate`) checks the
+/// ones its roles can apply to (`execute::applicable_invariants`); when none can, it would
+/// check nothing and always pass, so it is refused at `nodes`.
+fn nothing_to_check(c: &mut Checker, scenario: &Scenario) {
+    if !scenario.check.is_empty()
+        || !scenario.expect.is_empty()
+        || !scenario.expect_rate.is_empty()
+        || !crate::execute::applicable_invariants(scenario).is_empty()
+    {
+        return;
+    }
+    let mut roles: Vec<&str> = Vec::new();
+    for spec in scenario.nodes.values() {
+        if !roles.contains(&spec.role_name()) {
+            roles.push(spec.role_name());
+        }
+    }
+    c.err(
+        vec![k("nodes")],
+        format!(
+            "nothing to check: no invariant applies to these roles ({}); every invariant needs a \
+             node that claims leadership (bully, lease_leader, lease_candidate, raft) or a lock \
+             client (worker)",
+            roles.join(", ")
+        ),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::MAX_NODES;
@@ -781,7 +810,7 @@ mod tests {
         faults.push("{\"at\": }");
         let src = format!(
             "{{\"splitbrain\": 1, \"name\": \"many\", \"duration\": \"2s\",\n\
-             \"nodes\": {{\"s0\": {{\"role\": \"storage\"}}}},\n\"faults\": [\n{}\n]}}",
+             \"nodes\": {{\"s0\": {{\"role\": \"bully\"}}}},\n\"faults\": [\n{}\n]}}",
             faults.join(",\n")
         );
         let p = match load_str("many.json", &src) {

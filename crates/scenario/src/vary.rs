@@ -529,6 +529,31 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
             }
             .into());
         }
+        // One path inside another (`faults.0` and `faults.0.at`): whichever is applied later
+        // replaces the other's value, and the runs would be labelled with both.
+        let inside = |outer: &str, inner: &str| {
+            inner
+                .strip_prefix(outer)
+                .is_some_and(|rest| rest.starts_with('.'))
+        };
+        if let Some(e) = settings[..i]
+            .iter()
+            .find(|e| inside(&e.path, &s.path) || inside(&s.path, &e.path))
+        {
+            let (outer, inner) = if inside(&e.path, &s.path) {
+                (&e.path, &s.path)
+            } else {
+                (&s.path, &e.path)
+            };
+            return Err(VaryError::Path {
+                path: s.path.clone(),
+                reason: format!(
+                    "`{inner}` is inside `{outer}`, which is set too: one would replace the \
+                     other's value; set or vary `{inner}` alone, or its value inside `{outer}`'s"
+                ),
+            }
+            .into());
+        }
     }
     // A file that is not JSON gets its own located error (file:line:column), as without
     // settings; "the scenario is not valid JSON" named neither the file nor a place in it.
@@ -909,6 +934,41 @@ mod tests {
         assert!("a=1,,2".parse::<Vary>().is_err());
         let v: Vary = "faults.0.for=1s, 5s,15s".parse().unwrap();
         assert_eq!(v.values, vec!["1s", "5s", "15s"]);
+    }
+
+    /// Regression (new-user pass): `--vary faults.0.at=1s,2s --vary 'faults.0={...}'` ran
+    /// every combination with the second value's `at`, labelled 1s and 2s.
+    #[test]
+    fn a_path_inside_another_set_path_is_refused() {
+        let src = r#"{"splitbrain": 1, "faults": [{"at": "1s", "crash": "a"}]}"#;
+        let settings =
+            |a: &str, b: &str| -> Vec<Setting> { vec![a.parse().unwrap(), b.parse().unwrap()] };
+        let refusal = "`faults.0.at` is inside `faults.0`, which is set too: one would replace \
+                       the other's value; set or vary `faults.0.at` alone, or its value inside \
+                       `faults.0`'s";
+        for (a, b, at) in [
+            (
+                "faults.0.at=2s",
+                r#"faults.0={"at": "3s", "crash": "a"}"#,
+                "faults.0",
+            ),
+            (
+                r#"faults.0={"at": "3s", "crash": "a"}"#,
+                "faults.0.at=2s",
+                "faults.0.at",
+            ),
+        ] {
+            let e = plan_with("f.json", src, &settings(a, b)).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("--set/--vary path `{at}`: {refusal}")
+            );
+        }
+        // A path that only starts with the same letters is another path.
+        let e = plan_with("f.json", src, &settings("faults.0.at=2s", "faults.0.atx=1"))
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("is inside"), "{e}");
     }
 
     #[test]

@@ -99,16 +99,28 @@ pub(crate) fn text_width(text: &str, size: f64) -> i32 {
     }
 }
 
-/// `text` cut at the end, with an ellipsis, to fit `max_w` px at `size`; unchanged if it fits.
-/// A label that would run off the canvas is cut instead (a heat map's row values).
+/// `text` cut in the middle, with an ellipsis, to fit `max_w` px at `size`; unchanged if it
+/// fits. Its start and its end are kept (`{"normal":{"mea…"sd":"20ms"}}`): values that differ
+/// only at the end (a JSON value's last number) stay apart, as a cut at the end made them look
+/// alike. A label that would run off the canvas is cut instead (a heat map's row values).
 pub(crate) fn fitted(text: &str, size: f64, max_w: i32) -> String {
     if text_width(text, size) <= max_w {
         return text.to_string();
     }
     let chars: Vec<char> = text.chars().collect();
-    let cut = |keep: usize| chars[..keep].iter().collect::<String>() + "\u{2026}";
-    // The longest prefix that fits with the ellipsis: widths grow with the prefix.
-    let (mut fits, mut over) = (0, chars.len());
+    longest_fit(chars.len(), size, max_w, |keep| {
+        let head = keep.div_ceil(2);
+        let mut out: String = chars[..head].iter().collect();
+        out.push('\u{2026}');
+        out.extend(&chars[chars.len() - (keep - head)..]);
+        out
+    })
+}
+
+/// `cut(keep)` for the most characters kept (`keep` in `0..len`) that fits `max_w` px at
+/// `size`, `cut(0)` if none does: a label's width grows with what it keeps.
+fn longest_fit(len: usize, size: f64, max_w: i32, cut: impl Fn(usize) -> String) -> String {
+    let (mut fits, mut over) = (0, len);
     while over - fits > 1 {
         let mid = (fits + over) / 2;
         if text_width(&cut(mid), size) <= max_w {
@@ -118,6 +130,46 @@ pub(crate) fn fitted(text: &str, size: f64, max_w: i32) -> String {
         }
     }
     cut(fits)
+}
+
+/// `values` fitted to `max_w` px at `size` as [`fitted`] fits each, with different values
+/// kept different: where two cut the same (they differ only in the middle), each is shown
+/// from a few characters before the first one that sets it apart from the others
+/// (`…an":"5ms","sd":"1…`), cut at the end.
+pub(crate) fn fitted_distinct(values: &[String], size: f64, max_w: i32) -> Vec<String> {
+    let plain: Vec<String> = values.iter().map(|v| fitted(v, size, max_w)).collect();
+    let chars: Vec<Vec<char>> = values.iter().map(|v| v.chars().collect()).collect();
+    let mut out = plain.clone();
+    for (i, label) in out.iter_mut().enumerate() {
+        let Some(common) = (0..values.len())
+            .filter(|&j| plain[j] == plain[i] && values[j] != values[i])
+            .map(|j| {
+                chars[i]
+                    .iter()
+                    .zip(&chars[j])
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .max()
+        else {
+            continue;
+        };
+        let from = common.saturating_sub(4);
+        let lead = if from > 0 { "\u{2026}" } else { "" };
+        let rest = &chars[i][from..];
+        let whole: String = lead.chars().chain(rest.iter().copied()).collect();
+        *label = if text_width(&whole, size) <= max_w {
+            whole
+        } else {
+            longest_fit(rest.len(), size, max_w, |keep| {
+                let mut s: String = lead.to_string();
+                s.extend(&rest[..keep]);
+                s.push('\u{2026}');
+                s
+            })
+        };
+    }
+    out
 }
 
 /// Draws `t` into an RGB buffer, anchored as the SVG backend anchors text.
