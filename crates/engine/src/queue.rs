@@ -147,6 +147,22 @@ impl<P: Default> EventQueue<P> {
         self.len
     }
 
+    /// Entries queued, counted from the buckets (no counter is kept in `push` and `pop`, the
+    /// event loop's hottest path): O(non-empty buckets), for the in-flight bound, which asks
+    /// once per 1,024 events and after each node's start.
+    pub(crate) fn queued(&self) -> usize {
+        let mut n = self.zero.len() - self.head + self.early.len();
+        for (w, &word) in self.nonempty.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                n += self.buckets[i].len();
+                bits &= bits - 1;
+            }
+        }
+        n
+    }
+
     /// Queues `data` and `payload` at `time`, after every entry already queued at the same
     /// time.
     #[inline]
@@ -452,6 +468,7 @@ mod tests {
                     }
                 }
                 assert_eq!(q.len(), reference.len());
+                assert_eq!(q.queued(), reference.len(), "counted from the buckets");
             }
             while let Some(e) = reference.pop() {
                 assert_eq!(q.pop().map(|i| (i.time, i.data)), Some((e.time, e.data)));

@@ -64,14 +64,22 @@ pub struct Limits {
     pub max_events: u64,
     /// Latest true time an event may be processed at.
     pub max_time: SimTime,
+    /// Most events waiting in the queue at once: messages in flight, pending timers, resumes
+    /// and faults. It bounds the run's memory, which `max_events` does not: 10,000 bully nodes
+    /// that all start an election queue N(N-1)/2 = 49,995,000 ELECTIONs before the first event
+    /// is processed (about 100 bytes each with the queue's growth and the links' FIFO rows).
+    /// Checked after each node's start and before every 1,024th event (the first included),
+    /// so a run overshoots it by at most what one start or 1,024 events queue.
+    pub max_in_flight: u64,
 }
 
 impl Default for Limits {
-    /// 50 million events, 24 hours of simulated time.
+    /// 50 million events, 24 hours of simulated time, 100 million events queued at once.
     fn default() -> Self {
         Limits {
             max_events: 50_000_000,
             max_time: SimTime(24 * 3600 * 1_000_000_000),
+            max_in_flight: 100_000_000,
         }
     }
 }
@@ -94,6 +102,16 @@ pub enum SimError {
         limit: SimTime,
         /// The event that would have crossed it.
         next: SimTime,
+    },
+    /// More events were queued at once than [`Limits::max_in_flight`] allows.
+    #[error("in-flight limit reached: {queued} events queued at true time {at}, more than max_in_flight {limit} (raise max_in_flight, use fewer nodes, or lower the message rate)")]
+    InFlightLimit {
+        /// The bound.
+        limit: u64,
+        /// Events queued when it was found crossed.
+        queued: u64,
+        /// True time when it was found crossed.
+        at: SimTime,
     },
 }
 
@@ -939,6 +957,10 @@ impl<A: Actor> Sim<A> {
                 core: &mut self.core,
             };
             self.actors[i].on_start(&mut ctx);
+            // The rest start only if the run goes on; `run_until` reports the bound.
+            if self.core.queue.queued() as u64 > self.limits.max_in_flight {
+                break;
+            }
         }
     }
 
@@ -947,6 +969,18 @@ impl<A: Actor> Sim<A> {
     pub fn run_until(&mut self, end: SimTime) -> Result<(), SimError> {
         self.start();
         while let Some(top) = self.core.queue.peek() {
+            // Before the end test: a start cut short by this bound must not look like a run
+            // that reached its end.
+            if self.core.stats.events % 1024 == 0 {
+                let queued = self.core.queue.queued() as u64;
+                if queued > self.limits.max_in_flight {
+                    return Err(SimError::InFlightLimit {
+                        limit: self.limits.max_in_flight,
+                        queued,
+                        at: self.core.now,
+                    });
+                }
+            }
             if top >= end {
                 break;
             }

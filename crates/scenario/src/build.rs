@@ -12,6 +12,11 @@ use splitbrain_protocols::Node;
 /// Default event bound of a scenario run.
 pub const DEFAULT_MAX_EVENTS: u64 = 5_000_000;
 
+/// `limits.max_in_flight` when the file gives none: events queued at once (about 100 bytes
+/// each in a 10,000-node election, queue growth and FIFO rows included: `check` of one
+/// stopped at this bound peaks at 2.0 GB).
+pub const DEFAULT_MAX_IN_FLIGHT: u64 = 20_000_000;
+
 /// Converts a probability in [0, 1] to parts per million (rounded to nearest).
 pub fn ppm(p: f64) -> u32 {
     (p.clamp(0.0, 1.0) * 1e6).round() as u32
@@ -199,6 +204,7 @@ pub fn build(plan: &Plan, seed: u64) -> Sim<Node> {
     sim.set_limits(Limits {
         max_events: s.limits.max_events.unwrap_or(DEFAULT_MAX_EVENTS),
         max_time: SimTime(s.duration.0.as_nanos()),
+        max_in_flight: s.limits.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT),
     });
     for node in &plan.nodes {
         let actor = node.spec.role().node(&plan.roster);

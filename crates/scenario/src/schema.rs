@@ -160,6 +160,13 @@ pub struct LimitsSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub max_events: Option<u64>,
+    /// Most events queued at once: messages in flight, pending timers and faults (default
+    /// 20,000,000, about 2 GB). It bounds the run's memory, which `max_events` does not:
+    /// 10,000 bully nodes that all start an election queue 49,995,000 ELECTIONs before the
+    /// first event runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_in_flight: Option<u64>,
 }
 
 /// A delay distribution. Exactly one key: `{"fixed": "1ms"}`, `{"uniform": ["1ms", "5ms"]}`,

@@ -112,6 +112,13 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
              the default 5,000,000)",
         );
     }
+    if scenario.limits.max_in_flight == Some(0) {
+        c.err(
+            vec![k("limits"), k("max_in_flight")],
+            "max_in_flight must be at least 1 (it bounds the events queued at once; omit it for \
+             the default 20,000,000)",
+        );
+    }
     if let Some(w) = &scenario.chart {
         if w.from.0 >= w.to.0 {
             c.err(
