@@ -123,13 +123,15 @@ pub(crate) fn holder_writes_only_in(shared: &Shared) -> Verdict {
         let send = sent.send_of(record, i);
         evidence.extend(send.map(|s| obs_evidence(record, s)));
         if let Some(last) = truth.last_by(lock, writer, o.t) {
-            evidence.extend(last.started_by.iter().map(|f| f.evidence(record)));
-            evidence.extend(last.ended_by.iter().map(|f| f.evidence(record)));
+            let (started_by, ended_by) = shared.facts(last);
+            evidence.extend(started_by.iter().map(|f| f.evidence(record)));
+            evidence.extend(ended_by.iter().map(|f| f.evidence(record)));
         }
         let others: Vec<_> = truth.at(lock, o.t).collect();
         for h in &others {
             nodes.extend(h.holder);
-            evidence.extend(h.started_by.iter().map(|f| f.evidence(record)));
+            let (started_by, _) = shared.facts(h);
+            evidence.extend(started_by.iter().map(|f| f.evidence(record)));
         }
         let lock_name = lock.unwrap_or("any lock");
         let truly = if others.is_empty() {
@@ -262,8 +264,9 @@ pub(crate) fn validity_within_truth_in(shared: &Shared) -> Verdict {
             evidence.push(obs_evidence(record, believed.1));
         }
         if let Some(h) = hold {
-            evidence.extend(h.started_by.iter().map(|f| f.evidence(record)));
-            evidence.extend(h.ended_by.iter().map(|f| f.evidence(record)));
+            let (started_by, ended_by) = shared.facts(h);
+            evidence.extend(started_by.iter().map(|f| f.evidence(record)));
+            evidence.extend(ended_by.iter().map(|f| f.evidence(record)));
         }
         let truly = match hold {
             Some(h) => format!("its hold ({}) truly ended at {true_end}", h.what()),
@@ -329,6 +332,21 @@ mod tests {
             job: None,
             applied: true,
         }
+    }
+    /// `b` built with 600 values set and deleted at key `filler` on instance `node` from
+    /// `from_ms` on: more keys set than the truth makes in one batch, so the checkers' truth
+    /// keeps no facts and a verdict finds those it cites in a truth built with them.
+    fn with_filler(mut b: Builder, node: u32, from_ms: u64) -> crate::run::RunRecord {
+        for i in 0..600 {
+            let key = "filler".to_string();
+            b = b
+                .obs(ms(from_ms + 2 * i), node, set(&key, &format!("f{i}"), None))
+                .obs(ms(from_ms + 2 * i + 1), node, Obs::RedisKeyDeleted { key });
+        }
+        let r = b.build();
+        let shared = crate::invariants::Shared::new(&r);
+        assert!(!shared.truth().keeps_facts(), "a truth without facts");
+        r
     }
     fn wall_s(s: i64) -> Option<WallTime> {
         Some(WallTime(s * 1_000_000_000))
@@ -587,6 +605,21 @@ mod tests {
             );
         }
 
+        /// Issue 11 §4: a long run's truth keeps no facts; the violation cites them all the
+        /// same, in the same words.
+        #[test]
+        fn a_long_run_cites_the_facts_its_truth_did_not_keep() {
+            let run = || {
+                redlock_run()
+                    .obs(ms(2_000), 3, accepted(4, None))
+                    .obs(ms(5_000), 3, accepted(4, None))
+                    .obs(ms(6_000), 3, accepted(5, None))
+            };
+            let short = holder_writes_only(&run().build());
+            assert_eq!(violations(short.clone())[0].evidence.len(), 7);
+            assert_eq!(holder_writes_only(&with_filler(run(), 0, 7_000)), short);
+        }
+
         #[test]
         fn expiry_boundary_wall_equal_to_deadline_is_expired() {
             // Single instance, deadline wall 5 s, wall offset +1 s: wall(4 s) = 5 s.
@@ -748,6 +781,9 @@ mod tests {
         /// and acquires at `acq_ms`, believing itself valid until local `valid_ms`; it loses
         /// the lock at 20 s.
         fn redis_run(acq_ms: u64, valid_ms: u64) -> crate::run::RunRecord {
+            redis_builder(acq_ms, valid_ms).build()
+        }
+        fn redis_builder(acq_ms: u64, valid_ms: u64) -> Builder {
             Builder::new(&[("redis", RedisInstance), ("c", Worker)])
                 .obs(ms(1_000), 0, set("k", "x", Some(WallTime(11_001_000_000))))
                 .obs(
@@ -763,7 +799,6 @@ mod tests {
                 )
                 .obs(ms(20_000), 1, lost("k"))
                 .end(ms(30_000))
-                .build()
         }
 
         #[test]
@@ -786,6 +821,17 @@ mod tests {
                 "c believed k valid until 12.990 s (true time) but its hold (value x on a \
                  majority (1 of 1) of Redis instances) truly ended at 11.001 s"
             );
+        }
+
+        /// Issue 11 §4: a long run's truth keeps no facts; the violation cites them all the
+        /// same, in the same words (here the key's expiry).
+        #[test]
+        fn a_long_run_cites_the_facts_its_truth_did_not_keep() {
+            let short = validity_within_truth(&redis_run(3_000, 12_990));
+            let ev = &violations(short.clone())[0].evidence;
+            assert!(ev.iter().any(|e| e.text.contains("expired")), "{ev:?}");
+            let long = with_filler(redis_builder(3_000, 12_990), 0, 21_000);
+            assert_eq!(validity_within_truth(&long), short);
         }
 
         /// Renewals move the believed end; only the holder's renewals of this lock during
