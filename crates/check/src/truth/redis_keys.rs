@@ -150,7 +150,16 @@ pub(crate) fn key_hold_batches<'r>(
                 vec![(None, sets)]
             } else {
                 pass.facts = facts == super::Facts::Keep;
-                pass.ranges(batch)
+                let mut ranges = pass.ranges(batch);
+                // Every batch reserves as much as the largest: one size of list, whose memory
+                // each batch reuses (issue 11 §4: the allocator keeps memory for each size of
+                // block it gave, so lists of a dozen slightly different sizes were each given
+                // and kept their own).
+                let most = ranges.iter().map(|r| r.1).max().unwrap_or(0);
+                for r in &mut ranges {
+                    r.1 = most;
+                }
+                ranges
             }
         }
     };
