@@ -317,8 +317,7 @@ pub(crate) fn validity_within_truth_in(shared: &Shared) -> Verdict {
             }
         }
         let hold = truth
-            .holds
-            .iter()
+            .all()
             .filter(|h| *h.lock == *b.key && h.holder == Some(b.node) && h.is(&id))
             .find(|h| h.from <= b.from && b.from < h.to);
         let true_end = hold.map_or(b.from, |h| h.to);

@@ -61,8 +61,7 @@ impl<'r> Shared<'r> {
             return (&hold.started_by, &hold.ended_by);
         }
         let at = truth
-            .holds
-            .iter()
+            .all()
             .position(|h| std::ptr::eq(h, hold))
             .expect("a hold of the shared truth");
         let cited = self

@@ -133,7 +133,7 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
     // the check's peak of memory (issue 11 §4).
     let truth = shared.truth();
     let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
-    for h in &truth.holds {
+    for h in truth.all() {
         held.entry(&*h.lock).or_default().push((h.from, h.to));
     }
     let mut out = Vec::new();

@@ -286,7 +286,8 @@ pub(crate) fn servers_of(record: &RunRecord, lock: Option<&str>) -> BTreeSet<Nod
 /// ([`WallClocks`], [`key_expired`](crate::key_expired)). Intervals are half-open in true ns; one still open at
 /// the end is closed at [`RunRecord::horizon`]; empty ones are dropped.
 pub struct Truth {
-    /// Every hold, sorted by start (then lock, holder).
+    /// Every hold, sorted by start (then lock, holder); empty in [`Truth::holds_uncited`]'s
+    /// truth of a long run, whose holds [`Truth::all`] gives.
     pub holds: Vec<Hold>,
     /// Every Redis key held on an instance (the pieces majorities are made of), in the order
     /// they ended.
@@ -294,6 +295,11 @@ pub struct Truth {
     /// Whether every hold keeps its facts (`started_by`, `ended_by`); see
     /// [`Truth::holds_uncited`].
     facts: bool,
+    /// The holds of [`Truth::holds_uncited`]'s truth of a long run, in the lists they were
+    /// made in (`holds` empty): joining them into one list would hold them twice at once.
+    chunks: Vec<Vec<Hold>>,
+    /// Their order (as `holds` is sorted), as `(list, place)` in `chunks`.
+    order: Vec<(u32, u32)>,
 }
 
 /// Whether a truth's holds keep the facts behind them.
@@ -380,6 +386,37 @@ impl Truth {
             (Vec::new(), majority::holds(record, batches, kept), kept)
         };
         let raft = raft::holds(record);
+        if !kept {
+            // A long run's holds are left in the lists they were made in, and sorted by a
+            // list of their places (8 bytes a hold): one list of them all would be made while
+            // the lists are alive, 0.15 MB in lesson 15 run for 3,000 s (issue 11 §4).
+            let mut chunks = majority;
+            chunks.insert(0, lease);
+            chunks.push(raft);
+            let mut order: Vec<(u32, u32)> = Vec::new();
+            let n = chunks.iter().map(Vec::len).sum::<usize>();
+            order.reserve_exact(n);
+            for (c, chunk) in chunks.iter().enumerate() {
+                let c = u32::try_from(c).expect("fewer than 2^32 lists");
+                let len = u32::try_from(chunk.len()).expect("fewer than 2^32 holds");
+                order.extend((0..len).map(|i| (c, i)));
+            }
+            // Ties in their first order, as the stable sort of `sort_in_place` leaves them.
+            let at = |&(c, i): &(u32, u32)| &chunks[c as usize][i as usize];
+            order.sort_unstable_by(|a, b| {
+                let (x, y) = (at(a), at(b));
+                (x.from, &x.lock, x.holder)
+                    .cmp(&(y.from, &y.lock, y.holder))
+                    .then(a.cmp(b))
+            });
+            return Truth {
+                holds: Vec::new(),
+                keys,
+                facts: false,
+                chunks,
+                order,
+            };
+        }
         let n = lease.len() + majority.iter().map(Vec::len).sum::<usize>() + raft.len();
         let mut holds = Vec::with_capacity(n);
         holds.extend(lease);
@@ -392,7 +429,19 @@ impl Truth {
             holds,
             keys,
             facts: kept,
+            chunks: Vec::new(),
+            order: Vec::new(),
         }
+    }
+
+    /// Every hold, sorted by start (then lock, holder): [`Truth::holds`], or the holds of
+    /// [`Truth::holds_uncited`]'s truth of a long run.
+    pub fn all(&self) -> impl Iterator<Item = &Hold> + '_ {
+        let chunked = self
+            .order
+            .iter()
+            .map(|&(c, i)| &self.chunks[c as usize][i as usize]);
+        self.holds.iter().chain(chunked)
     }
 
     /// Holds of `lock` (any lock if `None`) that contain instant `t`.
@@ -401,15 +450,13 @@ impl Truth {
         lock: Option<&'a str>,
         t: SimTime,
     ) -> impl Iterator<Item = &'a Hold> + 'a {
-        self.holds
-            .iter()
+        self.all()
             .filter(move |h| lock.map_or(true, |l| &*h.lock == l) && h.from <= t && t < h.to)
     }
 
     /// The latest hold of `lock` (any if `None`) by `who` that started at or before `t`.
     pub fn last_by(&self, lock: Option<&str>, who: NodeId, t: SimTime) -> Option<&Hold> {
-        self.holds
-            .iter()
+        self.all()
             .filter(|h| {
                 lock.map_or(true, |l| &*h.lock == l) && h.holder == Some(who) && h.from <= t
             })
@@ -509,6 +556,56 @@ mod tests {
             super::redis_keys::key_hold_batches(&r, &clocks, 10_000, Facts::KeepInOneBatch);
         assert!(kept);
         assert_eq!(super::majority::holds(&r, batches, kept).concat(), want);
+    }
+
+    /// Issue 11 §4: the checkers' truth of a run with more keys set than one batch makes
+    /// keeps its holds in the lists they were made in, without facts; [`Truth::all`] gives
+    /// the holds of the truth built with them, in the same order, without their facts.
+    #[test]
+    fn a_long_runs_uncited_truth_has_the_same_holds_in_the_same_order() {
+        use splitbrain_engine::WallTime;
+        let mut b = Builder::new(&[
+            ("a", RedisInstance),
+            ("b", RedisInstance),
+            ("c", RedisInstance),
+            ("w", Worker),
+        ]);
+        for v in 0..400_u64 {
+            // Values out of order, many holds starting at one instant on two keys.
+            let value = format!("v{}", (v * 7) % 400);
+            let t = 1_000 + (v / 3) * 100;
+            for i in 0..(2 + v % 2) as u32 {
+                let key = ["k", "j"][(v % 3 == 0) as usize].to_string();
+                let deadline = Some(WallTime(((t + 50 + 40 * (v % 4)) * 1_000_000) as i64));
+                b = b.obs(
+                    ms(t),
+                    (i + v as u32) % 3,
+                    Obs::RedisKeySet {
+                        key: key.clone(),
+                        value: value.clone(),
+                        deadline_wall: deadline,
+                    },
+                );
+            }
+        }
+        let r = b.end(ms(100_000)).build();
+        let clocks = WallClocks::new(&r);
+        let full = Truth::holds_only(&r, &clocks);
+        let uncited = Truth::holds_uncited(&r, &clocks);
+        assert!(full.keeps_facts() && !uncited.keeps_facts());
+        assert!(uncited.holds.is_empty());
+        assert!(full.holds.len() > 200, "{} holds", full.holds.len());
+        let bare: Vec<Hold> = full
+            .holds
+            .iter()
+            .map(|h| Hold {
+                started_by: Box::new([]),
+                ended_by: Box::new([]),
+                ..h.clone()
+            })
+            .collect();
+        assert_eq!(uncited.all().cloned().collect::<Vec<_>>(), bare);
+        assert!(full.all().eq(full.holds.iter()));
     }
 
     /// The in-place sort orders holds exactly as the stable sort did: by start, lock and
