@@ -72,7 +72,11 @@ pub(crate) struct SentUnder {
 impl SentUnder {
     pub(crate) fn new(record: &RunRecord) -> SentUnder {
         let linked = |o: &Obs| matches!(o, Obs::WriteSent { req, .. } if *req != 0);
-        let n = record.observations.iter().filter(|o| linked(&o.obs)).count();
+        let n = record
+            .observations
+            .iter()
+            .filter(|o| linked(&o.obs))
+            .count();
         let mut sent = Vec::with_capacity(n);
         for (i, o) in record.observations.iter_indexed() {
             if let Obs::WriteSent { req, .. } = o.obs {

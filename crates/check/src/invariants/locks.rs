@@ -95,20 +95,22 @@ fn beliefs_may_overlap(record: &RunRecord) -> bool {
             now = Some(t);
         }
         match step {
-            Step::Obs { node, obs, .. } => match obs {
-                Obs::LockAcquired { lock, .. } => {
-                    if open.insert((node, lock.as_str())) {
-                        *count.entry(lock.as_str()).or_default() += 1;
-                        opened.push(lock.as_str());
+            Step::Obs { node, obs, .. } => {
+                // A start while open continues the belief; a stop of none is nothing.
+                let (lock, opens) = match obs {
+                    Obs::LockAcquired { lock, .. } => (lock.as_str(), true),
+                    Obs::LockReleased { lock, .. } | Obs::LockLost { lock, .. } => {
+                        (lock.as_str(), false)
                     }
+                    _ => continue,
+                };
+                if opens && open.insert((node, lock)) {
+                    *count.entry(lock).or_default() += 1;
+                    opened.push(lock);
+                } else if !opens && open.remove(&(node, lock)) {
+                    *count.get_mut(lock).expect("counted when opened") -= 1;
                 }
-                Obs::LockReleased { lock, .. } | Obs::LockLost { lock, .. } => {
-                    if open.remove(&(node, lock.as_str())) {
-                        *count.get_mut(lock.as_str()).expect("counted when opened") -= 1;
-                    }
-                }
-                _ => {}
-            },
+            }
             Step::Fault {
                 fault: Fault::Crash { node },
                 ..
@@ -467,9 +469,9 @@ mod tests {
                 let full = {
                     let beliefs = crate::timeline::lock_beliefs(&r);
                     beliefs.iter().enumerate().any(|(i, p)| {
-                        beliefs[i + 1..].iter().any(|q| {
-                            p.key == q.key && p.from.max(q.from) < p.to.min(q.to)
-                        })
+                        beliefs[i + 1..]
+                            .iter()
+                            .any(|q| p.key == q.key && p.from.max(q.from) < p.to.min(q.to))
                     })
                 };
                 assert_eq!(beliefs_may_overlap(&r), full, "{:?}", r.observations);
@@ -480,7 +482,10 @@ mod tests {
                     apart += 1;
                 }
             }
-            assert!(overlapping > 200 && apart > 200, "{overlapping} and {apart}");
+            assert!(
+                overlapping > 200 && apart > 200,
+                "{overlapping} and {apart}"
+            );
         }
 
         fn lease_run() -> Builder {

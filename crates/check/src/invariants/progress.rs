@@ -129,8 +129,7 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
     if !asks {
         return Vec::new();
     }
-    // The truth first, then the waits: the waits are not alive while the truth is built, at
-    // the check's peak of memory (issue 11 §4).
+    // The truth first, then the waits, taken as they close (issue 11 §4).
     let truth = shared.truth();
     let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
     for h in truth.all() {

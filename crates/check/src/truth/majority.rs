@@ -52,7 +52,8 @@ const CHUNK: usize = 256;
 
 /// Windows during which a majority (`n / 2 + 1`) of a lock's `n` instances hold one
 /// `(key, value)`, for each instance set the key is asked of; in chunks of [`CHUNK`], which the
-/// caller joins once it has freed the key pieces: one list grown by doubling would at its peak
+/// caller joins once it has freed the key pieces (or, in a long run's truth for the checkers,
+/// keeps as they are: [`Truth::all`](super::Truth::all)): one list grown by doubling would at its peak
 /// hold up to twice its holds and its previous buffer beside them (issue 11 §4). The key
 /// pieces come in `batches`, each holding every piece of the `(key, value)` pairs it has, in
 /// `(key, value)` order from batch to batch ([`key_hold_batches`](super::redis_keys::key_hold_batches)),
