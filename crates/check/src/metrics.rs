@@ -1,7 +1,7 @@
 //! Metrics of a run: counters and durations over true time.
 
 use crate::run::{Role, RunRecord};
-use crate::timeline::{leader_beliefs, lock_beliefs, steps, uncovered_ns, Step};
+use crate::timeline::{for_each_belief, leader_beliefs, steps, uncovered_ns, Change, Step};
 use serde::Serialize;
 use splitbrain_engine::{Fault, SimTime};
 use splitbrain_protocols::Obs;
@@ -99,7 +99,7 @@ pub(crate) fn no_valid_hold_ns(record: &RunRecord, uncovered: impl FnOnce() -> u
 
 /// True time in `[0, record.end)` covered by none of `truth`'s holds, ns.
 pub(crate) fn uncovered_by_holds(record: &RunRecord, truth: &crate::Truth) -> u64 {
-    let spans: Vec<(SimTime, SimTime)> = truth.holds.iter().map(|h| (h.from, h.to)).collect();
+    let spans: Vec<(SimTime, SimTime)> = truth.all().map(|h| (h.from, h.to)).collect();
     uncovered_ns(&spans, SimTime::ZERO, record.end)
 }
 
@@ -113,7 +113,7 @@ pub fn metrics(record: &RunRecord) -> Metrics {
 }
 
 /// The run's [`Metrics`], given `no_valid_hold_ns` (computed while the truth is at hand).
-pub(crate) fn metrics_with(record: &RunRecord, no_valid_hold_ns: Option<u64>) -> Metrics {
+pub(crate) fn metrics_with<'r>(record: &'r RunRecord, no_valid_hold_ns: Option<u64>) -> Metrics {
     // Observations of a kind the run did not keep were counted as they happened.
     let count = |kind: &str, pred: &dyn Fn(&Obs) -> bool| {
         record.observations.iter().filter(|o| pred(&o.obs)).count() as u64
@@ -193,10 +193,17 @@ pub(crate) fn metrics_with(record: &RunRecord, no_valid_hold_ns: Option<u64>) ->
     });
     let acquisitions = count("lock_acquired", &|o| matches!(o, Obs::LockAcquired { .. }));
     let no_believed_holder_ns = has_locks(record).then(|| {
-        let spans: Vec<(SimTime, SimTime)> = lock_beliefs(record)
-            .iter()
-            .map(|b| (b.from, b.to))
-            .collect();
+        // The lock beliefs' spans, each as it closes: no list of the beliefs, nor a copy of
+        // the lock name per belief (issue 11 §4).
+        let mut spans: Vec<(SimTime, SimTime)> = Vec::new();
+        let held = |o: &'r Obs| match o {
+            Obs::LockAcquired { lock, .. } => Some(Change::Start(lock.as_str())),
+            Obs::LockReleased { thread: _, lock } | Obs::LockLost { lock, .. } => {
+                Some(Change::Stop(lock.as_str()))
+            }
+            _ => None,
+        };
+        for_each_belief(record, held, |b| spans.push((b.from, b.to)));
         uncovered_ns(&spans, SimTime::ZERO, end)
     });
 

@@ -14,7 +14,6 @@ use crate::timeline::PerNode;
 use crate::truth::HoldId;
 use splitbrain_engine::NodeId;
 use splitbrain_protocols::Obs;
-use std::collections::BTreeMap;
 
 /// The start of the hold a write was sent under: observation indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -65,20 +64,29 @@ impl Start {
 pub(crate) struct SentUnder {
     acquired: PerNode,
     claimed: PerNode,
-    /// `WriteSent` indices per (writer, request id).
-    sent: BTreeMap<(NodeId, u64), Vec<usize>>,
+    /// `WriteSent`s as `(writer, request id, index)`, sorted: one list, not a list per
+    /// request (issue 11 §4: a long run sends thousands).
+    sent: Vec<(NodeId, u64, usize)>,
 }
 
 impl SentUnder {
     pub(crate) fn new(record: &RunRecord) -> SentUnder {
-        let mut sent: BTreeMap<(NodeId, u64), Vec<usize>> = BTreeMap::new();
+        let linked = |o: &Obs| matches!(o, Obs::WriteSent { req, .. } if *req != 0);
+        let n = record
+            .observations
+            .iter()
+            .filter(|o| linked(&o.obs))
+            .count();
+        let mut sent = Vec::with_capacity(n);
         for (i, o) in record.observations.iter_indexed() {
             if let Obs::WriteSent { req, .. } = o.obs {
                 if req != 0 {
-                    sent.entry((o.node, req)).or_default().push(i);
+                    sent.push((o.node, req, i));
                 }
             }
         }
+        // Every index once: the unstable sort gives the one order.
+        sent.sort_unstable();
         SentUnder {
             acquired: PerNode::new(record, |o| matches!(o, Obs::LockAcquired { .. })),
             claimed: PerNode::new(record, |o| matches!(o, Obs::LeaderClaim { .. })),
@@ -91,9 +99,10 @@ impl SentUnder {
         let Obs::WriteAccepted { writer, req, .. } = record.observations[index].obs else {
             return None;
         };
-        let list = self.sent.get(&(writer, req))?;
-        let k = list.partition_point(|&s| s < index);
-        k.checked_sub(1).map(|k| list[k])
+        // The last send of (writer, req) before `index`.
+        let k = self.sent.partition_point(|&s| s < (writer, req, index));
+        let (w, r, s) = *self.sent.get(k.checked_sub(1)?)?;
+        ((w, r) == (writer, req)).then_some(s)
     }
 
     /// The hold accepted write `index` (a `WriteAccepted`) was sent under.

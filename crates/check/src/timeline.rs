@@ -161,8 +161,28 @@ pub(crate) fn beliefs<'a, K: Ord + Clone + Default>(
     record: &'a RunRecord,
     classify: impl Fn(&'a Obs) -> Option<Change<K>>,
 ) -> Vec<Belief<K>> {
-    let mut open: BTreeMap<(NodeId, K), (SimTime, usize)> = BTreeMap::new();
     let mut out = Vec::new();
+    for_each_belief(record, classify, |b| out.push(b));
+    // Each belief starts at its own observation, so `(from, start)` tells any two apart: an
+    // unstable sort gives the stable sort's order without its scratch list (issue 11 §4).
+    out.sort_unstable_by_key(|b| (b.from, b.start));
+    out
+}
+
+/// The belief intervals of [`beliefs`], each given to `each` as it closes (the ones open at
+/// the horizon last), in no useful order: for a caller that needs no list of them (issue
+/// 11 §4). Beliefs of no length are left out.
+pub(crate) fn for_each_belief<'a, K: Ord + Clone + Default>(
+    record: &'a RunRecord,
+    classify: impl Fn(&'a Obs) -> Option<Change<K>>,
+    mut each: impl FnMut(Belief<K>),
+) {
+    let mut open: BTreeMap<(NodeId, K), (SimTime, usize)> = BTreeMap::new();
+    let mut out = |b: Belief<K>| {
+        if b.from < b.to {
+            each(b);
+        }
+    };
     for step in steps(record) {
         match step {
             Step::Obs {
@@ -177,7 +197,7 @@ pub(crate) fn beliefs<'a, K: Ord + Clone + Default>(
                 }
                 Some(Change::Stop(key)) => {
                     if let Some((from, start)) = open.remove(&(node, key.clone())) {
-                        out.push(Belief {
+                        out(Belief {
                             node,
                             key,
                             from,
@@ -195,7 +215,7 @@ pub(crate) fn beliefs<'a, K: Ord + Clone + Default>(
                 fault: Fault::Crash { node },
             } => {
                 for (k, (from, start)) in take_node(&mut open, *node) {
-                    out.push(Belief {
+                    out(Belief {
                         node: k.0,
                         key: k.1,
                         from,
@@ -209,8 +229,8 @@ pub(crate) fn beliefs<'a, K: Ord + Clone + Default>(
         }
     }
     let horizon = record.horizon();
-    for ((node, key), (from, start)) in open {
-        out.push(Belief {
+    for ((node, key), (from, start)) in std::mem::take(&mut open) {
+        out(Belief {
             node,
             key,
             from,
@@ -219,11 +239,6 @@ pub(crate) fn beliefs<'a, K: Ord + Clone + Default>(
             end: End::Open,
         });
     }
-    out.retain(|b| b.from < b.to);
-    // Each belief starts at its own observation, so `(from, start)` tells any two apart: an
-    // unstable sort gives the stable sort's order without its scratch list (issue 11 §4).
-    out.sort_unstable_by_key(|b| (b.from, b.start));
-    out
 }
 
 /// Leadership beliefs: `LeaderClaim` until `LeaderStepDown` or crash, of the nodes the leader

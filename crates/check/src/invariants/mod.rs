@@ -10,7 +10,7 @@ pub mod writes;
 use crate::clocks::WallClocks;
 use crate::run::RunRecord;
 use crate::timeline::{fault_evidence, obs_evidence, End};
-use crate::truth::Truth;
+use crate::truth::{Fact, Hold, Truth};
 use crate::verdict::Evidence;
 use splitbrain_engine::NodeId;
 use std::cell::OnceCell;
@@ -24,6 +24,9 @@ pub(crate) struct Shared<'r> {
     pub record: &'r RunRecord,
     clocks: OnceCell<WallClocks>,
     truth: OnceCell<Truth>,
+    /// The truth with every hold's facts, built only if a verdict cites a hold's facts that
+    /// [`Shared::truth`] does not keep.
+    cited: OnceCell<Truth>,
 }
 
 impl<'r> Shared<'r> {
@@ -33,6 +36,7 @@ impl<'r> Shared<'r> {
             record,
             clocks: OnceCell::new(),
             truth: OnceCell::new(),
+            cited: OnceCell::new(),
         }
     }
 
@@ -41,10 +45,31 @@ impl<'r> Shared<'r> {
         self.clocks.get_or_init(|| WallClocks::new(self.record))
     }
 
-    /// The record's truth ([`Truth::holds_only`] with [`Shared::clocks`]).
+    /// The record's truth ([`Truth::holds_uncited`] with [`Shared::clocks`]): a long run's
+    /// holds may keep no facts; [`Shared::facts`] finds them.
     pub(crate) fn truth(&self) -> &Truth {
         self.truth
-            .get_or_init(|| Truth::holds_only(self.record, self.clocks()))
+            .get_or_init(|| Truth::holds_uncited(self.record, self.clocks()))
+    }
+
+    /// The facts that started and ended `hold`, one of [`Shared::truth`]'s holds, for a
+    /// verdict to cite: its own, or, where that truth keeps none, those of the same hold (same
+    /// place) in the truth built with them ([`Truth::holds_only`]), built once.
+    pub(crate) fn facts<'a>(&'a self, hold: &'a Hold) -> (&'a [Fact], &'a [Fact]) {
+        let truth = self.truth();
+        if truth.keeps_facts() {
+            return (&hold.started_by, &hold.ended_by);
+        }
+        let at = truth
+            .all()
+            .position(|h| std::ptr::eq(h, hold))
+            .expect("a hold of the shared truth");
+        let cited = self
+            .cited
+            .get_or_init(|| Truth::holds_only(self.record, self.clocks()));
+        let h = &cited.holds[at];
+        debug_assert!((h.from, h.to, &h.lock) == (hold.from, hold.to, &hold.lock));
+        (&h.started_by, &h.ended_by)
     }
 }
 

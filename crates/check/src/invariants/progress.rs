@@ -3,7 +3,7 @@
 use super::{names, Shared};
 use crate::run::{Role, RunRecord};
 use crate::timeline::{
-    beliefs, describe_faults, obs_evidence, overlaps, Change, Liveness, Overlap,
+    describe_faults, for_each_belief, obs_evidence, overlaps, Change, Liveness, Overlap,
 };
 use crate::verdict::{Evidence, Source, Verdict, Violation};
 use splitbrain_engine::{NodeId, SimDuration, SimTime};
@@ -119,7 +119,7 @@ struct Owed {
 
 /// Every stretch of owed time, per lock, sorted by start (stretches of different locks may
 /// overlap; [`clip`] merges them).
-fn owed_time(shared: &Shared) -> Vec<Owed> {
+fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
     let record = shared.record;
     // Nothing is owed where no client asks.
     let asks = record
@@ -129,24 +129,21 @@ fn owed_time(shared: &Shared) -> Vec<Owed> {
     if !asks {
         return Vec::new();
     }
-    // The truth first, then the waits: the waits are not alive while the truth is built, at
-    // the check's peak of memory (issue 11 §4).
+    // The truth first, then the waits, taken as they close (issue 11 §4).
     let truth = shared.truth();
-    // Lock names borrowed from the observations, not a copy per wait (issue 11 §4).
-    let waits = beliefs(record, |o| match o {
-        Obs::LockRequested { lock, .. } => Some(Change::Start(lock.as_str())),
-        Obs::LockAcquired { lock, .. } => Some(Change::Stop(lock.as_str())),
-        _ => None,
-    });
-    if waits.is_empty() {
-        return Vec::new();
-    }
     let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
-    for h in &truth.holds {
+    for h in truth.all() {
         held.entry(&*h.lock).or_default().push((h.from, h.to));
     }
     let mut out = Vec::new();
-    for w in &waits {
+    // The waits, each as it closes, not a list of them; lock names borrowed from the
+    // observations, not a copy per wait (issue 11 §4).
+    let waits = |o: &'r Obs| match o {
+        Obs::LockRequested { lock, .. } => Some(Change::Start(lock.as_str())),
+        Obs::LockAcquired { lock, .. } => Some(Change::Stop(lock.as_str())),
+        _ => None,
+    };
+    for_each_belief(record, waits, |w| {
         let mut pieces = vec![(w.from, w.to)];
         for &(hf, ht) in held.get(w.key).map_or(&[][..], Vec::as_slice) {
             pieces = pieces
@@ -163,7 +160,7 @@ fn owed_time(shared: &Shared) -> Vec<Owed> {
             to,
             request: w.start,
         }));
-    }
+    });
     // A wait's stretches are disjoint and each wait has its own request, so `(from, to,
     // request)` tells any two apart: an unstable sort gives the stable sort's order without
     // its scratch list (issue 11 §4).

@@ -86,12 +86,27 @@ struct Window {
 pub fn no_two_accepted_writers(record: &RunRecord) -> Verdict {
     let sent = SentUnder::new(record);
     let mut windows: Vec<(NodeId, Window)> = Vec::new();
-    for (storage, writes) in accepted_by_storage(record) {
+    // Each storage's accepted writes in order, read from the log: no list of them (issue 11
+    // §4: a long run accepts thousands).
+    let storages: BTreeSet<NodeId> = record
+        .observations
+        .iter()
+        .filter(|o| matches!(o.obs, Obs::WriteAccepted { .. }))
+        .map(|o| o.node)
+        .collect();
+    for storage in storages {
+        let writes = record
+            .observations
+            .iter_indexed()
+            .filter_map(|(i, o)| match o.obs {
+                Obs::WriteAccepted { writer, .. } if o.node == storage => Some((i, writer)),
+                _ => None,
+            });
         // The accepted write whose epoch began latest so far: (epoch, its start, write index).
         let mut latest: Option<(Epoch, usize, usize)> = None;
         // Open windows by (stale, later) epoch, as indices into `windows`.
         let mut open: BTreeMap<(Epoch, Epoch), usize> = BTreeMap::new();
-        for &(i, writer, ..) in &writes {
+        for (i, writer) in writes {
             let e: Epoch = (writer, sent.of(record, i));
             let Some(start) = e.1.index() else { continue };
             match latest {

@@ -286,11 +286,30 @@ pub(crate) fn servers_of(record: &RunRecord, lock: Option<&str>) -> BTreeSet<Nod
 /// ([`WallClocks`], [`key_expired`](crate::key_expired)). Intervals are half-open in true ns; one still open at
 /// the end is closed at [`RunRecord::horizon`]; empty ones are dropped.
 pub struct Truth {
-    /// Every hold, sorted by start (then lock, holder).
+    /// Every hold, sorted by start (then lock, holder); empty in [`Truth::holds_uncited`]'s
+    /// truth of a long run, whose holds [`Truth::all`] gives.
     pub holds: Vec<Hold>,
     /// Every Redis key held on an instance (the pieces majorities are made of), in the order
     /// they ended.
     pub keys: Vec<KeyHold>,
+    /// Whether every hold keeps its facts (`started_by`, `ended_by`); see
+    /// [`Truth::holds_uncited`].
+    facts: bool,
+    /// The holds of [`Truth::holds_uncited`]'s truth of a long run, in the lists they were
+    /// made in (`holds` empty): joining them into one list would hold them twice at once.
+    chunks: Vec<Vec<Hold>>,
+    /// Their order (as `holds` is sorted), as `(list, place)` in `chunks`.
+    order: Vec<(u32, u32)>,
+}
+
+/// Whether a truth's holds keep the facts behind them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Facts {
+    /// Every hold keeps them.
+    Keep,
+    /// Only where the key pieces are made in one batch (a run with at most
+    /// [`redis_keys::BATCH`] keys set): a long run's Redis majority holds keep none.
+    KeepInOneBatch,
 }
 
 /// Sorts `holds` by start, then lock, then holder, keeping the order of equals (as a stable
@@ -323,7 +342,7 @@ impl Truth {
     /// Rebuilds the truth of `record`, judging Redis key expiry with `clocks` (built from the
     /// same record).
     pub fn new(record: &RunRecord, clocks: &WallClocks) -> Truth {
-        Truth::build(record, clocks, true)
+        Truth::build(record, clocks, true, Facts::Keep)
     }
 
     /// [`Truth::new`] without [`Truth::keys`], for the checkers, which read only the holds:
@@ -332,22 +351,72 @@ impl Truth {
     /// made, so they are never all alive (issue 11 §4: in lesson 15 run for 3,000 s they are
     /// 6,857 pieces, 0.66 MB, beside a 1.45 MB record); the same holds in the same order.
     pub fn holds_only(record: &RunRecord, clocks: &WallClocks) -> Truth {
-        Truth::build(record, clocks, false)
+        Truth::build(record, clocks, false, Facts::Keep)
     }
 
-    fn build(record: &RunRecord, clocks: &WallClocks, keep_keys: bool) -> Truth {
+    /// [`Truth::holds_only`] for the checkers, whose verdicts cite the facts of a hold only
+    /// where it is part of a violation: where the key pieces are made in more than one batch
+    /// (more than [`redis_keys::BATCH`] keys set), the Redis majority holds keep no facts
+    /// (`started_by`, `ended_by` empty, no key expiry derived as a fact), and a verdict that
+    /// cites one finds them in a truth built with them ([`Truth::holds_only`], the same holds
+    /// in the same order): issue 11 §4, lesson 15 run for 3,000 s has 1,355 holds with 3,
+    /// 4 or 5 facts at each end, 0.2 MB of facts no verdict cites. [`Truth::keeps_facts`] says
+    /// which this truth is.
+    pub(crate) fn holds_uncited(record: &RunRecord, clocks: &WallClocks) -> Truth {
+        Truth::build(record, clocks, false, Facts::KeepInOneBatch)
+    }
+
+    /// Whether every hold keeps its facts (always, but in [`Truth::holds_uncited`]'s truth of
+    /// a long run).
+    pub(crate) fn keeps_facts(&self) -> bool {
+        self.facts
+    }
+
+    fn build(record: &RunRecord, clocks: &WallClocks, keep_keys: bool, facts: Facts) -> Truth {
         let lease = lease::holds(record);
-        let (keys, majority) = if keep_keys {
+        let (keys, majority, kept) = if keep_keys {
             let keys = redis_keys::key_holds(record, clocks);
-            let majority = majority::holds(record, [&keys[..]]);
-            (keys, majority)
+            let majority = majority::holds(record, [&keys[..]], true);
+            (keys, majority, true)
         } else {
             // The key pieces in batches, each freed before the next is made: they are never
             // all alive at once (issue 11 §4).
-            let batches = redis_keys::key_hold_batches(record, clocks, redis_keys::BATCH);
-            (Vec::new(), majority::holds(record, batches))
+            let (kept, batches) =
+                redis_keys::key_hold_batches(record, clocks, redis_keys::BATCH, facts);
+            (Vec::new(), majority::holds(record, batches, kept), kept)
         };
         let raft = raft::holds(record);
+        if !kept {
+            // A long run's holds are left in the lists they were made in, and sorted by a
+            // list of their places (8 bytes a hold): one list of them all would be made while
+            // the lists are alive, 0.15 MB in lesson 15 run for 3,000 s (issue 11 §4).
+            let mut chunks = majority;
+            chunks.insert(0, lease);
+            chunks.push(raft);
+            let mut order: Vec<(u32, u32)> = Vec::new();
+            let n = chunks.iter().map(Vec::len).sum::<usize>();
+            order.reserve_exact(n);
+            for (c, chunk) in chunks.iter().enumerate() {
+                let c = u32::try_from(c).expect("fewer than 2^32 lists");
+                let len = u32::try_from(chunk.len()).expect("fewer than 2^32 holds");
+                order.extend((0..len).map(|i| (c, i)));
+            }
+            // Ties in their first order, as the stable sort of `sort_in_place` leaves them.
+            let at = |&(c, i): &(u32, u32)| &chunks[c as usize][i as usize];
+            order.sort_unstable_by(|a, b| {
+                let (x, y) = (at(a), at(b));
+                (x.from, &x.lock, x.holder)
+                    .cmp(&(y.from, &y.lock, y.holder))
+                    .then(a.cmp(b))
+            });
+            return Truth {
+                holds: Vec::new(),
+                keys,
+                facts: false,
+                chunks,
+                order,
+            };
+        }
         let n = lease.len() + majority.iter().map(Vec::len).sum::<usize>() + raft.len();
         let mut holds = Vec::with_capacity(n);
         holds.extend(lease);
@@ -356,7 +425,23 @@ impl Truth {
         }
         holds.extend(raft);
         sort_in_place(&mut holds);
-        Truth { holds, keys }
+        Truth {
+            holds,
+            keys,
+            facts: kept,
+            chunks: Vec::new(),
+            order: Vec::new(),
+        }
+    }
+
+    /// Every hold, sorted by start (then lock, holder): [`Truth::holds`], or the holds of
+    /// [`Truth::holds_uncited`]'s truth of a long run.
+    pub fn all(&self) -> impl Iterator<Item = &Hold> + '_ {
+        let chunked = self
+            .order
+            .iter()
+            .map(|&(c, i)| &self.chunks[c as usize][i as usize]);
+        self.holds.iter().chain(chunked)
     }
 
     /// Holds of `lock` (any lock if `None`) that contain instant `t`.
@@ -365,15 +450,13 @@ impl Truth {
         lock: Option<&'a str>,
         t: SimTime,
     ) -> impl Iterator<Item = &'a Hold> + 'a {
-        self.holds
-            .iter()
+        self.all()
             .filter(move |h| lock.map_or(true, |l| &*h.lock == l) && h.from <= t && t < h.to)
     }
 
     /// The latest hold of `lock` (any if `None`) by `who` that started at or before `t`.
     pub fn last_by(&self, lock: Option<&str>, who: NodeId, t: SimTime) -> Option<&Hold> {
-        self.holds
-            .iter()
+        self.all()
             .filter(|h| {
                 lock.map_or(true, |l| &*h.lock == l) && h.holder == Some(who) && h.from <= t
             })
@@ -383,7 +466,7 @@ impl Truth {
 
 #[cfg(test)]
 mod tests {
-    use super::{servers_of, Hold, HoldId, HoldSource, Truth};
+    use super::{servers_of, Facts, Hold, HoldId, HoldSource, Truth};
     use crate::clocks::WallClocks;
     use crate::testkit::*;
     use splitbrain_engine::SimTime;
@@ -440,13 +523,89 @@ mod tests {
         let r = b.end(ms(10_000)).build();
         let clocks = WallClocks::new(&r);
         let all = super::redis_keys::key_holds(&r, &clocks);
-        let want: Vec<Hold> = super::majority::holds(&r, [&all[..]]).concat();
+        let want: Vec<Hold> = super::majority::holds(&r, [&all[..]], true).concat();
         assert!(want.len() > 20, "{} holds", want.len());
         for batch in [1, 3, 10] {
-            let batches = super::redis_keys::key_hold_batches(&r, &clocks, batch);
-            let got: Vec<Hold> = super::majority::holds(&r, batches).concat();
+            let (kept, batches) =
+                super::redis_keys::key_hold_batches(&r, &clocks, batch, Facts::Keep);
+            assert!(kept);
+            let got: Vec<Hold> = super::majority::holds(&r, batches, kept).concat();
             assert_eq!(got, want, "batches of {batch}");
+            // Kept only in one batch: the same holds in the same order, without their facts.
+            let (kept, batches) =
+                super::redis_keys::key_hold_batches(&r, &clocks, batch, Facts::KeepInOneBatch);
+            assert!(!kept, "batches of {batch}");
+            let got: Vec<Hold> = super::majority::holds(&r, batches, kept).concat();
+            let bare = |h: &Hold| Hold {
+                started_by: Box::new([]),
+                ended_by: Box::new([]),
+                ..h.clone()
+            };
+            assert!(want.iter().any(|h| !h.ended_by.is_empty()));
+            assert!(got
+                .iter()
+                .all(|h| h.started_by.is_empty() && h.ended_by.is_empty()));
+            assert_eq!(
+                got,
+                want.iter().map(bare).collect::<Vec<_>>(),
+                "batches of {batch}"
+            );
         }
+        // In one batch every fact is kept.
+        let (kept, batches) =
+            super::redis_keys::key_hold_batches(&r, &clocks, 10_000, Facts::KeepInOneBatch);
+        assert!(kept);
+        assert_eq!(super::majority::holds(&r, batches, kept).concat(), want);
+    }
+
+    /// Issue 11 §4: the checkers' truth of a run with more keys set than one batch makes
+    /// keeps its holds in the lists they were made in, without facts; [`Truth::all`] gives
+    /// the holds of the truth built with them, in the same order, without their facts.
+    #[test]
+    fn a_long_runs_uncited_truth_has_the_same_holds_in_the_same_order() {
+        use splitbrain_engine::WallTime;
+        let mut b = Builder::new(&[
+            ("a", RedisInstance),
+            ("b", RedisInstance),
+            ("c", RedisInstance),
+            ("w", Worker),
+        ]);
+        for v in 0..400_u64 {
+            // Values out of order, many holds starting at one instant on two keys.
+            let value = format!("v{}", (v * 7) % 400);
+            let t = 1_000 + (v / 3) * 100;
+            for i in 0..(2 + v % 2) as u32 {
+                let key = ["k", "j"][(v % 3 == 0) as usize].to_string();
+                let deadline = Some(WallTime(((t + 50 + 40 * (v % 4)) * 1_000_000) as i64));
+                b = b.obs(
+                    ms(t),
+                    (i + v as u32) % 3,
+                    Obs::RedisKeySet {
+                        key: key.clone(),
+                        value: value.clone(),
+                        deadline_wall: deadline,
+                    },
+                );
+            }
+        }
+        let r = b.end(ms(100_000)).build();
+        let clocks = WallClocks::new(&r);
+        let full = Truth::holds_only(&r, &clocks);
+        let uncited = Truth::holds_uncited(&r, &clocks);
+        assert!(full.keeps_facts() && !uncited.keeps_facts());
+        assert!(uncited.holds.is_empty());
+        assert!(full.holds.len() > 200, "{} holds", full.holds.len());
+        let bare: Vec<Hold> = full
+            .holds
+            .iter()
+            .map(|h| Hold {
+                started_by: Box::new([]),
+                ended_by: Box::new([]),
+                ..h.clone()
+            })
+            .collect();
+        assert_eq!(uncited.all().cloned().collect::<Vec<_>>(), bare);
+        assert!(full.all().eq(full.holds.iter()));
     }
 
     /// The in-place sort orders holds exactly as the stable sort did: by start, lock and

@@ -108,7 +108,7 @@ fn key_reports(record: &RunRecord) -> impl Iterator<Item = (usize, SimTime, Node
 
 /// Every key held on every Redis instance of the run, as [`KeyHold`]s in the order they ended.
 pub(crate) fn key_holds(record: &RunRecord, clocks: &WallClocks) -> Vec<KeyHold> {
-    let Some(pass) = Pass::new(record, clocks) else {
+    let Some(pass) = Pass::new(record, clocks, true) else {
         return Vec::new();
     };
     let sets = pass.sets();
@@ -130,28 +130,46 @@ type PairRange<'r> = ((&'r str, &'r str), (&'r str, &'r str));
 /// at a time (the majority holds) never holds them all (issue 11 §4: lesson 15 run for 3,000 s
 /// has 6,857 pieces, 0.66 MB, beside a 1.45 MB record). Each batch is one pass over the key
 /// reports, skipping the pieces of other pairs.
+///
+/// With `facts` [`Facts::KeepInOneBatch`](super::Facts::KeepInOneBatch), pieces made in more
+/// than one batch keep no end fact derived from a key's expiry ([`KeyHold::end`] is `None`
+/// there): the majority holds made of them keep no facts. Also returns whether the pieces
+/// keep every fact.
 pub(crate) fn key_hold_batches<'r>(
     record: &'r RunRecord,
     clocks: &'r WallClocks,
     batch: usize,
-) -> impl Iterator<Item = Vec<KeyHold>> + 'r {
-    let pass = Pass::new(record, clocks);
-    let ranges: Vec<(Option<PairRange<'r>>, usize)> = match &pass {
+    facts: super::Facts,
+) -> (bool, impl Iterator<Item = Vec<KeyHold>> + 'r) {
+    let mut pass = Pass::new(record, clocks, true);
+    let ranges: Vec<(Option<PairRange<'r>>, usize)> = match &mut pass {
         None => Vec::new(),
         Some(pass) => {
             let sets = pass.sets();
             if sets <= batch {
                 vec![(None, sets)]
             } else {
-                pass.ranges(batch)
+                pass.facts = facts == super::Facts::Keep;
+                let mut ranges = pass.ranges(batch);
+                // Every batch reserves as much as the largest: one size of list, whose memory
+                // each batch reuses (issue 11 §4: the allocator keeps memory for each size of
+                // block it gave, so lists of a dozen slightly different sizes were each given
+                // and kept their own).
+                let most = ranges.iter().map(|r| r.1).max().unwrap_or(0);
+                for r in &mut ranges {
+                    r.1 = most;
+                }
+                ranges
             }
         }
     };
-    ranges.into_iter().map(move |(range, capacity)| {
+    let kept = pass.as_ref().map_or(true, |p| p.facts);
+    let batches = ranges.into_iter().map(move |(range, capacity)| {
         pass.as_ref()
             .expect("ranges only with a pass")
             .pieces(range, capacity)
-    })
+    });
+    (kept, batches)
 }
 
 /// What every pass over a run's key reports shares: its Redis instances and the owner of each
@@ -161,11 +179,13 @@ struct Pass<'r> {
     clocks: &'r WallClocks,
     instances: Vec<NodeId>,
     owner: BTreeMap<(&'r str, &'r str), NodeId>,
+    /// Whether a piece ended by its key's expiry keeps that fact (an allocation each).
+    facts: bool,
 }
 
 impl<'r> Pass<'r> {
     /// `None` if the run has no Redis instance.
-    fn new(record: &'r RunRecord, clocks: &'r WallClocks) -> Option<Pass<'r>> {
+    fn new(record: &'r RunRecord, clocks: &'r WallClocks, facts: bool) -> Option<Pass<'r>> {
         let instances = record.nodes_where(|r| r == Role::RedisInstance);
         if instances.is_empty() {
             return None;
@@ -175,6 +195,7 @@ impl<'r> Pass<'r> {
             clocks,
             instances,
             owner: value_owners(record),
+            facts,
         })
     }
 
@@ -259,6 +280,7 @@ impl<'r> Pass<'r> {
             let shared_key = strings.get(&key);
             for (i, (from, to, expired)) in pieces.into_iter().enumerate() {
                 let end = match expired {
+                    Some(_) if !self.facts => None,
                     Some(wall) => Some(Fact::key_expired(
                         to,
                         node,
