@@ -584,7 +584,10 @@ mod tests {
                 .map(|b| b.capacity())
                 .filter(|&c| c > KEEP)
                 .sum();
-            assert!(large <= PARK_AT_MOST, "{large} entries held in large buckets");
+            assert!(
+                large <= PARK_AT_MOST,
+                "{large} entries held in large buckets"
+            );
             kept_between_bursts |= q.parked_entries > 0;
         }
         assert!(kept_between_bursts, "no large allocation was kept");
