@@ -22,7 +22,7 @@ use crate::chart_model::{role_label, BandKind, MarkKind, ModelInput, TimelineMod
 use crate::narrate::{derived_facts, describe_applied_fault, describe_obs, Event};
 use plotters::style::RGBColor;
 use serde::Serialize;
-use splitbrain_engine::{Fault, LocalClock, NodeId, SimDuration, SimTime};
+use splitbrain_engine::{Fault, LocalClock, NodeId, SimDuration, SimTime, WallTime};
 use std::collections::BTreeMap;
 
 static VIEW_JS: &str = include_str!("view.js");
@@ -205,8 +205,10 @@ pub struct Step {
     pub text: String,
     /// What caused it, in words (the message or timer being handled, the pause woken from).
     pub cause: Option<String>,
-    /// Per lane, the node's monotonic and wall clock readings at `t`, ns.
-    pub clocks: Vec<(i64, i64)>,
+    /// Per lane, the node's monotonic clock reading at `t` (ns) and its wall clock reading
+    /// as an RFC 3339 UTC time, as the narration writes it (Unix ns would lose precision in
+    /// the page's numbers and read as a bare count of seconds).
+    pub clocks: Vec<(i64, String)>,
 }
 
 fn hex(c: RGBColor) -> String {
@@ -280,8 +282,15 @@ impl ViewModel {
         };
         let lane = |n: NodeId| lane_of.get(n.index()).copied();
         let clocks = Clocks::new(record);
-        let clocks_at = |t: SimTime| -> Vec<(i64, i64)> {
-            model.lanes.iter().map(|l| clocks.at(l.node, t)).collect()
+        let clocks_at = |t: SimTime| -> Vec<(i64, String)> {
+            model
+                .lanes
+                .iter()
+                .map(|l| {
+                    let (mono, wall) = clocks.at(l.node, t);
+                    (mono, WallTime(wall).rfc3339())
+                })
+                .collect()
         };
 
         // Steps: faults, observations and resumptions in trace order, the derived facts
