@@ -59,6 +59,8 @@ pub struct ViewModel {
     pub violations: Vec<ViewViolation>,
     /// The steps the cursor visits, in true-time order.
     pub steps: Vec<Step>,
+    /// The note of a run stopped at its event limit (as the chart's), shown in the header.
+    pub stopped: Option<String>,
 }
 
 /// Lane geometry, px (the static chart's).
@@ -693,6 +695,7 @@ impl ViewModel {
                 .collect(),
             violations,
             steps,
+            stopped: model.stop_note(),
         }
     }
 
@@ -703,10 +706,14 @@ impl ViewModel {
             // Inside <script>, "</" would end the element.
             .replace("</", "<\\/");
         let title = escape(&format!("{} \u{00b7} seed {}", self.name, self.seed));
+        // A run cut short says so under the title, whatever the cursor shows.
+        let stopped = self.stopped.as_ref().map_or(String::new(), |n| {
+            format!("<p id=\"stopped\">note: {}</p>\n", escape(n))
+        });
         format!(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <title>{title}</title>\n<style>\n{VIEW_CSS}</style>\n</head>\n<body>\n\
-             <header><h1>{title}</h1>\n\
+             <header><h1>{title}</h1>\n{stopped}\
              <div id=\"controls\">\
              <button id=\"prev\" title=\"previous step (Left, p)\">\u{25c0} prev</button>\
              <button id=\"next\" title=\"next step (Right, n)\">next \u{25b6}</button>\
