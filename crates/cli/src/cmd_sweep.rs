@@ -593,7 +593,14 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                 let cell = stats
                     .iter()
                     .find(|s| &s.name == n)
-                    .map_or("-".to_string(), |s| pct_or_na(s.rate));
+                    .map_or("-".to_string(), |s| {
+                        // A rate over vacuous runs says so, as the per-value table does.
+                        if s.vacuous > 0 {
+                            format!("{} ({} vac.)", pct_or_na(s.rate), s.vacuous)
+                        } else {
+                            pct_or_na(s.rate)
+                        }
+                    });
                 print!("  {cell:>26}");
             }
             println!();
@@ -609,7 +616,13 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                             // No decided run: no rate, drawn as missing (the table's n/a).
                             let s = stats.iter().find(|s| &s.name == n)?;
                             let (rate, (lo, hi)) = (s.rate?, s.ci?);
-                            Some(RatePoint { rate, lo, hi })
+                            Some(RatePoint {
+                                rate,
+                                lo,
+                                hi,
+                                decided: s.decided(),
+                                vacuous: s.vacuous,
+                            })
                         })
                         .collect(),
                 })

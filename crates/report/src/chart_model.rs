@@ -253,6 +253,20 @@ pub struct TimelineModel {
     pub violations: Vec<ViolationBand>,
     /// Clock offsets per lane.
     pub clocks: Vec<ClockSeries>,
+    /// Where the run stopped at its event limit (the trace's `end` record marked incomplete):
+    /// true time and events processed; `None` for a run that reached its planned end.
+    pub stopped: Option<(SimTime, u64)>,
+}
+
+impl TimelineModel {
+    /// The note a chart or view of a run stopped at its event limit carries, as the
+    /// narration says it: `stopped at the event limit at 0.512 s (1000 events): later steps
+    /// never ran`.
+    pub fn stop_note(&self) -> Option<String> {
+        self.stopped.map(|(t, events)| {
+            format!("stopped at the event limit at {t} ({events} events): later steps never ran")
+        })
+    }
 }
 
 /// What the model is built from (the same for a live run and a saved trace).
@@ -735,6 +749,14 @@ impl TimelineModel {
             net,
             violations,
             clocks,
+            stopped: input.events.iter().rev().find_map(|e| match e {
+                Event::End {
+                    t,
+                    events,
+                    complete: false,
+                } => Some((*t, *events)),
+                _ => None,
+            }),
         }
     }
 }

@@ -445,6 +445,9 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
     // What each node believes now, to say it when the node wakes from a pause.
     let mut holds: BTreeMap<NodeId, String> = BTreeMap::new();
     let mut leads: BTreeMap<NodeId, u64> = BTreeMap::new();
+    // The leader each node was last told accepting: a follower accepts its leader again for
+    // each of its COORDINATOR and HEARTBEAT messages, and only a change is news.
+    let mut accepted: BTreeMap<NodeId, NodeId> = BTreeMap::new();
     // Why a node's handler runs now, when it is a failed request: a lease request that timed
     // out, or a LEASE_DENIED that arrived. A `LockRenewed` it observes then is a failed
     // renewal the client carries on from (`stop_on_renew_failure: false`), not a renewal.
@@ -595,6 +598,7 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                         paused_at.remove(node);
                         holds.remove(node);
                         leads.remove(node);
+                        accepted.remove(node);
                         values.retain(|(n, _), _| n != node);
                     }
                     _ => {}
@@ -617,6 +621,20 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                 })
             }
             TraceEvent::Observe { node, obs, .. } => {
+                match obs {
+                    // The same leader accepted again (its HEARTBEAT after its COORDINATOR):
+                    // the belief did not change.
+                    Obs::LeaderKnown { leader } if accepted.get(node) == Some(leader) => continue,
+                    Obs::LeaderKnown { leader } => {
+                        accepted.insert(*node, *leader);
+                    }
+                    // An election or a claim of its own ends the node's belief in a leader:
+                    // accepting the same one afterwards is news.
+                    Obs::ElectionStarted | Obs::LeaderClaim { .. } | Obs::LeaderStepDown { .. } => {
+                        accepted.remove(node);
+                    }
+                    _ => {}
+                }
                 match obs {
                     Obs::LockAcquired {
                         lock,

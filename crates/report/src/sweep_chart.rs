@@ -29,6 +29,19 @@ pub struct RatePoint {
     pub lo: f64,
     /// Upper end of the 95% interval.
     pub hi: f64,
+    /// Runs that decided (the rate's denominator).
+    pub decided: u64,
+    /// Of those, runs where the invariant held vacuously (nothing written, elected or
+    /// acquired): they count as holding, so a rate over them is a vacuous zero.
+    pub vacuous: u64,
+}
+
+impl RatePoint {
+    /// Every decided run held vacuously: the 0% says nothing about safety, and the chart
+    /// draws "vacuous" instead (as `compare` does for a design that acquired nothing).
+    pub fn all_vacuous(&self) -> bool {
+        self.decided > 0 && self.vacuous >= self.decided
+    }
 }
 
 /// One invariant's rates, one point per parameter value (per grid cell, first parameter
@@ -45,6 +58,59 @@ pub struct RateSeries {
 /// The caption of a chart with a missing point.
 const NA_NOTE: &str =
     "n/a: no run decided at that value (every run inconclusive), so it has no rate";
+
+/// The caption of a chart with a point where every run held vacuously.
+const VACUOUS_NOTE: &str =
+    "vacuous: every run at that value held vacuously (nothing written, elected or acquired)";
+
+/// The caption of a chart with a point where some runs held vacuously.
+const SOME_VACUOUS_NOTE: &str =
+    "(N vac.) or *: N runs held vacuously (nothing written, elected or acquired), counted as holding";
+
+/// The line chart's caption for a point where some runs held vacuously.
+const HOLLOW_NOTE: &str =
+    "hollow dot: some runs held vacuously (nothing written, elected or acquired), counted as holding";
+
+/// The captions a series' points need, in order: n/a, all vacuous, some vacuous (`line`:
+/// the line chart's wording, else the heat map's).
+fn notes(points: &[Option<RatePoint>], line: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if points.contains(&None) {
+        out.push(if line {
+            NA_NOTE.to_string()
+        } else {
+            format!("grey {NA_NOTE}")
+        });
+    }
+    if points.iter().flatten().any(RatePoint::all_vacuous) {
+        out.push(if line {
+            VACUOUS_NOTE.to_string()
+        } else {
+            format!("hatched {VACUOUS_NOTE}")
+        });
+    }
+    if points
+        .iter()
+        .flatten()
+        .any(|p| p.vacuous > 0 && !p.all_vacuous())
+    {
+        out.push(if line { HOLLOW_NOTE } else { SOME_VACUOUS_NOTE }.to_string());
+    }
+    out
+}
+
+/// The captions of a line chart: every series' notes, each once.
+fn line_notes(chart: &SweepChart) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for ser in &chart.series {
+        for n in notes(&ser.points, true) {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
 
 /// A swept parameter: its dotted path and its values, in the order swept.
 #[derive(Clone, Debug, PartialEq)]
@@ -111,8 +177,11 @@ const LINE_H: i32 = 480;
 const PANEL_GRID_H: i32 = 260;
 /// From a panel's top to its grid's: the title's line and the row parameter's.
 const GRID_TOP: i32 = 38;
-/// Below a panel's grid: the column values, the column parameter and the n/a caption.
-const GRID_FOOT: i32 = 52;
+/// Below a panel's grid: the column values, the column parameter and one caption (n/a or
+/// vacuous); [`NOTE_H`] more for each further caption.
+const GRID_FOOT: i32 = 56;
+/// One more caption line, px.
+const NOTE_H: i32 = 16;
 /// Between one panel's content and the next panel's title.
 const PANEL_GAP: i32 = 12;
 /// Shortest colour scale (a grid of one or two rows would squeeze its 11 steps together).
@@ -170,11 +239,14 @@ impl HeatLayout {
         for (x, v) in spaced(column_labels(cols_p, gx0, cw), 12.0) {
             width = width.max(x + text_width(&v, 12.0) / 2 + 16);
         }
+        let mut extra_notes = 0;
         for ser in &chart.series {
             width = width.max(8 + text_width(&format!("{}: P(violation)", ser.name), 13.0) + 16);
-            if ser.points.contains(&None) {
-                width = width.max(gx0 + text_width(&format!("grey {NA_NOTE}"), 12.0) + 16);
+            let ns = notes(&ser.points, false);
+            for n in &ns {
+                width = width.max(gx0 + text_width(n, 12.0) + 16);
             }
+            extra_notes = extra_notes.max(ns.len().saturating_sub(1) as i32);
         }
         HeatLayout {
             label_w,
@@ -184,7 +256,9 @@ impl HeatLayout {
             nr,
             nc,
             scale_h,
-            panel_h: GRID_TOP + (grid_h + GRID_FOOT).max(scale_h) + PANEL_GAP,
+            panel_h: GRID_TOP
+                + (grid_h + GRID_FOOT + NOTE_H * extra_notes).max(scale_h)
+                + PANEL_GAP,
             width: width.min(W),
         }
     }
@@ -211,7 +285,8 @@ fn size_of(chart: &SweepChart) -> (u32, u32) {
         let panels = chart.series.len().max(1) as i32;
         (l.width as u32, (TOP + l.panel_h * panels) as u32)
     } else {
-        (W as u32, LINE_H as u32)
+        let extra = line_notes(chart).len().saturating_sub(1) as i32;
+        (W as u32, (LINE_H + NOTE_H * extra) as u32)
     }
 }
 
@@ -282,7 +357,9 @@ fn line_chart<DB: DrawingBackend>(
         .unwrap_or(0)
         .clamp(120, 300);
     let (x0, x1) = (LEFT, W - legend_w - 20);
-    let (y0, y1) = (TOP, size.1 as i32 - 70);
+    let line_notes = line_notes(chart);
+    let extra = NOTE_H * line_notes.len().saturating_sub(1) as i32;
+    let (y0, y1) = (TOP, size.1 as i32 - 70 - extra);
     let y_of = |p: f64| y1 - ((y1 - y0) as f64 * p.clamp(0.0, 1.0)).round() as i32;
 
     // X positions of the values, and the tick labels.
@@ -399,7 +476,11 @@ fn line_chart<DB: DrawingBackend>(
             .points
             .iter()
             .zip(&xs)
-            .map(|(p, x)| p.map(|p| (x + off, y_of(p.rate))))
+            // A point where every run held vacuously has no rate worth drawing either.
+            .map(|(p, x)| {
+                p.filter(|p| !p.all_vacuous())
+                    .map(|p| (x + off, y_of(p.rate)))
+            })
             .collect();
         // The line joins neighbouring points that have a rate; a missing one breaks it.
         for run in pts.split(Option::is_none) {
@@ -410,10 +491,12 @@ fn line_chart<DB: DrawingBackend>(
         }
         for ((p, at), x) in ser.points.iter().zip(&pts).zip(&xs) {
             let (Some(p), Some((x, y))) = (p, at) else {
-                // No rate: "n/a" in the series' colour just above the axis, one row a series.
+                // No rate ("n/a") or a vacuous zero ("vacuous"), in the series' colour just
+                // above the axis, one row a series.
+                let what = if p.is_some() { "vacuous" } else { "n/a" };
                 text(
                     cv,
-                    "n/a",
+                    what,
                     (x + off, y1 - 10 - 14 * s as i32),
                     &style(11.0, c, HPos::Center, VPos::Center),
                 )?;
@@ -424,7 +507,13 @@ fn line_chart<DB: DrawingBackend>(
             for yc in [ylo, yhi] {
                 line(cv, vec![(x - 4, yc), (x + 4, yc)], c.stroke_width(1))?;
             }
-            cv.draw(&Circle::new((*x, *y), 4, c.filled()))?;
+            if p.vacuous > 0 {
+                // Some runs held vacuously: a hollow dot (the caption says why).
+                cv.draw(&Circle::new((*x, *y), 4, WHITE.filled()))?;
+                cv.draw(&Circle::new((*x, *y), 4, c.stroke_width(2)))?;
+            } else {
+                cv.draw(&Circle::new((*x, *y), 4, c.filled()))?;
+            }
         }
         // Legend: one row each.
         let ly = TOP + 10 + 22 * s as i32;
@@ -437,11 +526,11 @@ fn line_chart<DB: DrawingBackend>(
             &style(12.0, INK, HPos::Left, VPos::Center),
         )?;
     }
-    if chart.series.iter().any(|s| s.points.contains(&None)) {
+    for (i, note) in line_notes.iter().enumerate() {
         text(
             cv,
-            NA_NOTE,
-            (16, size.1 as i32 - 14),
+            note,
+            (16, size.1 as i32 - 14 - extra + NOTE_H * i as i32),
             &style(12.0, GREY, HPos::Left, VPos::Center),
         )?;
     }
@@ -457,6 +546,20 @@ fn heat(rate: f64) -> RGBColor {
         mix(255, VERMILLION.1),
         mix(255, VERMILLION.2),
     )
+}
+
+/// Diagonal hatching over the cell at `at` of `size` (px), 6 px apart: a vacuous cell.
+fn hatch<DB: DrawingBackend>(cv: &Cv<'_, DB>, at: (i32, i32), size: (i32, i32)) -> DrawResult<DB> {
+    let ((ax, ay), (cw, ch)) = (at, size);
+    let mut k = 6;
+    while k < cw + ch {
+        // The segment x + y = ax + ay + k, clipped to the cell.
+        let a = (ax + k.min(cw), ay + (k - cw).max(0));
+        let b = (ax + (k - ch).max(0), ay + k.min(ch));
+        line(cv, vec![a, b], GREY.stroke_width(1))?;
+        k += 6;
+    }
+    Ok(())
 }
 
 fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawResult<DB> {
@@ -486,17 +589,41 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
         for (i, p) in ser.points.iter().enumerate() {
             let (r, c) = ((i / nc) as i32, (i % nc) as i32);
             let (ax, ay) = (gx0 + c * cw, gy0 + r * ch);
-            // A cell without a rate is grey and says "n/a", never the 0% of white.
-            let (fill, label) = match p {
-                Some(p) => (heat(p.rate), format!("{:.0}%", p.rate * 100.0)),
-                None => (LIGHT, "n/a".to_string()),
+            // A cell without a rate is grey and says "n/a", one where every run held
+            // vacuously is hatched and says "vacuous": never the 0% of white. One where some
+            // runs did says how many, where that fits.
+            let labels: Vec<String> = match p {
+                Some(p) if p.all_vacuous() => vec!["vacuous".into(), "vac.".into()],
+                Some(p) if p.vacuous > 0 => vec![
+                    format!("{:.0}% ({} vac.)", p.rate * 100.0, p.vacuous),
+                    format!("{:.0}%*", p.rate * 100.0),
+                ],
+                Some(p) => vec![format!("{:.0}%", p.rate * 100.0)],
+                None => vec!["n/a".to_string()],
+            };
+            let fill = match p {
+                Some(p) if !p.all_vacuous() => heat(p.rate),
+                _ => LIGHT,
             };
             rect(cv, (ax, ay), (ax + cw, ay + ch), fill.filled())?;
+            if p.is_some_and(|p| p.all_vacuous()) {
+                hatch(cv, (ax, ay), (cw, ch))?;
+            }
             rect(cv, (ax, ay), (ax + cw, ay + ch), WHITE.stroke_width(1))?;
-            if text_width(&label, 11.0) + 4 < cw && ch >= 14 {
+            let label = labels
+                .iter()
+                .find(|l| text_width(l, 11.0) + 4 < cw)
+                .filter(|_| ch >= 14);
+            if let Some(label) = label {
+                if p.is_some_and(|p| p.all_vacuous()) {
+                    // A plain ground under the word, so the hatching does not cross it.
+                    let w = text_width(label, 11.0) / 2 + 2;
+                    let (cx, cy) = (ax + cw / 2, ay + ch / 2);
+                    rect(cv, (cx - w, cy - 7), (cx + w, cy + 7), LIGHT.filled())?;
+                }
                 text(
                     cv,
-                    &label,
+                    label,
                     (ax + cw / 2, ay + ch / 2),
                     &style(11.0, text_on(fill), HPos::Center, VPos::Center),
                 )?;
@@ -541,11 +668,11 @@ fn heat_maps<DB: DrawingBackend>(cv: &Cv<'_, DB>, chart: &SweepChart) -> DrawRes
             (8, gy0 - 9),
             &style(12.0, GREY, HPos::Left, VPos::Center),
         )?;
-        if ser.points.contains(&None) {
+        for (k, note) in notes(&ser.points, false).iter().enumerate() {
             text(
                 cv,
-                &format!("grey {NA_NOTE}"),
-                (gx0, gy1 + 44),
+                note,
+                (gx0, gy1 + 47 + NOTE_H * k as i32),
                 &style(12.0, GREY, HPos::Left, VPos::Center),
             )?;
         }
@@ -577,7 +704,14 @@ mod tests {
             rate,
             lo: (rate - 0.1).max(0.0),
             hi: (rate + 0.1).min(1.0),
+            decided: 40,
+            vacuous: 0,
         })
+    }
+
+    /// A point at `rate` over 40 decided runs, `vacuous` of them vacuous.
+    fn vac(rate: f64, vacuous: u64) -> Option<RatePoint> {
+        pt(rate).map(|p| RatePoint { vacuous, ..p })
     }
 
     fn one(values: &[&str], log_x: bool) -> SweepChart {
@@ -1025,5 +1159,79 @@ mod tests {
         assert!(t.iter().any(|(_, x)| x == &format!("grey {NA_NOTE}")));
         grid.series[0].points[2] = pt(0.2);
         assert!(!svg(&grid).contains("n/a"));
+    }
+
+    /// Regression (new-user pass): a sweep value where every run held vacuously (Redlock
+    /// with a 1 s TTL and 1 s of work: nothing acquired; the table's "(40 vacuous)") was a
+    /// white "0%" cell and a 0% dot, the same as a safe value. It is drawn as `compare` draws
+    /// a design that acquired nothing: hatched and "vacuous" in a heat map, no dot and
+    /// "vacuous" in a line chart, with a caption; a value where some runs were vacuous says
+    /// how many.
+    #[test]
+    fn a_value_where_every_run_was_vacuous_is_drawn_as_vacuous_not_zero() {
+        let mut c = one(&["1s", "3s", "10s"], false);
+        c.series[0].points = vec![vac(0.0, 40), vac(0.0, 12), pt(0.0)];
+        let s = svg(&c);
+        // Two dots, one of them hollow (a white fill under the ring).
+        assert_eq!(s.matches("<circle").count(), 3, "{s}");
+        let t = texts(&s);
+        assert!(t.iter().any(|(_, x)| x == "vacuous"));
+        assert!(t.iter().any(|(_, x)| x == VACUOUS_NOTE));
+        assert!(t.iter().any(|(_, x)| x == HOLLOW_NOTE));
+        assert!(!t.iter().any(|(_, x)| x == "n/a"));
+
+        let grid = SweepChart {
+            title: "grid".into(),
+            params: vec![
+                SweepParam {
+                    path: "nodes.client.ttl".into(),
+                    values: vec!["1s".into(), "3s".into()],
+                },
+                SweepParam {
+                    path: "nodes.client.work_time".into(),
+                    values: vec!["100ms".into(), "1s".into(), "5s".into()],
+                },
+            ],
+            series: vec![RateSeries {
+                name: "i".into(),
+                points: vec![
+                    vac(0.0, 12),
+                    vac(0.0, 40),
+                    vac(0.0, 40),
+                    pt(0.5),
+                    pt(0.0),
+                    None,
+                ],
+            }],
+            log_x: false,
+        };
+        let s = svg(&grid);
+        let t = texts(&s);
+        let count = |l: &str| t.iter().filter(|(_, x)| x == l).count();
+        assert_eq!(count("vacuous"), 2);
+        assert_eq!(count("0% (12 vac.)"), 1);
+        assert_eq!(count("0%"), 2, "one safe cell and the scale");
+        assert_eq!(count("n/a"), 1);
+        assert_eq!(count(&format!("hatched {VACUOUS_NOTE}")), 1);
+        assert_eq!(count(SOME_VACUOUS_NOTE), 1);
+        assert_eq!(count(&format!("grey {NA_NOTE}")), 1);
+        // The captions do not overlap each other or anything else.
+        let boxes = text_boxes(&s);
+        for (i, (a, ta)) in boxes.iter().enumerate() {
+            for (b, tb) in &boxes[i + 1..] {
+                let apart =
+                    a.2 <= b.0 + 0.5 || b.2 <= a.0 + 0.5 || a.3 <= b.1 + 0.5 || b.3 <= a.1 + 0.5;
+                assert!(apart, "{ta:?} {a:?} overlaps {tb:?} {b:?}");
+            }
+        }
+        let (boxes, (w, h)) = extents(&s);
+        assert!(
+            boxes.iter().all(|b| b.2 <= w && b.3 <= h),
+            "drawn past the canvas"
+        );
+        let png = render_sweep(&grid, ChartFormat::Png).unwrap();
+        std::fs::write(std::env::temp_dir().join("vacuous-grid.png"), png).unwrap();
+        let png = render_sweep(&c, ChartFormat::Png).unwrap();
+        std::fs::write(std::env::temp_dir().join("vacuous-line.png"), png).unwrap();
     }
 }

@@ -331,3 +331,44 @@ fn a_duplicate_write_looks_distinct_from_an_applied_one() {
     assert!(has_text(&svg, "duplicate write accepted, no effect"));
     assert!(has_text(&svg, "34"));
 }
+
+/// Regression (new-user pass): a run stopped at its event limit (`--set
+/// limits.max_events=50`) was charted like a finished run: the chart ended early without
+/// saying why. The chart, the chart of its saved trace and the browser view say where it
+/// stopped, as the run summary and the narration do.
+#[test]
+fn a_run_stopped_at_the_event_limit_says_so_in_the_chart_and_the_view() {
+    let mut plan = load_file(&lesson("05-lease-gc-pause-unfenced.json")).unwrap();
+    plan.scenario.limits.max_events = Some(50);
+    let seed = plan.scenario.seed;
+    let buf = Shared::default();
+    let mut header = serde_json::to_vec(&TraceHeader::new(&plan, seed)).unwrap();
+    header.push(b'\n');
+    buf.0.borrow_mut().extend_from_slice(&header);
+    let rec = Recorder::hash_only()
+        .keep_events()
+        .with_writer(Box::new(buf.clone()));
+    let r = execute(&plan, seed, Some(rec)).unwrap();
+    assert!(r.bound.is_some(), "the run stops at its bound");
+    let note = "stopped at the event limit at 12.021 s (50 events): later steps never ran";
+    let m = model_of_run(&r);
+    assert_eq!(m.stop_note().as_deref(), Some(note));
+    let svg = render_svg(&m, &ChartOptions::default()).unwrap();
+    assert!(has_text(&svg, &format!("note: {note}")), "{svg}");
+    // The same from its saved trace.
+    let text = String::from_utf8(buf.0.borrow().clone()).unwrap();
+    let saved = read_trace(text.as_bytes()).unwrap();
+    assert_eq!(saved.model().stop_note().as_deref(), Some(note));
+    // And in the browser view's header.
+    let html = splitbrain_report::view_of_run(&r, None).html();
+    assert!(
+        html.contains(&format!("<p id=\"stopped\">note: {note}</p>")),
+        "no stop note in the view"
+    );
+    // A finished run has none.
+    let m = model("05-lease-gc-pause-unfenced.json");
+    assert_eq!(m.stopped, None);
+    assert!(!render_svg(&m, &ChartOptions::default())
+        .unwrap()
+        .contains("event limit"));
+}

@@ -289,3 +289,40 @@ fn the_chart_draws_no_fault_that_changed_nothing() {
     assert_eq!(m.net.len(), 1, "one partition, from 2 s to 6 s");
     assert_eq!(m.marks.len(), 1, "one clock step mark, n2's");
 }
+
+/// Regression (new-user pass): after a paused bully leader resumed, each follower was told
+/// twice accepting it ("n2 accepts n5 as leader" for its HEARTBEAT, again for its
+/// COORDINATOR). An acceptance is told when the belief changes: once per follower here, and
+/// again only after the follower believed another leader.
+#[test]
+fn an_acceptance_is_told_once_per_change_of_belief() {
+    let (story, ..) = lesson_01_with(serde_json::json!([
+        {"at": "3s", "pause": "n5", "for": "2s"}
+    ]));
+    let after: Vec<&str> = story
+        .lines()
+        .filter(|l| {
+            let t: f64 = l.split_whitespace().next().unwrap().parse().unwrap_or(0.0);
+            t >= 5.0
+        })
+        .collect();
+    for n in ["n1", "n2", "n3", "n4"] {
+        let told = after
+            .iter()
+            .filter(|l| l.ends_with(&format!("{n} accepts n5 as leader")))
+            .count();
+        assert_eq!(told, 1, "{n} told {told} times:\n{story}");
+    }
+    // Each follower's beliefs in order: n5, then n4 (elected in the pause), then n5 again.
+    for n in ["n1", "n2", "n3"] {
+        let beliefs: Vec<&str> = story
+            .lines()
+            .filter_map(|l| l.split(&format!("{n} accepts ")).nth(1))
+            .collect();
+        assert_eq!(
+            beliefs,
+            ["n5 as leader", "n4 as leader", "n5 as leader"],
+            "{story}"
+        );
+    }
+}

@@ -216,15 +216,15 @@ fn every_lesson_page_steps_in_a_browser() {
         let lanes: Vec<&str> = p.view.lanes.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, lanes, "{}: one row per node", file.display());
         for (lane, row) in rows.iter().enumerate() {
-            let (mono, wall) = step.clocks[lane];
-            assert_eq!(row.1, format!("{:.6} s", mono as f64 / 1e9));
-            assert_eq!(
-                row.2,
-                format!(
-                    "{}{:.6} s",
-                    if wall < 0 { "-" } else { "" },
-                    wall.unsigned_abs() as f64 / 1e9
-                )
+            let (mono, wall) = &step.clocks[lane];
+            assert_eq!(row.1, format!("{:.6} s", *mono as f64 / 1e9));
+            // The wall clock as the narration writes it (RFC 3339 UTC), not Unix seconds.
+            assert_eq!(&row.2, wall);
+            assert!(
+                row.2.len() >= 24 && row.2.as_bytes()[10] == b'T' && row.2.ends_with('Z'),
+                "{}: wall clock {:?} is not an RFC 3339 UTC time",
+                file.display(),
+                row.2
             );
         }
         // Heartbeats are hidden when they dominate; every other kind is shown.
@@ -259,6 +259,9 @@ fn lesson_05_cursor_shows_the_paused_holder_and_the_violation_causes() {
     let rows = state_rows(&dom);
     let client1 = rows.iter().find(|r| r.0 == "client-1").unwrap();
     assert_eq!(client1.3, "holds lock \u{00b7} token 33; PAUSED");
+    // Regression (new-user pass): the wall clock read `1767225602.002000 s` (Unix seconds);
+    // it is the UTC time the narration writes.
+    assert_eq!(client1.2, "2026-01-01T00:00:02.002Z");
     let locks = rows.iter().find(|r| r.0 == "locks").unwrap();
     assert_eq!(locks.3, "token 33 \u{2192} client-1");
     let details = text_of(&dom, "details");

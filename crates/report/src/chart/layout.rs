@@ -146,6 +146,8 @@ impl Layout {
 
         // Arrows: window, hidden kinds, then thinning.
         let mut notes = Vec::new();
+        // A run cut short says so first: what is not drawn after its end never ran.
+        notes.extend(model.stop_note());
         let hide: Vec<String> = opts
             .hide_kinds
             .iter()

@@ -22,7 +22,7 @@ use crate::chart_model::{role_label, BandKind, MarkKind, ModelInput, TimelineMod
 use crate::narrate::{derived_facts, describe_applied_fault, describe_obs, Event};
 use plotters::style::RGBColor;
 use serde::Serialize;
-use splitbrain_engine::{Fault, LocalClock, NodeId, SimDuration, SimTime};
+use splitbrain_engine::{Fault, LocalClock, NodeId, SimDuration, SimTime, WallTime};
 use std::collections::BTreeMap;
 
 static VIEW_JS: &str = include_str!("view.js");
@@ -59,6 +59,8 @@ pub struct ViewModel {
     pub violations: Vec<ViewViolation>,
     /// The steps the cursor visits, in true-time order.
     pub steps: Vec<Step>,
+    /// The note of a run stopped at its event limit (as the chart's), shown in the header.
+    pub stopped: Option<String>,
 }
 
 /// Lane geometry, px (the static chart's).
@@ -205,8 +207,10 @@ pub struct Step {
     pub text: String,
     /// What caused it, in words (the message or timer being handled, the pause woken from).
     pub cause: Option<String>,
-    /// Per lane, the node's monotonic and wall clock readings at `t`, ns.
-    pub clocks: Vec<(i64, i64)>,
+    /// Per lane, the node's monotonic clock reading at `t` (ns) and its wall clock reading
+    /// as an RFC 3339 UTC time, as the narration writes it (Unix ns would lose precision in
+    /// the page's numbers and read as a bare count of seconds).
+    pub clocks: Vec<(i64, String)>,
 }
 
 fn hex(c: RGBColor) -> String {
@@ -280,8 +284,15 @@ impl ViewModel {
         };
         let lane = |n: NodeId| lane_of.get(n.index()).copied();
         let clocks = Clocks::new(record);
-        let clocks_at = |t: SimTime| -> Vec<(i64, i64)> {
-            model.lanes.iter().map(|l| clocks.at(l.node, t)).collect()
+        let clocks_at = |t: SimTime| -> Vec<(i64, String)> {
+            model
+                .lanes
+                .iter()
+                .map(|l| {
+                    let (mono, wall) = clocks.at(l.node, t);
+                    (mono, WallTime(wall).rfc3339())
+                })
+                .collect()
         };
 
         // Steps: faults, observations and resumptions in trace order, the derived facts
@@ -684,6 +695,7 @@ impl ViewModel {
                 .collect(),
             violations,
             steps,
+            stopped: model.stop_note(),
         }
     }
 
@@ -694,10 +706,14 @@ impl ViewModel {
             // Inside <script>, "</" would end the element.
             .replace("</", "<\\/");
         let title = escape(&format!("{} \u{00b7} seed {}", self.name, self.seed));
+        // A run cut short says so under the title, whatever the cursor shows.
+        let stopped = self.stopped.as_ref().map_or(String::new(), |n| {
+            format!("<p id=\"stopped\">note: {}</p>\n", escape(n))
+        });
         format!(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <title>{title}</title>\n<style>\n{VIEW_CSS}</style>\n</head>\n<body>\n\
-             <header><h1>{title}</h1>\n\
+             <header><h1>{title}</h1>\n{stopped}\
              <div id=\"controls\">\
              <button id=\"prev\" title=\"previous step (Left, p)\">\u{25c0} prev</button>\
              <button id=\"next\" title=\"next step (Right, n)\">next \u{25b6}</button>\

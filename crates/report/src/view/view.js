@@ -244,7 +244,7 @@
       const tr = document.createElement("tr");
       tr.dataset.node = l.name;
       if (s.lane === lane) tr.className = "here";
-      const cells = [l.name, clockText(s.clocks[lane][0]), clockText(s.clocks[lane][1]), beliefsAt(lane, s.t)];
+      const cells = [l.name, clockText(s.clocks[lane][0]), s.clocks[lane][1], beliefsAt(lane, s.t)];
       ["name", "mono", "wall", "belief"].forEach((cls, k) => {
         const td = document.createElement("td");
         td.className = cls + (k === 1 || k === 2 ? " num" : "");
