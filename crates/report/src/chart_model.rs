@@ -253,18 +253,21 @@ pub struct TimelineModel {
     pub violations: Vec<ViolationBand>,
     /// Clock offsets per lane.
     pub clocks: Vec<ClockSeries>,
-    /// Where the run stopped at its event limit (the trace's `end` record marked incomplete):
+    /// Where the run stopped at a limit (the trace's `end` record marked incomplete):
     /// true time and events processed; `None` for a run that reached its planned end.
     pub stopped: Option<(SimTime, u64)>,
 }
 
 impl TimelineModel {
-    /// The note a chart or view of a run stopped at its event limit carries, as the
-    /// narration says it: `stopped at the event limit at 0.512 s (1000 events): later steps
-    /// never ran`.
+    /// The note a chart or view of a run stopped at a limit carries: `stopped at a limit
+    /// (max_events or max_in_flight) at 0.512 s (1000 events): later steps never ran`. The
+    /// trace's `end` record says that the run stopped, not which limit stopped it.
     pub fn stop_note(&self) -> Option<String> {
         self.stopped.map(|(t, events)| {
-            format!("stopped at the event limit at {t} ({events} events): later steps never ran")
+            format!(
+                "stopped at a limit (max_events or max_in_flight) at {t} ({events} events): \
+                 later steps never ran"
+            )
         })
     }
 }

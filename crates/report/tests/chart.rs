@@ -350,7 +350,7 @@ fn a_run_stopped_at_the_event_limit_says_so_in_the_chart_and_the_view() {
         .with_writer(Box::new(buf.clone()));
     let r = execute(&plan, seed, Some(rec)).unwrap();
     assert!(r.bound.is_some(), "the run stops at its bound");
-    let note = "stopped at the event limit at 12.021 s (50 events): later steps never ran";
+    let note = "stopped at a limit (max_events or max_in_flight) at 12.021 s (50 events): later steps never ran";
     let m = model_of_run(&r);
     assert_eq!(m.stop_note().as_deref(), Some(note));
     let svg = render_svg(&m, &ChartOptions::default()).unwrap();
