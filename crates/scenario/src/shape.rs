@@ -31,13 +31,13 @@ pub const MAX_LIST: usize = 10_000;
 /// The scenario format's schema, generated once.
 fn scenario_schema() -> &'static RootSchema {
     static SCHEMA: OnceLock<RootSchema> = OnceLock::new();
-    SCHEMA.get_or_init(|| crate::root_schema::<crate::schema::Scenario>())
+    SCHEMA.get_or_init(crate::root_schema::<crate::schema::Scenario>)
 }
 
 /// The comparison manifest format's schema, generated once.
 fn manifest_schema() -> &'static RootSchema {
     static SCHEMA: OnceLock<RootSchema> = OnceLock::new();
-    SCHEMA.get_or_init(|| crate::root_schema::<crate::compare::Manifest>())
+    SCHEMA.get_or_init(crate::root_schema::<crate::compare::Manifest>)
 }
 
 /// The first shape problem of the scenario text `src` (a JSON object), located; `None` when
