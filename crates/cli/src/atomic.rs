@@ -295,20 +295,36 @@ pub fn check_input(path: &Path, what: &str) -> Result<()> {
     }
 }
 
-/// `path` made absolute with its links resolved, for comparing files: the file itself when it
-/// exists, else its resolved folder joined with its name, else `path` as given.
+/// `path` made absolute with its links resolved, for comparing files: its longest existing
+/// ancestor canonicalized, then the remaining (missing) components applied lexically (`..`
+/// pops one, `.` is dropped). The missing folders are created as real folders by
+/// [`AtomicFile::create`], so lexical resolution is what the OS will do with them: `nd/../s.json`
+/// is `s.json` once `nd` is made. (Falling back to the path as given when its folder was
+/// missing let `run s.json --trace nd/../s.json` overwrite the scenario.)
 fn identity(path: &Path) -> PathBuf {
-    if let Ok(p) = std::fs::canonicalize(path) {
-        return p;
+    for base in path.ancestors() {
+        let existing = if base.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            base
+        };
+        let Ok(mut resolved) = std::fs::canonicalize(existing) else {
+            continue;
+        };
+        let rest = path.strip_prefix(base).unwrap_or(Path::new(""));
+        for c in rest.components() {
+            match c {
+                std::path::Component::ParentDir => {
+                    resolved.pop();
+                }
+                std::path::Component::Normal(n) => resolved.push(n),
+                // A prefix or root cannot follow an existing ancestor; `.` changes nothing.
+                _ => {}
+            }
+        }
+        return resolved;
     }
-    let parent = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    match (std::fs::canonicalize(parent), path.file_name()) {
-        (Ok(d), Some(name)) => d.join(name),
-        _ => path.to_path_buf(),
-    }
+    path.to_path_buf()
 }
 
 /// Refuses (exit 2, before any work) an output that is the same file as an input (`run

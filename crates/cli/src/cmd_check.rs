@@ -99,6 +99,10 @@ pub struct ScenarioFiles {
     pub files: Vec<PathBuf>,
     /// Files found in a folder and skipped: not scenarios but a command's output, with what.
     pub skipped: Vec<(PathBuf, &'static str)>,
+    /// `*.json` entries found in a folder that are not regular files (a FIFO, a device), never
+    /// opened, with the refusal ("FILE: cannot read the scenario: it is a FIFO ..."): `check`
+    /// lists each as INVALID and checks the rest, other commands refuse the first.
+    pub not_regular: Vec<(PathBuf, String)>,
 }
 
 /// Every `*.json` scenario file under `paths` (comparison manifests left out), sorted within
@@ -112,7 +116,7 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<ScenarioFiles> {
     fn is_scenario(p: &Path) -> bool {
         p.extension().is_some_and(|x| x == "json") && !is_manifest(p)
     }
-    let (mut out, mut skipped) = (Vec::new(), Vec::new());
+    let (mut out, mut skipped, mut not_regular) = (Vec::new(), Vec::new(), Vec::new());
     for p in paths {
         if !p.exists() {
             // `s.json/` exists as a file: say so rather than "no such file".
@@ -127,8 +131,12 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<ScenarioFiles> {
             let mut found = Vec::new();
             walk(p, is_scenario, &mut found)?;
             for f in found {
-                // A FIFO named *.json would block the read forever: refused before the read.
-                crate::atomic::check_input(&f, "the scenario")?;
+                // A FIFO named *.json would block the read forever: refused before the read,
+                // and told with the other files rather than stopping the whole walk.
+                if let Err(e) = crate::atomic::check_input(&f, "the scenario") {
+                    not_regular.push((f, e.to_string()));
+                    continue;
+                }
                 let what = std::fs::read_to_string(&f)
                     .ok()
                     .and_then(|src| splitbrain_output(&src));
@@ -138,7 +146,7 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<ScenarioFiles> {
                 }
             }
             // A mistyped or empty folder must not pass as "0 passed, 0 failed" in CI.
-            if out.len() == before {
+            if out.len() == before && not_regular.is_empty() {
                 let note = match skipped.len() {
                     0 => String::new(),
                     n => format!(" ({n} JSON file(s) skipped: command outputs, not scenarios)"),
@@ -158,6 +166,7 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<ScenarioFiles> {
     Ok(ScenarioFiles {
         files: out,
         skipped,
+        not_regular,
     })
 }
 
@@ -213,11 +222,19 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
 
 /// Runs `check`.
 pub fn run(a: CheckArgs) -> Result<u8> {
-    let ScenarioFiles { files, skipped } = scenario_files(&a.paths)?;
+    let ScenarioFiles {
+        files,
+        skipped,
+        not_regular,
+    } = scenario_files(&a.paths)?;
     for (f, what) in &skipped {
         println!("skipped   {}  [{what}: not a scenario]", f.display());
     }
     let (mut ok, mut bad, mut invalid, mut bounded) = (0, 0, 0, 0);
+    for (f, why) in &not_regular {
+        println!("INVALID   {}\n{why}", f.display());
+        invalid += 1;
+    }
     for f in &files {
         let plan = match load_file(f) {
             Ok(p) => p,

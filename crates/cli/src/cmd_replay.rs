@@ -9,6 +9,9 @@ use splitbrain_engine::Divergence;
 use splitbrain_scenario::replay::{replay, ReplayError};
 use std::path::PathBuf;
 
+/// Most characters of a diverging event line `replay` prints.
+const SHOWN_CHARS: usize = 2_000;
+
 /// Arguments of `replay`.
 #[derive(Args)]
 pub struct ReplayArgs {
@@ -53,14 +56,14 @@ pub fn run(a: ReplayArgs) -> Result<u8> {
                 r.recorded_events,
                 r.replayed_events
             );
-            println!(
-                "  trace:   {}",
-                first.as_deref().unwrap_or("<end of trace>")
-            );
-            println!(
-                "  replay:  {}",
-                second.as_deref().unwrap_or("<end of trace>")
-            );
+            // An event line is short; a long one (a hand-edited trace) is cut, not printed whole.
+            let show = |l: &Option<String>| {
+                l.as_deref().map_or("<end of trace>".to_string(), |l| {
+                    splitbrain_scenario::error::cut_chars(l, SHOWN_CHARS)
+                })
+            };
+            println!("  trace:   {}", show(first));
+            println!("  replay:  {}", show(second));
             Ok(exit::MISMATCH)
         }
         Some(other) => {

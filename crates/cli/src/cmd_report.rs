@@ -166,7 +166,14 @@ fn check_outputs(
 
 /// Runs `report`.
 pub fn run(a: ReportArgs) -> Result<u8> {
-    let crate::cmd_check::ScenarioFiles { files, skipped } = scenario_files(&a.paths)?;
+    let crate::cmd_check::ScenarioFiles {
+        files,
+        skipped,
+        not_regular,
+    } = scenario_files(&a.paths)?;
+    if let Some((_, why)) = not_regular.first() {
+        return Err(BadInput(why.clone()).into());
+    }
     for (f, what) in &skipped {
         println!("skipped   {}  [{what}: not a scenario]", f.display());
     }

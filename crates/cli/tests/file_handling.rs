@@ -239,7 +239,6 @@ fn a_fifo_input_is_refused_instead_of_read_forever() {
         (vec!["run", fp, "--set", "seed=1"], "the scenario"),
         (vec!["sweep", fp, "--seeds", "0..2"], "the scenario"),
         (vec!["shrink", fp], "the scenario"),
-        (vec!["check", dir.path().to_str().unwrap()], "the scenario"),
         (vec!["check", fp], "the scenario"),
         (vec!["report", fp, "-o", outp], "the scenario"),
         (vec!["compare", fp, sp, "--seeds", "0..2"], "the scenario"),
@@ -788,5 +787,192 @@ fn check_of_a_folder_skips_sweep_results_and_traces_and_counts_them() {
     assert!(
         out.contains("1 passed, 0 failed, 2 skipped (not scenarios)"),
         "{out}"
+    );
+}
+
+/// Regression (data loss): an output path through a folder that did not exist yet
+/// (`run s.json --trace newdir/../s.json`) was compared as given, so it passed the guard; the
+/// tool then made `newdir` and `newdir/..` landed on the input, which became a trace. Every
+/// command that writes now refuses it with exit 2 before any work, input unchanged.
+#[test]
+fn an_output_through_a_missing_folder_back_onto_an_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let p = |rel: &str| d.join(rel).to_str().unwrap().to_string();
+    let s = scenario_in(d, "s.json");
+    let sp = p("s.json");
+    let t = d.join("t.jsonl");
+    let o = splitbrain(&["run", &sp, "--trace", t.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // The same trace under names a chart and a page would write.
+    std::fs::copy(&t, d.join("t.svg")).unwrap();
+    std::fs::copy(&t, d.join("t.html")).unwrap();
+    // A scenario named like a page `report` writes, and a design `coverage` reads.
+    let mut named_f: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&s).unwrap()).unwrap();
+    named_f["name"] = "f".into();
+    std::fs::write(d.join("f.md"), serde_json::to_string(&named_f).unwrap()).unwrap();
+    std::fs::copy(&s, d.join("compare.json")).unwrap();
+    std::fs::create_dir_all(d.join("cov/safe")).unwrap();
+    std::fs::copy(
+        repo().join("tests/coverage/safe/lease-fenced.json"),
+        d.join("cov/safe/lease-fenced.json"),
+    )
+    .unwrap();
+
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "run".into(),
+                sp.clone(),
+                "--trace".into(),
+                p("nd1/../s.json"),
+            ],
+            "s.json",
+        ),
+        (
+            vec![
+                "sweep".into(),
+                sp.clone(),
+                "--seeds".into(),
+                "0..3".into(),
+                "--out".into(),
+                p("nd2/../s.json"),
+            ],
+            "s.json",
+        ),
+        (
+            vec!["shrink".into(), sp.clone(), "-o".into(), p("nd3/../s.json")],
+            "s.json",
+        ),
+        (
+            vec![
+                "export".into(),
+                p("t.jsonl"),
+                "--format".into(),
+                "chrome".into(),
+                "-o".into(),
+                p("nd4/../t.jsonl"),
+            ],
+            "t.jsonl",
+        ),
+        (
+            vec!["chart".into(), p("t.svg"), "-o".into(), p("nd5/../t.svg")],
+            "t.svg",
+        ),
+        (
+            vec!["view".into(), p("t.html"), "-o".into(), p("nd6/../t.html")],
+            "t.html",
+        ),
+        (
+            vec!["report".into(), p("f.md"), "-o".into(), p("nd7/..")],
+            "f.md",
+        ),
+        (
+            vec![
+                "compare".into(),
+                p("compare.json"),
+                sp.clone(),
+                "--label".into(),
+                "a".into(),
+                "--label".into(),
+                "b".into(),
+                "--seeds".into(),
+                "0..2".into(),
+                "-o".into(),
+                p("nd8/.."),
+            ],
+            "compare.json",
+        ),
+        (
+            vec![
+                "coverage".into(),
+                p("cov"),
+                "--seeds".into(),
+                "0..2".into(),
+                "-o".into(),
+                p("nd9/../cov/safe/lease-fenced.json"),
+            ],
+            "cov/safe/lease-fenced.json",
+        ),
+    ];
+    for (args, input) in &cases {
+        let before = std::fs::read(d.join(input)).unwrap();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = splitbrain(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("is the same file as the input"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert_eq!(
+            std::fs::read(d.join(input)).unwrap(),
+            before,
+            "{args:?} overwrote {input}"
+        );
+    }
+    let made: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("nd"))
+        .collect();
+    assert!(made.is_empty(), "no folder left behind: {made:?}");
+
+    // Two outputs naming one file through a missing folder.
+    let q = p("q.svg");
+    let o = splitbrain(&["run", &sp, "--trace", &q, "--chart", &p("qd/../q.svg")]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--trace and --chart name the same file"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("q.svg").exists() && !d.join("qd").exists());
+
+    // A missing folder that is really walked into still works: `nd/x/../t2.jsonl` is `nd/t2.jsonl`.
+    let o = splitbrain(&["run", &sp, "--trace", &p("ndok/x/../t2.jsonl")]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(d.join("ndok/t2.jsonl").is_file());
+}
+
+/// Regression (new-user pass): a FIFO named *.json inside a folder stopped the whole `check
+/// DIR` (exit 2, one error, nothing checked). It is listed as INVALID, never opened, and the
+/// rest is checked; the exit is still 2 (an invalid file). A FIFO named on the command line
+/// is still refused up front (`a_fifo_input_is_refused_instead_of_read_forever`).
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_a_folder_is_listed_invalid_and_the_rest_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let chk = dir.path().join("chk");
+    std::fs::create_dir(&chk).unwrap();
+    let fifo = chk.join("fifo.json");
+    if !mkfifo(&fifo) {
+        eprintln!("skipped: no mkfifo");
+        return;
+    }
+    let s = scenario_in(&chk, "s.json");
+    let o = splitbrain_or_hang(&["check", chk.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!(
+            "INVALID   {fp}\n{fp}: cannot read the scenario: it is a FIFO (named pipe), not a \
+             regular file",
+            fp = fifo.display()
+        )),
+        "{out}"
+    );
+    assert!(out.contains(&format!("ok        {}", s.display())), "{out}");
+    assert!(out.contains("1 passed, 0 failed"), "{out}");
+    assert!(out.contains("1 invalid scenario file(s)"), "{out}");
+    // A folder holding only a FIFO is not "holds no scenario files": the FIFO is told.
+    std::fs::remove_file(&s).unwrap();
+    let o = splitbrain_or_hang(&["check", chk.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stdout(&o).contains("it is a FIFO (named pipe)"),
+        "{}",
+        stdout(&o)
     );
 }

@@ -349,6 +349,35 @@ fn replay_proves_a_trace_and_names_the_first_difference() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("trace format 7"));
 }
 
+/// Regression (new-user pass): a line that is not a trace event (`[[[1]]]`, a 200,000-deep
+/// nesting, an event with a huge unknown kind) was reported as `DIVERGES at event 0`, exit 1,
+/// with the whole line printed. It is a broken file: exit 2, located as `chart` says it, and
+/// a long quoted input is cut.
+#[test]
+fn replay_refuses_a_line_that_is_not_a_trace_event_located_and_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let t = trace.display().to_string();
+    assert_eq!(code(&splitbrain(&["run", LESSON, "--trace", &t])), 0);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let deep = "[".repeat(200_000) + &"]".repeat(200_000);
+    let huge_kind = format!("{{\"ev\":\"{}\"}}", "x".repeat(100_000));
+    for bad in ["[[[1]]]", "{\"hello\": 1}", &deep, &huge_kind] {
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(1, bad);
+        std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+        let o = splitbrain(&["replay", &t]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{}\n{err}", stdout(&o));
+        assert!(
+            err.contains(&format!("{t}: line 2: not a trace event: ")),
+            "{err}"
+        );
+        assert!(!stdout(&o).contains("DIVERGES"), "{}", stdout(&o));
+        assert!(err.len() < 1_000, "{} bytes: {err}", err.len());
+    }
+}
+
 #[test]
 fn shrink_writes_a_scenario_that_runs_as_expected() {
     let dir = tempfile::tempdir().unwrap();

@@ -82,10 +82,28 @@ impl fmt::Display for Problem {
 pub fn json_line_reason(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let text = text.rfind(" at line ").map_or(&*text, |i| &text[..i]);
+    // serde quotes the input it refuses (`unknown variant `...``): a long one is cut.
+    let text = cut_chars(text, MAX_QUOTED_CHARS);
     if e.column() == 0 {
         text.to_string()
     } else {
         format!("{text} (column {})", e.column())
+    }
+}
+
+/// Most characters of input an error message repeats; the rest is cut (see [`cut_chars`]).
+pub const MAX_QUOTED_CHARS: usize = 200;
+
+/// `text` when it has at most `max` characters, else its first `max` characters followed by
+/// "... (N characters in all)": a message never repeats a huge input in full.
+pub fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((i, _)) => format!(
+            "{}... ({} characters in all)",
+            &text[..i],
+            text.chars().count()
+        ),
     }
 }
 

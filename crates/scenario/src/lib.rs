@@ -33,9 +33,23 @@ pub use plan::Plan;
 pub use schema::Scenario;
 pub use trace_file::{TraceFile, TraceFileError};
 
+/// The JSON Schema of `T` as the tool publishes and checks it (draft-07): an optional field is
+/// one left out of `required`, never one whose type admits null, because the tool refuses null
+/// everywhere (README: "null is no field's value"; the shape check, `shape.rs`, refuses it).
+/// schemars' default added `"null"` to every `Option` field's type (135 places).
+pub fn root_schema<T: schemars::JsonSchema>() -> schemars::schema::RootSchema {
+    schemars::gen::SchemaSettings::draft07()
+        .with(|s| {
+            s.option_nullable = false;
+            s.option_add_null_type = false;
+        })
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
 /// The JSON Schema of scenario files, pretty-printed.
 pub fn json_schema() -> String {
-    let schema = schemars::schema_for!(Scenario);
+    let schema = root_schema::<Scenario>();
     serde_json::to_string_pretty(&schema).expect("schema serialises")
 }
 

@@ -50,6 +50,11 @@ pub fn replay(file: &str, text: &str) -> Result<Replay, ReplayError> {
     };
     let trace = TraceFile::parse(text.to_string()).map_err(bad)?;
     let plan = trace.plan().map_err(bad)?;
+    // A line that is no trace event (`[[[1]]]`, a 200,000-deep nesting) is a broken file, not
+    // a divergence of the run: refused located, as `chart` refuses it.
+    if let Some(Err(e)) = trace.events().find(Result::is_err) {
+        return Err(bad(e));
+    }
     let recorded: Vec<String> = trace.event_lines().map(|(_, l)| l.to_string()).collect();
     let header = trace.header;
     let r = execute(&plan, header.seed, Some(Recorder::hash_only().keep_lines()))?;

@@ -31,13 +31,13 @@ pub const MAX_LIST: usize = 10_000;
 /// The scenario format's schema, generated once.
 fn scenario_schema() -> &'static RootSchema {
     static SCHEMA: OnceLock<RootSchema> = OnceLock::new();
-    SCHEMA.get_or_init(|| schemars::schema_for!(crate::schema::Scenario))
+    SCHEMA.get_or_init(crate::root_schema::<crate::schema::Scenario>)
 }
 
 /// The comparison manifest format's schema, generated once.
 fn manifest_schema() -> &'static RootSchema {
     static SCHEMA: OnceLock<RootSchema> = OnceLock::new();
-    SCHEMA.get_or_init(|| schemars::schema_for!(crate::compare::Manifest))
+    SCHEMA.get_or_init(crate::root_schema::<crate::compare::Manifest>)
 }
 
 /// The first shape problem of the scenario text `src` (a JSON object), located; `None` when
@@ -403,16 +403,19 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
         self.scalar(InstanceType::String, &format!("the string {v:?}"))
     }
     fn visit_unit<E: Error>(self) -> Result<(), E> {
-        // An optional field's schema admits null, and serde reads null there as absent: a
-        // `"count": null` became one node. Null is refused wherever the format has a place,
-        // in the words a field that is not optional gets from the typed parse.
+        // serde reads null as absent for an optional field: a `"count": null` became one
+        // node. No place of the format takes null (its schema admits null nowhere), so null
+        // is refused wherever the format has a place, in the words a field that is not
+        // optional gets from the typed parse.
         if let Some(cands) = &self.cands {
-            if cands.iter().any(|o| admits(o, InstanceType::Null)) {
+            if !cands.is_empty() && !cands.iter().any(|o| admits(o, InstanceType::Null)) {
                 let expected = describe_non_null(self.root, cands);
-                return Err(self.fail(
-                    self.path.clone(),
-                    format!("expected {expected}, found null"),
-                ));
+                if !expected.is_empty() {
+                    return Err(self.fail(
+                        self.path.clone(),
+                        format!("expected {expected}, found null"),
+                    ));
+                }
             }
         }
         self.scalar(InstanceType::Null, "null")
@@ -717,22 +720,12 @@ mod tests {
         );
     }
 
-    /// The paths of every optional field of the format (its schema admits null), each with a
-    /// document that leads to it and holds `null` there.
+    /// The paths of every optional field of the format (a property its object does not list
+    /// in `required`), each with a document that leads to it and holds `null` there.
     fn optional_fields() -> Vec<(Vec<Seg>, serde_json::Value)> {
         use serde_json::{json, Value};
         let root = serde_json::to_value(scenario_schema()).unwrap();
         let defs = root["definitions"].clone();
-        fn nullable(p: &Value) -> bool {
-            let in_type = match &p["type"] {
-                Value::Array(ts) => ts.iter().any(|t| t == "null"),
-                _ => false,
-            };
-            let in_any = p["anyOf"]
-                .as_array()
-                .is_some_and(|l| l.iter().any(|x| x["type"] == "null"));
-            in_type || in_any
-        }
         fn visit(defs: &Value, v: &Value, path: &[Seg], depth: usize, out: &mut Vec<Vec<Seg>>) {
             assert!(depth < 16, "the format nests no deeper: {path:?}");
             if let Some(r) = v["$ref"].as_str() {
@@ -746,7 +739,10 @@ mod tests {
             }
             for (k, p) in v["properties"].as_object().into_iter().flatten() {
                 let here = [path, &[Seg::Key(k.clone())]].concat();
-                if nullable(p) && !out.contains(&here) {
+                let required = v["required"]
+                    .as_array()
+                    .is_some_and(|r| r.iter().any(|x| x == k));
+                if !required && !out.contains(&here) {
                     out.push(here.clone());
                 }
                 visit(defs, p, &here, depth + 1, out);
@@ -788,6 +784,57 @@ mod tests {
                 (path, doc)
             })
             .collect()
+    }
+
+    /// Regression (new-user pass): the published schema (`splitbrain schema`) admitted null in
+    /// 135 places (`limits.max_events` had type `["integer", "null"]`, `nemesis`, `chart`,
+    /// `wall_clock_start` an `anyOf` with null) while the tool refuses null everywhere. No
+    /// schema of the formats names the type null now.
+    #[test]
+    fn no_schema_admits_null() {
+        fn nulls(v: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    let t = &m.get("type");
+                    let named = match t {
+                        Some(serde_json::Value::String(s)) => s == "null",
+                        Some(serde_json::Value::Array(ts)) => ts.iter().any(|x| x == "null"),
+                        _ => false,
+                    };
+                    if named || m.get("nullable") == Some(&serde_json::Value::Bool(true)) {
+                        out.push(at.to_string());
+                    }
+                    for (k, x) in m {
+                        nulls(x, &format!("{at}/{k}"), out);
+                    }
+                }
+                serde_json::Value::Array(xs) => {
+                    for (i, x) in xs.iter().enumerate() {
+                        nulls(x, &format!("{at}/{i}"), out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let published: serde_json::Value = serde_json::from_str(&crate::json_schema()).unwrap();
+        for schema in [
+            published,
+            serde_json::to_value(manifest_schema()).unwrap(),
+            serde_json::to_value(scenario_schema()).unwrap(),
+        ] {
+            let mut out = Vec::new();
+            nulls(&schema, "", &mut out);
+            assert!(out.is_empty(), "null admitted at {out:?}");
+        }
+        let file = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../splitbrain.schema.json"),
+        )
+        .unwrap();
+        assert_eq!(
+            file.trim_end(),
+            crate::json_schema().trim_end(),
+            "regenerate it"
+        );
     }
 
     /// Regression (new-user pass): `"count": null` in a node group was read as no count (one

@@ -112,7 +112,9 @@ fn quiet_since(record: &RunRecord) -> Option<SimTime> {
 /// `eventual_leader { settle }` (DESIGN.md): "after the last fault plus `settle`, exactly one
 /// live leader that every live node agrees on". Judged at the end of the run, which must be
 /// at least the last fault (a pause counts until it ends) plus `settle` (true ns), else the
-/// verdict is `Inconclusive`. At the end exactly one live node must claim leadership, and
+/// verdict is `Inconclusive`; so is a run in which no participant is live at the end (every
+/// one crashed: no live node to agree on a leader). At the end exactly one live node must
+/// claim leadership, and
 /// every live bully participant must name it: by its own open claim or by its latest
 /// `LeaderKnown` since its last crash (a restarted node has forgotten what it knew).
 /// Lease-based leaders (`LeaseLeader`) never name a leader: they agree through the lease
@@ -139,6 +141,20 @@ pub fn eventual_leader(record: &RunRecord, settle: SimDuration) -> Verdict {
         return Verdict::Inconclusive { reason };
     }
     let live = Liveness::new(record);
+    // With every participant crashed at the end there is no live node to agree on a leader:
+    // the premise of "exactly one live leader that every live node agrees on" is absent, so
+    // the run shows nothing either way (it was a violation naming the crashed last leader).
+    if !participants.is_empty() && participants.iter().all(|&p| !live.is_up(p, end)) {
+        let all_down = (0..record.names.len()).all(|i| !live.is_up(NodeId(i as u32), end));
+        let reason = if all_down {
+            "no node is live at the end (every node is crashed)"
+        } else {
+            "no leader-election participant is live at the end (every one is crashed)"
+        };
+        return Verdict::Inconclusive {
+            reason: reason.to_string(),
+        };
+    }
     let leaders: Vec<&Belief> = beliefs.iter().filter(|b| b.end == End::Open).collect();
     let leader = match leaders.as_slice() {
         [one] => Some(one.node),
@@ -520,6 +536,51 @@ mod tests {
                 .end(ms(11_000))
                 .build();
             assert_eq!(eventual_leader(&r, SETTLE).outcome(), Outcome::Inconclusive);
+        }
+
+        /// Regression (new-user pass): with every node crashed at 1 s, the run was VIOLATED,
+        /// "no live node claims leadership at the end [n3]", naming a crashed node. No node is
+        /// live to agree on a leader: inconclusive, and so when only non-participants are up.
+        #[test]
+        fn inconclusive_when_no_participant_is_live_at_the_end() {
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .obs(ms(101), 0, known(2))
+                .obs(ms(101), 1, known(2))
+                .fault(ms(1_000), crash(0))
+                .fault(ms(1_000), crash(1))
+                .fault(ms(1_000), crash(2))
+                .end(ms(12_000))
+                .build();
+            assert_eq!(
+                eventual_leader(&r, SETTLE),
+                Verdict::Inconclusive {
+                    reason: "no node is live at the end (every node is crashed)".to_string()
+                }
+            );
+            let r = Builder::new(&[("service", LeaseService), ("n1", LeaseLeader)])
+                .obs(ms(100), 1, claim(1))
+                .fault(ms(1_000), crash(1))
+                .end(ms(12_000))
+                .build();
+            assert_eq!(
+                eventual_leader(&r, SETTLE),
+                Verdict::Inconclusive {
+                    reason: "no leader-election participant is live at the end (every one is \
+                             crashed)"
+                        .to_string()
+                }
+            );
+            // One participant restarted: judged as before.
+            let r = three()
+                .obs(ms(100), 2, claim(1))
+                .fault(ms(1_000), crash(0))
+                .fault(ms(1_000), crash(1))
+                .fault(ms(1_000), crash(2))
+                .fault(ms(2_000), restart(0))
+                .end(ms(12_000))
+                .build();
+            assert_eq!(eventual_leader(&r, SETTLE).outcome(), Outcome::Violated);
         }
 
         #[test]
