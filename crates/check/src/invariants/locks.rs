@@ -75,7 +75,7 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
 fn beliefs_may_overlap(record: &RunRecord) -> bool {
     use crate::timeline::{steps, Step};
     use splitbrain_engine::Fault;
-    let mut open: BTreeSet<(NodeId, &str)> = BTreeSet::new();
+    let mut open: BTreeMap<(NodeId, &str), ()> = BTreeMap::new();
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
     // The locks whose belief opened at the current instant.
     let mut opened: Vec<&str> = Vec::new();
@@ -104,10 +104,10 @@ fn beliefs_may_overlap(record: &RunRecord) -> bool {
                     }
                     _ => continue,
                 };
-                if opens && open.insert((node, lock)) {
+                if opens && open.insert((node, lock), ()).is_none() {
                     *count.entry(lock).or_default() += 1;
                     opened.push(lock);
-                } else if !opens && open.remove(&(node, lock)) {
+                } else if !opens && open.remove(&(node, lock)).is_some() {
                     *count.get_mut(lock).expect("counted when opened") -= 1;
                 }
             }
@@ -115,14 +115,8 @@ fn beliefs_may_overlap(record: &RunRecord) -> bool {
                 fault: Fault::Crash { node },
                 ..
             } => {
-                let held: Vec<(NodeId, &str)> = open
-                    .range((*node, "")..)
-                    .take_while(|(n, _)| n == node)
-                    .copied()
-                    .collect();
-                for key in held {
-                    open.remove(&key);
-                    *count.get_mut(key.1).expect("counted when opened") -= 1;
+                for ((_, lock), ()) in crate::timeline::take_node(&mut open, *node) {
+                    *count.get_mut(lock).expect("counted when opened") -= 1;
                 }
             }
             Step::Fault { .. } => {}
