@@ -7,10 +7,21 @@
 //! `eventual_leader` checked. Each crash costs the textbook's worst case: every survivor's
 //! failure detector fires within a few ms, so about N(N-1)/2 ELECTIONs and as many ANSWERs.
 //!
-//! Run: `cargo run --release -p splitbrain-scenario --example w3_bully_1000`. The last line is
-//! `events=N wall_s=S events_per_s=R peak_rss_mb=M` (peak RSS: `VmHWM` of /proc/self/status,
-//! 0 where there is none). `--nodes N` and `--secs S` change the size and length (for quick
-//! looks; the benchmark is the default).
+//! The target is a ratio, W3's events/s against W1's "measured in the same run", and
+//! on a shared machine two separate processes run at different moments can differ by 15%. So
+//! this example runs W1 itself (the `w1_timer_churn` workload, 10 M events, same code), once
+//! just before W3 and once just after, and divides W3's events/s by the mean of the two. Each
+//! W1 run is a child process of this example (`--w1-only`), so that W3's peak RSS is its own.
+//!
+//! Run: `cargo run --release -p splitbrain-scenario --example w3_bully_1000`. The line before
+//! the last is `w1_events_per_s=B,A w3_to_w1=X` (B before, A after W3). The last line is
+//! `events=N wall_s=S events_per_s=R peak_rss_mb=M` (W3's own; peak RSS: `VmHWM` of
+//! /proc/self/status, 0 where there is none). `--nodes N` and `--secs S`
+//! change the size and length (for quick looks; the benchmark is the default); `--no-w1` skips
+//! the W1 runs (for profiling W3 alone).
+
+#[path = "../../engine/examples/common/timer_churn.rs"]
+mod timer_churn;
 
 use splitbrain_scenario::{execute, load_str};
 
@@ -62,6 +73,12 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let nodes = arg(&args, "--nodes", 1_000);
     let secs = arg(&args, "--secs", 600);
+    if args.iter().any(|a| a == "--w1-only") {
+        println!("{}", w1_events_per_s());
+        return;
+    }
+    let with_w1 = !args.iter().any(|a| a == "--no-w1");
+    let w1_before = with_w1.then(w1_in_child);
     let wall = std::time::Instant::now();
     let plan = load_str("w3.json", &scenario(nodes, secs)).expect("W3's scenario is valid");
     let r = execute(&plan, plan.scenario.seed, None).expect("no trace, no I/O");
@@ -77,9 +94,42 @@ fn main() {
         println!("{:<16} {:?}", v.name, v.verdict.outcome());
     }
     let events = r.stats.events;
+    let events_per_s = events as f64 / wall_s;
+    let peak = peak_rss_mb();
+    if let Some(before) = w1_before {
+        let after = w1_in_child();
+        println!(
+            "w1_events_per_s={before:.0},{after:.0} w3_to_w1={:.3}",
+            events_per_s / ((before + after) / 2.0)
+        );
+    }
     println!(
-        "events={events} wall_s={wall_s:.3} events_per_s={:.0} peak_rss_mb={:.1}",
-        events as f64 / wall_s,
-        peak_rss_mb()
+        "events={events} wall_s={wall_s:.3} events_per_s={events_per_s:.0} peak_rss_mb={peak:.1}"
     );
+}
+
+/// W1's events/s, measured by this example run again with `--w1-only`.
+fn w1_in_child() -> f64 {
+    let exe = std::env::current_exe().expect("the example's own path");
+    let out = std::process::Command::new(exe)
+        .arg("--w1-only")
+        .output()
+        .expect("the example runs itself");
+    assert!(out.status.success(), "the W1 run failed: {out:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("the W1 run prints its events/s")
+}
+
+/// W1's events/s (10 M events, timed from building its actors, as `w1_timer_churn` times it).
+#[allow(clippy::disallowed_methods)]
+fn w1_events_per_s() -> f64 {
+    const EVENTS: u64 = 10_000_000;
+    let wall = std::time::Instant::now();
+    let mut sim = timer_churn::build();
+    timer_churn::run(&mut sim, EVENTS);
+    let wall_s = wall.elapsed().as_secs_f64();
+    assert_eq!(sim.events_processed(), EVENTS, "W1 runs forever");
+    EVENTS as f64 / wall_s
 }
