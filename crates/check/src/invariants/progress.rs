@@ -40,7 +40,7 @@ pub(crate) fn lock_progress_in(shared: &Shared, window: SimDuration) -> Verdict 
     }
     let majority = servers.len() / 2 + 1;
     let spans = majority_up(record, &servers);
-    let owed = owed_time(shared);
+    let owed = Reach::sorted(owed_time(shared));
     let acquisitions: Vec<(SimTime, usize)> = record
         .observations
         .iter_indexed()
@@ -135,6 +135,10 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
     for h in truth.all() {
         held.entry(&*h.lock).or_default().push((h.from, h.to));
     }
+    let held: BTreeMap<&str, Reach> = held
+        .into_iter()
+        .map(|(lock, spans)| (lock, Reach::new(spans)))
+        .collect();
     let mut out = Vec::new();
     // The waits, each as it closes, not a list of them; lock names borrowed from the
     // observations, not a copy per wait (issue 11 §4).
@@ -144,22 +148,16 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
         _ => None,
     };
     for_each_belief(record, waits, |w| {
-        let mut pieces = vec![(w.from, w.to)];
-        for &(hf, ht) in held.get(w.key).map_or(&[][..], Vec::as_slice) {
-            pieces = pieces
-                .into_iter()
-                .flat_map(|(a, b)| {
-                    [(a, b.min(hf)), (a.max(ht), b)]
-                        .into_iter()
-                        .filter(|(x, y)| x < y)
-                })
-                .collect();
-        }
-        out.extend(pieces.into_iter().map(|(from, to)| Owed {
-            from,
-            to,
-            request: w.start,
-        }));
+        // The wait minus the lock's holds: walk the holds that can meet it, in start order,
+        // with a cursor at the end of what is covered so far.
+        let holds = held.get(w.key);
+        uncovered(w.from, w.to, holds, |from, to| {
+            out.push(Owed {
+                from,
+                to,
+                request: w.start,
+            })
+        });
     });
     // A wait's stretches are disjoint and each wait has its own request, so `(from, to,
     // request)` tells any two apart: an unstable sort gives the stable sort's order without
@@ -168,11 +166,96 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
     out
 }
 
+/// The maximal pieces of `[from, to)` that no span of `holds` covers, in time order, given to
+/// `push`. A hold of zero length inside the interval splits it there, as subtracting the
+/// holds one at a time does.
+fn uncovered(
+    from: SimTime,
+    to: SimTime,
+    holds: Option<&Reach>,
+    mut push: impl FnMut(SimTime, SimTime),
+) {
+    let mut cursor = from;
+    for &(hf, ht) in holds.map_or(&[][..], |h| h.meeting(from, to)) {
+        if ht <= cursor {
+            continue;
+        }
+        if hf > cursor {
+            push(cursor, hf);
+        }
+        cursor = ht;
+        if cursor >= to {
+            break;
+        }
+    }
+    if cursor < to {
+        push(cursor, to);
+    }
+}
+
+/// Intervals sorted by start, with the latest end reached so far at each place, so that the
+/// intervals that can meet a given interval are found by a binary search instead of a walk
+/// from the first (a long run has thousands of holds and waits; the walk made `lock_progress`
+/// quadratic in run length).
+struct Reach<T = (SimTime, SimTime)> {
+    items: Vec<T>,
+    /// `reach[i]`: the largest end among `items[..=i]`.
+    reach: Vec<SimTime>,
+}
+
+/// The start and end of an interval kept in a [`Reach`].
+trait Span {
+    fn span(&self) -> (SimTime, SimTime);
+}
+
+impl Span for (SimTime, SimTime) {
+    fn span(&self) -> (SimTime, SimTime) {
+        *self
+    }
+}
+
+impl Span for Owed {
+    fn span(&self) -> (SimTime, SimTime) {
+        (self.from, self.to)
+    }
+}
+
+impl<T: Span> Reach<T> {
+    /// `items` must be sorted by start; the spans of holds are sorted here.
+    fn sorted(items: Vec<T>) -> Self {
+        let mut last = SimTime::ZERO;
+        let reach = items
+            .iter()
+            .map(|i| {
+                last = last.max(i.span().1);
+                last
+            })
+            .collect();
+        Reach { items, reach }
+    }
+
+    /// The items, in order, that may overlap `[from, to)`: those before the first whose
+    /// prefix reaches past `from` all end at or before it, and those starting at or after
+    /// `to` are left out. Items in between that do not overlap are the caller's to skip.
+    fn meeting(&self, from: SimTime, to: SimTime) -> &[T] {
+        let first = self.reach.partition_point(|&r| r <= from);
+        let rest = &self.items[first..];
+        &rest[..rest.partition_point(|i| i.span().0 < to)]
+    }
+}
+
+impl Reach {
+    fn new(mut spans: Vec<(SimTime, SimTime)>) -> Self {
+        spans.sort_unstable();
+        Reach::sorted(spans)
+    }
+}
+
 /// The owed stretches within `[from, to)`, clipped and merged (no instant counted twice), in
 /// time order; each keeps the request of the first stretch it contains.
-fn clip(owed: &[Owed], from: SimTime, to: SimTime) -> Vec<Owed> {
+fn clip(owed: &Reach<Owed>, from: SimTime, to: SimTime) -> Vec<Owed> {
     let mut out: Vec<Owed> = Vec::new();
-    for o in owed {
+    for o in owed.meeting(from, to) {
         let (a, b) = (o.from.max(from), o.to.min(to));
         if a >= b {
             continue;
@@ -245,7 +328,7 @@ fn violation(
 
 #[cfg(test)]
 mod tests {
-    use super::lock_progress;
+    use super::{clip, lock_progress, uncovered, Owed, Reach};
     use crate::testkit::*;
     use crate::verdict::{Outcome, Verdict};
     use splitbrain_engine::{LocalTime, SimDuration};
@@ -554,5 +637,94 @@ mod tests {
     fn no_lock_servers_is_inconclusive() {
         let r = Builder::new(&[("n1", Bully)]).end(ms(1_000)).build();
         assert_eq!(lock_progress(&r, WINDOW).outcome(), Outcome::Inconclusive);
+    }
+
+    /// A small deterministic generator for the randomized agreement tests (xorshift64).
+    struct Draws(u64);
+
+    impl Draws {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+        /// An interval in 0..100 ns, sometimes of zero length.
+        fn interval(&mut self) -> (SimTime, SimTime) {
+            let a = self.below(100);
+            let len = if self.below(8) == 0 {
+                0
+            } else {
+                self.below(30)
+            };
+            (SimTime(a), SimTime(a + len))
+        }
+    }
+
+    use splitbrain_engine::SimTime;
+
+    #[test]
+    fn uncovered_agrees_with_subtracting_the_holds_one_at_a_time() {
+        let mut d = Draws(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..5_000 {
+            let holds: Vec<_> = (0..d.below(6)).map(|_| d.interval()).collect();
+            // A wait is never empty (`for_each_belief` gives only beliefs of positive length).
+            let (from, to) = d.interval();
+            if from == to {
+                continue;
+            }
+            // The rule before the binary search: each hold cut out of every piece in turn.
+            let mut want = vec![(from, to)];
+            for &(hf, ht) in &holds {
+                want = want
+                    .into_iter()
+                    .flat_map(|(a, b)| [(a, b.min(hf)), (a.max(ht), b)])
+                    .filter(|(x, y)| x < y)
+                    .collect();
+            }
+            let mut got = Vec::new();
+            let reach = Reach::new(holds.clone());
+            uncovered(from, to, Some(&reach), |a, b| got.push((a, b)));
+            assert_eq!(got, want, "holds {holds:?}, wait {from:?}..{to:?}");
+        }
+    }
+
+    #[test]
+    fn clip_with_a_binary_search_agrees_with_a_walk_over_every_stretch() {
+        let mut d = Draws(7);
+        for _ in 0..5_000 {
+            let mut owed: Vec<Owed> = (0..d.below(8))
+                .map(|i| {
+                    let (from, to) = d.interval();
+                    Owed {
+                        from,
+                        to,
+                        request: i as usize,
+                    }
+                })
+                .collect();
+            owed.sort_unstable_by_key(|o| (o.from, o.to, o.request));
+            let (from, to) = d.interval();
+            // The walk over every stretch, as before.
+            let mut want: Vec<Owed> = Vec::new();
+            for o in &owed {
+                let (a, b) = (o.from.max(from), o.to.min(to));
+                if a >= b {
+                    continue;
+                }
+                match want.last_mut() {
+                    Some(last) if a <= last.to => last.to = last.to.max(b),
+                    _ => want.push(Owed {
+                        from: a,
+                        to: b,
+                        request: o.request,
+                    }),
+                }
+            }
+            let got = clip(&Reach::sorted(owed.clone()), from, to);
+            let key =
+                |v: &[Owed]| -> Vec<_> { v.iter().map(|o| (o.from, o.to, o.request)).collect() };
+            assert_eq!(key(&got), key(&want), "owed {owed:?}, gap {from:?}..{to:?}");
+        }
     }
 }
