@@ -5,7 +5,6 @@ use super::Fact;
 use crate::clocks::WallClocks;
 use crate::key_log::{KeyLog, KeyObs};
 use crate::run::{Role, RunRecord};
-use crate::timeline::take_node;
 use splitbrain_engine::{NodeId, SimTime, WallTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
@@ -259,25 +258,27 @@ impl<'r> Pass<'r> {
         let wanted = |key: &str, value: &str| {
             range.map_or(true, |(lo, hi)| lo <= (key, value) && (key, value) <= hi)
         };
-        let mut open: BTreeMap<(NodeId, String), KeySeg> = BTreeMap::new();
+        // The open segments of the wanted pairs only, by instance and then key (a nested map,
+        // so that a report's key is looked up as `&str`, without a copy). A report of a pair
+        // outside the batch still ends the open segment of its key (of another value), but
+        // opens none and interns nothing: each batch's pass over every report stays cheap
+        // (each pass interned every value before, which made a long run's truth quadratic).
+        let mut open: BTreeMap<NodeId, BTreeMap<String, KeySeg>> = BTreeMap::new();
         let mut held: Vec<KeyHold> = Vec::with_capacity(capacity);
         let mut strings = Strings(&record.redis_keys, BTreeSet::new());
         let close = |held: &mut Vec<KeyHold>,
                      strings: &mut Strings,
                      node: NodeId,
-                     key: String,
+                     key: &str,
                      seg: KeySeg,
                      t: SimTime,
                      end: Option<Fact>| {
-            if !wanted(&key, &seg.value) {
-                return;
-            }
             let pieces = match seg.deadline {
                 None => vec![(seg.since, t, None)],
                 Some(d) => clocks.live_pieces(node, seg.since, t, d),
             };
             let n = pieces.len();
-            let shared_key = strings.get(&key);
+            let shared_key = strings.get(key);
             for (i, (from, to, expired)) in pieces.into_iter().enumerate() {
                 let end = match expired {
                     Some(_) if !self.facts => None,
@@ -296,7 +297,7 @@ impl<'r> Pass<'r> {
                     instance: node,
                     key: shared_key.clone(),
                     value: seg.value.clone(),
-                    holder: owner.get(&(key.as_str(), &*seg.value)).copied(),
+                    holder: owner.get(&(key, &*seg.value)).copied(),
                     from,
                     to,
                     start: seg.start.clone(),
@@ -304,6 +305,10 @@ impl<'r> Pass<'r> {
                 });
             }
         };
+        let remove =
+            |open: &mut BTreeMap<NodeId, BTreeMap<String, KeySeg>>, node: NodeId, key: &str| {
+                open.get_mut(&node).and_then(|keys| keys.remove(key))
+            };
         for (index, t, node, report) in key_reports(record) {
             if !self.is_instance(node) {
                 continue;
@@ -315,34 +320,28 @@ impl<'r> Pass<'r> {
                     value,
                     deadline,
                 } => {
-                    if let Some(seg) = open.remove(&(node, key.to_string())) {
-                        close(
-                            &mut held,
-                            &mut strings,
-                            node,
+                    if let Some(seg) = remove(&mut open, node, key) {
+                        close(&mut held, &mut strings, node, key, seg, t, Some(ev()));
+                    }
+                    if wanted(key, value) {
+                        open.entry(node).or_default().insert(
                             key.to_string(),
-                            seg,
-                            t,
-                            Some(ev()),
+                            KeySeg {
+                                value: strings.get(value),
+                                deadline,
+                                since: t,
+                                start: ev(),
+                            },
                         );
                     }
-                    open.insert(
-                        (node, key.to_string()),
-                        KeySeg {
-                            value: strings.get(value),
-                            deadline,
-                            since: t,
-                            start: ev(),
-                        },
-                    );
                 }
                 KeyObs::Expiry { key, deadline } => {
-                    if let Some(seg) = open.remove(&(node, key.to_string())) {
+                    if let Some(seg) = remove(&mut open, node, key) {
                         let value = seg.value.clone();
                         let start = seg.start.clone();
-                        close(&mut held, &mut strings, node, key.to_string(), seg, t, None);
-                        open.insert(
-                            (node, key.to_string()),
+                        close(&mut held, &mut strings, node, key, seg, t, None);
+                        open.entry(node).or_default().insert(
+                            key.to_string(),
                             KeySeg {
                                 value,
                                 deadline,
@@ -353,45 +352,31 @@ impl<'r> Pass<'r> {
                     }
                 }
                 KeyObs::Deleted { key } => {
-                    if let Some(seg) = open.remove(&(node, key.to_string())) {
-                        close(
-                            &mut held,
-                            &mut strings,
-                            node,
-                            key.to_string(),
-                            seg,
-                            t,
-                            Some(ev()),
-                        );
+                    if let Some(seg) = remove(&mut open, node, key) {
+                        close(&mut held, &mut strings, node, key, seg, t, Some(ev()));
                     }
                 }
                 KeyObs::Restarted { keys } => {
                     // Serving again: it holds exactly what it came back with (its persistence
                     // decides); whatever it held when it went down is gone.
-                    for (k, seg) in take_node(&mut open, node) {
-                        close(&mut held, &mut strings, k.0, k.1, seg, t, Some(ev()));
+                    for (k, seg) in open.remove(&node).unwrap_or_default() {
+                        close(&mut held, &mut strings, node, &k, seg, t, Some(ev()));
                     }
                     for (key, value, deadline) in keys {
-                        if let Some(seg) = open.remove(&(node, key.clone())) {
-                            close(
-                                &mut held,
-                                &mut strings,
-                                node,
+                        if let Some(seg) = remove(&mut open, node, key) {
+                            close(&mut held, &mut strings, node, key, seg, t, Some(ev()));
+                        }
+                        if wanted(key, value) {
+                            open.entry(node).or_default().insert(
                                 key.clone(),
-                                seg,
-                                t,
-                                Some(ev()),
+                                KeySeg {
+                                    value: strings.get(value),
+                                    deadline: *deadline,
+                                    since: t,
+                                    start: ev(),
+                                },
                             );
                         }
-                        open.insert(
-                            (node, key.clone()),
-                            KeySeg {
-                                value: strings.get(value),
-                                deadline: *deadline,
-                                since: t,
-                                start: ev(),
-                            },
-                        );
                     }
                 }
             }
@@ -401,8 +386,10 @@ impl<'r> Pass<'r> {
             // until it serves again (`RedisRestarted`, above).
         }
         let horizon = record.horizon();
-        for ((node, key), seg) in std::mem::take(&mut open) {
-            close(&mut held, &mut strings, node, key, seg, horizon, None);
+        for (node, keys) in std::mem::take(&mut open) {
+            for (key, seg) in keys {
+                close(&mut held, &mut strings, node, &key, seg, horizon, None);
+            }
         }
         held.retain(|h| h.from < h.to);
         held
