@@ -437,6 +437,34 @@ fn take_where<T>(v: &mut Vec<T>, f: impl Fn(&T) -> bool) -> Vec<T> {
     taken
 }
 
+/// The leader each node was last told, to tell only changes: a follower accepts its leader
+/// again for each of its COORDINATOR and HEARTBEAT messages, and only a change of belief is
+/// news (for the narration and the view's steps alike).
+#[derive(Default)]
+pub(crate) struct Acceptances(BTreeMap<NodeId, NodeId>);
+
+impl Acceptances {
+    /// Whether `obs` by `node` is news: every observation is, except a `LeaderKnown` of the
+    /// leader the node already accepted since its last election, claim or step-down.
+    pub(crate) fn is_news(&mut self, node: NodeId, obs: &Obs) -> bool {
+        match obs {
+            Obs::LeaderKnown { leader } => self.0.insert(node, *leader) != Some(*leader),
+            // An election or a claim of its own ends the node's belief in a leader: accepting
+            // the same one afterwards is news.
+            Obs::ElectionStarted | Obs::LeaderClaim { .. } | Obs::LeaderStepDown { .. } => {
+                self.0.remove(&node);
+                true
+            }
+            _ => true,
+        }
+    }
+
+    /// A crash ends `node`'s belief in a leader.
+    pub(crate) fn crashed(&mut self, node: NodeId) {
+        self.0.remove(&node);
+    }
+}
+
 /// Tells `events` as text, one line per step: time, then what happened.
 pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> String {
     let mut out = String::new();
@@ -445,9 +473,7 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
     // What each node believes now, to say it when the node wakes from a pause.
     let mut holds: BTreeMap<NodeId, String> = BTreeMap::new();
     let mut leads: BTreeMap<NodeId, u64> = BTreeMap::new();
-    // The leader each node was last told accepting: a follower accepts its leader again for
-    // each of its COORDINATOR and HEARTBEAT messages, and only a change is news.
-    let mut accepted: BTreeMap<NodeId, NodeId> = BTreeMap::new();
+    let mut accepted = Acceptances::default();
     // Why a node's handler runs now, when it is a failed request: a lease request that timed
     // out, or a LEASE_DENIED that arrived. A `LockRenewed` it observes then is a failed
     // renewal the client carries on from (`stop_on_renew_failure: false`), not a renewal.
@@ -598,7 +624,7 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                         paused_at.remove(node);
                         holds.remove(node);
                         leads.remove(node);
-                        accepted.remove(node);
+                        accepted.crashed(*node);
                         values.retain(|(n, _), _| n != node);
                     }
                     _ => {}
@@ -621,19 +647,8 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                 })
             }
             TraceEvent::Observe { node, obs, .. } => {
-                match obs {
-                    // The same leader accepted again (its HEARTBEAT after its COORDINATOR):
-                    // the belief did not change.
-                    Obs::LeaderKnown { leader } if accepted.get(node) == Some(leader) => continue,
-                    Obs::LeaderKnown { leader } => {
-                        accepted.insert(*node, *leader);
-                    }
-                    // An election or a claim of its own ends the node's belief in a leader:
-                    // accepting the same one afterwards is news.
-                    Obs::ElectionStarted | Obs::LeaderClaim { .. } | Obs::LeaderStepDown { .. } => {
-                        accepted.remove(node);
-                    }
-                    _ => {}
+                if !accepted.is_news(*node, obs) {
+                    continue;
                 }
                 match obs {
                     Obs::LockAcquired {

@@ -326,3 +326,37 @@ fn an_acceptance_is_told_once_per_change_of_belief() {
         );
     }
 }
+
+/// Regression (new-user pass, session 9): the view's step list still had a step for each
+/// repeated acceptance of the same leader (a follower's HEARTBEAT after its COORDINATOR),
+/// after the narration told only changes. The view's steps now follow the same rule: each
+/// follower's acceptances of n5 after the pause are one step, as in the narration.
+#[test]
+fn the_view_steps_through_an_acceptance_once_per_change_of_belief() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/01-bully-leader-crash.json");
+    let mut s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    s["faults"] = serde_json::json!([{"at": "3s", "pause": "n5", "for": "2s"}]);
+    let plan = splitbrain_scenario::load_str("l01.json", &s.to_string()).unwrap();
+    let r = execute(&plan, 1, Some(Recorder::hash_only().keep_events())).unwrap();
+    let view = splitbrain_report::view_of_run(&r, None);
+    for n in ["n1", "n2", "n3", "n4"] {
+        let steps: Vec<u64> = view
+            .steps
+            .iter()
+            .filter(|st| st.t >= 5_000_000_000 && st.text == format!("{n} accepts n5 as leader"))
+            .map(|st| st.t)
+            .collect();
+        assert_eq!(steps.len(), 1, "{n}'s acceptances of n5 at {steps:?}");
+    }
+    // Each follower's beliefs in order: n5, then n4 (elected in the pause), then n5 again.
+    for n in ["n1", "n2", "n3"] {
+        let beliefs: Vec<&str> = view
+            .steps
+            .iter()
+            .filter_map(|st| st.text.strip_prefix(&format!("{n} accepts ")))
+            .collect();
+        assert_eq!(beliefs, ["n5 as leader", "n4 as leader", "n5 as leader"]);
+    }
+}

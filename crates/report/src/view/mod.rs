@@ -301,6 +301,7 @@ impl ViewModel {
         let mut kinds_of: BTreeMap<u64, (String, NodeId, SimTime)> = BTreeMap::new();
         let mut handling: BTreeMap<NodeId, (SimTime, String)> = BTreeMap::new();
         let mut paused_at: BTreeMap<NodeId, SimTime> = BTreeMap::new();
+        let mut accepted = crate::narrate::Acceptances::default();
         let mut idle = crate::narrate::faults_without_effect(
             &splitbrain_check::FaultStart::of(record),
             input.events,
@@ -387,6 +388,7 @@ impl ViewModel {
                         Fault::Pause { node, .. } if state.is_none() => {
                             paused_at.insert(*node, *t);
                         }
+                        Fault::Crash { node } => accepted.crashed(*node),
                         Fault::Restart { node } if state.is_none() => {
                             handling.insert(*node, (*t, "its restart".into()));
                         }
@@ -399,6 +401,8 @@ impl ViewModel {
                         describe_applied_fault(names, fault, state),
                     )
                 }
+                // A follower's repeated acceptance of the same leader is not a step.
+                Event::Observe { node, obs, .. } if !accepted.is_news(*node, obs) => continue,
                 Event::Observe { t, node, obs } => (
                     *t,
                     Some(*node),
