@@ -52,6 +52,15 @@ fn check_message_kind(c: &mut Checker, path: Vec<Seg>, kind: &str) {
     }
 }
 
+/// Names as an error lists its choices: "`a`, `b`, `c`" (serde's "expected one of" form).
+fn ticked(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Longest scenario name, in characters.
 pub const MAX_NAME_LEN: usize = 100;
 
@@ -319,7 +328,11 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                         .unwrap_or_default();
                     c.err(
                         [p("when"), vec![k("observed")]].concat(),
-                        format!("unknown observation kind `{}`{hint}", w.observed),
+                        format!(
+                            "unknown observation kind `{}`, expected one of {}{hint}",
+                            w.observed,
+                            ticked(OBSERVATION_KINDS)
+                        ),
                     );
                 }
                 if w.nth == 0 {
