@@ -294,6 +294,12 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             ),
         );
     }
+    // Each node's spec by name, for `when` triggers (what the node can observe).
+    let spec_of: BTreeMap<&str, &NodeSpec> = if scenario.faults.iter().any(|f| f.when.is_some()) {
+        nodes.iter().map(|n| (n.name.as_str(), &n.spec)).collect()
+    } else {
+        BTreeMap::new()
+    };
     for (i, f) in scenario.faults.iter().enumerate() {
         let p = |field: &str| vec![k("faults"), Seg::Index(i), k(field)];
         let here = vec![k("faults"), Seg::Index(i)];
@@ -334,6 +340,26 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                             ticked(OBSERVATION_KINDS)
                         ),
                     );
+                } else if let Some(spec) = spec_of.get(w.node.as_str()) {
+                    // A trigger its node can never observe would never fire: the fault would
+                    // silently not happen.
+                    let mine = spec.role().observations();
+                    if !mine.contains(&w.observed.as_str()) {
+                        let role = spec.role_name();
+                        let can = if mine.is_empty() {
+                            format!("a {role} observes nothing, so no `when` can name it")
+                        } else {
+                            format!("a {role} observes one of {}", ticked(mine))
+                        };
+                        c.err(
+                            [p("when"), vec![k("observed")]].concat(),
+                            format!(
+                                "node `{}` never observes `{}`, so this fault would never \
+                                 happen: {can}",
+                                w.node, w.observed
+                            ),
+                        );
+                    }
                 }
                 if w.nth == 0 {
                     c.err(
