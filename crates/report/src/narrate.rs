@@ -521,8 +521,8 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                 kinds.insert(*id, kind.clone());
                 // An error reply is a failure the client may not tell (a Redlock client
                 // counts it as a missing OK): the instance says what it refused and why.
-                match msg {
-                    Msg::Redis(m) => match &**m {
+                if let Msg::Redis(m) = msg {
+                    match &**m {
                         RedisMsg::Command { req, .. } => {
                             requests.insert((*from, *to, *req), kind.clone());
                         }
@@ -543,8 +543,7 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                             requests.remove(&(*to, *from, *req));
                         }
                         _ => {}
-                    },
-                    _ => {}
+                    }
                 }
                 if opts.hide_messages
                     || opts.hide_kinds.iter().any(|k| k.eq_ignore_ascii_case(kind))
