@@ -740,7 +740,7 @@ impl RateJudgement {
                 };
                 out.push(format!(
                     "warning: `violated_at_least` {} passes only because {} runs cannot reject \
-                     it; {observed} (more seeds in `rate_seeds` or `--seeds` can)",
+                     it; {observed} (more seeds, in `rate_seeds` or `--seeds`, may reject it)",
                     pct(lo),
                     self.runs
                 ));
@@ -1091,7 +1091,7 @@ mod tests {
             j.warnings(),
             vec![
                 "warning: `violated_at_least` 50.00% passes only because 3 runs cannot reject \
-                 it; 0 of 3 runs violated (more seeds in `rate_seeds` or `--seeds` can)"
+                 it; 0 of 3 runs violated (more seeds, in `rate_seeds` or `--seeds`, may reject it)"
             ]
         );
         // 1 of 4 (25%, below 50%): CI [4.56%, 69.94%] still passes, with the observed rate.
