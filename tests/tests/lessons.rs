@@ -160,3 +160,57 @@ fn keeping_only_what_the_checks_read_changes_no_report() {
     }
     assert!(left_out > 0, "some observations were left out");
 }
+
+/// A `when` naming a kind its node's role never observes is refused while the file is read
+/// (the fault would silently never happen), so each role's list ([`Role::observations`])
+/// must hold every kind its protocol makes: every observation of every lesson and every
+/// coverage design, over a few seeds, is in its node's list.
+#[test]
+fn every_observation_a_node_makes_is_one_its_role_lists() {
+    use splitbrain_engine::Observation;
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "json")
+                && !p.to_string_lossy().ends_with(".compare.json")
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&repo().join("scenarios"), &mut files);
+    walk(&repo().join("tests/coverage"), &mut files);
+    files.sort();
+    let mut seen = std::collections::BTreeSet::new();
+    for f in &files {
+        let plan = load_file(f).unwrap_or_else(|e| panic!("{e}"));
+        for n in &plan.nodes {
+            for kind in n.spec.role().observations() {
+                assert!(
+                    splitbrain_protocols::OBSERVATION_KINDS.contains(kind),
+                    "a {} lists `{kind}`, which is no observation kind",
+                    n.spec.role_name()
+                );
+            }
+        }
+        for seed in 0..3 {
+            let r = execute(&plan, seed, None).unwrap();
+            for o in r.record.observations.iter() {
+                let spec = &plan.nodes[o.node.0 as usize].spec;
+                let kind = o.obs.kind();
+                assert!(
+                    spec.role().observations().contains(&kind),
+                    "{} seed {seed}: a {} observed `{kind}`, which its role does not list",
+                    f.display(),
+                    spec.role_name()
+                );
+                seen.insert((spec.role_name(), kind));
+            }
+        }
+    }
+    // The lessons make most kinds; the test is not vacuous.
+    assert!(seen.len() >= 40, "{seen:?}");
+}

@@ -53,7 +53,8 @@ pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
 pub use timeline::{applied, faults_without_effect, Applied, FaultStart};
 pub use truth::{Fact, Hold, HoldSource, KeyHold, Truth};
 pub use verdict::{
-    fmt_window, CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict, Violation,
+    fmt_secs, fmt_window, CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict,
+    Violation,
 };
 
 /// Judges one invariant.
@@ -62,8 +63,19 @@ pub fn check_one(record: &RunRecord, invariant: &Invariant) -> Verdict {
 }
 
 /// Judges one invariant, with what it derives from the record shared with the other
-/// invariants of the same check.
+/// invariants of the same check; each violation's times are written in one format
+/// ([`Violation::with_uniform_times`]).
 fn check_in(shared: &invariants::Shared, invariant: &Invariant) -> Verdict {
+    match judge(shared, invariant) {
+        Verdict::Violated(v) => {
+            Verdict::Violated(v.into_iter().map(Violation::with_uniform_times).collect())
+        }
+        other => other,
+    }
+}
+
+/// [`check_in`] before the violations' times are made uniform.
+fn judge(shared: &invariants::Shared, invariant: &Invariant) -> Verdict {
     use invariants::locks::{holder_writes_only_in, validity_within_truth_in};
     use invariants::progress::lock_progress_in;
     let record = shared.record;

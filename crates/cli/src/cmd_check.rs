@@ -207,6 +207,9 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
     );
     for j in &rates {
         println!("          rate {j}");
+        for w in j.warnings() {
+            println!("               {w}");
+        }
     }
     if matched < lines.len() {
         let first: Vec<String> = lines

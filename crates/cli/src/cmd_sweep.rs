@@ -562,6 +562,9 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         print_stats(&stats, &|seed| run_command(&file, seed, combo));
         for j in judge_rates(&plans[i].scenario, &mine) {
             println!("  rate      {j}");
+            for w in j.warnings() {
+                println!("            {w}");
+            }
             rates_ok &= j.ok;
         }
         per_value.push(stats);

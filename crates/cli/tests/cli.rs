@@ -207,6 +207,76 @@ fn check_and_sweep_judge_rate_expectations_by_the_wilson_interval() {
     assert_eq!(code(&splitbrain(&["run", &ok])), 0);
 }
 
+/// Regression (new-user pass): a `violated_at_least` claim passed with 0 violations over 3
+/// seeds, the interval too wide to reject it, and `check` and `sweep` said only "ok"; a rate
+/// over runs that held vacuously did not say so. The exit codes stay: the claim is not
+/// rejected.
+#[test]
+fn an_at_least_rate_that_too_few_seeds_cannot_reject_is_warned_about() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src =
+        std::fs::read_to_string(repo().join("scenarios/06-lease-gc-pause-fenced.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    // Lesson 06 never accepts two writers: 0 of 3, CI [0, 56.15%] still reaches 50%.
+    v["expect"]
+        .as_object_mut()
+        .unwrap()
+        .remove("no_two_accepted_writers");
+    v["rate_seeds"] = "0..3".into();
+    v["expect_rate"] = serde_json::json!({"no_two_accepted_writers": {"violated_at_least": 0.5}});
+    let f = write_json(tmp.path(), "weak.json", &v);
+    let warning = "warning: `violated_at_least` 50.00% passes only because 3 runs cannot \
+                   reject it; 0 of 3 runs violated";
+    let o = splitbrain(&["check", &f]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(out.contains(warning), "{out}");
+    let o = splitbrain(&["sweep", &f, "--seeds", "0..3"]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(out.contains(warning), "{out}");
+    // Enough seeds reject it: no warning, a mismatch.
+    let o = splitbrain(&["sweep", &f, "--seeds", "0..10"]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(!out.contains("warning"), "{out}");
+
+    // A client that crashes before it writes: `no_two_accepted_writers` holds vacuously on
+    // every seed, and the rate line says how many runs that was.
+    let v = serde_json::json!({
+        "splitbrain": 1,
+        "name": "nothing-written",
+        "duration": "5s",
+        "nodes": {
+            "locks": {"role": "lease_service"},
+            "storage": {"role": "storage"},
+            "client-1": {"role": "worker", "lock": "lease", "service": "locks",
+                         "storage": "storage", "ttl": "10s", "work_time": "10s"}
+        },
+        "faults": [{"at": "1s", "crash": "client-1"}],
+        "check": ["no_two_accepted_writers"],
+        "rate_seeds": "0..4",
+        "expect_rate": {"no_two_accepted_writers": {"violated_at_most": 0.5}}
+    });
+    let f = write_json(tmp.path(), "vacuous-rate.json", &v);
+    let o = splitbrain(&["check", &f]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert!(
+        out.contains(
+            "rate no_two_accepted_writers violated 0/4 (4 vacuous, counted as holds), 95% CI"
+        ),
+        "{out}"
+    );
+    // Without the vacuous runs no run decided: the judgement rests on them.
+    assert!(
+        out.contains(
+            "warning: 4 of 4 runs held vacuously and count as holds; without them the \
+             judgement would be MISMATCH"
+        ),
+        "{out}"
+    );
+}
+
 /// Issue 10 section 3: an expected `holds` whose premise never occurred is a mismatch unless
 /// the file says `"vacuous_ok": true`; the text and JSON say `holds (vacuous: ...)`; an
 /// invariant without an `expect` entry shows `holds` as expected; a `when` fault that never

@@ -126,6 +126,14 @@ fn bad_input_is_exit_2_with_the_reason() {
     ]);
     assert_eq!(code(&escape_out), 2, "{}", text(&escape_out.stderr));
     assert!(!dir.path().join("evil.json").exists());
+    // Regression (new-user pass): `"seeds": 5` said only "expected a string".
+    let number = dir.path().join("number.compare.json");
+    std::fs::write(
+        &number,
+        "{\"splitbrain_compare\": 1, \"name\": \"x\", \"title\": \"x\", \"lesson\": \"x\",\n \"seeds\": 5, \"designs\": []}\n",
+    )
+    .unwrap();
+    let number = number.to_str().unwrap();
     let broken = broken.to_str().unwrap();
     let one = one.to_str().unwrap();
     let escape = escape.to_str().unwrap();
@@ -175,6 +183,12 @@ fn bad_input_is_exit_2_with_the_reason() {
         ),
         (vec!["compare", MANIFEST, LEASE], "not both"),
         (vec!["compare", broken], "broken.compare.json:7:"),
+        (
+            vec!["compare", number],
+            "number.compare.json:2:11: seeds: expected a seed range as a string in quotes: \
+             \"0..5\" (5 seeds, 0 to 4), \"0..=5\" (0 to 5 included) or \"5\" (seed 5 alone); \
+             found the integer 5",
+        ),
         (
             vec!["compare", one],
             "designs: a comparison needs at least two designs",

@@ -6,6 +6,7 @@ use splitbrain_engine::{
     DropReason, Fault, NetRule, NodeId, SimDuration, SimTime, TraceEvent, WallTime,
 };
 use splitbrain_protocols::lease::LeaseClientTimer;
+use splitbrain_protocols::redis::{RedisMsg, Reply};
 use splitbrain_protocols::ClientTimer;
 use splitbrain_protocols::{Msg, Obs, Timer};
 use std::collections::BTreeMap;
@@ -485,6 +486,9 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
     // The network rules in force, in the order added (the engine's), to say which kind of
     // rule dropped a message.
     let mut rules: Vec<NetRule> = Vec::new();
+    // Each Redis request's kind (SET, EVAL, ...) by (client, instance, request id), to name
+    // the command an error reply refuses.
+    let mut requests: BTreeMap<(NodeId, NodeId, u64), String> = BTreeMap::new();
     let mut lines = 0usize;
     let starts: Vec<&str> = events
         .iter()
@@ -518,6 +522,9 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
             let _ = writeln!(out, "{:>10}  {fact}", clock(*t));
             lines += 1;
         }
+        // A line told before the event's own (a Redis instance refusing a command, before
+        // its reply's arrow).
+        let mut before: Option<String> = None;
         let line = match ev {
             TraceEvent::Start { .. } => None,
             TraceEvent::End {
@@ -530,9 +537,40 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                 })
             }
             TraceEvent::Send {
-                from, to, id, kind, ..
+                from,
+                to,
+                id,
+                kind,
+                msg,
+                ..
             } => {
                 kinds.insert(*id, kind.clone());
+                // An error reply is a failure the client may not tell (a Redlock client
+                // counts it as a missing OK): the instance says what it refused and why.
+                if let Msg::Redis(m) = msg {
+                    match &**m {
+                        RedisMsg::Command { req, .. } => {
+                            requests.insert((*from, *to, *req), kind.clone());
+                        }
+                        RedisMsg::Reply {
+                            req,
+                            reply: Reply::Error(text),
+                        } => {
+                            let what = requests
+                                .remove(&(*to, *from, *req))
+                                .map_or("a command".to_string(), |k| format!("a {k}"));
+                            before = Some(format!(
+                                "{} REFUSES {what} of {}: {text}",
+                                name(names, *from),
+                                name(names, *to)
+                            ));
+                        }
+                        RedisMsg::Reply { req, .. } => {
+                            requests.remove(&(*to, *from, *req));
+                        }
+                        _ => {}
+                    }
+                }
                 if opts.hide_messages
                     || opts.hide_kinds.iter().any(|k| k.eq_ignore_ascii_case(kind))
                 {
@@ -742,6 +780,14 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                 })
             }
         };
+        if let Some(line) = before {
+            if opts.max_lines.is_some_and(|m| lines >= m) {
+                let _ = writeln!(out, "{:>10}  ...", "");
+                break;
+            }
+            let _ = writeln!(out, "{:>10}  {line}", clock(ev.time()));
+            lines += 1;
+        }
         if let Some(line) = line {
             if opts.max_lines.is_some_and(|m| lines >= m) {
                 let _ = writeln!(out, "{:>10}  ...", "");

@@ -105,8 +105,10 @@ fn violation_text(out: &mut String, v: &Violation) {
     for f in &v.faults {
         let _ = writeln!(out, "      because: {f}");
     }
+    let d = v.time_decimals();
     for e in v.evidence.iter().take(8) {
-        let _ = writeln!(out, "      {:>12}  {}: {}", e.t.to_string(), e.node, e.text);
+        let t = splitbrain_check::fmt_secs(e.t, d);
+        let _ = writeln!(out, "      {t:>12}  {}: {}", e.node, e.text);
     }
     if v.evidence.len() > 8 {
         let _ = writeln!(out, "      ... {} more", v.evidence.len() - 8);

@@ -360,3 +360,45 @@ fn the_view_steps_through_an_acceptance_once_per_change_of_belief() {
         assert_eq!(beliefs, ["n5 as leader", "n4 as leader", "n5 as leader"]);
     }
 }
+
+/// Regression (new-user pass): a Redis instance's `ERR invalid expire time` reply was never
+/// told: a Redlock client counts it only as a missing OK ("1 of 3 OK, quorum 2"). With the
+/// wall clocks at the Unix epoch, r1 and r2 stepped 20 s back refuse every `SET .. PX 10000`;
+/// the instance says what it refused and why, and `--hide REPLY` keeps the refusal.
+#[test]
+fn a_redis_error_reply_is_told_as_a_refusal() {
+    let src = r#"{
+      "splitbrain": 1, "name": "epoch-redlock", "duration": "3s",
+      "wall_clock_start": "1970-01-01T00:00:00Z",
+      "network": { "delay": { "fixed": "1ms" } },
+      "nodes": {
+        "r": { "role": "redis", "count": 3 },
+        "storage": { "role": "storage", "fencing": false },
+        "client-1": { "role": "worker", "lock": "redlock", "instances": ["r1", "r2", "r3"],
+                      "storage": "storage", "ttl": "10s", "rounds": 1, "start_after": "2s" }
+      },
+      "faults": [ { "at": "1s", "clock_step": "r1", "by": "-20s" },
+                  { "at": "1s", "clock_step": "r2", "by": "-20s" } ],
+      "check": ["exclusive_holders"], "vacuous_ok": true
+    }"#;
+    let plan = splitbrain_scenario::load_str("epoch.json", src).unwrap();
+    let r = execute(&plan, 0, Some(Recorder::hash_only().keep_events())).unwrap();
+    let events = r.trace.as_ref().unwrap().kept.as_deref().unwrap();
+    for hide in [vec![], vec!["REPLY".to_string()]] {
+        let opts = NarrationOptions {
+            hide_kinds: hide,
+            ..Default::default()
+        };
+        let story = narrate(&r.record.names, events, &opts);
+        for who in ["r1", "r2"] {
+            assert!(
+                story.contains(&format!(
+                    "2.001 s  {who} REFUSES a SET of client-1: ERR invalid expire time in 'set' \
+                     command"
+                )),
+                "{story}"
+            );
+        }
+        assert!(!story.contains("r3 REFUSES"), "{story}");
+    }
+}

@@ -173,7 +173,10 @@ pub fn load_manifest_str(
             return Err(bad(problem));
         }
     }
-    let m: Manifest = parse_json(src, "comparison manifest", &|_, _| None).map_err(|mut p| {
+    let m: Manifest = parse_json(src, "comparison manifest", &|src, path| {
+        crate::load::seed_range_hint(src, path, "seeds")
+    })
+    .map_err(|mut p| {
         if p.message.starts_with("missing field `") {
             p.message = format!("{}: {MANIFEST_FIELDS}", p.message);
         }

@@ -145,7 +145,42 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
             return Err(invalid(problem));
         }
     }
-    parse_json(src, "scenario", &refine_node_error).map_err(invalid)
+    parse_json(src, "scenario", &|src, path| {
+        refine_node_error(src, path).or_else(|| seed_range_hint(src, path, "rate_seeds"))
+    })
+    .map_err(invalid)
+}
+
+/// A seed range written as a JSON number or list where its text goes (`"rate_seeds": 5`, a
+/// manifest's `"seeds": [0, 100]`): says to quote it, with the forms a range takes. `field`
+/// is the top-level key that holds a seed range.
+pub(crate) fn seed_range_hint(src: &str, path: &[Seg], field: &str) -> Option<(Vec<Seg>, String)> {
+    let [Seg::Key(key)] = path else {
+        return None;
+    };
+    if key != field {
+        return None;
+    }
+    let root: serde_json::Value = serde_json::from_str(src).ok()?;
+    let (found, n) = match root.get(field)? {
+        serde_json::Value::Number(n) => match n.as_u64() {
+            Some(n) => (format!("the integer {n}"), n),
+            None => (format!("the number {n}"), 100),
+        },
+        serde_json::Value::Array(_) => ("a list `[...]`".to_string(), 100),
+        _ => return None,
+    };
+    // The examples end at the number written (at 1 for 0, so the range is not empty).
+    let end = n.max(1);
+    Some((
+        path.to_vec(),
+        format!(
+            "expected a seed range as a string in quotes: \"0..{end}\" ({end} seeds, 0 to \
+             {last}), \"0..={end}\" (0 to {end} included) or \"{n}\" (seed {n} alone); found \
+             {found}",
+            last = end - 1
+        ),
+    ))
 }
 
 /// A comparison manifest read as a scenario (its name lacks the `.compare.json` suffix):

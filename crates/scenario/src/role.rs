@@ -98,6 +98,9 @@ impl BeliefFields {
     }
 }
 
+/// What every leader-election participant observes (bully and Raft replicas add their own).
+pub const LEADER_OBSERVATIONS: &[&str] = &["leader_claim", "leader_step_down"];
+
 /// Writes [`Role::clock`], [`Role::count`] and [`Role::set_count`] inside an `impl Role`
 /// for a spec with the fields `clock: ClockSpec` and `count: Option<u32>` (every role that
 /// can be declared as a group).
@@ -135,6 +138,13 @@ pub trait Role {
     /// Checks the role's own fields and its references to other nodes, recording every
     /// problem located (the shared checks, such as clocks and names, are not its job).
     fn validate(&self, v: &mut NodeCheck<'_, '_>);
+
+    /// The observation kinds a node of this spec can make (names of
+    /// `splitbrain_protocols::OBSERVATION_KINDS`), in that list's order: a fault's `when` on
+    /// the node can name only these. A kind its configuration may still never make in a
+    /// given run (a Redis replica's `redis_promoted`) is listed; one its protocol never
+    /// makes is not.
+    fn observations(&self) -> &'static [&'static str];
 
     /// The actor of one node of this spec, with the documented defaults applied (validated:
     /// every reference names a node of the right role).

@@ -311,7 +311,8 @@ pub struct LinkSpec {
 pub struct WhenSpec {
     /// Whose observations count.
     pub node: String,
-    /// Observation kind, e.g. "validity_checked", "lock_acquired", "leader_claim".
+    /// Observation kind, e.g. "validity_checked", "lock_acquired", "leader_claim": one that
+    /// `node`'s role makes (a worker never observes "lease_granted"; its lease service does).
     pub observed: String,
     /// Which occurrence (default 1: the first).
     #[serde(default = "one")]

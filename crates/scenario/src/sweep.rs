@@ -688,6 +688,10 @@ pub struct RateJudgement {
     pub runs: u64,
     /// Runs where it was inconclusive (in neither count of the rate).
     pub inconclusive: u64,
+    /// Runs where it held vacuously (its premise never occurred): counted in `runs` as
+    /// `holds`, by the rule every rate follows ([`violation_rate`]), and named apart so a
+    /// reader sees how much of the rate they make.
+    pub vacuous: u64,
     /// 95% Wilson score interval of the violation rate over the decided runs; `None` when
     /// none decided.
     pub ci: Option<(f64, f64)>,
@@ -695,6 +699,64 @@ pub struct RateJudgement {
     /// `violated_at_most` and its upper bound not below `violated_at_least`. A rate no run
     /// decided meets no bound.
     pub ok: bool,
+    /// Whether the judgement would differ if the vacuous runs were left out of the rate
+    /// (`false` when no run was vacuous).
+    pub vacuous_decides: bool,
+}
+
+/// Whether a violation rate with interval `ci` meets `expected`'s bounds (`None`: no run
+/// decided, which meets no bound).
+fn meets(expected: &RateExpectation, ci: Option<(f64, f64)>) -> bool {
+    ci.is_some_and(|ci| {
+        expected.violated_at_most.map_or(true, |hi| ci.0 <= hi)
+            && expected.violated_at_least.map_or(true, |lo| ci.1 >= lo)
+    })
+}
+
+impl RateJudgement {
+    /// Warnings for a judgement that passes for a weak reason, one line each, empty when
+    /// there is none:
+    /// - a `violated_at_least` bound met although the observed rate is below it (0
+    ///   violations, say): the interval over this few runs is too wide to reject the claim,
+    ///   which more seeds may well do;
+    /// - vacuous runs, counted as `holds`, that decide the judgement: without them it would
+    ///   be the other way.
+    pub fn warnings(&self) -> Vec<String> {
+        let pct = |x: f64| format!("{:.2}%", x * 100.0);
+        let mut out = Vec::new();
+        if let (true, Some(lo)) = (self.ok, self.expected.violated_at_least) {
+            // `ok` implies runs > 0.
+            if (self.violated as f64) < lo * self.runs as f64 {
+                let observed = if self.violated == 0 {
+                    format!("0 of {} runs violated", self.runs)
+                } else {
+                    format!(
+                        "{} of {} runs violated ({}, below {})",
+                        self.violated,
+                        self.runs,
+                        pct(self.violated as f64 / self.runs as f64),
+                        pct(lo)
+                    )
+                };
+                out.push(format!(
+                    "warning: `violated_at_least` {} passes only because {} runs cannot reject \
+                     it; {observed} (more seeds, in `rate_seeds` or `--seeds`, may reject it)",
+                    pct(lo),
+                    self.runs
+                ));
+            }
+        }
+        if self.vacuous_decides {
+            out.push(format!(
+                "warning: {} of {} runs held vacuously and count as holds; without them the \
+                 judgement would be {}",
+                self.vacuous,
+                self.runs,
+                if self.ok { "MISMATCH" } else { "ok" }
+            ));
+        }
+        out
+    }
 }
 
 impl fmt::Display for RateJudgement {
@@ -712,11 +774,14 @@ impl fmt::Display for RateJudgement {
             Some((lo, hi)) => format!("95% CI [{}, {}]", pct(lo), pct(hi)),
             None => "rate n/a (no run decided)".to_string(),
         };
-        let inconclusive = if self.inconclusive > 0 {
+        let mut inconclusive = if self.inconclusive > 0 {
             format!(" ({} inconclusive)", self.inconclusive)
         } else {
             String::new()
         };
+        if self.vacuous > 0 {
+            inconclusive.push_str(&format!(" ({} vacuous, counted as holds)", self.vacuous));
+        }
         write!(
             f,
             "{} violated {}/{}{inconclusive}, {ci}; expected {}: {}",
@@ -762,19 +827,26 @@ pub fn judge_rates(scenario: &Scenario, lines: &[&SeedLine]) -> Vec<RateJudgemen
             };
             let violated = count(Outcome::Violated);
             let runs = violated + count(Outcome::Holds);
+            let vacuous = lines
+                .iter()
+                .filter(|l| {
+                    l.outcomes.get(name) == Some(&Outcome::Holds)
+                        && l.vacuous.iter().any(|v| v == name)
+                })
+                .count() as u64;
             let ci = violation_rate(violated, runs).map(|(_, ci)| ci);
-            let ok = ci.is_some_and(|ci| {
-                expected.violated_at_most.map_or(true, |hi| ci.0 <= hi)
-                    && expected.violated_at_least.map_or(true, |lo| ci.1 >= lo)
-            });
+            let ok = meets(expected, ci);
+            let without_vacuous = violation_rate(violated, runs - vacuous).map(|(_, ci)| ci);
             RateJudgement {
                 invariant: name.clone(),
                 expected: *expected,
                 violated,
                 runs,
                 inconclusive: count(Outcome::Inconclusive),
+                vacuous,
                 ci,
                 ok,
+                vacuous_decides: vacuous > 0 && meets(expected, without_vacuous) != ok,
             }
         })
         .collect()
@@ -998,6 +1070,80 @@ mod tests {
         let j = &judge_rates(&sc, &refs)[0];
         assert_eq!((j.violated, j.runs, j.ci), (2, 4, Some(wilson(2, 4))));
         assert!(j.ok);
+    }
+
+    /// Regression (new-user pass): `violated_at_least` passed with 0 violations over a few
+    /// seeds, the interval too wide to reject it, and said only "ok"; vacuous runs counted as
+    /// holds without a word.
+    #[test]
+    fn an_at_least_rate_passed_by_too_few_runs_and_vacuous_runs_are_named() {
+        let sc: Scenario = serde_json::from_value(serde_json::json!({
+            "splitbrain": 1, "name": "r", "duration": "1s", "nodes": {},
+            "expect_rate": {"single_leader": {"violated_at_least": 0.5}}
+        }))
+        .unwrap();
+        // 0 of 3: CI [0, 56.15%] still reaches 50%.
+        let lines: Vec<SeedLine> = (0..3).map(|s| line(s, Outcome::Holds)).collect();
+        let refs: Vec<&SeedLine> = lines.iter().collect();
+        let j = &judge_rates(&sc, &refs)[0];
+        assert!(j.ok);
+        assert_eq!(
+            j.warnings(),
+            vec![
+                "warning: `violated_at_least` 50.00% passes only because 3 runs cannot reject \
+                 it; 0 of 3 runs violated (more seeds, in `rate_seeds` or `--seeds`, may reject it)"
+            ]
+        );
+        // 1 of 4 (25%, below 50%): CI [4.56%, 69.94%] still passes, with the observed rate.
+        let mut lines: Vec<SeedLine> = (0..4).map(|s| line(s, Outcome::Holds)).collect();
+        lines[0] = line(0, Outcome::Violated);
+        // Two of the holds were vacuous; without them, 1 of 2 also passes: no second warning.
+        lines[1].vacuous = vec!["single_leader".to_string()];
+        lines[2].vacuous = vec!["single_leader".to_string()];
+        let refs: Vec<&SeedLine> = lines.iter().collect();
+        let j = &judge_rates(&sc, &refs)[0];
+        assert_eq!((j.ok, j.vacuous, j.vacuous_decides), (true, 2, false));
+        assert_eq!(
+            j.to_string(),
+            "single_leader violated 1/4 (2 vacuous, counted as holds), 95% CI [4.56%, 69.94%]; \
+             expected at least 50.00%: ok"
+        );
+        assert_eq!(j.warnings().len(), 1);
+        assert!(
+            j.warnings()[0].contains("1 of 4 runs violated (25.00%, below 50.00%)"),
+            "{:?}",
+            j.warnings()
+        );
+        // At or above the bound: no warning.
+        let lines: Vec<SeedLine> = (0..4).map(|s| line(s, Outcome::Violated)).collect();
+        let refs: Vec<&SeedLine> = lines.iter().collect();
+        assert_eq!(judge_rates(&sc, &refs)[0].warnings(), Vec::<String>::new());
+
+        // At most 10%: 3 violated of 20 (CI lower bound 5.24%) passes only because 15
+        // vacuous runs count as holds; without them 3 of 5 (lower bound 23.07%) would not.
+        let sc: Scenario = serde_json::from_value(serde_json::json!({
+            "splitbrain": 1, "name": "r", "duration": "1s", "nodes": {},
+            "expect_rate": {"single_leader": {"violated_at_most": 0.1}}
+        }))
+        .unwrap();
+        let mut lines: Vec<SeedLine> = (0..20).map(|s| line(s, Outcome::Holds)).collect();
+        for l in &mut lines[..3] {
+            l.outcomes
+                .insert("single_leader".to_string(), Outcome::Violated);
+        }
+        for l in &mut lines[5..] {
+            l.vacuous = vec!["single_leader".to_string()];
+        }
+        let refs: Vec<&SeedLine> = lines.iter().collect();
+        let j = &judge_rates(&sc, &refs)[0];
+        assert_eq!((j.ok, j.vacuous, j.vacuous_decides), (true, 15, true));
+        assert_eq!(
+            j.warnings(),
+            vec![
+                "warning: 15 of 20 runs held vacuously and count as holds; without them the \
+                 judgement would be MISMATCH"
+            ]
+        );
     }
 
     #[test]

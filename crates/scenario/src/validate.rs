@@ -52,6 +52,15 @@ fn check_message_kind(c: &mut Checker, path: Vec<Seg>, kind: &str) {
     }
 }
 
+/// Names as an error lists its choices: "`a`, `b`, `c`" (serde's "expected one of" form).
+fn ticked(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Longest scenario name, in characters.
 pub const MAX_NAME_LEN: usize = 100;
 
@@ -285,6 +294,12 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             ),
         );
     }
+    // Each node's spec by name, for `when` triggers (what the node can observe).
+    let spec_of: BTreeMap<&str, &NodeSpec> = if scenario.faults.iter().any(|f| f.when.is_some()) {
+        nodes.iter().map(|n| (n.name.as_str(), &n.spec)).collect()
+    } else {
+        BTreeMap::new()
+    };
     for (i, f) in scenario.faults.iter().enumerate() {
         let p = |field: &str| vec![k("faults"), Seg::Index(i), k(field)];
         let here = vec![k("faults"), Seg::Index(i)];
@@ -319,8 +334,32 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                         .unwrap_or_default();
                     c.err(
                         [p("when"), vec![k("observed")]].concat(),
-                        format!("unknown observation kind `{}`{hint}", w.observed),
+                        format!(
+                            "unknown observation kind `{}`, expected one of {}{hint}",
+                            w.observed,
+                            ticked(OBSERVATION_KINDS)
+                        ),
                     );
+                } else if let Some(spec) = spec_of.get(w.node.as_str()) {
+                    // A trigger its node can never observe would never fire: the fault would
+                    // silently not happen.
+                    let mine = spec.role().observations();
+                    if !mine.contains(&w.observed.as_str()) {
+                        let role = spec.role_name();
+                        let can = if mine.is_empty() {
+                            format!("a {role} observes nothing, so no `when` can name it")
+                        } else {
+                            format!("a {role} observes one of {}", ticked(mine))
+                        };
+                        c.err(
+                            [p("when"), vec![k("observed")]].concat(),
+                            format!(
+                                "node `{}` never observes `{}`, so this fault would never \
+                                 happen: {can}",
+                                w.node, w.observed
+                            ),
+                        );
+                    }
                 }
                 if w.nth == 0 {
                     c.err(

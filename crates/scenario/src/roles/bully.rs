@@ -73,6 +73,15 @@ impl Role for BullySpec {
     }
 
     /// A bully's peers are every bully node of the scenario, itself included.
+    fn observations(&self) -> &'static [&'static str] {
+        &[
+            "leader_claim",
+            "leader_step_down",
+            "election_started",
+            "leader_known",
+        ]
+    }
+
     fn node(&self, roster: &Roster) -> Node {
         let d = BullyConfig::default();
         let peers = roster.shared_ids_of("bully");

@@ -103,6 +103,10 @@ impl Role for LeaseCandidateSpec {
         }
     }
 
+    fn observations(&self) -> &'static [&'static str] {
+        crate::role::LEADER_OBSERVATIONS
+    }
+
     fn node(&self, roster: &Roster) -> Node {
         Node::LeaseCandidate(LeaseCandidate::new(self.config(roster.id(&self.record))))
     }

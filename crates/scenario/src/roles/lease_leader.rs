@@ -158,6 +158,36 @@ impl Role for LeaseLeaderSpec {
         }
     }
 
+    /// Its claims as a leader and as its lock's client; `write_sent` only with `write_to`.
+    fn observations(&self) -> &'static [&'static str] {
+        const LEADER: &[&str] = &[
+            "leader_claim",
+            "leader_step_down",
+            "lock_requested",
+            "lock_acquired",
+            "lock_renewed",
+            "lock_failed",
+            "lock_released",
+            "lock_lost",
+        ];
+        const WRITING: &[&str] = &[
+            "leader_claim",
+            "leader_step_down",
+            "lock_requested",
+            "lock_acquired",
+            "lock_renewed",
+            "lock_failed",
+            "lock_released",
+            "lock_lost",
+            "write_sent",
+        ];
+        if self.write_to.is_some() {
+            WRITING
+        } else {
+            LEADER
+        }
+    }
+
     fn node(&self, roster: &Roster) -> Node {
         let service = match (&self.service, &self.replicas) {
             (Some(s), _) => roster.id(s),

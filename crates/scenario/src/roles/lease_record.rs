@@ -25,6 +25,11 @@ impl Role for LeaseRecordSpec {
 
     fn validate(&self, _v: &mut NodeCheck<'_, '_>) {}
 
+    /// The record is a store the candidates read and write: it observes nothing.
+    fn observations(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     fn node(&self, _roster: &Roster) -> Node {
         Node::LeaseRecord(LeaseRecordStore::new())
     }

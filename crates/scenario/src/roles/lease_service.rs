@@ -62,6 +62,10 @@ impl Role for LeaseServiceSpec {
         }
     }
 
+    fn observations(&self) -> &'static [&'static str] {
+        &["lease_granted", "lease_renewed", "lease_freed"]
+    }
+
     fn node(&self, _roster: &Roster) -> Node {
         Node::LeaseService(LeaseService::new(ServiceConfig {
             first_token: self.first_token.unwrap_or(1),

@@ -109,6 +109,18 @@ impl Role for RaftSpec {
     }
 
     /// A replica's group is every `raft` node of the scenario, itself included.
+    fn observations(&self) -> &'static [&'static str] {
+        &[
+            "leader_claim",
+            "leader_step_down",
+            "election_started",
+            "leader_known",
+            "raft_applied",
+            "raft_key_created",
+            "raft_key_deleted",
+        ]
+    }
+
     fn node(&self, roster: &Roster) -> Node {
         Node::Raft(RaftNode::new(self.config(roster.ids_of("raft"))))
     }

@@ -117,6 +117,17 @@ impl Role for RedisSpec {
         v.positive("down_after", self.down_after);
     }
 
+    fn observations(&self) -> &'static [&'static str] {
+        &[
+            "redis_key_set",
+            "redis_key_expiry",
+            "redis_key_deleted",
+            "redis_restarted",
+            "redis_replica_of",
+            "redis_promoted",
+        ]
+    }
+
     fn node(&self, roster: &Roster) -> Node {
         let d = RedisInstanceConfig::default();
         let replica_of = self.replica_of.as_ref().map(|p| ReplicaConfig {

@@ -28,6 +28,10 @@ impl Role for StorageSpec {
 
     fn validate(&self, _v: &mut NodeCheck<'_, '_>) {}
 
+    fn observations(&self) -> &'static [&'static str] {
+        &["write_accepted", "write_rejected"]
+    }
+
     fn node(&self, _roster: &Roster) -> Node {
         Node::Storage(FencedStorage::new(StorageConfig {
             fencing: self.fencing.unwrap_or(true),

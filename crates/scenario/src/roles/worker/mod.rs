@@ -93,6 +93,37 @@ impl Role for WorkerSpec {
         redlock::check_drift_factor(self, v);
     }
 
+    /// Its lock's claims, its validity checks and writes; `shared_token_release` with a
+    /// Redis lock (a lock object shared by threads).
+    fn observations(&self) -> &'static [&'static str] {
+        const WORKER: &[&str] = &[
+            "lock_requested",
+            "lock_acquired",
+            "lock_renewed",
+            "lock_failed",
+            "lock_released",
+            "lock_lost",
+            "validity_checked",
+            "write_sent",
+        ];
+        const REDIS_WORKER: &[&str] = &[
+            "lock_requested",
+            "lock_acquired",
+            "lock_renewed",
+            "lock_failed",
+            "lock_released",
+            "lock_lost",
+            "validity_checked",
+            "write_sent",
+            "shared_token_release",
+        ];
+        if self.lock == LockKind::Redis {
+            REDIS_WORKER
+        } else {
+            WORKER
+        }
+    }
+
     fn node(&self, roster: &Roster) -> Node {
         let name = self.name.clone().unwrap_or_else(|| "lock".to_string());
         let lock: LockConfig = match self.lock {
