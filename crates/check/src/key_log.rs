@@ -92,6 +92,12 @@ fn put(out: &mut Vec<u8>, mut v: u64) {
 }
 
 fn get(bytes: &[u8], at: &mut usize) -> u64 {
+    // Most fields take one byte.
+    let first = bytes[*at];
+    if first < 0x80 {
+        *at += 1;
+        return u64::from(first);
+    }
     let (mut v, mut shift) = (0u64, 0);
     loop {
         let b = bytes[*at];
@@ -118,7 +124,12 @@ impl Entry {
             Kind::Expiry => 1,
             Kind::Deleted => 2,
         };
-        let header = kind | if self.deadline.is_some() { HAS_DEADLINE } else { 0 };
+        let header = kind
+            | if self.deadline.is_some() {
+                HAS_DEADLINE
+            } else {
+                0
+            };
         out.push(header);
         put(out, u64::from(self.index - last.index));
         put(out, self.t.0 - last.t);
@@ -324,7 +335,10 @@ impl KeyLog {
     pub fn get(&self, index: usize) -> Option<(SimTime, NodeId, Obs)> {
         let index = u32::try_from(index).ok()?;
         // The last chunk starting at or before `index`, decoded up to it.
-        let k = self.firsts.partition_point(|&f| f <= index).checked_sub(1)?;
+        let k = self
+            .firsts
+            .partition_point(|&f| f <= index)
+            .checked_sub(1)?;
         let e = self
             .chunk(k)
             .take_while(|e| e.index <= index)
@@ -452,7 +466,11 @@ mod tests {
         assert!(log.chunks.len() > 10, "{} chunks", log.chunks.len());
         assert_eq!(log.len(), taken.len());
         for (index, t, node, obs) in &taken {
-            assert_eq!(log.get(*index), Some((*t, *node, obs.clone())), "index {index}");
+            assert_eq!(
+                log.get(*index),
+                Some((*t, *node, obs.clone())),
+                "index {index}"
+            );
         }
         let at: std::collections::BTreeSet<usize> = taken.iter().map(|(i, ..)| *i).collect();
         for i in 0..5_000 {
