@@ -3,7 +3,7 @@
 //!
 //! A Redis lock run reports a `RedisKeySet` on every instance an acquisition reaches and a
 //! `RedisKeyDeleted` on every one its release reaches: lesson 15 run for 3,000 s keeps 13,709
-//! of them, two thirds of what it keeps, each 104 bytes in the observation log plus its key
+//! of them, two thirds of what it keeps, each 96 bytes in the observation log plus its key
 //! and value strings. The truth reads only their key, value, deadline, time and instance, and
 //! cites them in words when a verdict needs them. [`ObsNeeds`](crate::ObsNeeds) hands them to
 //! a `KeyLog` instead of the record's log, every key and value string once. Each keeps its
