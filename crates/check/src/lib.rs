@@ -97,9 +97,9 @@ fn judge(shared: &invariants::Shared, invariant: &Invariant) -> Verdict {
 /// Judges every invariant of `spec` (canonical order, each name once) and computes the run's
 /// metrics.
 pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
-    let shared = invariants::Shared::new(record);
-    let results = spec
-        .in_report_order()
+    let invariants = spec.in_report_order();
+    let shared = invariants::Shared::for_invariants(record, &invariants);
+    let results = invariants
         .into_iter()
         .map(|invariant| {
             let verdict = check_in(&shared, &invariant);
@@ -115,10 +115,10 @@ pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
             }
         })
         .collect();
-    // The one metric read from the truth is taken while it is at hand (built now if no
-    // invariant needed it); then the truth is freed before the other metrics.
+    // The one metric read from the truth is taken while it is at hand (its spans made now if
+    // no invariant needed them); then the truth is freed before the other metrics.
     let no_valid_hold = metrics::no_valid_hold_ns(record, || {
-        metrics::uncovered_by_holds(record, shared.truth())
+        metrics::uncovered_by_holds(record, shared.spans().map(|(from, to, _)| (from, to)))
     });
     drop(shared);
     CheckReport {

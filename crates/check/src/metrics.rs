@@ -97,9 +97,13 @@ pub(crate) fn no_valid_hold_ns(record: &RunRecord, uncovered: impl FnOnce() -> u
     has_locks(record).then(uncovered)
 }
 
-/// True time in `[0, record.end)` covered by none of `truth`'s holds, ns.
-pub(crate) fn uncovered_by_holds(record: &RunRecord, truth: &crate::Truth) -> u64 {
-    let spans: Vec<(SimTime, SimTime)> = truth.all().map(|h| (h.from, h.to)).collect();
+/// True time in `[0, record.end)` covered by none of the holds over `spans` (`(from, to)`
+/// of each, as [`Truth::all`](crate::Truth::all) orders them), ns.
+pub(crate) fn uncovered_by_holds(
+    record: &RunRecord,
+    spans: impl Iterator<Item = (SimTime, SimTime)>,
+) -> u64 {
+    let spans: Vec<(SimTime, SimTime)> = spans.collect();
     uncovered_ns(&spans, SimTime::ZERO, record.end)
 }
 
@@ -107,7 +111,8 @@ pub(crate) fn uncovered_by_holds(record: &RunRecord, truth: &crate::Truth) -> u6
 pub fn metrics(record: &RunRecord) -> Metrics {
     let no_valid_hold = no_valid_hold_ns(record, || {
         let clocks = crate::WallClocks::new(record);
-        uncovered_by_holds(record, &crate::Truth::new(record, &clocks))
+        let truth = crate::Truth::new(record, &clocks);
+        uncovered_by_holds(record, truth.all().map(|h| (h.from, h.to)))
     });
     metrics_with(record, no_valid_hold)
 }

@@ -33,6 +33,11 @@ pub trait ObsFilter<O> {
     }
 }
 
+/// An observation's index as a log with left-out observations keeps it (4 bytes).
+fn id32(index: usize) -> u32 {
+    u32::try_from(index).expect("fewer than 2^32 observations")
+}
+
 /// Elements per chunk (a power of two, so an index splits with a shift and a mask).
 pub const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNK_BITS: u32 = 10;
@@ -47,8 +52,8 @@ pub struct ObsLog<T> {
     /// Whether an observation was left out (until then an element's index is its position).
     sparse: bool,
     /// Once `sparse`: beside `chunks`, chunk for chunk, each kept element's index among all
-    /// observations.
-    ids: Vec<Vec<usize>>,
+    /// observations (4 bytes: a run records fewer than 2^32; its limit on events is lower).
+    ids: Vec<Vec<u32>>,
     /// The last observation recorded, if it was left out.
     tail: Option<T>,
     /// How many observations of each kind were left out.
@@ -83,7 +88,10 @@ impl<T> ObsLog<T> {
             Some(c) if c.len() < CHUNK => {
                 c.push(item);
                 if sparse {
-                    self.ids.last_mut().expect("one list per chunk").push(index);
+                    self.ids
+                        .last_mut()
+                        .expect("one list per chunk")
+                        .push(id32(index));
                 }
             }
             _ => {
@@ -98,7 +106,7 @@ impl<T> ObsLog<T> {
                 self.chunks.push(c);
                 if sparse {
                     let mut ids = Vec::with_capacity(CHUNK);
-                    ids.push(index);
+                    ids.push(id32(index));
                     self.ids.push(ids);
                 }
             }
@@ -119,7 +127,7 @@ impl<T> ObsLog<T> {
                 .enumerate()
                 .map(|(k, c)| {
                     let mut ids = Vec::with_capacity(c.capacity());
-                    ids.extend((0..c.len()).map(|j| (k << CHUNK_BITS) + j));
+                    ids.extend((0..c.len()).map(|j| id32((k << CHUNK_BITS) + j)));
                     ids
                 })
                 .collect();
@@ -161,6 +169,7 @@ impl<T> ObsLog<T> {
                 .and_then(|c| c.get(index & (CHUNK - 1)));
         }
         // The chunk whose first index is the last at or below `index`, then within it.
+        let index = u32::try_from(index).ok()?;
         let k = self
             .ids
             .partition_point(|ids| ids.first().is_some_and(|&first| first <= index))
@@ -175,7 +184,7 @@ impl<T> ObsLog<T> {
         self.chunks.iter().enumerate().flat_map(move |(k, c)| {
             c.iter().enumerate().map(move |(j, x)| {
                 let index = if sparse {
-                    self.ids[k][j]
+                    self.ids[k][j] as usize
                 } else {
                     (k << CHUNK_BITS) + j
                 };

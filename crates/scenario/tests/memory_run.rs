@@ -3,7 +3,7 @@
 //! file is its own test binary, with one test, so nothing else allocates meanwhile), so the
 //! figures are the same on every machine.
 //!
-//! Lesson 15 (Redlock, minority partition) run for 3,000 s records 31,895 observations of 104
+//! Lesson 15 (Redlock, minority partition) run for 3,000 s records 31,895 observations of 96
 //! bytes. When the engine kept them in a `Vec`, growing it held the old buffer and the new at
 //! once: the run's heap peaked 1.2 MB above where it ended (and the CLI's allocator kept the
 //! pages of every freed buffer resident). The engine's `ObsLog` allocates each chunk once and

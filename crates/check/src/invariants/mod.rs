@@ -9,10 +9,11 @@ pub mod writes;
 
 use crate::clocks::WallClocks;
 use crate::run::RunRecord;
+use crate::spec::Invariant;
 use crate::timeline::{fault_evidence, obs_evidence, End};
-use crate::truth::{Fact, Hold, Truth};
+use crate::truth::{Fact, Hold, Spans, Truth};
 use crate::verdict::Evidence;
-use splitbrain_engine::NodeId;
+use splitbrain_engine::{NodeId, SimTime};
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
@@ -24,6 +25,11 @@ pub(crate) struct Shared<'r> {
     pub record: &'r RunRecord,
     clocks: OnceCell<WallClocks>,
     truth: OnceCell<Truth>,
+    /// Whether a verdict reads the truth's holds themselves (`holder_writes_only`,
+    /// `validity_within_truth`): then [`Shared::spans`] reads them from the truth.
+    reads_holds: bool,
+    /// [`Truth::spans`], where no verdict reads the holds themselves.
+    spans: OnceCell<Spans>,
     /// The truth with every hold's facts, built only if a verdict cites a hold's facts that
     /// [`Shared::truth`] does not keep.
     cited: OnceCell<Truth>,
@@ -36,8 +42,35 @@ impl<'r> Shared<'r> {
             record,
             clocks: OnceCell::new(),
             truth: OnceCell::new(),
+            reads_holds: false,
+            spans: OnceCell::new(),
             cited: OnceCell::new(),
         }
+    }
+
+    /// Nothing derived yet, for judging `invariants`.
+    pub(crate) fn for_invariants(record: &'r RunRecord, invariants: &[Invariant]) -> Shared<'r> {
+        let mut shared = Shared::new(record);
+        shared.reads_holds = invariants.iter().any(|i| {
+            matches!(
+                i,
+                Invariant::HolderWritesOnly | Invariant::ValidityWithinTruth
+            )
+        });
+        shared
+    }
+
+    /// `(from, to, lock)` of every hold of [`Shared::truth`], in its order: read from the
+    /// truth where a verdict reads its holds anyway (or it was built), else from
+    /// [`Truth::spans`], whose holds are never all alive (issue 11 §4).
+    pub(crate) fn spans(&self) -> Box<dyn Iterator<Item = (SimTime, SimTime, &str)> + '_> {
+        if self.reads_holds || self.truth.get().is_some() {
+            return Box::new(self.truth().all().map(|h| (h.from, h.to, &*h.lock)));
+        }
+        let spans = self
+            .spans
+            .get_or_init(|| Truth::spans(self.record, self.clocks()));
+        Box::new(spans.iter())
     }
 
     /// The record's wall clocks ([`WallClocks::new`]).

@@ -130,10 +130,9 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
         return Vec::new();
     }
     // The truth first, then the waits, taken as they close (issue 11 §4).
-    let truth = shared.truth();
     let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
-    for h in truth.all() {
-        held.entry(&*h.lock).or_default().push((h.from, h.to));
+    for (from, to, lock) in shared.spans() {
+        held.entry(lock).or_default().push((from, to));
     }
     let held: BTreeMap<&str, Reach> = held
         .into_iter()
