@@ -17,14 +17,72 @@
 //! `--record FILE` streams the JSON Lines trace to FILE and prints its hash; `--hash` computes
 //! the hash without writing. The last line is always `events=N wall_s=S events_per_s=R`.
 
-#[path = "common/timer_churn.rs"]
-mod timer_churn;
-
-use splitbrain_engine::{NodeId, Recorder};
+use serde::Serialize;
+use splitbrain_engine::{
+    Actor, ClockConfig, Context, Message, NodeId, Observation, Recorder, Sim, SimDuration,
+};
 use std::fs::File;
 use std::io::BufWriter;
 use std::process::ExitCode;
-use timer_churn::{ACTORS, SEED};
+
+/// The number of actors.
+pub const ACTORS: usize = 10_000;
+/// The run's seed.
+pub const SEED: u64 = 1;
+
+/// W1 sends no messages.
+#[derive(Clone, Debug, Serialize)]
+pub enum NoMsg {}
+
+impl Message for NoMsg {
+    fn kind(&self) -> &'static str {
+        match *self {}
+    }
+}
+
+/// W1 reports no observations.
+#[derive(Clone, Debug, Serialize)]
+pub enum NoObs {}
+
+impl Observation for NoObs {
+    fn kind(&self) -> &'static str {
+        match *self {}
+    }
+}
+
+/// One W1 actor: a counter and one pending timer.
+pub struct Churner {
+    /// Timer firings so far.
+    pub counter: u64,
+}
+
+impl Churner {
+    #[inline]
+    fn arm(ctx: &mut Context<'_, Self>) {
+        let us = ctx.rng().uniform_inclusive(1, 1000);
+        ctx.set_timer(SimDuration::from_micros(us), ());
+    }
+}
+
+impl Actor for Churner {
+    type Msg = NoMsg;
+    type Timer = ();
+    type Obs = NoObs;
+    type Durable = ();
+
+    fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
+        Self::arm(ctx);
+    }
+    fn on_message(&mut self, _: &mut Context<'_, Self>, _: NodeId, msg: NoMsg) {
+        match msg {}
+    }
+    #[inline]
+    fn on_timer(&mut self, ctx: &mut Context<'_, Self>, _: ()) {
+        self.counter += 1;
+        Self::arm(ctx);
+    }
+    fn on_restart(&mut self, _: &mut Context<'_, Self>, _: &()) {}
+}
 
 enum Recording {
     Off,
@@ -75,7 +133,14 @@ fn main() -> ExitCode {
     #[allow(clippy::disallowed_methods)]
     let started = std::time::Instant::now();
 
-    let mut sim = timer_churn::build();
+    let mut sim: Sim<Churner> = Sim::new(SEED);
+    for i in 0..ACTORS {
+        sim.add_node(
+            &format!("a{i}"),
+            Churner { counter: 0 },
+            ClockConfig::default(),
+        );
+    }
     match &args.recording {
         Recording::Off => {}
         Recording::HashOnly => sim.set_recorder(Recorder::hash_only()),
@@ -89,7 +154,11 @@ fn main() -> ExitCode {
             }
         },
     }
-    timer_churn::run(&mut sim, args.events);
+    while sim.events_processed() < args.events {
+        if !sim.step() {
+            break;
+        }
+    }
     let summary = sim.take_recorder().map(|r| r.finish());
     let wall_s = started.elapsed().as_secs_f64();
 

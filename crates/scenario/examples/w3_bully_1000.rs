@@ -9,7 +9,7 @@
 //!
 //! The target is a ratio, W3's events/s against W1's "measured in the same run", and
 //! on a shared machine two separate processes run at different moments can differ by 15%. So
-//! this example runs W1 itself (the `w1_timer_churn` workload, 10 M events, same code), once
+//! this example runs W1 itself (the `w1_timer_churn` example's actor, 10 M events), once
 //! just before W3 and once just after, and divides W3's events/s by the mean of the two. Each
 //! W1 run is a child process of this example (`--w1-only`), so that W3's peak RSS is its own.
 //!
@@ -20,8 +20,10 @@
 //! change the size and length (for quick looks; the benchmark is the default); `--no-w1` skips
 //! the W1 runs (for profiling W3 alone).
 
-#[path = "../../engine/examples/common/timer_churn.rs"]
-mod timer_churn;
+/// The W1 example itself, for its actor (its `main` is not used here).
+#[path = "../../engine/examples/w1_timer_churn.rs"]
+#[allow(dead_code)]
+mod w1;
 
 use splitbrain_scenario::{execute, load_str};
 
@@ -127,8 +129,15 @@ fn w1_in_child() -> f64 {
 fn w1_events_per_s() -> f64 {
     const EVENTS: u64 = 10_000_000;
     let wall = std::time::Instant::now();
-    let mut sim = timer_churn::build();
-    timer_churn::run(&mut sim, EVENTS);
+    let mut sim: splitbrain_engine::Sim<w1::Churner> = splitbrain_engine::Sim::new(w1::SEED);
+    for i in 0..w1::ACTORS {
+        sim.add_node(
+            &format!("a{i}"),
+            w1::Churner { counter: 0 },
+            splitbrain_engine::ClockConfig::default(),
+        );
+    }
+    while sim.events_processed() < EVENTS && sim.step() {}
     let wall_s = wall.elapsed().as_secs_f64();
     assert_eq!(sim.events_processed(), EVENTS, "W1 runs forever");
     EVENTS as f64 / wall_s
