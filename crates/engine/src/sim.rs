@@ -948,6 +948,7 @@ impl<A: Actor> Sim<A> {
             return;
         }
         self.started = true;
+        self.core.network.reserve_nodes(self.actors.len());
         for i in 0..self.actors.len() {
             let node = NodeId(i as u32);
             let t = self.core.now;
