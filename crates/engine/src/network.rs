@@ -203,18 +203,83 @@ pub enum SendVerdict {
     },
 }
 
-/// The FIFO slot of `from -> to` in `rows` (`rows[from][to]`), created on first use.
-#[inline]
-fn last_arrival_slot(rows: &mut Vec<Vec<SimTime>>, from: NodeId, to: NodeId) -> &mut SimTime {
-    let (f, t) = (from.index(), to.index());
-    if rows.len() <= f {
-        rows.resize_with(f + 1, Vec::new);
+/// Most nodes for which the FIFO table is one flat `N x N` array (128 MB of address space
+/// at most); with more, a sender's row grows to its highest receiver as it is used.
+const FLAT_FIFO_AT_MOST: usize = 4096;
+
+/// The latest arrival scheduled on each directed link, for FIFO links, in ns (0: none).
+///
+/// Up to [`FLAT_FIFO_AT_MOST`] nodes it is one flat table indexed `from * stride + to`, so a
+/// lookup is one index operation: the row pointer of a table of rows was a dependent load
+/// before every FIFO read, a stall of about 7% of W3's time (issue 11 §3). The flat table
+/// is allocated zeroed at the first FIFO send, sized for every node of the run (the hint
+/// [`Network::reserve_nodes`] gives), so pages of links never used take no memory. Beyond
+/// that size, and for a network that was never told its size, a sender's row grows to its
+/// highest receiver on first use (memory one `u64` per link a sender reaches).
+#[derive(Clone, Debug, Default)]
+struct FifoTable {
+    /// Nodes of the run, if known: the flat table's stride once allocated.
+    nodes: usize,
+    /// Nodes per row of `flat` (0: no flat table).
+    stride: usize,
+    /// `stride * stride` entries, `[from * stride + to]`.
+    flat: Vec<u64>,
+    /// `rows[from][to]`, when there is no flat table.
+    rows: Vec<Vec<u64>>,
+}
+
+impl FifoTable {
+    /// The entry of `from -> to`, created on first use.
+    #[inline]
+    fn slot(&mut self, from: NodeId, to: NodeId) -> &mut u64 {
+        let (f, t) = (from.index(), to.index());
+        if f < self.stride && t < self.stride {
+            return &mut self.flat[f * self.stride + t];
+        }
+        self.slow_slot(f, t)
     }
-    let row = &mut rows[f];
-    if row.len() <= t {
-        row.resize(t + 1, SimTime::ZERO);
+
+    /// [`FifoTable::slot`] outside the flat table: allocates it on first use if the run's
+    /// size is known and small enough, else uses the rows.
+    #[cold]
+    #[inline(never)]
+    fn slow_slot(&mut self, f: usize, t: usize) -> &mut u64 {
+        let n = self.nodes;
+        if self.stride == 0 && self.rows.is_empty() && f < n && t < n && n <= FLAT_FIFO_AT_MOST {
+            self.stride = n;
+            self.flat = vec![0; n * n];
+            return &mut self.flat[f * n + t];
+        }
+        if self.stride > 0 {
+            // A node beyond the size given: the flat entries move to rows.
+            let stride = self.stride;
+            self.rows = self
+                .flat
+                .chunks_exact(stride)
+                .map(<[u64]>::to_vec)
+                .collect();
+            self.flat = Vec::new();
+            self.stride = 0;
+        }
+        if self.rows.len() <= f {
+            self.rows.resize_with(f + 1, Vec::new);
+        }
+        let row = &mut self.rows[f];
+        if row.len() <= t {
+            row.resize(t + 1, 0);
+        }
+        &mut row[t]
     }
-    &mut row[t]
+
+    /// The entry of `from -> to`, if the table has one yet.
+    #[inline]
+    fn get(&self, from: NodeId, to: NodeId) -> Option<&u64> {
+        let (f, t) = (from.index(), to.index());
+        if f < self.stride && t < self.stride {
+            return self.flat.get(f * self.stride + t);
+        }
+        self.rows.get(f).and_then(|row| row.get(t))
+    }
 }
 
 /// The network state of one simulation.
@@ -225,11 +290,9 @@ pub struct Network {
     loss_override_ppm: Option<u32>,
     rules: Vec<NetRule>,
     kind_rules: Vec<KindRule>,
-    /// FIFO: the latest arrival scheduled on each directed link, `last_arrival[from][to]`
-    /// (`SimTime::ZERO`: none). A sender's row grows to its highest receiver on first use, so
-    /// a lookup is two index operations and the memory is one `u64` per link a sender
-    /// reaches (at most N^2; N = 1,000 is 8 MB).
-    last_arrival: Vec<Vec<SimTime>>,
+    /// FIFO: the latest arrival scheduled on each directed link (N^2 entries of 8 bytes;
+    /// N = 1,000 is 8 MB).
+    last_arrival: FifoTable,
 }
 
 impl Network {
@@ -241,7 +304,7 @@ impl Network {
             loss_override_ppm: None,
             rules: Vec::new(),
             kind_rules: Vec::new(),
-            last_arrival: Vec::new(),
+            last_arrival: FifoTable::default(),
         }
     }
 
@@ -249,13 +312,15 @@ impl Network {
     /// event loop; see `prefetch.rs`).
     #[inline]
     pub(crate) fn prefetch_link(&self, from: NodeId, to: NodeId) {
-        if let Some(slot) = self
-            .last_arrival
-            .get(from.index())
-            .and_then(|row| row.get(to.index()))
-        {
+        if let Some(slot) = self.last_arrival.get(from, to) {
             crate::prefetch::prefetch(slot);
         }
+    }
+
+    /// Tells the FIFO table the run's node count (the engine does when a run starts), so it
+    /// can be one flat table allocated at the first FIFO send (see `FifoTable`).
+    pub(crate) fn reserve_nodes(&mut self, nodes: usize) {
+        self.last_arrival.nodes = nodes;
     }
 
     /// Sets the model of the directed link `from -> to`.
@@ -361,14 +426,21 @@ impl Network {
             }
             let mut at = now.saturating_add(d);
             if fifo {
-                let last = last_arrival_slot(&mut self.last_arrival, from, to);
-                at = at.max(*last);
-                *last = at;
+                let last = self.last_arrival.slot(from, to);
+                at = at.max(SimTime(*last));
+                *last = at.0;
             }
             at
         };
-        let first = arrival(rng);
-        let duplicate = duplicated.then(|| arrival(rng));
+        // One call site, so the closure is inlined: with two (the message, its duplicate) it
+        // was an out-of-line call per send, 3% of W3's instructions (issue 11 §3). The
+        // message's arrival is drawn first, then the duplicate's.
+        let mut at = [SimTime::ZERO; 2];
+        for slot in at.iter_mut().take(1 + usize::from(duplicated)) {
+            *slot = arrival(rng);
+        }
+        let first = at[0];
+        let duplicate = duplicated.then_some(at[1]);
         SendVerdict::Deliver { first, duplicate }
     }
 

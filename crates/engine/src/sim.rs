@@ -943,11 +943,22 @@ impl<A: Actor> Sim<A> {
         self.core.stats.events
     }
 
+    /// Starts the run (every node's `on_start`) if it has not started. Inlined, so the test
+    /// `step` makes on every event is not a call (in W3 the call was 1.5% of the
+    /// instructions, issue 11 §3).
+    #[inline]
     fn start(&mut self) {
-        if self.started {
-            return;
+        if !self.started {
+            self.start_nodes();
         }
+    }
+
+    /// [`Sim::start`] the first time.
+    #[cold]
+    #[inline(never)]
+    fn start_nodes(&mut self) {
         self.started = true;
+        self.core.network.reserve_nodes(self.actors.len());
         for i in 0..self.actors.len() {
             let node = NodeId(i as u32);
             let t = self.core.now;

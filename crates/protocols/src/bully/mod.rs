@@ -179,6 +179,7 @@ pub enum BullyMsg {
 impl BullyMsg {
     /// The message kind for traces and metrics: `"ELECTION"`, `"ANSWER"`, `"COORDINATOR"`
     /// or `"HEARTBEAT"`.
+    #[inline]
     pub fn kind(&self) -> &'static str {
         match self {
             BullyMsg::Election { .. } => "ELECTION",
