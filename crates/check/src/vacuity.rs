@@ -2,10 +2,9 @@
 //! accepted, no leader claimed, no lock acquired) shows nothing. [`vacuous`] names the missing
 //! premise so reports can say `holds (vacuous: ...)` and `check` can refuse such a pass.
 
-use crate::invariants::progress::majority_up_time;
+use crate::invariants::progress::unproven_progress;
 use crate::run::RunRecord;
 use crate::spec::Invariant;
-use splitbrain_engine::SimDuration;
 use splitbrain_protocols::Obs;
 
 /// Why a `holds` verdict on `invariant` is vacuous for `record`, in words, or `None` if the
@@ -13,8 +12,8 @@ use splitbrain_protocols::Obs;
 /// a `LockAcquired` (so does `validity_within_truth`); the write invariants a `WriteAccepted` (`fencing_monotonic` one with a
 /// token, `exactly_once_effects` one with a job id); `lock_progress` a `LockRequested` (a
 /// client that asked) and a `LockAcquired` or `LockRenewed` (progress shown: without one it
-/// held only because the lock servers' majority was down while clients waited, the time its
-/// definition excuses). `eventual_leader` cannot hold without a leader, so it is never vacuous.
+/// held only because clients waited no longer than the window while a majority of lock
+/// servers was up, or no majority-up stretch was longer than the window). `eventual_leader` cannot hold without a leader, so it is never vacuous.
 pub fn vacuous(record: &RunRecord, invariant: &Invariant) -> Option<String> {
     let any = |pred: &dyn Fn(&Obs) -> bool| record.observations.iter().any(|o| pred(&o.obs));
     let (happened, missing) = match invariant {
@@ -35,26 +34,20 @@ pub fn vacuous(record: &RunRecord, invariant: &Invariant) -> Option<String> {
             any(&|o| matches!(o, Obs::WriteAccepted { token: Some(_), .. })),
             "the storage accepted no write carrying a fencing token",
         ),
-        Invariant::LockProgress { .. } => {
+        Invariant::LockProgress { window } => {
             if !any(&|o| matches!(o, Obs::LockRequested { .. })) {
                 return Some("no client ever asked for a lock".to_string());
             }
             // Progress is shown by acquisitions only: a run without one shows nothing, and it
-            // held only because no majority of lock servers was up long enough to owe one.
+            // held only because clients waited no longer than the window while a majority of
+            // lock servers was up (or no majority-up stretch was longer than the window).
             if any(&|o| matches!(o, Obs::LockAcquired { .. } | Obs::LockRenewed { .. })) {
                 return None;
             }
-            return Some(match majority_up_time(record) {
-                Some((up, majority, n)) if up == SimDuration::ZERO => format!(
-                    "no lock was acquired: a majority ({majority} of {n}) of lock servers was \
-                     never up"
-                ),
-                Some((up, majority, n)) => format!(
-                    "no lock was acquired: a majority ({majority} of {n}) of lock servers was \
-                     up for only {up} of the run"
-                ),
-                None => "no lock was acquired".to_string(),
-            });
+            return Some(
+                unproven_progress(record, *window)
+                    .unwrap_or_else(|| "no lock was acquired".to_string()),
+            );
         }
         Invariant::StateMachineSafety => (
             any(&|o| matches!(o, Obs::RaftApplied { .. })),
@@ -149,13 +142,25 @@ mod tests {
         assert_eq!(
             vacuous(&run(splitbrain_engine::SimTime(1)), &progress).as_deref(),
             Some(
-                "no lock was acquired: a majority (1 of 1) of lock servers was up for only \
-                 0.000000001 s of the run"
+                "a majority (1 of 1) of lock servers was up for at most 0.000000001 s at a \
+                 stretch, no longer than the window (10.000 s): too short to show a stall"
             )
         );
         assert_eq!(
             vacuous(&run(ms(0)), &progress).as_deref(),
-            Some("no lock was acquired: a majority (1 of 1) of lock servers was never up")
+            Some("a majority (1 of 1) of lock servers was never up: no progress was owed")
+        );
+        // Up all along, a client that asks late and waits 5 s: held, but showed nothing.
+        let late = Builder::new(&[("redis", RedisInstance), ("client-1", Worker)])
+            .obs(ms(55_000), 1, requested.clone())
+            .end(ms(60_000))
+            .build();
+        assert_eq!(
+            vacuous(&late, &progress).as_deref(),
+            Some(
+                "no lock was acquired, and no client waited longer than the window \
+                 (10.000 s) while a majority (1 of 1) of lock servers was up"
+            )
         );
         let acquired = Builder::new(&[("redis", RedisInstance), ("client-1", Worker)])
             .obs(ms(5), 1, requested.clone())

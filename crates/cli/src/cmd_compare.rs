@@ -245,7 +245,10 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     println!("{}", table.intervals);
     let bounded: u64 = table.rows.iter().map(|r| r.bounded).sum();
     if bounded > 0 {
-        println!("bound     {bounded} runs stopped at their event or time bound");
+        println!(
+            "bound     {bounded} runs stopped at their event or time bound: they feed no time, \
+             count or ratio, and a rate only by a failure they showed"
+        );
     }
     if let Some((names, files)) = outputs {
         let mut files = files.into_iter();

@@ -226,6 +226,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     let out_abs = absolute(&a.out, &cwd);
     let mut rows = Vec::new();
     let mut all_ok = true;
+    let mut bounded = false;
     for (f, plan) in &scenarios {
         let name = plan.scenario.name.clone();
         let seed = plan.scenario.seed;
@@ -267,9 +268,13 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         );
         write_atomic(&a.out.join(&md_name), page.as_bytes())?;
         all_ok &= result.matches();
+        // A run stopped at a bound is BOUND (exit 3), as `check` and `run` say it.
+        bounded |= result.bound.is_some();
         println!(
             "{}  {}  ->  {}",
-            if result.matches() {
+            if result.bound.is_some() {
+                "BOUND   "
+            } else if result.matches() {
                 "ok      "
             } else {
                 "MISMATCH"
@@ -277,6 +282,9 @@ pub fn run(a: ReportArgs) -> Result<u8> {
             scenario_arg,
             slash(&a.out.join(&md_name))
         );
+        if let Some(b) = &result.bound {
+            println!("          {b}");
+        }
         let mut row = IndexRow::of(&result, lesson, md_name, svg_name);
         row.view = Some(html_name);
         rows.push(row);
@@ -298,7 +306,9 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     }
     write_atomic(&a.out.join("README.md"), index.as_bytes())?;
     println!("index     {}", slash(&a.out.join("README.md")));
-    Ok(if all_ok {
+    Ok(if bounded {
+        crate::exit::BOUND
+    } else if all_ok {
         crate::exit::OK
     } else {
         crate::exit::MISMATCH

@@ -21,6 +21,7 @@ use splitbrain_scenario::sweep::{
 use splitbrain_scenario::threshold::{bisect, Probe, Search};
 use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
 use splitbrain_scenario::{load_str, Plan};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -671,6 +672,21 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         events as f64 / secs.max(1e-9),
         if threads == 1 { "job" } else { "jobs" }
     );
+    // Name the bound(s) hit, and how to raise them, as `run` does (a user's report: the
+    // sweep said only "5 hit a bound").
+    for (limit, (count, first)) in bounds_hit(&lines) {
+        println!(
+            "bound     {count} {} hit {limit}; first, seed {}{}: {}",
+            if count == 1 { "run" } else { "runs" },
+            first.seed,
+            first
+                .value
+                .as_deref()
+                .map(|v| format!(" (value {v})"))
+                .unwrap_or_default(),
+            first.bound.as_deref().unwrap_or_default()
+        );
+    }
     if let Some(out) = &a.out {
         println!("results   {}", out.display());
     }
@@ -687,4 +703,29 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     } else {
         exit::MISMATCH
     })
+}
+
+/// The limit (`limits` field) a bound message names: `max_events`, `max_time` or
+/// `max_in_flight`, from the message's start (the engine's `SimError` display).
+fn limit_of(bound: &str) -> &'static str {
+    if bound.starts_with("event limit") {
+        "max_events"
+    } else if bound.starts_with("simulated-time limit") {
+        "max_time"
+    } else if bound.starts_with("in-flight limit") {
+        "max_in_flight"
+    } else {
+        "a bound"
+    }
+}
+
+/// The runs of `lines` that hit a bound, per limit: how many, and the first such line.
+fn bounds_hit(lines: &[SeedLine]) -> BTreeMap<&'static str, (usize, &SeedLine)> {
+    let mut out: BTreeMap<&'static str, (usize, &SeedLine)> = BTreeMap::new();
+    for l in lines {
+        if let Some(b) = &l.bound {
+            out.entry(limit_of(b)).or_insert((0, l)).0 += 1;
+        }
+    }
+    out
 }

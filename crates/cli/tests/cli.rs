@@ -66,6 +66,40 @@ fn a_wrong_expectation_exits_1_and_a_bound_exits_3() {
     assert!(String::from_utf8(o.stdout)
         .unwrap()
         .contains("event limit reached: 20 events"));
+    // A user's report: `report` printed MISMATCH and exited 1 where `check` said BOUND, 3.
+    let o = splitbrain(&["check", bounded.to_str().unwrap()]);
+    assert_eq!(code(&o), 3);
+    let out = tmp.path().join("rep");
+    let o = splitbrain(&[
+        "report",
+        bounded.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let rc = code(&o);
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(rc, 3, "{stdout}");
+    assert!(stdout.starts_with("BOUND "), "{stdout}");
+    assert!(
+        stdout.contains("event limit reached: 20 events"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("MISMATCH"), "{stdout}");
+    // A user's report: a sweep said only "3 hit a bound"; it names the limit and the hint.
+    let o = splitbrain(&["sweep", bounded.to_str().unwrap(), "--seeds", "0..3"]);
+    let rc = code(&o);
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(rc, 3, "{stdout}");
+    assert!(
+        stdout.contains(
+            "bound     3 runs hit max_events; first, seed 0: event limit reached: 20 events"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("(raise max_events or shorten the run)"),
+        "{stdout}"
+    );
 }
 
 #[test]

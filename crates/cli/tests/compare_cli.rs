@@ -387,8 +387,8 @@ fn a_design_without_a_lock_client_is_refused() {
         text(&o.stderr),
         format!(
             "error: {bully} is not a lock design: it has no lock client (no node with \"role\": \
-             \"worker\"), so it acquires no lock and writes nothing, and its rates would be zeros \
-             that show nothing\n"
+             \"worker\" or \"lease_leader\"), so it acquires no lock and writes nothing, and its \
+             rates would be zeros that show nothing\n"
         )
     );
     let dir = tempfile::tempdir().unwrap();
@@ -411,6 +411,25 @@ fn a_design_without_a_lock_client_is_refused() {
             dir.path().join("bully.json").display()
         )),
         "{err}"
+    );
+}
+
+/// A user's report: a `lease_leader` design (README lists it as a lock client, and a writer
+/// with `write_to`) was refused as "not a lock design". It is measured.
+#[test]
+fn a_lease_leader_design_is_a_lock_design() {
+    let leaders = "scenarios/04-lease-leader-failover.json";
+    let o = splitbrain(&["compare", leaders, REDLOCK, "--seeds", "0..2"]);
+    assert_eq!(code(&o), 0, "{}{}", text(&o.stdout), text(&o.stderr));
+    assert!(
+        !text(&o.stderr).contains("not a lock design"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(
+        text(&o.stdout).contains("lease-leader-failover"),
+        "{}",
+        text(&o.stdout)
     );
 }
 

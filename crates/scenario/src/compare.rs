@@ -296,15 +296,21 @@ pub fn load_manifest_str(
 }
 
 /// Why `plan` is not a lock design `compare` can measure, if it is not: it has no lock client
-/// (a `worker` node), so no lock is acquired and no write sent, and every measure would be a
-/// vacuous zero passing for safety (a bully scenario showed "P(two accepted writers) 0.0%").
+/// (a `worker` or `lease_leader` node, README's lock clients), so no lock is acquired and no
+/// write sent, and every measure would be a vacuous zero passing for safety (a bully scenario
+/// showed "P(two accepted writers) 0.0%").
 pub fn not_a_lock_design(plan: &Plan) -> Option<String> {
-    if plan.nodes.iter().any(|n| n.spec.role_name() == "worker") {
+    if plan
+        .nodes
+        .iter()
+        .any(|n| matches!(n.spec.role_name(), "worker" | "lease_leader"))
+    {
         return None;
     }
     Some(
-        "is not a lock design: it has no lock client (no node with \"role\": \"worker\"), so \
-         it acquires no lock and writes nothing, and its rates would be zeros that show nothing"
+        "is not a lock design: it has no lock client (no node with \"role\": \"worker\" or \
+         \"lease_leader\"), so it acquires no lock and writes nothing, and its rates would be \
+         zeros that show nothing"
             .to_string(),
     )
 }
@@ -437,7 +443,9 @@ pub struct DesignRow {
     /// vacuous zeros (nothing held, nothing written, and `lock_progress` owes nothing while no
     /// lock server majority is up), so the table says how many there were.
     pub acquired_nothing: u64,
-    /// Mean request-to-acquisition time, ms.
+    /// Mean request-to-acquisition time, ms. This and the other times, the censored counts,
+    /// `messages_per_acquisition` and `acquired_nothing` are over the runs not stopped at a
+    /// bound (a truncated run's times are censored at the bound).
     pub acquire_mean_ms: Estimate,
     /// 99th percentile of it (nearest rank), ms.
     pub acquire_p99_ms: Estimate,
@@ -551,15 +559,21 @@ pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> D
         Outcome::Holds => Some(false),
         Outcome::Inconclusive => None,
     };
+    // Times, message counts and the runs that acquired nothing come from the runs that ran
+    // their whole duration only: a run stopped at a bound is truncated (its times are
+    // censored at the bound and its counts cover less time), as it decides no rate by what
+    // it did not see.
+    let whole = |i: &usize| !samples[*i].bounded;
     let pooled = |runs: &mut dyn Iterator<Item = usize>, f: &dyn Fn(&DesignSample) -> &[u64]| {
         let mut v = Vec::new();
-        for i in runs {
+        for i in runs.filter(whole) {
             v.extend_from_slice(f(&samples[i].sample));
         }
         v
     };
+    let unbounded = || samples.iter().filter(|s| !s.bounded);
     let times = |f: &dyn Fn(&DesignSample) -> &[u64]| {
-        let total: u64 = samples.iter().map(|s| f(&s.sample).len() as u64).sum();
+        let total: u64 = unbounded().map(|s| f(&s.sample).len() as u64).sum();
         let m = bootstrap(n, draws, total, &|runs| {
             mean(&pooled(runs, f)).map(|x| x / NS_PER_MS)
         });
@@ -570,9 +584,10 @@ pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> D
     };
     let (acquire_mean_ms, acquire_p99_ms) = times(&|s| &s.acquire_ns);
     let (takeover_mean_ms, takeover_p99_ms) = times(&|s| &s.takeover_ns);
-    let messages_per_acquisition = bootstrap(n, draws, n as u64, &|runs| {
+    let whole_runs = unbounded().count() as u64;
+    let messages_per_acquisition = bootstrap(n, draws, whole_runs, &|runs| {
         let (mut msgs, mut acq) = (0u64, 0u64);
-        for i in runs {
+        for i in runs.filter(whole) {
             msgs += samples[i].sample.lock_messages;
             acq += samples[i].sample.acquisitions;
         }
@@ -588,16 +603,13 @@ pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> D
         two_accepted_writers: count(&|s| outcome(s.two_accepted_writers)),
         duplicate_effect: count(&|s| Some(s.duplicate_effect)),
         no_progress: count(&|s| outcome(s.no_progress)),
-        acquired_nothing: samples
-            .iter()
-            .filter(|s| s.sample.acquisitions == 0)
-            .count() as u64,
+        acquired_nothing: unbounded().filter(|s| s.sample.acquisitions == 0).count() as u64,
         acquire_mean_ms,
         acquire_p99_ms,
-        acquire_censored: samples.iter().map(|s| s.sample.acquire_censored).sum(),
+        acquire_censored: unbounded().map(|s| s.sample.acquire_censored).sum(),
         takeover_mean_ms,
         takeover_p99_ms,
-        takeover_censored: samples.iter().map(|s| s.sample.takeover_censored).sum(),
+        takeover_censored: unbounded().map(|s| s.sample.takeover_censored).sum(),
         messages_per_acquisition,
     }
 }
@@ -678,11 +690,55 @@ mod tests {
         assert_eq!((row.duplicate_effect.k, row.duplicate_effect.n), (1, 3));
         assert_eq!((row.no_progress.k, row.no_progress.n), (0, 2));
         assert_eq!(row.two_accepted_writers.rate, Some(0.5));
-        // None of these samples acquired a lock: every run is counted as acquiring nothing.
-        assert_eq!(row.acquired_nothing, 4);
+        // None of these samples acquired a lock: every run that was not stopped at a bound
+        // is counted as acquiring nothing (the bounded one is truncated, as for the rates).
+        assert_eq!(row.acquired_nothing, 3);
         let none = summarize(&design, &samples[2..3], &resamples(1));
         assert_eq!((none.no_progress.n, none.no_progress.rate), (0, None));
         assert_eq!((none.no_progress.lo, none.no_progress.hi), (None, None));
+    }
+
+    /// A user's report: a design whose every run hit the bound showed n/a rates but still
+    /// "time to acquire, mean 2.00 ms" from its truncated runs. Bounded runs feed no time,
+    /// count or message ratio.
+    #[test]
+    fn runs_stopped_at_a_bound_feed_no_metrics() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/23-compare");
+        let file = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| !p.to_string_lossy().ends_with(MANIFEST_SUFFIX))
+            .unwrap();
+        let design = Design {
+            label: "d".into(),
+            file: file.display().to_string(),
+            plan: crate::load_file(&file).unwrap(),
+        };
+        let truncated = |bounded| {
+            let mut s = sample(Outcome::Holds, false, Outcome::Holds, bounded);
+            s.sample.acquire_ns = vec![2_000_000];
+            s.sample.takeover_ns = vec![3_000_000];
+            s.sample.acquire_censored = 1;
+            s.sample.acquisitions = 1;
+            s.sample.lock_messages = 4;
+            s
+        };
+        let all = [truncated(true), truncated(true)];
+        let row = summarize(&design, &all, &resamples(all.len()));
+        assert_eq!(row.bounded, 2);
+        assert_eq!(row.acquire_mean_ms.value, None);
+        assert_eq!(row.acquire_mean_ms.samples, 0);
+        assert_eq!(row.acquire_p99_ms.value, None);
+        assert_eq!(row.takeover_mean_ms.value, None);
+        assert_eq!(row.messages_per_acquisition.value, None);
+        assert_eq!((row.acquire_censored, row.acquired_nothing), (0, 0));
+        let mixed = [truncated(true), truncated(false)];
+        let row = summarize(&design, &mixed, &resamples(mixed.len()));
+        assert_eq!(row.acquire_mean_ms.value, Some(2.0));
+        assert_eq!(row.acquire_mean_ms.samples, 1);
+        assert_eq!(row.messages_per_acquisition.value, Some(4.0));
+        assert_eq!(row.acquire_censored, 1);
     }
 
     #[test]

@@ -142,12 +142,15 @@ pub struct RateExpectation {
 #[serde(deny_unknown_fields)]
 pub struct CheckParams {
     /// `eventual_leader`: time after the last fault by which one leader must be agreed
-    /// (default 5 s).
+    /// (default 5 s). 0 s is allowed: it claims the last fault disturbed no leadership (a
+    /// follower restarted, a partition that did not cut the leader healed); with no fault it
+    /// demands a leader at 0 s, which no election gives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle: Option<Dur>,
     /// `lock_progress`: longest allowed time between acquisitions during which a majority of
     /// lock servers is up, some client waits for the lock and nobody validly holds it
-    /// (default 10 s).
+    /// (default 10 s); greater than zero (0 s would make every instant of waiting a
+    /// violation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<Dur>,
 }

@@ -121,6 +121,39 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
              the default 5,000,000)",
         );
     }
+    // A user's report: a window of 0 s was accepted and made every instant a client waited
+    // with nobody holding the lock a violation. `settle` 0 s stays allowed: it claims the
+    // last fault disturbed no leadership (a follower restarted, a partition healed that did
+    // not cut the leader), a strict claim but a meaningful one.
+    if scenario
+        .check_params
+        .window
+        .is_some_and(|w| w.0 == SimDuration::ZERO)
+    {
+        c.err(
+            vec![k("check_params"), k("window")],
+            "window must be greater than zero: lock_progress lets clients wait at most the \
+             window with nobody holding the lock, so 0 s makes every instant of waiting a \
+             violation (omit it for the default 10 s)",
+        );
+    } else {
+        c.positive(
+            vec![k("check_params"), k("window")],
+            scenario.check_params.window,
+            "window",
+        );
+    }
+    if scenario
+        .check_params
+        .settle
+        .is_some_and(|d| d.0 > MAX_DURATION)
+    {
+        c.positive(
+            vec![k("check_params"), k("settle")],
+            scenario.check_params.settle,
+            "settle",
+        );
+    }
     if scenario.limits.max_in_flight == Some(0) {
         c.err(
             vec![k("limits"), k("max_in_flight")],

@@ -24,7 +24,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// `LockAcquired` or `LockRenewed` (any client, any lock: a renewal re-acquires the lease, so
 /// a leader that keeps its lease is progress) and its end (at most the end of the run), the
 /// owed time must not exceed `window` (true ns). Reports the first longer gap. A run without
-/// lock servers is `Inconclusive`.
+/// lock servers is `Inconclusive`; so is a run in which no majority-up span is longer than
+/// `window` (no gap can owe more than its span, so such a run cannot show a stall, as a run
+/// shorter than `settle` cannot show `eventual_leader`).
 pub fn lock_progress(record: &RunRecord, window: SimDuration) -> Verdict {
     lock_progress_in(&Shared::new(record), window)
 }
@@ -40,6 +42,9 @@ pub(crate) fn lock_progress_in(shared: &Shared, window: SimDuration) -> Verdict 
     }
     let majority = servers.len() / 2 + 1;
     let spans = majority_up(record, &servers);
+    if let Some(reason) = too_short(record, &spans, majority, servers.len(), window) {
+        return Verdict::Inconclusive { reason };
+    }
     let owed = Reach::sorted(owed_time(shared));
     let acquisitions: Vec<(SimTime, usize)> = record
         .observations
@@ -92,20 +97,60 @@ fn majority_up(record: &RunRecord, servers: &[NodeId]) -> Vec<Overlap> {
     overlaps(&up, servers.len() / 2 + 1)
 }
 
-/// How long (true ns) a majority of the run's lock servers was up, with the majority and the
-/// number of lock servers; `None` without lock servers. For the vacuity note of a
-/// `lock_progress` that held without any acquisition ([`crate::vacuity::vacuous`]).
-pub(crate) fn majority_up_time(record: &RunRecord) -> Option<(SimDuration, usize, usize)> {
+/// Why `lock_progress` with `window` cannot be violated in `record`, in words, or `None` if
+/// it can: a gap owes at most the length of its majority-up span, so a run whose every
+/// majority-up span (`spans`, of `majority` of `n` lock servers up) is no longer than
+/// `window` cannot show a stall.
+fn too_short(
+    record: &RunRecord,
+    spans: &[Overlap],
+    majority: usize,
+    n: usize,
+    window: SimDuration,
+) -> Option<String> {
+    let longest = spans
+        .iter()
+        .map(|s| s.to.saturating_since(s.from))
+        .max()
+        .unwrap_or(SimDuration::ZERO);
+    if longest > window {
+        return None;
+    }
+    let run = record.end.saturating_since(SimTime::ZERO);
+    Some(if run <= window {
+        format!(
+            "the run ({run}) is no longer than the window ({window}): too short to show a stall"
+        )
+    } else if longest == SimDuration::ZERO {
+        format!("a majority ({majority} of {n}) of lock servers was never up: no progress was owed")
+    } else {
+        format!(
+            "a majority ({majority} of {n}) of lock servers was up for at most {longest} at a \
+             stretch, no longer than the window ({window}): too short to show a stall"
+        )
+    })
+}
+
+/// Why `lock_progress` with `window` is vacuous or cannot be judged for `record`, in words,
+/// given that it held: `None` without lock servers. Either the run cannot show a stall (see
+/// [`lock_progress`]), or clients waited no longer than `window` in any stretch with a
+/// majority of lock servers up. For the vacuity note of a `lock_progress` that held without
+/// any acquisition ([`crate::vacuity::vacuous`]).
+pub(crate) fn unproven_progress(record: &RunRecord, window: SimDuration) -> Option<String> {
     let servers = record.nodes_where(Role::is_lock_server);
     if servers.is_empty() {
         return None;
     }
-    let total = majority_up(record, &servers)
-        .iter()
-        .fold(SimDuration::ZERO, |acc, s| {
-            acc.saturating_add(s.to.saturating_since(s.from))
-        });
-    Some((total, servers.len() / 2 + 1, servers.len()))
+    let (majority, n) = (servers.len() / 2 + 1, servers.len());
+    let spans = majority_up(record, &servers);
+    Some(
+        too_short(record, &spans, majority, n, window).unwrap_or_else(|| {
+            format!(
+                "no lock was acquired, and no client waited longer than the window ({window}) \
+                 while a majority ({majority} of {n}) of lock servers was up"
+            )
+        }),
+    )
 }
 
 /// A stretch of owed time: some client waits for `lock` and nobody validly holds it.
@@ -442,6 +487,15 @@ mod tests {
             .obs(ms(41_000), 1, acquired())
             .end(ms(50_000))
             .build();
+        // Up 0..2 s and 40..50 s: no stretch longer than the window, so nothing to show.
+        assert_eq!(lock_progress(&r, WINDOW).outcome(), Outcome::Inconclusive);
+        let r = lease()
+            .fault(ms(2_000), crash(0))
+            .fault(ms(40_000), restart(0))
+            .obs(ms(41_000), 1, acquired())
+            .obs(ms(49_000), 1, acquired())
+            .end(ms(55_000))
+            .build();
         assert_eq!(lock_progress(&r, WINDOW), Verdict::Holds);
         let r = lease().end(ms(50_000)).build();
         let v = crate::testkit::violations(lock_progress(&r, WINDOW));
@@ -629,6 +683,44 @@ mod tests {
                 "0.000 s client-2: requests lock",
                 "1.000 s client-1: acquired lock",
             ]
+        );
+    }
+
+    /// A user's report: a Redlock client cut from a majority, in a run of exactly the window
+    /// (10 s), "held (vacuous: ... a majority was up for only 10.000 s of the run)", a false
+    /// reason; at 10.001 s it was violated. No gap can owe more than its majority-up span, so
+    /// a run whose every such span is no longer than the window cannot show a stall: it is
+    /// inconclusive, as `eventual_leader` is for a run shorter than `settle`.
+    #[test]
+    fn a_run_no_longer_than_the_window_is_inconclusive() {
+        let run = |end| redis3().end(ms(end)).build();
+        assert_eq!(
+            lock_progress(&run(10_000), WINDOW),
+            Verdict::Inconclusive {
+                reason: "the run (10.000 s) is no longer than the window (10.000 s): too short \
+                         to show a stall"
+                    .to_string()
+            }
+        );
+        assert_eq!(
+            lock_progress(&run(10_001), WINDOW).outcome(),
+            Outcome::Violated
+        );
+        // A longer run whose crashes leave no majority-up stretch longer than the window.
+        let chopped = redis3()
+            .fault(ms(8_000), crash(0))
+            .fault(ms(8_000), crash(1))
+            .fault(ms(12_000), restart(0))
+            .end(ms(20_000))
+            .build();
+        assert_eq!(
+            lock_progress(&chopped, WINDOW),
+            Verdict::Inconclusive {
+                reason: "a majority (2 of 3) of lock servers was up for at most 8.000 s at a \
+                         stretch, no longer than the window (10.000 s): too short to show a \
+                         stall"
+                    .to_string()
+            }
         );
     }
 
