@@ -64,8 +64,8 @@ pub fn ns_hint_set(path: &str) -> String {
 
 /// Parses `"<number><unit>"` (units ns, us, µs, ms, s, m/min, h; the number may have a
 /// decimal fraction) into nanoseconds, exactly. Errors say what was expected; a negative one
-/// (`"-1s"`) is named as such, in a file and on the command line alike. A space anywhere
-/// (`" 2s"`, `"2 s"`) is refused, as every other malformed duration is (it was accepted).
+/// (`"-1s"`) is named as such, in a file and on the command line alike. A space before or
+/// after it (`" 2s"`) is refused, as every other malformed duration is (it was accepted).
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     no_spaces(text)?;
     let s = text;
@@ -123,12 +123,13 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     Ok(ns)
 }
 
-/// Refuses a duration with a space (or other white space) in it, saying what to write.
+/// Refuses a duration with a space (or other white space) before or after it, saying what to
+/// write.
 fn no_spaces(text: &str) -> Result<(), String> {
-    if text.chars().any(char::is_whitespace) {
-        let bare: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if text.trim() != text {
         return Err(format!(
-            "a duration has no spaces: write \"{bare}\", found \"{text}\""
+            "a duration has no spaces around it: write \"{}\", found \"{text}\"",
+            text.trim()
         ));
     }
     Ok(())
