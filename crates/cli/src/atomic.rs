@@ -327,15 +327,33 @@ fn identity(path: &Path) -> PathBuf {
     path.to_path_buf()
 }
 
+/// Whether `a` and `b` name one file: the same [`identity`], or (both existing) the same
+/// device and inode, so a hard link to a file is that file (`run s.json --trace hard.jsonl`,
+/// with `hard.jsonl` a hard link to `s.json`, was not refused).
+fn same_file(a: &Path, b: &Path) -> bool {
+    if identity(a) == identity(b) {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return ma.dev() == mb.dev() && ma.ino() == mb.ino();
+        }
+    }
+    false
+}
+
 /// Refuses (exit 2, before any work) an output that is the same file as an input (`run
 /// s.json --trace s.json` overwrote the scenario) and two outputs at the same file (`--trace
 /// X --chart X` kept only one). Paths are compared canonicalized, so `./a` and `a`, or a link
-/// and its target, are the same file. Each entry is (what the path is, e.g. "--trace", path).
+/// and its target, are the same file; existing files are also compared by device and inode,
+/// so a hard link and its target are too. Each entry is (what the path is, e.g. "--trace",
+/// path).
 pub fn check_distinct(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<()> {
     for (i, (what, out)) in outputs.iter().enumerate() {
-        let id = identity(out);
         for (in_what, input) in inputs {
-            if identity(input) == id {
+            if same_file(input, out) {
                 return Err(crate::exit::BadInput(format!(
                     "cannot write {}: {what} is the same file as the input {} ({in_what}); \
                      it would be overwritten",
@@ -346,7 +364,7 @@ pub fn check_distinct(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Re
             }
         }
         for (other_what, other) in &outputs[..i] {
-            if identity(other) == id {
+            if same_file(other, out) {
                 return Err(crate::exit::BadInput(format!(
                     "cannot write {}: {other_what} and {what} name the same file; one output \
                      would replace the other",

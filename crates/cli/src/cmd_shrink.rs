@@ -127,7 +127,10 @@ pub fn run(a: ShrinkArgs) -> Result<u8> {
         Some(out) => {
             write_atomic(out, s.text.as_bytes())?;
             println!("wrote     {}", out.display());
-            println!("reproduce splitbrain run {}", out.display());
+            println!(
+                "reproduce splitbrain run {}",
+                splitbrain_scenario::vary::shell_word(&out.display().to_string())
+            );
         }
         None => {
             println!();

@@ -37,6 +37,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run one scenario and report its invariants, metrics and how to reproduce it.
+    // The usage is written out: after a mistyped flag clap's usage listed the flag it
+    // suggested as if required (`run --seed <SEED> <FILE>`).
+    #[command(override_usage = "splitbrain run [OPTIONS] <FILE>")]
     Run(cmd_run::RunArgs),
     /// Run every scenario under the given paths and compare with their expectations.
     Check(cmd_check::CheckArgs),
@@ -52,6 +55,9 @@ enum Cmd {
     Schema,
     /// Run a scenario once per seed in parallel: violation rates, failing seeds, throughput.
     /// Exit 0 if every run matched the file's expectation, 1 if not, 3 if a run hit a bound.
+    // The usage is written out: after a mistyped flag (`--set`) clap's usage listed the flag
+    // it suggested as if required (`sweep --seeds <A..B> --steps <N> <FILE>`).
+    #[command(override_usage = "splitbrain sweep [OPTIONS] --seeds <A..B> <FILE>")]
     Sweep(cmd_sweep::SweepArgs),
     /// Run several lock designs (scenario files, or one NAME.compare.json manifest) over the
     /// same seeds: per design the rates of two accepted writers, duplicate effects and stalls,

@@ -778,3 +778,42 @@ fn a_negative_number_given_to_a_numeric_flag_is_refused_by_its_parser() {
         assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
     }
 }
+
+/// Regression: spaces around a duration (`"work_time": " 2s"`) or a seed range (`--seeds
+/// " 0..3"`) were trimmed and accepted, while every other malformed value is refused; both
+/// are refused now, located, with exit 2.
+#[test]
+fn spaces_in_a_duration_or_a_seed_range_are_refused() {
+    let text = std::fs::read_to_string(repo().join(LESSON)).unwrap();
+    assert!(text.contains("\"work_time\": \"2s\""));
+    let dir = tempfile::tempdir().unwrap();
+    for bad in [" 2s", "2s "] {
+        let f = dir.path().join("s.json");
+        std::fs::write(
+            &f,
+            text.replacen(
+                "\"work_time\": \"2s\"",
+                &format!("\"work_time\": \"{bad}\""),
+                1,
+            ),
+        )
+        .unwrap();
+        let o = splitbrain(&["run", f.to_str().unwrap()]);
+        assert_eq!(code(&o), 2, "{bad:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.contains("work_time: a duration has no spaces around it: write \"2s\""),
+            "{err}"
+        );
+        assert!(err.contains("s.json:"), "located: {err}");
+    }
+    for bad in [" 0..3", "0..3 ", "0 ..3"] {
+        let o = splitbrain(&["sweep", LESSON, "--seeds", bad]);
+        assert_eq!(code(&o), 2, "{bad:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.contains("a seed range has no spaces: write `0..3`"),
+            "{err}"
+        );
+    }
+}

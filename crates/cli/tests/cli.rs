@@ -43,6 +43,39 @@ fn a_lesson_that_matches_its_expectation_exits_0_and_prints_how_to_reproduce() {
     assert!(out.contains("exclusive_holders"));
 }
 
+/// Regression: the reproduce line pasted the file's path as it is, so a path with a space or
+/// a quote (`my scen's.json`) broke the command; `run`'s line and `sweep`'s per-seed lines
+/// now quote it for a POSIX shell, as `--set` values already were, and the quoted command
+/// runs the same file.
+#[test]
+fn reproduce_commands_quote_a_path_for_the_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("my scen's.json");
+    std::fs::copy(
+        repo().join("scenarios/03-bully-partition-split-brain.json"),
+        &f,
+    )
+    .unwrap();
+    let fp = f.to_str().unwrap();
+    let quoted = format!("'{}'", fp.replace('\'', r"'\''"));
+    let o = splitbrain(&["run", fp]);
+    let out = String::from_utf8(o.stdout).unwrap();
+    let line = format!("reproduce splitbrain run {quoted} --seed ");
+    assert!(out.contains(&line), "{out}");
+    let o = splitbrain(&["sweep", fp, "--seeds", "0..3", "--jobs", "1"]);
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.contains(&format!("seed 0        splitbrain run {quoted} --seed 0")),
+        "{out}"
+    );
+    // The shell reads the quoted word back as the path.
+    let sh = std::process::Command::new("sh")
+        .args(["-c", &format!("printf %s {quoted}")])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(sh.stdout).unwrap(), fp);
+}
+
 #[test]
 fn a_wrong_expectation_exits_1_and_a_bound_exits_3() {
     let tmp = tempfile::tempdir().unwrap();

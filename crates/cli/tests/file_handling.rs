@@ -110,6 +110,55 @@ fn an_output_that_is_an_input_or_another_output_is_refused() {
     assert_eq!(std::fs::read(&s).unwrap(), before);
 }
 
+/// Regression: a hard link to the scenario was not the scenario (`run s.json --trace
+/// hard.jsonl` ran and exited 0), nor were two hard-linked outputs one file: files that
+/// exist are compared by device and inode too, so both are refused with exit 2.
+#[cfg(unix)]
+#[test]
+fn a_hard_link_to_an_input_or_another_output_is_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario_in(dir.path(), "s.json");
+    let before = std::fs::read(&s).unwrap();
+    let sp = s.to_str().unwrap();
+    let hard = dir.path().join("hard.jsonl");
+    std::fs::hard_link(&s, &hard).unwrap();
+    let hp = hard.to_str().unwrap();
+    let o = splitbrain(&["run", sp, "--trace", hp]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "cannot write {hp}: --trace is the same file as the input {sp}"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).is_empty(), "nothing ran");
+    assert_eq!(std::fs::read(&s).unwrap(), before);
+    let o = splitbrain(&["sweep", sp, "--seeds", "0..2", "--out", hp]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is the same file as the input"));
+
+    let t = dir.path().join("t.svg");
+    std::fs::write(&t, "old").unwrap();
+    let t2 = dir.path().join("t2.jsonl");
+    std::fs::hard_link(&t, &t2).unwrap();
+    let o = splitbrain(&[
+        "run",
+        sp,
+        "--chart",
+        t.to_str().unwrap(),
+        "--trace",
+        t2.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--trace and --chart name the same file"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&t).unwrap(), b"old");
+}
+
 /// Regression: a FIFO or socket at an output path was replaced by a plain file (as root,
 /// `--trace /dev/full` turned the device into one). Refused with exit 2; it stays.
 #[cfg(unix)]

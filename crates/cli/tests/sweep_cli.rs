@@ -772,3 +772,25 @@ fn a_flag_that_another_overrides_is_refused() {
         err(&o)
     );
 }
+
+/// Regression: after a mistyped flag clap's usage line listed the flag it suggested as if it
+/// were required (`sweep FILE --set x=1` printed `Usage: splitbrain sweep --seeds <A..B>
+/// --steps <N> <FILE>`; `run FILE --sed 3` printed `run --seed <SEED> <FILE>`).
+#[test]
+fn the_usage_after_a_wrong_flag_shows_only_what_is_required() {
+    let o = splitbrain(&["sweep", LESSON, "--set", "x=1"]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("Usage: splitbrain sweep [OPTIONS] --seeds <A..B> <FILE>\n"),
+        "{err}"
+    );
+    assert!(!err.contains("--steps <N>"), "{err}");
+    let o = splitbrain(&["run", LESSON, "--sed", "3"]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("Usage: splitbrain run [OPTIONS] <FILE>\n"),
+        "{err}"
+    );
+}

@@ -138,11 +138,17 @@ pub fn lesson_page(
     } else {
         ""
     };
-    let _ = writeln!(out, "splitbrain run {} --narrate{hide}", links.scenario_arg);
+    let word = splitbrain_scenario::vary::shell_word;
+    let _ = writeln!(
+        out,
+        "splitbrain run {} --narrate{hide}",
+        word(links.scenario_arg)
+    );
     let _ = writeln!(
         out,
         "splitbrain run {} --chart {}",
-        links.scenario_arg, links.chart
+        word(links.scenario_arg),
+        word(links.chart)
     );
     let _ = writeln!(out, "```");
     out

@@ -94,9 +94,13 @@ pub fn faults_applied(record: &splitbrain_check::RunRecord) -> String {
     }
 }
 
-/// The command that reproduces a run.
+/// The command that reproduces a run, the file's path quoted for a POSIX shell when it needs
+/// to be (`splitbrain run 'my scen'\''s.json' --seed 12`).
 pub fn reproduce_command(file: &str, seed: u64) -> String {
-    format!("splitbrain run {file} --seed {seed}")
+    format!(
+        "splitbrain run {} --seed {seed}",
+        splitbrain_scenario::vary::shell_word(file)
+    )
 }
 
 fn violation_text(out: &mut String, v: &Violation) {

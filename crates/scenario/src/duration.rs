@@ -64,9 +64,11 @@ pub fn ns_hint_set(path: &str) -> String {
 
 /// Parses `"<number><unit>"` (units ns, us, µs, ms, s, m/min, h; the number may have a
 /// decimal fraction) into nanoseconds, exactly. Errors say what was expected; a negative one
-/// (`"-1s"`) is named as such, in a file and on the command line alike.
+/// (`"-1s"`) is named as such, in a file and on the command line alike. A space before or
+/// after it (`" 2s"`) is refused, as every other malformed duration is (it was accepted).
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
-    let s = text.trim();
+    no_spaces(text)?;
+    let s = text;
     if s.starts_with('-') {
         return Err(format!("a duration cannot be negative: \"{text}\""));
     }
@@ -121,9 +123,22 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     Ok(ns)
 }
 
+/// Refuses a duration with a space (or other white space) before or after it, saying what to
+/// write.
+fn no_spaces(text: &str) -> Result<(), String> {
+    if text.trim() != text {
+        return Err(format!(
+            "a duration has no spaces around it: write \"{}\", found \"{text}\"",
+            text.trim()
+        ));
+    }
+    Ok(())
+}
+
 /// Parses a signed duration: an optional `+` or `-` then [`parse_duration_ns`].
 pub fn parse_signed_ns(text: &str) -> Result<i64, String> {
-    let s = text.trim();
+    no_spaces(text)?;
+    let s = text;
     let (neg, rest) = match s.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, s.strip_prefix('+').unwrap_or(s)),

@@ -81,6 +81,13 @@ impl std::str::FromStr for SeedRange {
                 }
             })
         };
+        // Spaces were trimmed (`" 0..3"` was accepted): refused like any other malformed range.
+        if s.chars().any(char::is_whitespace) {
+            let bare: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+            return Err(format!(
+                "a seed range has no spaces: write `{bare}`, found `{s}`"
+            ));
+        }
         let empty = || format!("the seed range `{s}` is empty");
         let (start, last) = if let Some((a, b)) = s.split_once("..=") {
             (num(a)?, num(b)?)

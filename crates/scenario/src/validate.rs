@@ -42,13 +42,19 @@ fn check_delay(c: &mut Checker, path: Vec<Seg>, d: &DelaySpec) {
     }
 }
 
-/// Checks that `kind` names a message kind.
+/// Checks that `kind` names a message kind; the error lists the kinds (it named none).
 fn check_message_kind(c: &mut Checker, path: Vec<Seg>, kind: &str) {
     if !MESSAGE_KINDS.contains(&kind) {
         let hint = did_you_mean(kind, MESSAGE_KINDS.iter().copied())
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_default();
-        c.err(path, format!("unknown message kind `{kind}`{hint}"));
+        c.err(
+            path,
+            format!(
+                "unknown message kind `{kind}`: expected one of {}{hint}",
+                ticked(MESSAGE_KINDS)
+            ),
+        );
     }
 }
 

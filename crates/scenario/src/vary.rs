@@ -428,17 +428,29 @@ impl std::str::FromStr for Setting {
 }
 
 impl std::fmt::Display for Setting {
-    /// `PATH=VALUE`, quoted for a POSIX shell when it needs to be.
+    /// `PATH=VALUE`, quoted for a POSIX shell when it needs to be ([`shell_word`]).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let word = format!("{}={}", self.path, self.value);
-        let plain = word
+        write!(
+            f,
+            "{}",
+            shell_word(&format!("{}={}", self.path, self.value))
+        )
+    }
+}
+
+/// `word` as one word of a POSIX shell command line: as it is when every character is
+/// plain (ASCII letters, digits, `._-+=,:/@%`), else in single quotes with each `'` written
+/// `'\''`. Used for the commands splitbrain prints to be pasted (reproduce lines): a file
+/// named `my scen's.json` is `'my scen'\''s.json'`.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "._-+=,:/@%".contains(c));
-        if plain {
-            write!(f, "{word}")
-        } else {
-            write!(f, "'{}'", word.replace('\'', r"'\''"))
-        }
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

@@ -24,6 +24,23 @@ pub(crate) const GREY: RGBColor = RGBColor(120, 120, 120);
 pub(crate) const LIGHT: RGBColor = RGBColor(225, 225, 225);
 pub(crate) const VIOLATION: RGBColor = RGBColor(220, 30, 30);
 
+// ---- more message-kind colours, past the six above (Paul Tol's "muted" scheme, also
+// colour-blind safe: https://personal.sron.nl/~pault/#sec:qualitative) ----
+pub(crate) const INDIGO: RGBColor = RGBColor(51, 34, 136);
+pub(crate) const WINE: RGBColor = RGBColor(136, 34, 85);
+pub(crate) const OLIVE: RGBColor = RGBColor(153, 153, 51);
+pub(crate) const TEAL: RGBColor = RGBColor(68, 170, 153);
+pub(crate) const ROSE: RGBColor = RGBColor(204, 102, 119);
+pub(crate) const SAND: RGBColor = RGBColor(221, 204, 119);
+
+/// Message-kind colours, in the order kinds (by name) take them: Okabe-Ito's first, then Tol's
+/// muted ones, so up to twelve kinds are told apart (six used to repeat: APPEND_ACK,
+/// RAFT_KEPT_ALIVE and WRITE were all blue). The static chart and the HTML view both take
+/// them from `kind_colours`.
+pub(crate) const KIND_TONES: [RGBColor; 12] = [
+    BLUE, GREEN, PURPLE, ORANGE, SKY, INK, INDIGO, WINE, OLIVE, TEAL, ROSE, SAND,
+];
+
 pub(crate) const TONES: [RGBColor; 6] = [BLUE, ORANGE, GREEN, PURPLE, SKY, YELLOW];
 
 /// The colour of a term or token (consecutive numbers get different colours).

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use splitbrain_engine::SimTime;
 use std::collections::BTreeMap;
 
-use super::canvas::{text_width, BLUE, GREEN, GREY, INK, ORANGE, PURPLE, SKY};
+use super::canvas::{text_width, GREY, KIND_TONES};
 use super::ChartError;
 use super::ChartOptions;
 
@@ -538,9 +538,18 @@ pub(crate) fn time_ticks(from: SimTime, to: SimTime) -> (Vec<SimTime>, usize) {
     (ticks, decimals)
 }
 
+/// Fewest arrows of a kind that is over half (and at most three quarters) of the traffic for
+/// it to count as bulk traffic in [`kind_colours`].
+pub(crate) const BULK_ARROWS: usize = 100;
+
 /// Each message kind's colour, in name order (so a kind keeps its colour across charts of a
-/// run): `(kind, colour, faint)`. The most frequent kind, if it is over three quarters of the
-/// traffic (heartbeats), is faint grey so the rare kinds (elections, grants) stand out.
+/// run): `(kind, colour, faint)`, colours from [`KIND_TONES`] (twelve distinct, then they
+/// repeat). The most frequent kind, when it is bulk traffic, is faint grey so the rare kinds
+/// (elections, grants) stand out, and the HTML view starts with it unticked: bulk is over
+/// three quarters of the traffic (heartbeats), or over half of it in at least [`BULK_ARROWS`]
+/// arrows (Raft's APPEND_ENTRIES, 62% of lesson 21b's 2531 messages, was drawn in colour
+/// and ticked). A few messages stay in colour even as a majority: a lesson's point, like ten
+/// ELECTION messages against six ANSWERs.
 pub(crate) fn kind_colours(arrows: &[Arrow]) -> Vec<(String, RGBColor, bool)> {
     let mut kind_counts: BTreeMap<&str, usize> = BTreeMap::new();
     for a in arrows {
@@ -549,10 +558,11 @@ pub(crate) fn kind_colours(arrows: &[Arrow]) -> Vec<(String, RGBColor, bool)> {
     let mut by_count: Vec<(&str, usize)> = kind_counts.into_iter().collect();
     by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let total: usize = by_count.iter().map(|k| k.1).sum();
-    // Faint only when it dominates (over three quarters of the traffic, as heartbeats do):
-    // a lesson's point, like ten ELECTION messages against six ANSWERs, stays in colour.
-    let faint_top = by_count.len() >= 2 && by_count[0].1 > 3 * (total - by_count[0].1);
-    let kind_tones = [BLUE, GREEN, PURPLE, ORANGE, SKY, INK];
+    let faint_top = by_count.len() >= 2 && {
+        let (top, rest) = (by_count[0].1, total - by_count[0].1);
+        top > 3 * rest || (top > rest && top >= BULK_ARROWS)
+    };
+    let kind_tones = KIND_TONES;
     let mut kinds: Vec<(String, RGBColor, bool)> = Vec::new();
     let mut tone_i = 0;
     // Legend and colours in name order, so a kind keeps its colour across charts of a run.
@@ -569,4 +579,64 @@ pub(crate) fn kind_colours(arrows: &[Arrow]) -> Vec<(String, RGBColor, bool)> {
         kinds.push((k.to_string(), c, faint));
     }
     kinds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arrows(counts: &[(&str, usize)]) -> Vec<Arrow> {
+        let mut v = Vec::new();
+        for (k, n) in counts {
+            for _ in 0..*n {
+                v.push(Arrow {
+                    from: 0,
+                    to: 1,
+                    sent: SimTime(0),
+                    end: SimTime(1),
+                    kind: k.to_string(),
+                    dropped: false,
+                });
+            }
+        }
+        v
+    }
+
+    /// Regression: the palette had six colours, so the seventh kind took the first's
+    /// (APPEND_ACK, RAFT_KEPT_ALIVE and WRITE were all blue in lesson 21b).
+    #[test]
+    fn twelve_kinds_get_twelve_colours() {
+        let names: Vec<String> = (0..12).map(|i| format!("K{i:02}")).collect();
+        let counts: Vec<(&str, usize)> = names.iter().map(|n| (n.as_str(), 3)).collect();
+        let kinds = kind_colours(&arrows(&counts));
+        let mut colours: Vec<(u8, u8, u8)> =
+            kinds.iter().map(|k| (k.1 .0, k.1 .1, k.1 .2)).collect();
+        colours.sort();
+        colours.dedup();
+        assert_eq!(colours.len(), 12, "{kinds:?}");
+        assert!(kinds.iter().all(|k| !k.2));
+    }
+
+    /// Regression: a kind that was most of the traffic but not three quarters of it (Raft's
+    /// APPEND_ENTRIES, 62% in lesson 21b) was drawn in colour and started ticked in the view.
+    #[test]
+    fn a_kind_that_is_most_of_many_messages_is_faint() {
+        let faint = |counts: &[(&str, usize)]| -> Vec<String> {
+            kind_colours(&arrows(counts))
+                .into_iter()
+                .filter(|k| k.2)
+                .map(|k| k.0)
+                .collect()
+        };
+        let raft = [
+            ("APPEND_ENTRIES", 1572),
+            ("APPEND_ACK", 793),
+            ("RAFT_ACQUIRE", 81),
+        ];
+        assert_eq!(faint(&raft), ["APPEND_ENTRIES"]);
+        assert_eq!(faint(&[("HEARTBEAT", 40), ("ELECTION", 3)]), ["HEARTBEAT"]);
+        // A few messages stay in colour as a majority; half is not most.
+        assert!(faint(&[("ELECTION", 10), ("ANSWER", 6)]).is_empty());
+        assert!(faint(&[("REPLY", 260), ("SET", 130), ("EVAL", 130)]).is_empty());
+    }
 }
