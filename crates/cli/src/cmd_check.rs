@@ -216,7 +216,13 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
             .iter()
             .filter(|l| !l.matches)
             .take(3)
-            .map(|l| format!("splitbrain run {} --seed {}", f.display(), l.seed))
+            .map(|l| {
+                format!(
+                    "splitbrain run {} --seed {}",
+                    splitbrain_scenario::vary::shell_word(&f.display().to_string()),
+                    l.seed
+                )
+            })
             .collect();
         println!("          runs not as expected, e.g.: {}", first.join("; "));
     }

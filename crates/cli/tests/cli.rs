@@ -68,6 +68,20 @@ fn reproduce_commands_quote_a_path_for_the_shell() {
         out.contains(&format!("seed 0        splitbrain run {quoted} --seed 0")),
         "{out}"
     );
+    // And so does `check`'s list of runs not as expected (a rate over seeds 0..3 that
+    // every run violates).
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    v["rate_seeds"] = "0..3".into();
+    v["expect_rate"] = serde_json::json!({"single_leader": {"violated_at_most": 0.0}});
+    v["expect"] = serde_json::json!({"eventual_leader": "violated"});
+    std::fs::write(&f, v.to_string()).unwrap();
+    let o = splitbrain(&["check", fp]);
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.contains(&format!("e.g.: splitbrain run {quoted} --seed 0;")),
+        "{out}"
+    );
     // The shell reads the quoted word back as the path.
     let sh = std::process::Command::new("sh")
         .args(["-c", &format!("printf %s {quoted}")])
