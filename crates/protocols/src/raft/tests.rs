@@ -1065,9 +1065,9 @@ fn the_commit_scan_finds_a_majority_entry_below_an_unreplicated_one() {
     assert_eq!(c.replica(l).commit_index(), k + 1);
 }
 
-/// Figure 2, AppendEntries receiver (and Rules for Servers: "if RPC request contains term T
-/// > currentTerm: set currentTerm = T"): a follower adopts the higher term of a leader it
-/// already follows, as when that leader is re-elected in a later term.
+/// Figure 2, AppendEntries receiver (and Rules for Servers: "if RPC request contains term
+/// T greater than currentTerm: set currentTerm = T"): a follower adopts the higher term of a
+/// leader it already follows, as when that leader is re-elected in a later term.
 #[test]
 fn a_follower_adopts_the_higher_term_of_the_leader_it_already_follows() {
     let mut c = Cluster::new(1, 3, 0, (1, 1));
