@@ -1,5 +1,6 @@
 //! The CLI contract: exit codes, located errors for broken scenario files, atomic outputs.
 
+mod book;
 mod common;
 
 use common::{code, repo, splitbrain};
