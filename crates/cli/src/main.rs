@@ -16,6 +16,7 @@ mod cmd_shrink;
 mod cmd_sweep;
 mod cmd_view;
 mod exit;
+mod junit;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
