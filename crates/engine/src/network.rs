@@ -10,7 +10,6 @@
 use crate::node::NodeId;
 use crate::rng::RngStream;
 use crate::time::{SimDuration, SimTime};
-use petgraph::graphmap::UnGraphMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -443,33 +442,6 @@ impl Network {
         let duplicate = duplicated.then_some(at[1]);
         SendVerdict::Deliver { first, duplicate }
     }
-
-    /// The sides of the network as undirected connected components over links open in both
-    /// directions, each sorted, in order of their smallest node (for reports and charts).
-    pub fn sides(&self, nodes: usize) -> Vec<Vec<NodeId>> {
-        let mut g: UnGraphMap<u32, ()> = UnGraphMap::new();
-        for a in 0..nodes as u32 {
-            g.add_node(a);
-        }
-        for a in 0..nodes as u32 {
-            for b in (a + 1)..nodes as u32 {
-                if !self.is_cut(NodeId(a), NodeId(b)) && !self.is_cut(NodeId(b), NodeId(a)) {
-                    g.add_edge(a, b, ());
-                }
-            }
-        }
-        let mut uf = petgraph::unionfind::UnionFind::<u32>::new(nodes);
-        for (a, b, _) in g.all_edges() {
-            uf.union(a, b);
-        }
-        let mut by_root: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
-        for a in 0..nodes as u32 {
-            by_root.entry(uf.find(a)).or_default().push(NodeId(a));
-        }
-        let mut sides: Vec<Vec<NodeId>> = by_root.into_values().collect();
-        sides.sort();
-        sides
-    }
 }
 
 #[cfg(test)]
@@ -507,31 +479,21 @@ mod tests {
         net.add_rule(NetRule::Cut { a: n(0), b: n(2) });
         assert!(net.is_cut(n(0), n(2)) && net.is_cut(n(2), n(0)));
         assert!(!net.is_cut(n(0), n(1)) && !net.is_cut(n(1), n(2)));
-        assert_eq!(net.sides(3), vec![vec![n(0), n(1), n(2)]]);
         net.heal();
         assert!(!net.is_cut(n(0), n(2)));
     }
 
+    /// Found by mutation testing (docs/mutation.md): a one-way block cuts its direction only;
+    /// the rules in force and per-link models read back.
     #[test]
-    fn sides_report_partition_components() {
-        let mut net = Network::new(LinkModel::default());
-        net.add_rule(NetRule::Partition {
-            groups: vec![vec![n(0), n(1)], vec![n(2), n(3), n(4)]],
-        });
-        assert_eq!(net.sides(5), vec![vec![n(0), n(1)], vec![n(2), n(3), n(4)]]);
-    }
-
-    /// Found by mutation testing (docs/mutation.md): a one-way block splits the sides (a
-    /// side needs links open both ways); the rules in force and per-link models read back.
-    #[test]
-    fn a_one_way_block_splits_sides_and_state_reads_back() {
+    fn a_one_way_block_cuts_one_direction_and_state_reads_back() {
         let mut net = Network::new(LinkModel::default());
         let block = NetRule::Block {
             from: n(1),
             to: n(0),
         };
         net.add_rule(block.clone());
-        assert_eq!(net.sides(2), vec![vec![n(0)], vec![n(1)]]);
+        assert!(net.is_cut(n(1), n(0)) && !net.is_cut(n(0), n(1)));
         assert_eq!(net.rules(), &[block][..]);
         net.heal();
         assert!(net.rules().is_empty());

@@ -606,11 +606,6 @@ impl LeaseClient {
         }
     }
 
-    /// Whether an acquisition is in progress.
-    pub fn is_acquiring(&self) -> bool {
-        matches!(self.state, State::Acquiring(_))
-    }
-
     /// Forgets all volatile state (after a crash of the owning node; the engine has already
     /// cancelled the node's timers). Request ids keep counting (see the module doc).
     pub fn reset(&mut self) {

@@ -557,11 +557,6 @@ impl Worker {
         self.threads.iter().map(|t| &t.client)
     }
 
-    /// The shared lock object's token field (`None` unless `lock_object` is shared).
-    pub fn shared_token(&self) -> Option<&str> {
-        self.token.as_deref()
-    }
-
     /// Runs one step of thread `i` (0-based) in its own context; with a shared lock object,
     /// the node's token field is loaded into the thread's client first and stored back after.
     fn step<C: WorkerCtx>(
