@@ -200,15 +200,15 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
     } else {
         "MISMATCH"
     };
-    println!(
+    outln!(
         "{status}  {}  [sweep {range}: {matched} of {} runs matched]",
         f.display(),
         lines.len()
     );
     for j in &rates {
-        println!("          rate {j}");
+        outln!("          rate {j}");
         for w in j.warnings() {
-            println!("               {w}");
+            outln!("               {w}");
         }
     }
     if matched < lines.len() {
@@ -224,7 +224,7 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
                 )
             })
             .collect();
-        println!("          runs not as expected, e.g.: {}", first.join("; "));
+        outln!("          runs not as expected, e.g.: {}", first.join("; "));
     }
     Ok((all && !bounded, bounded))
 }
@@ -237,18 +237,18 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         not_regular,
     } = scenario_files(&a.paths)?;
     for (f, what) in &skipped {
-        println!("skipped   {}  [{what}: not a scenario]", f.display());
+        outln!("skipped   {}  [{what}: not a scenario]", f.display());
     }
     let (mut ok, mut bad, mut invalid, mut bounded) = (0, 0, 0, 0);
     for (f, why) in &not_regular {
-        println!("INVALID   {}\n{why}", f.display());
+        outln!("INVALID   {}\n{why}", f.display());
         invalid += 1;
     }
     for f in &files {
         let plan = match load_file(f) {
             Ok(p) => p,
             Err(e) => {
-                println!("INVALID   {}\n{e}", f.display());
+                outln!("INVALID   {}\n{e}", f.display());
                 invalid += 1;
                 continue;
             }
@@ -294,21 +294,21 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         if r.bound.is_some() {
             bounded += 1;
         }
-        println!("{status}  {}  [{}]", f.display(), detail.join(", "));
+        outln!("{status}  {}  [{}]", f.display(), detail.join(", "));
         if let Some(b) = &r.bound {
-            println!("          {b}");
+            outln!("          {b}");
         }
         for u in &r.untriggered {
-            println!("          {u}");
+            outln!("          {u}");
         }
     }
     // Skipped files are counted where CI reads the outcome, not only listed above.
     match skipped.len() {
-        0 => println!("{ok} passed, {bad} failed"),
-        n => println!("{ok} passed, {bad} failed, {n} skipped (not scenarios)"),
+        0 => outln!("{ok} passed, {bad} failed"),
+        n => outln!("{ok} passed, {bad} failed, {n} skipped (not scenarios)"),
     }
     if invalid > 0 {
-        println!("{invalid} invalid scenario file(s)");
+        outln!("{invalid} invalid scenario file(s)");
         return Ok(exit::BAD_INPUT);
     }
     Ok(if bounded > 0 {

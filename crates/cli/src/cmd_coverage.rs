@@ -99,9 +99,9 @@ pub fn run(a: CoverageArgs) -> Result<u8> {
             ),
         };
         let verdict = if r.passes() { "ok" } else { "FAIL" };
-        println!("{verdict:<5} {:<44} {what}", r.design.file);
+        outln!("{verdict:<5} {:<44} {what}", r.design.file);
         ok &= r.passes();
     }
-    println!("wrote {}", a.out.display());
+    outln!("wrote {}", a.out.display());
     Ok(if ok { exit::OK } else { exit::MISMATCH })
 }
