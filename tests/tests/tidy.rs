@@ -1,5 +1,5 @@
 //! Tidy checks over the source tree: every source file opens with a `//!` module doc that says
-//! what it holds (rust-analyzer's tidy test, STYLE.md), and `unsafe` appears in one file only.
+//! what it holds (as rust-analyzer's tidy test asks), and `unsafe` appears in one file only.
 
 use std::path::{Path, PathBuf};
 

@@ -4,8 +4,8 @@
 //! rate can change at a true instant), and a **wall** clock,
 //! `wall(t) = start + offset + mono(t) + sum of clock steps so far`, where `start` is the
 //! run's Unix time at true time 0 (the scenario layer defaults it to 2026-01-01T00:00:00Z,
-//! [`DEFAULT_WALL_START_NS`]) and `offset` the node's own offset from it (DESIGN.md's
-//! `offset` is `start + offset` here). A clock step (NTP step, VM migration) moves the wall
+//! [`DEFAULT_WALL_START_NS`]) and `offset` the node's own offset from it (docs/design.md,
+//! "Clocks"). A clock step (NTP step, VM migration) moves the wall
 //! clock only. All arithmetic is integer nanoseconds.
 //!
 //! **Rounding.** `mono(t)` is rounded down (floor) to the nanosecond. A timer for a local

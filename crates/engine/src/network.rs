@@ -4,7 +4,7 @@
 //! At **send** time the link's model draws loss, delay (plus an optional rare spike) and
 //! duplication from the `"net"` stream, in that order, drawing only what a non-zero
 //! parameter needs. At **delivery** time the rule chain is asked whether the link is cut: a
-//! message is dropped if its link is cut at the instant it would arrive (DESIGN.md, Network).
+//! message is dropped if its link is cut at the instant it would arrive (docs/design.md, "The network").
 //! New fault kinds add a [`NetRule`] variant; the event loop does not change.
 
 use crate::node::NodeId;

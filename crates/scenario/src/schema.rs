@@ -58,7 +58,7 @@ pub struct Scenario {
     /// A random fault generator drawn from the seed (its own stream).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nemesis: Option<NemesisSpec>,
-    /// Invariants to check (names as in DESIGN.md; at most 100 entries). Absent or empty: the
+    /// Invariants to check (names as in docs/design.md, "Invariants"; at most 100 entries). Absent or empty: the
     /// names in `expect` and `expect_rate`, else every invariant the file's roles can apply to.
     #[serde(default)]
     #[schemars(length(max = "crate::validate::MAX_CHECKS"))]

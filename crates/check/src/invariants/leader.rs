@@ -13,7 +13,7 @@ use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeSet;
 
-/// `single_leader` (DESIGN.md): "at no true instant do two live nodes both claim
+/// `single_leader` (docs/design.md, "Invariants"): "at no true instant do two live nodes both claim
 /// leadership". Reports each maximal true-time window `[from, to)` during which two or more
 /// nodes believe they are leader, with the claims (and the step-downs or crashes that ended
 /// the overlap) as evidence.
@@ -109,8 +109,9 @@ fn quiet_since(record: &RunRecord) -> Option<SimTime> {
         .max()
 }
 
-/// `eventual_leader { settle }` (DESIGN.md): "after the last fault plus `settle`, exactly one
-/// live leader that every live node agrees on". Judged at the end of the run, which must be
+/// `eventual_leader { settle }` (docs/design.md, "Invariants"): "after the last fault that
+/// changed something plus `settle`, exactly one live node believes it leads and every live
+/// participant agrees". Judged at the end of the run, which must be
 /// at least the last fault (a pause counts until it ends) plus `settle` (true ns), else the
 /// verdict is `Inconclusive`; so is a run in which no participant is live at the end (every
 /// one crashed: no live node to agree on a leader). At the end exactly one live node must

@@ -13,7 +13,7 @@ use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// `exclusive_holders` (DESIGN.md): "at no true instant do two clients both believe they
+/// `exclusive_holders` (docs/design.md, "Invariants"): "at no true instant do two clients both believe they
 /// hold the same lock". Reports, per lock name, each maximal true-time window `[from, to)`
 /// in which two or more clients believe they hold it, with the acquisitions (and the
 /// releases, losses or crashes that ended the overlap) as evidence.
@@ -125,7 +125,7 @@ fn beliefs_may_overlap(record: &RunRecord) -> bool {
     opened.iter().any(|lock| count[lock] >= 2)
 }
 
-/// `holder_writes_only` (DESIGN.md): "every write the storage accepts was sent by the client
+/// `holder_writes_only` (docs/design.md, "Invariants"): "every write the storage accepts was sent by the client
 /// that truly held the lock at the instant of acceptance". Every `WriteAccepted` (applied or
 /// not) at true time `t` is judged against the truth at `t` (`Truth`): the hold the write
 /// was SENT under (`sent.rs`: its `WriteSent`'s hold, or its token's) must be true at

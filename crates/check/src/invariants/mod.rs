@@ -1,5 +1,5 @@
-//! The invariant checkers, one module per family. Each `pub fn` implements the DESIGN.md
-//! definition quoted in its doc, judging observations against true time.
+//! The invariant checkers, one module per family. Each `pub fn` implements the definition of
+//! docs/design.md ("Invariants") quoted in its doc, judging observations against true time.
 
 pub mod leader;
 pub mod locks;

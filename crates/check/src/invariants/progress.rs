@@ -10,9 +10,10 @@ use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// `lock_progress { window }` (DESIGN.md): "while a majority of lock servers is up and
-/// reachable, some client acquires the lock within every `window`". Lock servers are the
-/// run's `LeaseService` and `RedisInstance` nodes (one lease service is 1 of 1); up/down comes
+/// `lock_progress { window }` (docs/design.md, "Invariants"): "while a majority of lock
+/// servers is up, no more than `window` of owed time passes between acquisitions". Lock
+/// servers are the run's nodes whose role [`Role::is_lock_server`] (lease services, Redis
+/// instances, Raft replicas; one lease service is 1 of 1); up/down comes
 /// from `Crash` / `Restart` faults only (pauses and partitions are not counted).
 ///
 /// Only time that owes progress counts: time during which some client waits for a lock (from

@@ -66,7 +66,7 @@ struct Window {
     writes: Vec<usize>,
 }
 
-/// `no_two_accepted_writers` (DESIGN.md): "the storage's accepted writes, in acceptance
+/// `no_two_accepted_writers` (docs/design.md, "Invariants"): "the storage's accepted writes, in acceptance
 /// order, never return to an earlier holder after a later holder's write was accepted (A A B
 /// B is fine, A B A is a violation)". Each accepted write (applied or not) belongs to the
 /// holder epoch it was SENT under (`sent.rs`): (writer, the writer's latest
@@ -171,7 +171,7 @@ pub fn no_two_accepted_writers(record: &RunRecord) -> Verdict {
     Verdict::from_violations(violations)
 }
 
-/// `fencing_monotonic` (DESIGN.md): "accepted tokens never decrease". Per storage node, the
+/// `fencing_monotonic` (docs/design.md, "Invariants"): "accepted tokens never decrease". Per storage node, the
 /// accepted writes that carry a token, in acceptance order, must have non-decreasing tokens
 /// (equal tokens are fine: one holder writing twice). Each decreasing write is reported with
 /// the window from the write that set the highest token to it.

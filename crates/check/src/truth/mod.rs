@@ -29,7 +29,7 @@ use std::sync::Arc;
 pub use redis_keys::KeyHold;
 
 /// Who truly held a lock over `[from, to)` (true time, ns): a lease grant, or a majority of
-/// Redis instances holding one value (DESIGN.md, `holder_writes_only`).
+/// Redis instances holding one value (docs/truth.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hold {
     /// Lock (lease or key) name (one string shared by a key's pieces and majority holds:
@@ -279,9 +279,9 @@ pub(crate) fn servers_of(record: &RunRecord, lock: Option<&str>) -> BTreeSet<Nod
     out
 }
 
-/// The truth about locks over the run (DESIGN.md, `holder_writes_only`: "truth = the lock
-/// servers' state: the lease service's grant, or a majority of the lock's Redis instances
-/// holding the client's value"), rebuilt from a [`RunRecord`]: the lease services' grant observations and
+/// The truth about locks over the run (docs/truth.md: the lock servers' state, such as the
+/// lease service's grant, or a majority of the lock's Redis instances holding the client's
+/// value), rebuilt from a [`RunRecord`]: the lease services' grant observations and
 /// the Redis instances' key observations, keys expiring by the instance's wall clock
 /// ([`WallClocks`], [`key_expired`](crate::key_expired)). Intervals are half-open in true ns; one still open at
 /// the end is closed at [`RunRecord::horizon`]; empty ones are dropped.

@@ -41,7 +41,7 @@
 //! (redis-py's `Lock(thread_local=False)`: one token field for the node, loaded into a
 //! thread's client before each of its steps and stored back after, so a thread that acquires
 //! overwrites the token another thread releases with). The sharing stays inside one node:
-//! nodes share no state (DESIGN.md).
+//! nodes share no state (docs/design.md, "Nodes and actors").
 
 pub mod lock;
 
