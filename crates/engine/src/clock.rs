@@ -64,7 +64,7 @@ impl LocalTime {
 /// 2026-01-01T00:00:00Z as Unix time in ns (1_767_225_600 s): where scenario runs and the
 /// Redis conformance replayer start their wall clocks unless told otherwise. A realistic
 /// value matters: Redis rejects `SET .. PX ttl` when `now_ms + ttl <= 0`, so a wall clock
-/// near the epoch turns a backward clock step into `ERR invalid expire time` (issue 13).
+/// near the epoch turns a backward clock step into `ERR invalid expire time`.
 pub const DEFAULT_WALL_START_NS: i64 = 1_767_225_600_000_000_000;
 
 /// How a node's clocks start: drift in parts per million (must lie in

@@ -1,9 +1,9 @@
 //! The simulated network: per-link delay models, loss, duplication, FIFO, and an ordered
 //! chain of rules (partitions, one-way blocks, cut links, loss overrides).
 //!
-//! At **send** time the link's model draws loss, delay (plus an optional rare spike) and
-//! duplication from the `"net"` stream, in that order, drawing only what a non-zero
-//! parameter needs. At **delivery** time the rule chain is asked whether the link is cut: a
+//! At **send** time the link's model draws loss, duplication, then the delay (plus an
+//! optional rare spike) of the message and of its duplicate from the `"net"` stream, in that
+//! order, drawing only what a non-zero parameter needs. At **delivery** time the rule chain is asked whether the link is cut: a
 //! message is dropped if its link is cut at the instant it would arrive (docs/design.md, "The network").
 //! New fault kinds add a [`NetRule`] variant; the event loop does not change.
 
@@ -209,8 +209,8 @@ const FLAT_FIFO_AT_MOST: usize = 4096;
 /// The latest arrival scheduled on each directed link, for FIFO links, in ns (0: none).
 ///
 /// Up to [`FLAT_FIFO_AT_MOST`] nodes it is one flat table indexed `from * stride + to`, so a
-/// lookup is one index operation: the row pointer of a table of rows was a dependent load
-/// before every FIFO read, a stall of about 7% of W3's time (issue 11 §3). The flat table
+/// lookup is one index operation: the row pointer of a table of rows would be a dependent load
+/// before every FIFO read, a stall of about 7% of W3's time. The flat table
 /// is allocated zeroed at the first FIFO send, sized for every node of the run (the hint
 /// [`Network::reserve_nodes`] gives), so pages of links never used take no memory. Beyond
 /// that size, and for a network that was never told its size, a sender's row grows to its
@@ -432,8 +432,8 @@ impl Network {
             at
         };
         // One call site, so the closure is inlined: with two (the message, its duplicate) it
-        // was an out-of-line call per send, 3% of W3's instructions (issue 11 §3). The
-        // message's arrival is drawn first, then the duplicate's.
+        // would be an out-of-line call per send, 3% of W3's instructions. The message's
+        // arrival is drawn first, then the duplicate's.
         let mut at = [SimTime::ZERO; 2];
         for slot in at.iter_mut().take(1 + usize::from(duplicated)) {
             *slot = arrival(rng);
