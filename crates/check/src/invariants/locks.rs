@@ -66,7 +66,7 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
 
 /// Whether two clients' beliefs in one lock ([`lock_beliefs`]) may overlap: `false` only if
 /// at no instant two of them are held, found in one pass over the run that makes no belief
-/// (issue 11 §4: a long run has thousands of beliefs, and the list and its overlap events
+/// (a long run has thousands of beliefs, and the list and its overlap events
 /// are 0.5 MB of resident memory in lesson 15 run for 3,000 s, for a verdict that holds).
 /// Follows [`beliefs`](crate::timeline::beliefs)' rule: an acquisition opens the node's
 /// belief in its lock (continues an open one), a release or loss closes it, a crash closes
@@ -724,7 +724,7 @@ mod tests {
             );
         }
 
-        /// Issue 11 §4: a long run's truth keeps no facts; the violation cites them all the
+        /// A long run's truth keeps no facts; the violation cites them all the
         /// same, in the same words.
         #[test]
         fn a_long_run_cites_the_facts_its_truth_did_not_keep() {
@@ -827,7 +827,7 @@ mod tests {
             );
         }
 
-        /// Issue 17 item 2 with leases: the summary names the hold a write was sent under
+        /// Writes judged by the hold they were sent under, with leases: the summary names the hold a write was sent under
         /// only when it is not the writer's latest. client-1 sends request 1 under token 1
         /// and request 2 under token 3; request 1 lands under token 3 (the old hold ended),
         /// request 2 after token 3 was freed.
@@ -942,7 +942,7 @@ mod tests {
             );
         }
 
-        /// Issue 11 §4: a long run's truth keeps no facts; the violation cites them all the
+        /// A long run's truth keeps no facts; the violation cites them all the
         /// same, in the same words (here the key's expiry).
         #[test]
         fn a_long_run_cites_the_facts_its_truth_did_not_keep() {
