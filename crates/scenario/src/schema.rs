@@ -631,8 +631,8 @@ mod unique_keys {
 }
 
 /// Lists and maps with a limit on their length, read by visitors that stop at the first entry
-/// past it: a 190 MB file of faults used to be held whole in memory (and abort the process)
-/// before validation counted them. The visitor's error names the entry past the limit;
+/// past it, so a 190 MB file of faults is never held whole in memory (which would abort the
+/// process) before validation counts them. The visitor's error names the entry past the limit;
 /// [`limits::past_limit`] turns it into the path and words `load.rs` reports.
 pub(crate) mod limits {
     use crate::locate::Seg;
