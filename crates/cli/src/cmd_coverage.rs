@@ -1,4 +1,4 @@
-//! `splitbrain coverage DIR --seeds A..B -o REPORT.md`: measures the checkers (issue 10 §6).
+//! `splitbrain coverage DIR --seeds A..B -o REPORT.md`: measures the checkers.
 //! Sweeps every design of a coverage folder (`safe/`: must show no violation; `planted/`:
 //! some invariant must catch it in at least 1% of seeds) and writes the markdown report,
 //! the same bytes for any `--jobs`. Exit 0 if every design passes, 1 if not.

@@ -54,7 +54,7 @@ pub struct RunArgs {
 
 /// Refuses drawing flags that nothing would use: `--from`/`--to` without `--chart` or
 /// `--view`, `--clocks`/`--no-messages`/`--hide` without `--chart` (`--hide` also serves
-/// `--narrate`) (they were silently ignored).
+/// `--narrate`), rather than ignore them without a word.
 fn unused_drawing_flags(a: &RunArgs) -> Result<()> {
     let d = &a.draw;
     let unused = |flag: &str, used_by: &str| -> Result<()> {

@@ -686,8 +686,8 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         events as f64 / secs.max(1e-9),
         if threads == 1 { "job" } else { "jobs" }
     );
-    // Name the bound(s) hit, and how to raise them, as `run` does (a user's report: the
-    // sweep said only "5 hit a bound").
+    // Name the bound(s) hit, and how to raise them, as `run` does (not only "5 hit a
+    // bound").
     for (limit, (count, first)) in bounds_hit(&lines) {
         outln!(
             "bound     {count} {} hit {limit}; first, seed {}{}: {}",
