@@ -258,17 +258,19 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         None => None,
     };
     let mut cases: Vec<Case> = Vec::new();
-    let mut case = |name: &Path, outcome: Outcome, text: String| {
-        print!("{text}");
+    // Printed as each file is judged; a closed stdout ends the command (`main` maps it).
+    let mut case = |name: &Path, outcome: Outcome, text: String| -> std::io::Result<()> {
+        std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
         cases.push(Case {
             name: name.display().to_string(),
             outcome,
             text: text.trim_end().to_string(),
         });
+        Ok(())
     };
     for (f, what) in &skipped {
         let text = format!("skipped   {}  [{what}: not a scenario]\n", f.display());
-        case(f, Outcome::Skipped, text);
+        case(f, Outcome::Skipped, text)?;
     }
     let (mut ok, mut bad, mut invalid, mut bounded) = (0, 0, 0, 0);
     for (f, why) in &not_regular {
@@ -276,7 +278,7 @@ pub fn run(a: CheckArgs) -> Result<u8> {
             f,
             Outcome::Invalid,
             format!("INVALID   {}\n{why}\n", f.display()),
-        );
+        )?;
         invalid += 1;
     }
     for f in &files {
@@ -287,7 +289,7 @@ pub fn run(a: CheckArgs) -> Result<u8> {
                     f,
                     Outcome::Invalid,
                     format!("INVALID   {}\n{e}\n", f.display()),
-                );
+                )?;
                 invalid += 1;
                 continue;
             }
@@ -307,7 +309,7 @@ pub fn run(a: CheckArgs) -> Result<u8> {
                 (false, true) => Outcome::Passed,
                 (false, false) => Outcome::Failed,
             };
-            case(f, outcome, text);
+            case(f, outcome, text)?;
             continue;
         }
         let r = execute_keeping(&plan, plan.scenario.seed, None, Keep::Checked)?;
@@ -353,18 +355,18 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         } else {
             Outcome::Failed
         };
-        case(f, outcome, text);
+        case(f, outcome, text)?;
     }
     if let Some(out) = junit {
         crate::atomic::finish(out, &render(&cases)?)?;
     }
     // Skipped files are counted where CI reads the outcome, not only listed above.
     match skipped.len() {
-        0 => println!("{ok} passed, {bad} failed"),
-        n => println!("{ok} passed, {bad} failed, {n} skipped (not scenarios)"),
+        0 => outln!("{ok} passed, {bad} failed"),
+        n => outln!("{ok} passed, {bad} failed, {n} skipped (not scenarios)"),
     }
     if invalid > 0 {
-        println!("{invalid} invalid scenario file(s)");
+        outln!("{invalid} invalid scenario file(s)");
         return Ok(exit::BAD_INPUT);
     }
     Ok(if bounded > 0 {

@@ -804,3 +804,35 @@ fn check_writes_a_junit_report_ci_systems_read() {
         "same files, same bytes"
     );
 }
+
+/// `splitbrain run FILE --narrate | head -1`: the reader takes one line and closes the pipe;
+/// the next write fails with `BrokenPipe`, which ends the command quietly with the status a
+/// SIGPIPE would give (141), no panic message nor error on stderr. The narration (about
+/// 170 KB) is larger than a pipe's buffer, so the write that fails comes after the close.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_splitbrain"))
+        .args([
+            "run",
+            "scenarios/21b-raft-leader-minority-partition.json",
+            "--narrate",
+        ])
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(
+        !first.is_empty(),
+        "one line was read before the pipe closed"
+    );
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 141);
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+}

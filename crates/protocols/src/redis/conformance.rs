@@ -379,7 +379,7 @@ mod tests {
         assert_eq!(c.now_ns(900), Some(90 * NS_PER_MS));
     }
 
-    /// Issue 13: the replayer's wall clock starts at a realistic Unix time, so a 20 s step
+    /// The replayer's wall clock starts at a realistic Unix time, so a 20 s step
     /// back leaves `SET .. PX` valid, as on the recording server; from wall 0 it would be
     /// rejected.
     #[test]
