@@ -623,7 +623,7 @@ impl LeaseClient {
                     return None;
                 }
                 let end = self.cfg.belief_end(*valid_until);
-                if end.is_none_or(|end| now < end) {
+                if end.map_or(true, |end| now < end) {
                     // Past the deadline, the policy goes on believing: said once.
                     if !*past_deadline {
                         *past_deadline = true;
