@@ -113,7 +113,7 @@ pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
     // The one metric read from the truth is taken while it is at hand (its spans made now if
     // no invariant needed them); then the truth is freed before the other metrics.
     let no_valid_hold = metrics::no_valid_hold_ns(record, || {
-        metrics::uncovered_by_holds(record, shared.spans().map(|(from, to, _)| (from, to)))
+        metrics::uncovered_by_holds(record, shared.spans().map(|(from, to, _, _)| (from, to)))
     });
     drop(shared);
     CheckReport {

@@ -477,6 +477,18 @@ fn describe_claim(record: &RunRecord, obs: &Obs) -> String {
             lock,
             reason,
         } => format!("lost {lock}: {reason}"),
+        Obs::LockBeliefPastDeadline {
+            lock,
+            until_local,
+            reason,
+            ..
+        } => match until_local {
+            Some(u) => format!(
+                "believes it holds {lock} past its deadline, until local {}: {reason}",
+                SimDuration(u.0)
+            ),
+            None => format!("believes it holds {lock} with no deadline: {reason}"),
+        },
         Obs::ValidityChecked {
             thread: _,
             lock,
@@ -485,7 +497,10 @@ fn describe_claim(record: &RunRecord, obs: &Obs) -> String {
         } => {
             let left = SimDuration(remaining_ns.unsigned_abs());
             match (*valid, *remaining_ns >= 0) {
-                (true, _) => format!("checked validity of {lock}: valid, {left} left"),
+                (true, true) => format!("checked validity of {lock}: valid, {left} left"),
+                (true, false) => {
+                    format!("checked validity of {lock}: counted valid, {left} past its deadline")
+                }
                 (false, true) => format!("checked validity of {lock}: not valid, {left} left"),
                 (false, false) => format!("checked validity of {lock}: not valid, {left} past"),
             }

@@ -104,6 +104,24 @@ pub enum Obs {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         thread: Option<NonZeroU32>,
     },
+    /// "My belief that I hold `lock` outlasts its local deadline": from now on it ends at
+    /// local monotonic `until_local` (a grace after the deadline), or only when a reply says
+    /// no or the client releases (`None`: no deadline). Observed by a lease client whose
+    /// belief policy keeps believing (`until_denied` and `grace` when the deadline passes;
+    /// any policy when `renew_attempts` gives up renewing), so the checkers judge the belief
+    /// to its real end and the story tells it.
+    LockBeliefPastDeadline {
+        /// Lock name.
+        lock: String,
+        /// Local monotonic instant the belief now ends at (`None`: no deadline).
+        until_local: Option<LocalTime>,
+        /// Why, in words.
+        reason: String,
+        /// The worker thread that made this claim, in a worker with `threads` > 1 (1-based;
+        /// `None`, and absent from traces, for a single-threaded node).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<NonZeroU32>,
+    },
     /// A worker compared its clock with its validity deadline before writing.
     ValidityChecked {
         /// Lock name.
@@ -302,6 +320,7 @@ impl Observation for Obs {
             Obs::LockFailed { .. } => "lock_failed",
             Obs::LockReleased { .. } => "lock_released",
             Obs::LockLost { .. } => "lock_lost",
+            Obs::LockBeliefPastDeadline { .. } => "lock_belief_past_deadline",
             Obs::ValidityChecked { .. } => "validity_checked",
             Obs::WriteSent { .. } => "write_sent",
             Obs::LeaseGranted { .. } => "lease_granted",
@@ -335,6 +354,7 @@ pub const OBSERVATION_KINDS: &[&str] = &[
     "lock_failed",
     "lock_released",
     "lock_lost",
+    "lock_belief_past_deadline",
     "validity_checked",
     "write_sent",
     "lease_granted",
@@ -364,6 +384,7 @@ impl Obs {
             | Obs::LockFailed { thread, .. }
             | Obs::LockReleased { thread, .. }
             | Obs::LockLost { thread, .. }
+            | Obs::LockBeliefPastDeadline { thread, .. }
             | Obs::ValidityChecked { thread, .. }
             | Obs::WriteSent { thread, .. }
             | Obs::SharedTokenRelease { thread, .. } => thread.map(NonZeroU32::get),
@@ -381,6 +402,7 @@ impl Obs {
             | Obs::LockFailed { thread, .. }
             | Obs::LockReleased { thread, .. }
             | Obs::LockLost { thread, .. }
+            | Obs::LockBeliefPastDeadline { thread, .. }
             | Obs::ValidityChecked { thread, .. }
             | Obs::WriteSent { thread, .. }
             | Obs::SharedTokenRelease { thread, .. } => *thread = t,

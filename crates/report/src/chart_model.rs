@@ -650,11 +650,14 @@ impl TimelineModel {
             true_holds.push((holder, h.from, to, token));
         }
         for k in key_bands(&truth.keys) {
+            // A key is drawn until its instance's crash: the instance lost it then, whatever
+            // the truth goes on counting it for (a down instance votes for nobody else).
+            let lost = crate::narrate::key_lost_at(record, &k);
             if let Some(l) = lane(k.instance) {
                 bands.push(Band {
                     lane: l,
                     from: k.from,
-                    to: k.to.min(end),
+                    to: lost.unwrap_or(k.to).min(end),
                     kind: BandKind::Key {
                         key: k.key.to_string(),
                         holder: k.holder.map(name),

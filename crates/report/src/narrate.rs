@@ -35,35 +35,64 @@ pub struct NarrationOptions {
 
 /// Facts no actor reports but a student needs to see, derived with the checkers' own truth:
 /// a Redis key expiring by its instance's wall clock (Redis expires keys lazily, so no command
-/// marks the moment; a clock step can bring it forward).
+/// marks the moment; a clock step can bring it forward), and a live key lost with its
+/// instance's crash. The truth keeps a crashed instance's key counting for its value until
+/// the key's deadline or the instance's return ([`KeyHold`](splitbrain_check::KeyHold): a
+/// down instance votes for nobody else); that rule is about votes. What the instance holds
+/// is gone with the crash, so the story says so at the crash ([`key_lost_at`]) and tells no
+/// expiry of a key the instance no longer has; its return says what it came back with.
 pub fn derived_facts(record: &splitbrain_check::RunRecord) -> Vec<(SimTime, String)> {
     let clocks = splitbrain_check::WallClocks::new(record);
     let truth = splitbrain_check::Truth::new(record, &clocks);
-    let mut facts: Vec<(SimTime, String)> = truth
-        .keys
-        .iter()
-        .filter_map(|k| {
-            let end = k.end.as_ref()?;
-            if end.source() != splitbrain_check::Source::Derived {
-                return None;
-            }
-            let owner = k
-                .holder
-                .map(|h| format!("{}'s lock", record.name(h)))
-                .unwrap_or_else(|| format!("value {}", k.value));
-            Some((
-                end.t(),
+    let mut facts: Vec<(SimTime, String)> = Vec::new();
+    for k in &truth.keys {
+        let owner = k
+            .holder
+            .map(|h| format!("{}'s lock", record.name(h)))
+            .unwrap_or_else(|| format!("value {}", k.value));
+        let instance = record.name(k.instance);
+        let crash = key_lost_at(record, k);
+        if let Some(t) = crash {
+            facts.push((
+                t,
                 format!(
-                    "{}: key {} ({owner}) EXPIRES by {}'s own wall clock",
-                    record.name(k.instance),
-                    k.key,
-                    record.name(k.instance)
+                    "{instance}: key {} ({owner}) is LOST with the crash (it was in memory; \
+                     {instance} answers nobody until it is back, with only what its \
+                     persistence kept)",
+                    k.key
                 ),
-            ))
-        })
-        .collect();
+            ));
+        }
+        let Some(end) = k.end.as_ref() else {
+            continue;
+        };
+        if end.source() != splitbrain_check::Source::Derived || crash.is_some() {
+            continue;
+        }
+        facts.push((
+            end.t(),
+            format!(
+                "{instance}: key {} ({owner}) EXPIRES by {instance}'s own wall clock",
+                k.key
+            ),
+        ));
+    }
     facts.sort();
     facts
+}
+
+/// The instant the instance of key piece `k` crashed while holding it, if it did: the first
+/// `Crash` of the instance within `[k.from, k.to)` (the truth ends the piece at the key's
+/// deadline or at the instance's return, so a crash inside it found the key live; a second
+/// crash of a down instance changes nothing and comes after the first).
+pub fn key_lost_at(
+    record: &splitbrain_check::RunRecord,
+    k: &splitbrain_check::KeyHold,
+) -> Option<SimTime> {
+    record.faults.iter().find_map(|(t, f)| match f {
+        Fault::Crash { node } if *node == k.instance && k.from <= *t && *t < k.to => Some(*t),
+        _ => None,
+    })
 }
 
 fn name(names: &[String], n: NodeId) -> &str {
@@ -249,21 +278,42 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
         Obs::LockFailed { thread: _, lock, reason } => format!("{who} fails to acquire \"{lock}\": {reason}"),
         Obs::LockReleased { thread: _, lock } => format!("{who} releases \"{lock}\""),
         Obs::LockLost { thread: _, lock, reason } => format!("{who} gives up \"{lock}\": {reason}"),
+        Obs::LockBeliefPastDeadline {
+            lock,
+            until_local,
+            reason,
+            ..
+        } => {
+            let until = match until_local {
+                Some(u) => format!(" until local {}", secs(u.0)),
+                None => " with NO deadline".to_string(),
+            };
+            format!("{who} goes on believing it holds \"{lock}\"{until}: {reason}")
+        }
         Obs::ValidityChecked { thread: _,
             lock,
             valid,
             remaining_ns,
         } => {
-            if *valid {
-                format!(
-                    "{who} checks \"{lock}\": still valid, {} left by its own clock",
-                    secs(remaining_ns.unsigned_abs())
-                )
-            } else {
-                format!(
-                    "{who} checks \"{lock}\": EXPIRED {} ago by its own clock",
-                    secs(remaining_ns.unsigned_abs())
-                )
+            // The verdict and the deadline can disagree: a client that checks by asking its
+            // servers (Redlock's quorum count) or whose belief outlasts its deadline (a
+            // lease client's `grace`, `until_denied`, `renew_attempts`) says so.
+            let left = secs(remaining_ns.unsigned_abs());
+            match (*valid, *remaining_ns > 0) {
+                (true, true) => {
+                    format!("{who} checks \"{lock}\": still valid, {left} left by its own clock")
+                }
+                (true, false) => format!(
+                    "{who} checks \"{lock}\": counts it still VALID although its local deadline \
+                     passed {left} ago by its own clock"
+                ),
+                (false, false) => {
+                    format!("{who} checks \"{lock}\": EXPIRED {left} ago by its own clock")
+                }
+                (false, true) => format!(
+                    "{who} checks \"{lock}\": NOT valid (its lock client says no), though \
+                     {left} were left by its own clock"
+                ),
             }
         }
         Obs::WriteSent { token: t, job, .. } => match job {
@@ -315,7 +365,17 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
             None => format!("{who}: {key} no longer expires"),
         },
         Obs::RedisKeyDeleted { key } => format!("{who}: {key} deleted"),
-        Obs::RedisRestarted { keys } => format!("{who} is back with {} key(s)", keys.len()),
+        Obs::RedisRestarted { keys } if keys.is_empty() => {
+            format!("{who} is back EMPTY: no key survived its crash")
+        }
+        Obs::RedisRestarted { keys } => {
+            let names: Vec<&str> = keys.iter().map(|(k, _, _)| k.as_str()).collect();
+            format!(
+                "{who} is back with {} key(s) its persistence kept: {}",
+                keys.len(),
+                names.join(", ")
+            )
+        }
         Obs::RaftApplied {
             index,
             term,
@@ -425,10 +485,11 @@ fn owners(events: &[Event]) -> BTreeMap<String, NodeId> {
     out
 }
 
-/// A true time for the story: seconds with millisecond precision, rounded down ("2.202 s").
-/// Exact nanoseconds are in the trace and in violation windows.
+/// A true time for the story: seconds with millisecond precision, rounded half up as
+/// verdicts write their times ([`splitbrain_check::fmt_secs`], "2.253 s" in both for an
+/// event at 2.252500 s). Exact nanoseconds are in the trace.
 fn clock(t: SimTime) -> String {
-    SimTime(t.as_nanos() / 1_000_000 * 1_000_000).to_string()
+    splitbrain_check::fmt_secs(t, 3)
 }
 
 /// Removes and returns the items of `v` that match `f`, keeping the order of both parts.

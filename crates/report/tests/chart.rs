@@ -372,3 +372,22 @@ fn a_run_stopped_at_the_event_limit_says_so_in_the_chart_and_the_view() {
         .unwrap()
         .contains("event limit"));
 }
+
+/// Lesson 22: redis-a crashes at 0.150 s holding client-1's key; the key's band on redis-a
+/// ends at the crash (the instance lost it then), not at the key's expiry at 10.102 s.
+#[test]
+fn a_crashed_instances_key_band_ends_at_the_crash() {
+    let m = model("22-redis-failover-async-replication.json");
+    let a = m.lanes.iter().position(|l| l.name == "redis-a").unwrap();
+    let keys: Vec<(SimTime, SimTime)> = m
+        .bands
+        .iter()
+        .filter(|b| b.lane == a && matches!(b.kind, BandKind::Key { .. }))
+        .map(|b| (b.from, b.to))
+        .collect();
+    assert_eq!(
+        keys,
+        [(SimTime(101_000_000), SimTime(150_000_000))],
+        "{keys:?}"
+    );
+}

@@ -261,9 +261,10 @@ fn a_drop_by_a_one_way_block_says_so() {
         story.contains("1.002 s  n5 -> n1  HEARTBEAT dropped: one-way block"),
         "{story}"
     );
-    // The partition after the heal is told as one.
+    // The partition after the heal is told as one (its time rounded to the ms, as verdicts
+    // round theirs).
     assert!(
-        story.contains("4.002 s  n5 -> n1  HEARTBEAT dropped: partition"),
+        story.contains("4.003 s  n5 -> n1  HEARTBEAT dropped: partition"),
         "{story}"
     );
 }
@@ -401,4 +402,101 @@ fn a_redis_error_reply_is_told_as_a_refusal() {
         }
         assert!(!story.contains("r3 REFUSES"), "{story}");
     }
+}
+
+/// Lesson 22: redis-a crashes at 0.150 s with client-1's key in memory. The story says the
+/// key is lost with the crash and tells no expiry of it at 10.102 s (the truth's rule that
+/// a down instance goes on counting for its value is about votes, not what it holds).
+#[test]
+fn a_crashed_instances_key_is_told_lost_not_expired() {
+    let s = story("22-redis-failover-async-replication.json");
+    assert!(
+        s.contains("0.150 s  redis-a: key lock (client-1's lock) is LOST with the crash"),
+        "{s}"
+    );
+    assert!(
+        !s.lines()
+            .any(|l| l.contains("redis-a: key lock") && l.contains("EXPIRES")),
+        "{s}"
+    );
+}
+
+/// A validity check the lock client answers (Redlock's quorum count) or a belief that
+/// outlasts its deadline can be valid past the deadline: the story does not call a deadline
+/// that passed 7.036 s ago "7.036 s left".
+#[test]
+fn a_check_valid_past_its_deadline_says_the_deadline_passed() {
+    use splitbrain_protocols::Obs;
+    let say = |valid: bool, remaining_ns: i64| {
+        splitbrain_report::describe_obs(
+            &[],
+            "client-1",
+            &Obs::ValidityChecked {
+                thread: None,
+                lock: "lock".to_string(),
+                valid,
+                remaining_ns,
+            },
+        )
+    };
+    let s = say(true, -7_036_000_000);
+    assert!(!s.contains("7.036 s left"), "{s}");
+    assert!(s.contains("deadline passed 7.036 s ago"), "{s}");
+    assert!(say(true, 5_000_000).contains("still valid, 0.005 s left"));
+    let s = say(false, 2_000_000_000);
+    assert!(!s.contains("EXPIRED"), "{s}");
+    assert!(s.contains("NOT valid"), "{s}");
+    assert!(say(false, -1_000_000).contains("EXPIRED 0.001 s ago"));
+}
+
+/// A lease client that stops renewing after `renew_attempts` failures, or believes past its
+/// deadline, says so in the story.
+#[test]
+fn a_belief_past_its_deadline_is_told() {
+    use splitbrain_engine::LocalTime;
+    use splitbrain_protocols::Obs;
+    let s = splitbrain_report::describe_obs(
+        &[],
+        "client-1",
+        &Obs::LockBeliefPastDeadline {
+            thread: None,
+            lock: "lock".to_string(),
+            until_local: None,
+            reason: "stopped renewing after 2 failed renewal(s) (renew_attempts), believes it \
+                     holds with no deadline"
+                .to_string(),
+        },
+    );
+    assert!(
+        s.contains(
+            "client-1 goes on believing it holds \"lock\" with NO deadline: stopped renewing"
+        ),
+        "{s}"
+    );
+    let s = splitbrain_report::describe_obs(
+        &[],
+        "client-1",
+        &Obs::LockBeliefPastDeadline {
+            thread: None,
+            lock: "lock".to_string(),
+            until_local: Some(LocalTime(6_000_000_000)),
+            reason: "grace".to_string(),
+        },
+    );
+    assert!(s.contains("until local 6.000 s"), "{s}");
+}
+
+/// One rule for times everywhere: the story writes an event at 2.2525 s as a verdict does,
+/// rounded half up to 2.253 s (`splitbrain_check::fmt_secs`), not cut to 2.252 s.
+#[test]
+fn the_story_rounds_times_as_verdicts_do() {
+    use splitbrain_engine::{Fault, NodeId, SimTime, TraceEvent};
+    let t = SimTime(2_252_500_000);
+    let events: Vec<splitbrain_report::narrate::Event> = vec![TraceEvent::Fault {
+        t,
+        fault: Fault::Crash { node: NodeId(0) },
+    }];
+    let s = narrate(&["n1".to_string()], &events, &NarrationOptions::default());
+    assert_eq!(splitbrain_check::fmt_secs(t, 3), "2.253 s");
+    assert!(s.contains("2.253 s  n1 CRASHES"), "{s}");
 }

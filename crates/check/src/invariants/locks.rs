@@ -249,7 +249,10 @@ pub(crate) fn holder_writes_only_in(shared: &Shared) -> Verdict {
 /// the latest `valid_until_local` of the acquisition and of the client's `LockRenewed` for
 /// the lock during the belief, each converted with
 /// [`WallClocks::true_time_of_mono`](crate::WallClocks::true_time_of_mono) from the instant it
-/// was observed. The true end is the end of the client's hold with the acquisition's token or
+/// was observed, or later where the client said its belief outlasts that deadline
+/// (`LockBeliefPastDeadline`: a grace's `until_local`, converted the same way; a belief with
+/// no deadline, `until_local: None`, ends only with the belief itself, so it is judged to the
+/// belief's end against the truth's). The true end is the end of the client's hold with the acquisition's token or
 /// value that contains the acquisition instant (the acquisition instant itself if there is
 /// none). A violation is the window from the true end to the believed end, cut at the end of
 /// the belief: a client that releases before its hold ends never violates.
@@ -301,15 +304,24 @@ pub(crate) fn validity_within_truth_in(shared: &Shared) -> Verdict {
             if o.t >= b.to {
                 break;
             }
-            if let Obs::LockRenewed {
-                lock,
-                valid_until_local,
-                ..
-            } = &o.obs
-            {
-                if o.node == b.node && *lock == b.key {
+            if o.node != b.node {
+                continue;
+            }
+            match &o.obs {
+                Obs::LockRenewed {
+                    lock,
+                    valid_until_local,
+                    ..
+                } if *lock == b.key => {
                     believed = believed.max((believed_at(i, valid_until_local.0), i));
                 }
+                Obs::LockBeliefPastDeadline {
+                    lock, until_local, ..
+                } if *lock == b.key => {
+                    let until = until_local.map_or(b.to, |u| believed_at(i, u.0));
+                    believed = believed.max((until, i));
+                }
+                _ => {}
             }
         }
         let hold = truth
@@ -335,12 +347,27 @@ pub(crate) fn validity_within_truth_in(shared: &Shared) -> Verdict {
             Some(h) => format!("its hold ({}) truly ended at {true_end}", h.what()),
             None => "the servers never truly held it for it".to_string(),
         };
-        let summary = format!(
-            "{} believed {} valid until {} (true time) but {truly}",
-            record.name(b.node),
-            b.key,
-            believed.0
+        let open = matches!(
+            record.observations[believed.1].obs,
+            Obs::LockBeliefPastDeadline {
+                until_local: None,
+                ..
+            }
         );
+        let summary = if open {
+            format!(
+                "{} believed it held {} with no deadline until {until} (true time) but {truly}",
+                record.name(b.node),
+                b.key,
+            )
+        } else {
+            format!(
+                "{} believed {} valid until {} (true time) but {truly}",
+                record.name(b.node),
+                b.key,
+                believed.0
+            )
+        };
         let mut relevant = nodes.clone();
         relevant.extend(servers_of(record, Some(&b.key)));
         nodes.extend(hold.and_then(|h| h.holder));

@@ -60,12 +60,19 @@ impl<'r> Shared<'r> {
         shared
     }
 
-    /// `(from, to, lock)` of every hold of [`Shared::truth`], in its order: read from the
-    /// truth where a verdict reads its holds anyway (or it was built), else from
+    /// `(from, to, lock, holder)` of every hold of [`Shared::truth`], in its order: read from
+    /// the truth where a verdict reads its holds anyway (or it was built), else from
     /// [`Truth::spans`], whose holds are never all alive.
-    pub(crate) fn spans(&self) -> Box<dyn Iterator<Item = (SimTime, SimTime, &str)> + '_> {
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn spans(
+        &self,
+    ) -> Box<dyn Iterator<Item = (SimTime, SimTime, &str, Option<NodeId>)> + '_> {
         if self.reads_holds || self.truth.get().is_some() {
-            return Box::new(self.truth().all().map(|h| (h.from, h.to, &*h.lock)));
+            return Box::new(
+                self.truth()
+                    .all()
+                    .map(|h| (h.from, h.to, &*h.lock, h.holder)),
+            );
         }
         let spans = self
             .spans

@@ -18,10 +18,13 @@ use std::collections::{BTreeMap, BTreeSet};
 ///
 /// Only time that owes progress counts: time during which some client waits for a lock (from
 /// its `LockRequested` until its `LockAcquired` or its crash; a failed attempt followed by a
-/// retry is still waiting) while nobody validly holds that lock (the servers' truth,
-/// `Truth`: a lease grant, a Redis value on a majority). So an idle lock owes nothing, and a
-/// holder that keeps its lock to expiry is not a stall: the waiting client correctly waits out
-/// the TTL. Within every true-time interval in which a majority is up, between its start, each
+/// retry is still waiting) while no live client holds that lock (the servers' truth,
+/// `Truth`: a lease grant, a Redis value on a majority, held by a client that has not
+/// crashed since the hold began). So an idle lock owes nothing, and a live holder that keeps
+/// its lock to expiry is not a stall: the waiting client correctly waits out the TTL. A hold
+/// whose holder crashed is no progress from the crash on: no live client can act on it,
+/// whether it then expires after its TTL, a Raft leader change re-arms it, or the restarted
+/// holder forgot it. Progress means a live client that wants the lock holds it or can get it. Within every true-time interval in which a majority is up, between its start, each
 /// `LockAcquired` or `LockRenewed` (any client, any lock: a renewal re-acquires the lease, so
 /// a leader that keeps its lease is progress) and its end (at most the end of the run), the
 /// owed time must not exceed `window` (true ns). Reports the first longer gap. A run without
@@ -175,10 +178,25 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
     if !asks {
         return Vec::new();
     }
-    // The truth first, then the waits, taken as they close.
+    // The truth first, then the waits, taken as they close. A hold counts only
+    // while its holder lives: from the holder's crash on, nobody who can act holds it (a
+    // Raft leader change may re-arm a crashed holder's lease, a restarted holder forgot its
+    // grant), so a client waiting for it is owed progress.
+    let mut crashes: BTreeMap<NodeId, Vec<SimTime>> = BTreeMap::new();
+    for (t, f) in &record.faults {
+        if let splitbrain_engine::Fault::Crash { node } = f {
+            crashes.entry(*node).or_default().push(*t);
+        }
+    }
     let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
-    for (from, to, lock) in shared.spans() {
-        held.entry(lock).or_default().push((from, to));
+    for (from, to, lock, holder) in shared.spans() {
+        let crash = holder
+            .and_then(|h| crashes.get(&h))
+            .and_then(|ts| ts.iter().find(|&&t| from <= t && t < to));
+        let to = crash.map_or(to, |&t| t);
+        if from < to {
+            held.entry(lock).or_default().push((from, to));
+        }
     }
     let held: BTreeMap<&str, Reach> = held
         .into_iter()
@@ -587,6 +605,56 @@ mod tests {
                 "11.501 s client-2: acquired lock",
             ]
         );
+    }
+
+    /// A dead holder's hold is no progress. client-1's lease runs 1 s..30 s at the service (a
+    /// Raft leader change re-arming it, say) but client-1 crashes at 2 s; client-2 asks at
+    /// 2 s and gets it at 30.5 s: 28.5 s owed, with nobody alive to act on the hold. The same with client-1
+    /// restarted at 3 s, having forgotten its grant.
+    #[test]
+    fn a_crashed_holders_hold_is_not_progress() {
+        let build = |restart_ms: Option<u64>| {
+            let mut b = Builder::new(&[
+                ("locks", LeaseService),
+                ("client-1", Worker),
+                ("client-2", Worker),
+            ])
+            .obs(ms(999), 1, requested())
+            .obs(ms(1_000), 0, granted(1, 1))
+            .obs(ms(1_001), 1, acquired())
+            .fault(ms(2_000), crash(1))
+            .obs(ms(2_000), 2, requested());
+            if let Some(t) = restart_ms {
+                b = b.fault(ms(t), restart(1));
+            }
+            b.obs(
+                ms(30_000),
+                0,
+                Obs::LeaseFreed {
+                    lease: "lock".to_string(),
+                    holder: id(1),
+                    token: 1,
+                    expired: true,
+                },
+            )
+            .obs(ms(30_500), 0, granted(2, 2))
+            .obs(ms(30_501), 2, acquired())
+            .end(ms(35_000))
+            .build()
+        };
+        for restart_ms in [None, Some(3_000)] {
+            let v = violations(lock_progress(&build(restart_ms), WINDOW));
+            assert_eq!(
+                (v[0].from, v[0].to),
+                (ms(1_001), ms(30_501)),
+                "{restart_ms:?}"
+            );
+            assert!(
+                v[0].summary.contains("clients waited 28.500 s of it"),
+                "{}",
+                v[0].summary
+            );
+        }
     }
 
     fn granted(holder: u32, token: u64) -> Obs {

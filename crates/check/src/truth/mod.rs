@@ -310,11 +310,14 @@ pub(crate) struct Spans {
 }
 
 impl Spans {
-    /// `(from, to, lock)` of each hold, in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (SimTime, SimTime, &str)> + '_ {
-        self.spans
-            .iter()
-            .map(|s| (s.from, s.to, &*self.locks[s.lock as usize]))
+    /// `(from, to, lock, holder)` of each hold, in order.
+    pub(crate) fn iter(
+        &self,
+    ) -> impl Iterator<Item = (SimTime, SimTime, &str, Option<NodeId>)> + '_ {
+        self.spans.iter().map(|s| {
+            let holder = s.holder.checked_sub(1).map(NodeId);
+            (s.from, s.to, &*self.locks[s.lock as usize], holder)
+        })
     }
 }
 
@@ -709,7 +712,7 @@ mod tests {
         };
         let made: Vec<(SimTime, SimTime, std::sync::Arc<str>)> = Truth::spans(&r, &clocks)
             .iter()
-            .map(|(from, to, lock)| (from, to, lock.into()))
+            .map(|(from, to, lock, _)| (from, to, lock.into()))
             .collect();
         assert_eq!(made, spans(&uncited));
         // Also where the key pieces are made in one batch (a short run).
@@ -728,7 +731,7 @@ mod tests {
         let clocks = WallClocks::new(&short);
         let made: Vec<(SimTime, SimTime, std::sync::Arc<str>)> = Truth::spans(&short, &clocks)
             .iter()
-            .map(|(from, to, lock)| (from, to, lock.into()))
+            .map(|(from, to, lock, _)| (from, to, lock.into()))
             .collect();
         assert_eq!(made.len(), 1);
         assert_eq!(made, spans(&Truth::holds_uncited(&short, &clocks)));

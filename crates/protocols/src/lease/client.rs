@@ -37,6 +37,13 @@
 //! a lock watchdog that dies quietly while the application still thinks it holds the lock
 //! (Redisson's watchdog, issue reports of a renewal task that stopped after an error).
 //!
+//! **A belief past its deadline is said.** When the belief stops ending at the local
+//! deadline the client observes `LockBeliefPastDeadline { until_local }`: `UntilDenied` and
+//! `Grace(g)` when the deadline passes (`None`, and `deadline + g`), and any policy when
+//! `renew_attempts` gives up (`None`). The checkers judge such a belief to its real end, and
+//! the story tells it. [`LeaseClient::belief`] is the same rule for the client's owner: a
+//! worker's validity check asks it, as a lease-based leader believes until `LockLost`.
+//!
 //! **Replies.** Replies are matched by request id; a late reply to an abandoned request is
 //! ignored, except a late `Granted`, which the client releases at once (it does not want a
 //! lease it gave up on, and the service frees it sooner). Request ids keep counting across
@@ -125,6 +132,20 @@ impl LeaseClientConfig {
     }
 }
 
+/// How long a lock client's belief in its current hold lasts, by its belief policy
+/// ([`LeaseClient::belief`]; every other client believes until its deadline).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Belief {
+    /// It does not believe it holds the lock.
+    None,
+    /// Until its local deadline (`valid_until`), the deadline the owner was told.
+    Deadline,
+    /// Until this local instant, after the deadline (a grace).
+    Until(LocalTime),
+    /// With no end: until a reply says no or it releases.
+    Open,
+}
+
 /// Lease client timers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -167,6 +188,9 @@ enum State {
         failures: u32,
         /// Gave up renewing after `renew_attempts` failures: believes with no deadline.
         gave_up: bool,
+        /// The local deadline passed and the belief goes on (`UntilDenied`, `Grace`), said
+        /// once per deadline with `LockBeliefPastDeadline`.
+        past_deadline: bool,
     },
 }
 
@@ -336,6 +360,7 @@ impl LeaseClient {
             token,
             valid_until,
             deadline,
+            past_deadline,
             ..
         } = &mut self.state
         else {
@@ -344,9 +369,9 @@ impl LeaseClient {
         let token = *token;
         if new_until > *valid_until {
             ctx.cancel_timer(*deadline);
-            let end = end.unwrap_or(new_until);
-            *deadline = ctx.set_timer(end.saturating_since(now), LeaseClientTimer::Deadline);
+            *deadline = ctx.set_timer(new_until.saturating_since(now), LeaseClientTimer::Deadline);
             *valid_until = new_until;
+            *past_deadline = false;
         }
         let valid_until = *valid_until;
         ctx.observe(Obs::LockRenewed {
@@ -384,6 +409,16 @@ impl LeaseClient {
                 if let Some(r) = renew.take() {
                     ctx.cancel_timer(r);
                 }
+                let failed = *failures;
+                ctx.observe(Obs::LockBeliefPastDeadline {
+                    thread: None,
+                    lock: self.cfg.lease.clone(),
+                    until_local: None,
+                    reason: format!(
+                        "stopped renewing after {failed} failed renewal(s) (renew_attempts), \
+                         believes it holds with no deadline"
+                    ),
+                });
                 return None;
             }
         }
@@ -427,9 +462,12 @@ impl LeaseClient {
                             self.send(ctx, LeaseMsg::Release { req, lease, token });
                             return self.fail(ctx, "granted after the local deadline".to_string());
                         }
-                        let end = self.cfg.belief_end(valid_until).unwrap_or(valid_until);
-                        let deadline =
-                            ctx.set_timer(end.saturating_since(now), LeaseClientTimer::Deadline);
+                        // The deadline timer fires at the deadline whatever the policy: past it,
+                        // a policy that goes on believing says so (`LockBeliefPastDeadline`).
+                        let deadline = ctx.set_timer(
+                            valid_until.saturating_since(now),
+                            LeaseClientTimer::Deadline,
+                        );
                         let renew = self
                             .cfg
                             .renew_every
@@ -442,6 +480,7 @@ impl LeaseClient {
                             renewing: None,
                             failures: 0,
                             gave_up: false,
+                            past_deadline: false,
                         };
                         ctx.observe(Obs::LockAcquired {
                             thread: None,
@@ -567,18 +606,45 @@ impl LeaseClient {
                     valid_until,
                     deadline,
                     gave_up: false,
+                    past_deadline,
                     ..
                 } = &mut self.state
                 else {
                     return None;
                 };
-                let end = self.cfg.belief_end(*valid_until)?;
                 let now = ctx.mono_now();
-                if now < end {
-                    // Fired early: the clock slowed after the timer was set (the engine keeps
-                    // a timer's true instant). Wait for the rest of the local time.
-                    *deadline =
-                        ctx.set_timer(end.saturating_since(now), LeaseClientTimer::Deadline);
+                // Fired early (the clock slowed after the timer was set: the engine keeps a
+                // timer's true instant): wait for the rest of the local time.
+                let wait_for = |until: LocalTime, ctx: &mut C| {
+                    ctx.set_timer(until.saturating_since(now), LeaseClientTimer::Deadline)
+                };
+                if now < *valid_until {
+                    *deadline = wait_for(*valid_until, ctx);
+                    return None;
+                }
+                let end = self.cfg.belief_end(*valid_until);
+                if end.map_or(true, |end| now < end) {
+                    // Past the deadline, the policy goes on believing: said once.
+                    if !*past_deadline {
+                        *past_deadline = true;
+                        let reason = match self.cfg.on_renew_failure {
+                            RenewFailure::Grace(g) => format!(
+                                "local deadline passed; believes it holds for its grace of {g}"
+                            ),
+                            _ => "local deadline passed; believes it holds until a renewal is \
+                                  denied"
+                                .to_string(),
+                        };
+                        ctx.observe(Obs::LockBeliefPastDeadline {
+                            thread: None,
+                            lock: self.cfg.lease.clone(),
+                            until_local: end,
+                            reason,
+                        });
+                    }
+                    if let Some(end) = end {
+                        *deadline = wait_for(end, ctx);
+                    }
                     return None;
                 }
                 let reason = match self.cfg.on_renew_failure {
@@ -587,6 +653,23 @@ impl LeaseClient {
                 };
                 self.lose(ctx, reason)
             }
+        }
+    }
+
+    /// Whether the client believes it holds at local `now`, by its belief policy: not held
+    /// ([`Belief::None`]); until its deadline ([`Belief::Deadline`]: `StopAtDeadline`,
+    /// `KeepBelieving`, whose failed renewals move the deadline); until `deadline + grace`
+    /// ([`Belief::Until`]); or with no end ([`Belief::Open`]: `UntilDenied`, or renewals
+    /// given up after `renew_attempts`).
+    pub fn belief(&self) -> Belief {
+        match self.state {
+            State::Held { gave_up: true, .. } => Belief::Open,
+            State::Held { valid_until, .. } => match self.cfg.on_renew_failure {
+                RenewFailure::StopAtDeadline | RenewFailure::KeepBelieving => Belief::Deadline,
+                RenewFailure::Grace(g) => Belief::Until(valid_until.saturating_add(g)),
+                RenewFailure::UntilDenied => Belief::Open,
+            },
+            _ => Belief::None,
         }
     }
 

@@ -6,7 +6,9 @@ mod client;
 mod leader;
 mod service;
 
-pub use client::{LeaseClient, LeaseClientConfig, LeaseClientCtx, LeaseClientTimer, RenewFailure};
+pub use client::{
+    Belief, LeaseClient, LeaseClientConfig, LeaseClientCtx, LeaseClientTimer, RenewFailure,
+};
 pub use leader::{LeaderCtx, LeaderTimer, LeaseLeader, LeaseLeaderConfig};
 pub use service::{
     Grant, Grants, LeaseMsg, LeaseService, ServiceConfig, ServiceCtx, ServiceDurable, ServiceTimer,

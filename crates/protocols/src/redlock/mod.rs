@@ -51,6 +51,21 @@
 //! issues no fencing token: [`RedlockClient::token`] is always `None` (Kleppmann's point: a
 //! paused holder's write cannot be told from the new holder's). Request ids keep counting
 //! across [`RedlockClient::reset`].
+//!
+//! **Failover.** Each of the N instances is reached through its own Sentinel-aware
+//! connection, as a Redlock client built on Sentinel clients is (Redisson's `RedissonRedLock`
+//! over clients in sentinel mode; node-redlock or redlock-py over one Sentinel-backed client
+//! per instance): on Sentinel's `+switch-master` notice ([`RedisMsg::SwitchMaster`] from a
+//! promoted replica naming the slot's current primary as `old`) the client sends that slot's
+//! requests to the new primary from then on, and the other slots are unchanged. Real clients
+//! learn of the switch either from the notice (the Sentinel client spec, "Subscribe to
+//! Sentinel events to improve responsiveness"; go-redis's `sentinel.go` listens to
+//! `+switch-master`) or by asking Sentinel again when they reconnect (redis-py's
+//! `SentinelManagedConnection.connect` calls `SentinelConnectionPool.get_master_address`,
+//! which runs `Sentinel.discover_master`); the model takes the notice, as the
+//! single-instance client does. Replies still in flight from a replaced primary are ignored
+//! (their requests time out). The slots survive [`RedlockClient::reset`]: a restarted
+//! process asks Sentinel for the current primaries.
 
 use crate::context::{Ctx, Wraps};
 use crate::lock_event::LockEvent;
@@ -270,6 +285,10 @@ pub struct RedlockClient {
     /// The quorum-count check in flight: per instance, `Pending`, `Ok` (it holds our value)
     /// or `NotOk`.
     checking: Option<Vec<Outcome>>,
+    /// The node each instance slot is reached at now, in the order of `cfg.instances`: the
+    /// configured instance, or the replica Sentinel promoted in its place (see the module
+    /// doc, "Failover").
+    primaries: Vec<NodeId>,
 }
 
 /// `"{prefix}{oks} of {n} OK, quorum {quorum}"`: the reason of an attempt short of its
@@ -303,6 +322,7 @@ impl RedlockClient {
             "quorum must be in 1..=N"
         );
         RedlockClient {
+            primaries: cfg.instances.clone(),
             cfg: Box::new(cfg),
             state: State::Idle,
             value: String::new(),
@@ -352,7 +372,7 @@ impl RedlockClient {
     /// Sends the SET to instance `i` of the attempt and starts its timeout.
     fn ask(&mut self, ctx: &mut impl RedlockCtx, i: usize) -> Outcome {
         let args = self.commands().0.clone();
-        let req = self.send(ctx, self.cfg.instances[i], args);
+        let req = self.send(ctx, self.primaries[i], args);
         let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
         Outcome::Pending { req, timeout }
     }
@@ -360,7 +380,7 @@ impl RedlockClient {
     fn unlock_all(&mut self, ctx: &mut impl RedlockCtx) {
         let args = self.commands().1.clone();
         for i in 0..self.cfg.instances.len() {
-            self.send(ctx, self.cfg.instances[i], args.clone());
+            self.send(ctx, self.primaries[i], args.clone());
         }
     }
 
@@ -384,7 +404,7 @@ impl RedlockClient {
         ctx.observe(Obs::LockRequested {
             thread: None,
             lock: self.cfg.key.clone(),
-            servers: self.cfg.instances.clone(),
+            servers: self.primaries.clone(),
         });
         let start = ctx.mono_now();
         let n = self.cfg.instances.len();
@@ -527,7 +547,7 @@ impl RedlockClient {
         let mut outcomes = Vec::with_capacity(self.cfg.instances.len());
         let args: CommandArgs = extend_args(&self.cfg.key, &self.value, ttl_ms).into();
         for i in 0..self.cfg.instances.len() {
-            let req = self.send(ctx, self.cfg.instances[i], args.clone());
+            let req = self.send(ctx, self.primaries[i], args.clone());
             let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
             outcomes.push(Outcome::Pending { req, timeout });
         }
@@ -662,7 +682,7 @@ impl RedlockClient {
         let mut outcomes = Vec::with_capacity(self.cfg.instances.len());
         let args: CommandArgs = get_args(&self.cfg.key).into();
         for i in 0..self.cfg.instances.len() {
-            let req = self.send(ctx, self.cfg.instances[i], args.clone());
+            let req = self.send(ctx, self.primaries[i], args.clone());
             let timeout = ctx.set_timer(self.cfg.request_timeout, RedlockTimer::Timeout { req });
             outcomes.push(Outcome::Pending { req, timeout });
         }
@@ -708,10 +728,16 @@ impl RedlockClient {
         from: NodeId,
         msg: &C::Msg,
     ) -> Option<LockEvent> {
+        if let Some(&RedisMsg::SwitchMaster { old, new }) = msg.part() {
+            for p in self.primaries.iter_mut().filter(|p| **p == old) {
+                *p = new;
+            }
+            return None;
+        }
         let Some(RedisMsg::Reply { req, reply }) = msg.part() else {
             return None;
         };
-        if !self.cfg.instances.contains(&from) {
+        if !self.primaries.contains(&from) {
             return None;
         }
         if self.checking.is_some() {

@@ -5,7 +5,7 @@
 //! `LockLost` observations; it tells its worker what happened through [`LockEvent`].
 //! [`LockConfig`] selects and configures a client; [`LockClient::new`] builds it.
 
-use crate::lease::{LeaseClient, LeaseClientConfig, LeaseClientCtx};
+use crate::lease::{Belief, LeaseClient, LeaseClientConfig, LeaseClientCtx};
 use crate::raft::{RaftClientConfig, RaftLock, RaftLockCtx};
 use crate::redis_lock::{RedisLockClient, RedisLockConfig, RedisLockCtx};
 use crate::redlock::{RedlockClient, RedlockConfig, RedlockCtx};
@@ -117,6 +117,16 @@ impl LockClient {
     /// The local deadline of the current hold, if the client believes it holds the lock.
     pub fn valid_until(&self) -> Option<LocalTime> {
         each!(self, c => c.valid_until())
+    }
+    /// How long the client believes in its current hold, by its belief policy: the lease
+    /// client's [`LeaseClient::belief`]; every other client believes until its deadline
+    /// ([`Belief::Deadline`]) while it holds.
+    pub fn belief(&self) -> Belief {
+        match self {
+            LockClient::Lease(c) => c.belief(),
+            _ if self.valid_until().is_some() => Belief::Deadline,
+            _ => Belief::None,
+        }
     }
     /// The fencing token of the current hold, if any.
     pub fn token(&self) -> Option<u64> {

@@ -4,8 +4,11 @@
 //! 1. acquire the lock (any [`LockConfig`]); on `Failed`, retry after `think_time`;
 //! 2. on `Acquired`, work for `work_time`;
 //! 3. check validity by its own clock: observe `ValidityChecked { lock, valid, remaining_ns }`
-//!    with `remaining_ns = valid_until - now` and `valid = (the client still believes it holds)
-//!    && remaining_ns > 0`; if not valid, give up the round: release (a no-op if the client
+//!    with `remaining_ns = valid_until - now` and `valid` by the client's belief policy
+//!    ([`LockClient::belief`]): `(the client still believes it holds) && remaining_ns > 0`,
+//!    except for a lease client whose policy believes past the deadline (`grace`: until
+//!    `valid_until + grace`; `until_denied`, or renewals given up after `renew_attempts`:
+//!    while it holds), whose worker then writes with `remaining_ns` negative; if not valid, give up the round: release (a no-op if the client
 //!    already lost the lock), observe nothing more, think, next round. A Redlock client
 //!    configured with `quorum_count_check` checks by asking its instances instead
 //!    ([`LockClient::start_check`]): the worker waits in [`Phase::Checking`] for
@@ -46,6 +49,7 @@
 pub mod lock;
 
 use crate::context::{Ctx, Role, Wraps};
+use crate::lease::Belief;
 use crate::observation::Obs;
 use crate::redis_lock::RedisClientTimer;
 use crate::storage::StorageMsg;
@@ -396,8 +400,15 @@ impl Thread {
         let deadline = self.deadline.unwrap_or(now);
         let remaining = deadline.0 as i128 - now.0 as i128;
         let remaining_ns = remaining.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
-        let valid =
-            by_client.unwrap_or_else(|| self.client.valid_until().is_some() && remaining_ns > 0);
+        // The client's belief policy decides (a lease client that keeps believing past its
+        // deadline writes, as a lease-based leader with the same policy acts until its
+        // `LockLost`); the deadline is still what `remaining_ns` measures.
+        let valid = by_client.unwrap_or_else(|| match self.client.belief() {
+            Belief::None => false,
+            Belief::Deadline => remaining_ns > 0,
+            Belief::Until(end) => now < end,
+            Belief::Open => true,
+        });
         // Observe first: a fault triggered by this observation (delay 0) is scheduled before
         // the write timer, so it lands between the check and the write.
         ctx.observe(Obs::ValidityChecked {

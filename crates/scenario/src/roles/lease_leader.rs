@@ -169,6 +169,7 @@ impl Role for LeaseLeaderSpec {
             "lock_failed",
             "lock_released",
             "lock_lost",
+            "lock_belief_past_deadline",
         ];
         const WRITING: &[&str] = &[
             "leader_claim",
@@ -179,6 +180,7 @@ impl Role for LeaseLeaderSpec {
             "lock_failed",
             "lock_released",
             "lock_lost",
+            "lock_belief_past_deadline",
             "write_sent",
         ];
         if self.write_to.is_some() {

@@ -103,6 +103,7 @@ impl Role for WorkerSpec {
             "lock_failed",
             "lock_released",
             "lock_lost",
+            "lock_belief_past_deadline",
             "validity_checked",
             "write_sent",
         ];
