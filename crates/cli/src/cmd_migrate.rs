@@ -31,11 +31,18 @@ pub fn run(a: MigrateArgs) -> Result<u8> {
         return Ok(exit::OK);
     }
     crate::atomic::write_atomic(out, m.text.as_bytes())?;
-    println!(
-        "{file}: format {} -> {CURRENT}, written to {}",
-        m.from,
-        out.display()
-    );
+    if m.from == CURRENT {
+        println!(
+            "{file}: already format {CURRENT}; copied unchanged to {}",
+            out.display()
+        );
+    } else {
+        println!(
+            "{file}: format {} -> {CURRENT}, written to {}",
+            m.from,
+            out.display()
+        );
+    }
     for note in &m.notes {
         println!("note      {note}");
     }

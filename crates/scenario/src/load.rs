@@ -164,9 +164,13 @@ fn older_form(file: &str, src: &str, mut problem: Problem) -> Problem {
         .ok()
         .and_then(|v| v.splitbrain);
     let bounds = ["nemesis.pause", "nemesis.crash", "nemesis.partition"];
+    let pair = || {
+        matches!(crate::vary::value_at(src, &problem.path),
+            Some(crate::vary::Json::Array(items)) if items.len() == 2)
+    };
     if version.is_some_and(|v| v < u64::from(crate::format::CURRENT))
         && bounds.contains(&problem.path.as_str())
-        && problem.message.contains("found a list")
+        && pair()
     {
         problem.message = format!(
             "{}: format {} read `[min, max]` here; format {} writes {{\"min\": .., \"max\": ..}}. \

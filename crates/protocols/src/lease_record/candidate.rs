@@ -36,10 +36,12 @@
 //!   can no longer reach the record steps down `retry_period + renew_deadline` after its last
 //!   success (12 s with client-go's 15 s / 10 s / 2 s).
 //!
-//! [`StepDownAfter::RenewDeadline`] steps down `renew_deadline` after the last success (and
-//! makes no immediate renewal after acquiring): client-go's loop from May to July 2018, when
-//! `renew`'s `wait.Until` had period 0 (kubernetes commit 7a2c579, "bug fix: dead loop
-//! leaderelection", gave it `RetryPeriod`); format 1's model.
+//! [`StepDownAfter::RenewDeadline`] steps down `renew_deadline` after the last success, with no
+//! renewal at once after acquiring: client-go v7.0.0 (Kubernetes 1.10), whose `renew` was
+//! `wait.Until(round, 0)` with the round `wait.Poll(RetryPeriod, RenewDeadline, ...)`: the next
+//! round began at the success, tried first `retry_period` later (`wait.Poll` does not try at
+//! once) and gave up `renew_deadline` after the success. Format 1's model; with
+//! [`StepDownCheck::BetweenAttempts`] it is v7.0.0's loop.
 //!
 //! **How the deadline is judged** ([`StepDownCheck`]). Since kubernetes PR #65094 (June 2018,
 //! "set leader election client and renew timeout") the round's deadline is a context timeout
@@ -85,7 +87,7 @@ pub enum StepDownAfter {
     /// renewal (`renew_deadline` after acquiring, whose renewal round starts at once).
     #[default]
     RetryPeriodAndRenewDeadline,
-    /// `renew_deadline` after the last successful renewal.
+    /// `renew_deadline` after the last successful renewal (client-go v7.0.0's loop).
     RenewDeadline,
 }
 

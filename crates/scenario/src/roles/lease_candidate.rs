@@ -62,7 +62,8 @@ pub struct LeaseCandidateSpec {
     /// When a leader that cannot renew steps down: `retry_period_and_renew_deadline` (the
     /// default: client-go's renew loop waits `retry_period` after a success, then tries for
     /// `renew_deadline`: 12 s after the last success with the defaults) or `renew_deadline`
-    /// (`renew_deadline` after the last success; the default in format 1 files).
+    /// (`renew_deadline` after the last success, as client-go v7.0.0; the default in format 1
+    /// files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_down_after: Option<StepDownAfterSpec>,
     /// How the leader judges that deadline: `timer` (the default, client-go since kubernetes
