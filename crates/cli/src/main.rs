@@ -30,6 +30,7 @@ mod cmd_compare;
 mod cmd_coverage;
 mod cmd_export;
 mod cmd_merge;
+mod cmd_migrate;
 mod cmd_replay;
 mod cmd_report;
 mod cmd_run;
@@ -75,6 +76,9 @@ enum Cmd {
     Report(cmd_report::ReportArgs),
     /// Print the JSON Schema of scenario files.
     Schema,
+    /// Rewrite a scenario of an older format version to the current one, keeping its meaning
+    /// (every default that changed is written out); in place, or into OUT with -o.
+    Migrate(cmd_migrate::MigrateArgs),
     /// Run a scenario once per seed in parallel: violation rates, failing seeds, throughput.
     /// Exit 0 if every run matched the file's expectation, 1 if not, 3 if a run hit a bound.
     // The usage is written out: after a mistyped flag (`--set`) clap's usage listed the flag
@@ -110,6 +114,7 @@ fn main() -> ExitCode {
         Cmd::Export(a) => cmd_export::run(a),
         Cmd::Report(a) => cmd_report::run(a),
         Cmd::Schema => print_schema(),
+        Cmd::Migrate(a) => cmd_migrate::run(a),
         Cmd::Sweep(a) => cmd_sweep::run(a),
         Cmd::Compare(a) => cmd_compare::run(a),
         Cmd::Merge(a) => cmd_merge::run(a),

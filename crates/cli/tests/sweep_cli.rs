@@ -321,7 +321,7 @@ fn replay_proves_a_trace_and_names_the_first_difference() {
     let o = splitbrain(&["replay", &t]);
     assert_eq!(code(&o), 0);
     assert!(
-        stdout(&o).contains("identical 1674 events"),
+        stdout(&o).contains("identical 1675 events"),
         "{}",
         stdout(&o)
     );

@@ -22,7 +22,9 @@ use splitbrain_engine::{
     ClockConfig, DelayDist, Fault, LinkModel, Network, NodeId, Sim, SimDuration, SimTime,
 };
 use splitbrain_engine::{Recorder, TraceEvent};
-use splitbrain_protocols::bully::{BullyConfig, BullyNode, BullyTimer, BullyVariant};
+use splitbrain_protocols::bully::{
+    AnswerAtTimeout, BullyConfig, BullyNode, BullyTimer, BullyVariant,
+};
 use splitbrain_protocols::Timer;
 use splitbrain_protocols::{Node, Obs};
 use std::collections::BTreeMap;
@@ -97,6 +99,9 @@ fn main() {
             initial_leader: Some(NodeId(N - 1)),
             // W2's rules are the literal reading (WORKLOADS.md §3.5).
             variant: BullyVariant::Literal,
+            // W2 as recorded: leaders adopted from heartbeats too, the answer timer first.
+            adopt_on_heartbeat: true,
+            answer_at_timeout: AnswerAtTimeout::Late,
         };
         sim.add_node(
             &format!("n{i}"),
@@ -176,6 +181,7 @@ fn main() {
                     BullyTimer::CoordinatorTimeout { .. } => "coordinator_timeout",
                     BullyTimer::HeartbeatTick { .. } => "heartbeat_tick",
                     BullyTimer::FailureCheck => "failure_check",
+                    BullyTimer::AnswerGrace { .. } => "answer_grace",
                 };
                 *fired.entry(name).or_default() += 1;
             }

@@ -10,7 +10,9 @@
 use splitbrain_engine::{
     DelayDist, Fault, KindCounts, LinkModel, NetRule, Network, NodeId, SimDuration, SimTime,
 };
-use splitbrain_protocols::bully::{BullyConfig, BullyNode, BullyPhase, BullyVariant};
+use splitbrain_protocols::bully::{
+    AnswerAtTimeout, BullyConfig, BullyNode, BullyPhase, BullyVariant,
+};
 use splitbrain_protocols::{Node, Obs};
 
 type Sim = splitbrain_engine::Sim<Node>;
@@ -185,9 +187,14 @@ fn node1_detects_first_worst_case() {
     }
 }
 
+/// With `adopt_on_heartbeat` (an extension, not a textbook rule) the two sides of a healed
+/// partition converge on the higher leader through its heartbeats.
 #[test]
 fn partition_gives_two_leaders_heal_gives_one() {
-    let mut sim = build(agreed_on_5(|_| 300));
+    let mut sim = build(|k| BullyConfig {
+        adopt_on_heartbeat: true,
+        ..agreed_on_5(|_| 300)(k)
+    });
     sim.schedule_fault(
         at_us(CRASH_5_US),
         Fault::Network {
@@ -222,6 +229,86 @@ fn partition_gives_two_leaders_heal_gives_one() {
     assert_eq!(claims(&sim).len(), 2);
     assert_eq!(live_leaders(&sim), vec![5]);
     assert_eq!(beliefs(&sim), vec![5, 5, 5, 5, 5]);
+}
+
+/// The textbook rules (the default): a node learns of a leader from COORDINATOR only. After
+/// the same partition heals, 5's heartbeats reach 1 and 2 and are ignored (they follow 2), 2's
+/// reach 3, 4 and 5 and are ignored (lower): both leaders lead on, as Garcia-Molina's and
+/// Coulouris's algorithm, which assumes no partitions, leaves them.
+#[test]
+fn after_a_heal_a_heartbeat_makes_no_leader_by_the_textbook() {
+    let mut sim = build(agreed_on_5(|_| 300));
+    sim.schedule_fault(
+        at_us(CRASH_5_US),
+        Fault::Network {
+            rule: NetRule::Partition {
+                groups: vec![vec![n(1), n(2)], vec![n(3), n(4), n(5)]],
+            },
+        },
+    );
+    sim.schedule_fault(at_us(2_500_500), Fault::Heal);
+    sim.run_until(SimTime(4_000_000_000)).unwrap();
+    assert_eq!(claims(&sim), vec![(0, 5, 1), (1_351_000, 2, 2)]);
+    assert_eq!(step_downs(&sim), vec![]);
+    assert_eq!(live_leaders(&sim), vec![2, 5]);
+    assert_eq!(beliefs(&sim), vec![2, 2, 5, 5, 5]);
+}
+
+/// Coulouris's T = 2 Ttrans + Tprocess bounds the time from sending a message to receiving
+/// its reply, so an ANSWER that takes exactly `answer_timeout` is in time. n4 (failure timeout
+/// 50 ms, answer timeout 2 ms: two 1 ms hops, no processing time) suspects the sitting leader
+/// n5 at 50 ms; n5's ANSWER reaches it at 52 ms, the instant its answer timer ends, with n5's
+/// COORDINATOR right behind. In time (the default), n4 waits and follows n5; with
+/// `AnswerAtTimeout::Late` the timer runs first and n4 claims for an instant (its first claim,
+/// term 1: it never heard a term from n5, whose first beat is at 100 ms).
+#[test]
+fn an_answer_at_the_answer_timers_instant_is_in_time() {
+    for (tie, want) in [
+        (AnswerAtTimeout::InTime, vec![(0, 5, 1)]),
+        (AnswerAtTimeout::Late, vec![(0, 5, 1), (52_000, 4, 1)]),
+    ] {
+        let mut sim = build(|k| BullyConfig {
+            answer_timeout: ms(2),
+            answer_at_timeout: tie,
+            ..agreed_on_5(|k| if k == 4 { 50 } else { 1_000 })(k)
+        });
+        sim.run_until(at_us(60_000)).unwrap();
+        assert_eq!(elections(&sim), vec![(50_000, 4)], "{tie:?}");
+        assert_eq!(claims(&sim), want, "{tie:?}");
+        assert_eq!(live_leaders(&sim), vec![5], "{tie:?}");
+    }
+    // The default is the in-time reading.
+    assert_eq!(
+        BullyConfig::default().answer_at_timeout,
+        AnswerAtTimeout::InTime
+    );
+}
+
+/// The rule for ELECTIONs that queue (module doc, "Ties"): a node handles one message at a
+/// time, so of two ELECTIONs that reach it within one processing time the second is answered
+/// one processing time later than a lone one would be; Coulouris's Tprocess, the bound on a
+/// message's processing delay, includes that wait. n5 leads; n3 and n4 (failure timeouts 50
+/// ms) suspect it at 50 ms and their ELECTIONs reach n5 at 51 ms; n5 takes 10 ms per ELECTION:
+/// it answers n3 at 61 ms and n4 at 71 ms (ANSWERs arrive at 62 and 72 ms). With
+/// `answer_timeout` 12 ms (2 x 1 ms + 10 ms, Tprocess without the queue) n4's timer ends at 62
+/// ms, before its ANSWER: it claims over the live n5. With 22 ms (the queue counted) nobody
+/// claims.
+#[test]
+fn an_election_queued_behind_another_is_answered_a_processing_time_late() {
+    for (answer_ms, want) in [(12, vec![(0, 5, 1), (62_000, 4, 1)]), (22, vec![(0, 5, 1)])] {
+        let mut sim = build(|k| BullyConfig {
+            answer_timeout: ms(answer_ms),
+            ..agreed_on_5(|k| if k == 3 || k == 4 { 50 } else { 1_000 })(k)
+        });
+        sim.set_processing(
+            n(5),
+            splitbrain_engine::Processing {
+                rules: vec![(Some("ELECTION".to_string()), ms(10))],
+            },
+        );
+        sim.run_until(at_us(80_000)).unwrap();
+        assert_eq!(claims(&sim), want, "answer_timeout {answer_ms} ms");
+    }
 }
 
 #[test]

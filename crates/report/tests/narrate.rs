@@ -264,7 +264,7 @@ fn a_drop_by_a_one_way_block_says_so() {
     // The partition after the heal is told as one (its time rounded to the ms, as verdicts
     // round theirs).
     assert!(
-        story.contains("4.003 s  n5 -> n1  HEARTBEAT dropped: partition"),
+        story.contains("4.002 s  n5 -> n1  HEARTBEAT dropped: partition"),
         "{story}"
     );
 }

@@ -142,13 +142,47 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
     };
     if not_an_object(without_bom(src), "scenario").is_none() {
         if let Some(problem) = crate::shape::check(without_bom(src)) {
-            return Err(invalid(problem));
+            return Err(invalid(older_form(file, without_bom(src), problem)));
         }
     }
     parse_json(src, "scenario", &|src, path| {
         refine_node_error(src, path).or_else(|| seed_range_hint(src, path, "rate_seeds"))
     })
     .map_err(invalid)
+}
+
+/// A shape problem where a file of an older format version wrote an older form: format 1
+/// read a nemesis's `pause`, `crash` and `partition` bounds as `[min, max]` too. The problem
+/// gains what the form meant and the `splitbrain migrate FILE` that rewrites it.
+fn older_form(file: &str, src: &str, mut problem: Problem) -> Problem {
+    /// Only the version is read; every other field is skipped.
+    #[derive(serde::Deserialize)]
+    struct Version {
+        splitbrain: Option<u64>,
+    }
+    let version = serde_json::from_str::<Version>(src)
+        .ok()
+        .and_then(|v| v.splitbrain);
+    let bounds = ["nemesis.pause", "nemesis.crash", "nemesis.partition"];
+    let pair = || {
+        matches!(crate::vary::value_at(src, &problem.path),
+            Some(crate::vary::Json::Array(items)) if items.len() == 2)
+    };
+    if version.is_some_and(|v| v < u64::from(crate::format::CURRENT))
+        && bounds.contains(&problem.path.as_str())
+        && pair()
+    {
+        problem.message = format!(
+            "{}: format {} read `[min, max]` here; format {} writes {{\"min\": .., \"max\": ..}}. \
+             `splitbrain migrate {}` rewrites the file to format {} with its meaning kept",
+            problem.message,
+            version.unwrap_or(1),
+            crate::format::CURRENT,
+            crate::vary::shell_word(file),
+            crate::format::CURRENT
+        );
+    }
+    problem
 }
 
 /// A seed range written as a JSON number or list where its text goes (`"rate_seeds": 5`, a

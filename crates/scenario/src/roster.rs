@@ -11,9 +11,26 @@ pub struct Roster {
     nodes: BTreeMap<String, (NodeId, &'static str)>,
     /// [`Roster::shared_ids_of`]'s lists, built on first use (after the roster is complete).
     by_role: OnceLock<BTreeMap<&'static str, Arc<[NodeId]>>>,
+    /// The file's format version (`"splitbrain": N`): what its left-out fields mean
+    /// ([`crate::format::defaults`]).
+    format: u32,
 }
 
 impl Roster {
+    /// An empty roster for a file of format version `format`.
+    pub(crate) fn new(format: u32) -> Self {
+        Roster {
+            format,
+            ..Roster::default()
+        }
+    }
+
+    /// What the file's left-out fields whose default changed between format versions mean
+    /// (its version's row of [`crate::format::VERSIONS`]).
+    pub fn defaults(&self) -> crate::format::Defaults {
+        crate::format::defaults(self.format)
+    }
+
     /// Adds node `name` with the next id; returns that id.
     pub(crate) fn add(&mut self, name: String, role: &'static str) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);

@@ -1,4 +1,4 @@
-//! The scenario file format (JSON), version 1. Every field is documented with its unit and
+//! The scenario file format (JSON), version 2 (`crate::format`: what each version means). Every field is documented with its unit and
 //! default; unknown fields are rejected. `splitbrain schema` prints the JSON Schema generated
 //! from these types. Each role's node spec lives with its role, in `roles/`.
 
@@ -16,7 +16,8 @@ pub struct Scenario {
     /// Path or URL of the JSON Schema, for editors (ignored by splitbrain).
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<String>,
-    /// Format version; must be 1.
+    /// Format version: 2 (the current), or 1, read with version 1's meaning
+    /// (`docs/format-changelog.md`; `splitbrain migrate FILE` rewrites a file to the current).
     pub splitbrain: u32,
     /// Short name (used in traces, reports and chart titles).
     pub name: String,

@@ -98,12 +98,15 @@ pub(crate) fn bad_scenario_name(name: &str) -> Option<String> {
 /// Validates a parsed scenario against its source text (for locations).
 pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     let mut c = Checker::new(src);
-    if scenario.splitbrain != 1 {
+    if crate::format::version(scenario.splitbrain).is_none() {
         c.err(
             vec![k("splitbrain")],
             format!(
-                "unsupported format version {}: this splitbrain reads version 1",
-                scenario.splitbrain
+                "unsupported format version {}: this splitbrain reads versions {} (the \
+                 current is {})",
+                scenario.splitbrain,
+                crate::format::known(),
+                crate::format::CURRENT
             ),
         );
     }
@@ -188,7 +191,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     // the first one past it ends the expansion with one error: the work stays within the limit
     // whatever the file's length.
     let mut nodes = Vec::new();
-    let mut roster = Roster::default();
+    let mut roster = Roster::new(scenario.splitbrain);
     let mut declared = 0;
     'declarations: for (key, spec) in &scenario.nodes {
         let path = vec![k("nodes"), k(key)];

@@ -23,11 +23,13 @@
 //! - **COORDINATOR from a higher node**: accept it ([`Obs::LeaderKnown`]); a leader steps down
 //!   first ([`Obs::LeaderStepDown`]); any election in progress is abandoned.
 //!   **COORDINATOR from a lower node**: bully it (start an election) unless already electing.
-//! - **HEARTBEAT** from the followed leader resets the failure detector. A HEARTBEAT from a
-//!   node higher than both this node and the leader it follows is accepted like a COORDINATOR
-//!   (an extension: it lets the two sides of a healed partition converge without a new
-//!   election, and a node that missed a COORDINATOR learn the leader). Any other HEARTBEAT is
-//!   ignored.
+//! - **HEARTBEAT** from the followed leader resets the failure detector. Any other HEARTBEAT is
+//!   ignored: a node learns of a new leader from COORDINATOR only (Garcia-Molina's
+//!   `Coordinator` message, Coulouris's "coordinator message"; neither text has a heartbeat
+//!   carry leadership). [`BullyConfig::adopt_on_heartbeat`] turns on an extension that no
+//!   textbook rule has: a HEARTBEAT from a node higher than both this node and the leader it
+//!   follows is accepted like a COORDINATOR (it lets the two sides of a healed partition
+//!   converge without a new election, and a node that missed a COORDINATOR learn the leader).
 //! - **Failure detector**: an idle follower that has heard nothing from its leader for
 //!   [`BullyConfig::failure_timeout`] starts an election. It is a lazy watchdog (one pending
 //!   timer per node, re-armed to the current deadline when it fires), as in
@@ -71,6 +73,27 @@
 //! with a new term and broadcasts again, and followers that receive stale ELECTIONs elect
 //! again: each wave of elections feeds the next (an election storm, many times the bound).
 //!
+//! **Ties, decided by Coulouris's bound.** Coulouris et al. (§15.1 on failure detectors, used
+//! by the bully algorithm of §15.3) take T = 2 Ttrans + Tprocess as "an upper bound on the
+//! total elapsed time from sending a message to another process to receiving a response",
+//! Ttrans the maximum transmission delay and Tprocess the maximum delay for processing a
+//! message; `answer_timeout` is that T.
+//!
+//! - *An ANSWER that arrives at the instant the answer timer ends* took exactly T: no longer
+//!   than the bound, so it is in time and the node does not claim. The timer does not claim at
+//!   once: it arms a zero-length [`BullyTimer::AnswerGrace`], which runs after every message
+//!   already due at that instant (events at one instant run in scheduling order), and claims
+//!   only if no ANSWER came. [`AnswerAtTimeout::Late`] keeps the timer first (format 1).
+//! - *Two ELECTIONs that reach a node within one processing time*: a node handles one message
+//!   at a time (the engine's processing time, a single-threaded event loop), so the second is
+//!   handled after the first and answered one processing time later than a lone ELECTION. That
+//!   wait is part of the receiver's delay in processing the second message, so Tprocess, the
+//!   bound on it, includes it: the model keeps the queue, and `answer_timeout` is Coulouris's T
+//!   only when it covers it, 2 Ttrans + k p for a node that can hold k ELECTIONs at once (k
+//!   lower peers electing together, each handled in p). A shorter `answer_timeout` breaks the
+//!   algorithm's synchronous assumption, and a node may then claim over a live higher one, as
+//!   a real deployment with that timeout would.
+//!
 //! **Terms.** A term is a per-node claim counter: every claim increments it. A node also raises
 //! it to the highest term it has accepted from a leader (COORDINATOR or HEARTBEAT), so its next
 //! claim outranks every claim it has heard of. It is not a global epoch: two nodes that never
@@ -102,6 +125,19 @@ pub enum BullyVariant {
     Literal,
 }
 
+/// Whether an ANSWER that arrives at the very instant the answer timer ends is in time (see
+/// the module doc, "Ties").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerAtTimeout {
+    /// In time: it took exactly T = 2 Ttrans + Tprocess, within Coulouris's bound; the node
+    /// does not claim.
+    #[default]
+    InTime,
+    /// Late: the timer, set when the election began, runs first and the node claims.
+    Late,
+}
+
 /// The parameters of one bully node. Durations are lengths of the node's own **monotonic**
 /// clock (local ns; they drift with the node's clock).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,11 +167,18 @@ pub struct BullyConfig {
     pub initial_leader: Option<NodeId>,
     /// The reading of the published rules. Default [`BullyVariant::Textbook`].
     pub variant: BullyVariant,
+    /// Accept a HEARTBEAT from a node higher than this one and than its leader as a
+    /// COORDINATOR (an extension no textbook rule has, see the module doc). Default `false`.
+    pub adopt_on_heartbeat: bool,
+    /// Whether an ANSWER at the answer timer's instant is in time. Default
+    /// [`AnswerAtTimeout::InTime`].
+    pub answer_at_timeout: AnswerAtTimeout,
 }
 
 impl Default for BullyConfig {
     /// No peers; 50 ms answer timeout, 300 ms coordinator timeout, 100 ms heartbeats, 300 ms
-    /// failure timeout; elect at start; no initial leader; the textbook reading.
+    /// failure timeout; elect at start; no initial leader; the textbook reading, leaders
+    /// learnt from COORDINATOR only, an ANSWER at the timer's instant in time.
     fn default() -> Self {
         BullyConfig {
             peers: Arc::from([]),
@@ -146,6 +189,8 @@ impl Default for BullyConfig {
             start_election_on_start: true,
             initial_leader: None,
             variant: BullyVariant::Textbook,
+            adopt_on_heartbeat: false,
+            answer_at_timeout: AnswerAtTimeout::InTime,
         }
     }
 }
@@ -212,6 +257,12 @@ pub enum BullyTimer {
     },
     /// The lazy failure-detector watchdog (one chain per incarnation).
     FailureCheck,
+    /// Zero-length, armed by an `AnswerTimeout` under [`AnswerAtTimeout::InTime`]: claims
+    /// for election number `election` unless an ANSWER due at the timer's instant came.
+    AnswerGrace {
+        /// The election (per-incarnation counter) it belongs to.
+        election: u64,
+    },
 }
 
 /// What a bully node keeps across a crash.
@@ -496,7 +547,10 @@ impl<C: BullyCtx> Role<C> for BullyNode {
                     self.leader_term = self.leader_term.max(term);
                     self.raise_term(ctx, term);
                     self.suspect_at = ctx.mono_now().saturating_add(self.config.failure_timeout);
-                } else if from > me && self.leader.map_or(true, |l| from > l) {
+                } else if self.config.adopt_on_heartbeat
+                    && from > me
+                    && self.leader.map_or(true, |l| from > l)
+                {
                     self.accept_leader(ctx, from, term);
                 }
             }
@@ -511,6 +565,16 @@ impl<C: BullyCtx> Role<C> for BullyNode {
         };
         match timer {
             BullyTimer::AnswerTimeout { election } => {
+                if election == self.election && self.phase == BullyPhase::Electing {
+                    match self.config.answer_at_timeout {
+                        AnswerAtTimeout::Late => self.become_leader(ctx, true),
+                        AnswerAtTimeout::InTime => {
+                            ctx.set_timer(SimDuration::ZERO, BullyTimer::AnswerGrace { election });
+                        }
+                    }
+                }
+            }
+            BullyTimer::AnswerGrace { election } => {
                 if election == self.election && self.phase == BullyPhase::Electing {
                     self.become_leader(ctx, true);
                 }

@@ -17,14 +17,50 @@
 //!
 //! **Timing.** A candidate that is not leader tries every `retry_period` with client-go's
 //! jitter (`wait.JitterUntil`, factor 1.2: a uniform wait in `[retry, 2.2 retry]` from its
-//! stream); the leader tries to renew every `retry_period`. The leader **steps down**
-//! (`LeaderStepDown`) when it has not renewed successfully for `renew_deadline` since its last
-//! successful renewal, by its own clock, and becomes a candidate again. A request with no
-//! reply within `request_timeout` counts as a failed attempt. Clock-rate safety: a holder cut
-//! off keeps believing `renew_deadline` (its clock) after its last renewal, and a candidate
-//! takes over `lease_duration` (its clock) after it last saw a change, so the pair is safe
-//! only while the candidate's clock runs less than `lease_duration / renew_deadline` times as
-//! fast as the holder's (1.5 with client-go's 15 s / 10 s defaults).
+//! stream); the leader tries to renew every `retry_period`. A request with no reply within
+//! `request_timeout` counts as a failed attempt.
+//!
+//! **When a leader that cannot renew steps down** ([`StepDownAfter`]). client-go v0.36.0
+//! (`tools/leaderelection/leaderelection.go`): `Run` calls `acquire`, then `renew`, which is
+//! `wait.UntilWithContext(ctx, round, RetryPeriod)`; a round is
+//! `wait.PollUntilContextTimeout(ctx, RetryPeriod, RenewDeadline, true, tryAcquireOrRenew)`
+//! and a round that times out ends `renew` (the leader stops leading). `UntilWithContext` runs
+//! the first round at once and each next one `RetryPeriod` after the previous returned
+//! (apimachinery `wait.BackoffUntil`, sliding); a round tries at once (`immediate` true) and
+//! gives up `RenewDeadline` after it began. So, with
+//! [`StepDownAfter::RetryPeriodAndRenewDeadline`] (the default):
+//!
+//! - right after acquiring, a renewal round starts at once: an immediate attempt, and a step
+//!   down `renew_deadline` later unless an attempt succeeds first;
+//! - after a successful renewal the next round starts `retry_period` later, so a leader that
+//!   can no longer reach the record steps down `retry_period + renew_deadline` after its last
+//!   success (12 s with client-go's 15 s / 10 s / 2 s).
+//!
+//! [`StepDownAfter::RenewDeadline`] steps down `renew_deadline` after the last success, with no
+//! renewal at once after acquiring: client-go v7.0.0 (Kubernetes 1.10), whose `renew` was
+//! `wait.Until(round, 0)` with the round `wait.Poll(RetryPeriod, RenewDeadline, ...)`: the next
+//! round began at the success, tried first `retry_period` later (`wait.Poll` does not try at
+//! once) and gave up `renew_deadline` after the success. Format 1's model; with
+//! [`StepDownCheck::BetweenAttempts`] it is v7.0.0's loop.
+//!
+//! **How the deadline is judged** ([`StepDownCheck`]). Since kubernetes PR #65094 (June 2018,
+//! "set leader election client and renew timeout") the round's deadline is a context timeout
+//! that also cancels the request in flight: the leader steps down when the deadline passes
+//! ([`StepDownCheck::Timer`], the default), and a reply that comes later is dropped. Before
+//! it, `renew` used `wait.Poll(RetryPeriod, RenewDeadline, ...)`, which looks at its timeout
+//! only between calls of the condition ("wait.Poll check timeout before running
+//! ConditionFunc. If ConditionFunc takes too long, it can not quit quickly", the PR's
+//! review): [`StepDownCheck::BetweenAttempts`] steps down at the deadline only when no attempt
+//! (read and write) is running, else when that attempt fails; an attempt that succeeds late
+//! renews. A hung renew (no client-side timeout) is this with a `request_timeout` longer than
+//! the run: the leader cut off from the record never steps down.
+//!
+//! **Clock-rate safety.** A holder cut off keeps believing `retry_period + renew_deadline`
+//! (its clock) after its last renewal, and a candidate takes over `lease_duration` (its clock)
+//! after it last saw a change, so the pair is safe only while the candidate's clock runs less
+//! than `lease_duration / (retry_period + renew_deadline)` times as fast as the holder's (1.25
+//! with client-go's 15 s / 10 s / 2 s defaults; `lease_duration / renew_deadline` = 1.5 under
+//! [`StepDownAfter::RenewDeadline`]).
 //!
 //! After a crash it starts as a fresh candidate (nothing is durable).
 
@@ -44,6 +80,30 @@ pub enum JudgeBy {
     Own,
 }
 
+/// When a leader that cannot renew steps down (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StepDownAfter {
+    /// client-go since July 2018: `retry_period + renew_deadline` after the last successful
+    /// renewal (`renew_deadline` after acquiring, whose renewal round starts at once).
+    #[default]
+    RetryPeriodAndRenewDeadline,
+    /// `renew_deadline` after the last successful renewal (client-go v7.0.0's loop).
+    RenewDeadline,
+}
+
+/// How a leader judges its renewal deadline (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StepDownCheck {
+    /// A timer: at the deadline it steps down and drops the request in flight (client-go
+    /// since kubernetes PR #65094).
+    #[default]
+    Timer,
+    /// Only between attempts: at the deadline it steps down if no attempt runs, else when the
+    /// running attempt fails (client-go before PR #65094; with a long `request_timeout`, a
+    /// hung renew).
+    BetweenAttempts,
+}
+
 /// Candidate configuration (client-go's `LeaderElectionConfig`), local ns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CandidateConfig {
@@ -60,10 +120,16 @@ pub struct CandidateConfig {
     pub request_timeout: SimDuration,
     /// Which duration judges expiry (default [`JudgeBy::Record`]).
     pub judge_by: JudgeBy,
+    /// When a leader that cannot renew steps down (default
+    /// [`StepDownAfter::RetryPeriodAndRenewDeadline`]).
+    pub step_down_after: StepDownAfter,
+    /// How the renewal deadline is judged (default [`StepDownCheck::Timer`]).
+    pub step_down_check: StepDownCheck,
 }
 
 impl CandidateConfig {
-    /// client-go's usual values: 15 s / 10 s / 2 s, request timeout 1 s, judge by the record.
+    /// client-go's usual values: 15 s / 10 s / 2 s, request timeout 1 s, judge by the record,
+    /// client-go's renewal loop.
     pub fn new(record: NodeId) -> Self {
         CandidateConfig {
             record,
@@ -72,6 +138,8 @@ impl CandidateConfig {
             retry_period: SimDuration::from_secs(2),
             request_timeout: SimDuration::from_secs(1),
             judge_by: JudgeBy::Record,
+            step_down_after: StepDownAfter::RetryPeriodAndRenewDeadline,
+            step_down_check: StepDownCheck::Timer,
         }
     }
 }
@@ -87,7 +155,7 @@ pub enum CandidateTimer {
         /// The request.
         req: u64,
     },
-    /// Check whether the leader renewed within `renew_deadline`.
+    /// Check whether the leader's renewal deadline has passed.
     RenewDeadline,
 }
 
@@ -103,7 +171,11 @@ pub struct LeaseCandidate {
     observed: Option<LeaseRecord>,
     observed_at: LocalTime,
     term: Option<u64>,
-    last_renew: LocalTime,
+    /// The local instant at which the leader gives up renewing.
+    give_up_at: LocalTime,
+    /// [`StepDownCheck::BetweenAttempts`]: the deadline passed during an attempt; the leader
+    /// steps down when that attempt ends without renewing.
+    overdue: bool,
     deadline: Option<TimerId>,
     pending: Option<(u64, TimerId)>,
     next_req: u64,
@@ -117,7 +189,8 @@ impl LeaseCandidate {
             observed: None,
             observed_at: LocalTime(0),
             term: None,
-            last_renew: LocalTime(0),
+            give_up_at: LocalTime(0),
+            overdue: false,
             deadline: None,
             pending: None,
             next_req: 1,
@@ -137,8 +210,14 @@ impl LeaseCandidate {
         self.pending = Some((req, t));
     }
 
-    /// Schedules the next attempt: `retry_period` for the leader, jittered otherwise.
+    /// Schedules the next attempt: `retry_period` for the leader, jittered otherwise. An
+    /// attempt has just ended: a leader whose deadline passed during it steps down first
+    /// ([`StepDownCheck::BetweenAttempts`]).
     fn next_attempt(&mut self, ctx: &mut impl CandidateCtx) {
+        if self.overdue {
+            self.overdue = false;
+            self.step_down(ctx);
+        }
         let r = self.cfg.retry_period.as_nanos();
         let wait = if self.term.is_some() {
             r
@@ -204,21 +283,62 @@ impl LeaseCandidate {
 
     fn on_updated(&mut self, ctx: &mut impl CandidateCtx, ok: bool, record: LeaseRecord) {
         self.observe_record(ctx, &record);
-        if ok {
-            self.last_renew = ctx.mono_now();
-            if self.term.is_none() {
-                self.term = Some(record.version);
-                ctx.observe(Obs::LeaderClaim {
-                    term: record.version,
-                });
-            }
-            if let Some(d) = self.deadline.take() {
-                ctx.cancel_timer(d);
-            }
-            self.deadline =
-                Some(ctx.set_timer(self.cfg.renew_deadline, CandidateTimer::RenewDeadline));
+        if !ok {
+            self.next_attempt(ctx);
+            return;
         }
-        self.next_attempt(ctx);
+        self.overdue = false;
+        let acquired = self.term.is_none();
+        if acquired {
+            self.term = Some(record.version);
+            ctx.observe(Obs::LeaderClaim {
+                term: record.version,
+            });
+        }
+        if let Some(d) = self.deadline.take() {
+            ctx.cancel_timer(d);
+        }
+        // How long until the leader gives up, from now (see the module doc).
+        let (give_up_in, renew_at_once) = match self.cfg.step_down_after {
+            StepDownAfter::RenewDeadline => (self.cfg.renew_deadline, false),
+            // `renew` starts its first round at once after `acquire`.
+            StepDownAfter::RetryPeriodAndRenewDeadline if acquired => {
+                (self.cfg.renew_deadline, true)
+            }
+            StepDownAfter::RetryPeriodAndRenewDeadline => (
+                self.cfg
+                    .retry_period
+                    .saturating_add(self.cfg.renew_deadline),
+                false,
+            ),
+        };
+        self.give_up_at = ctx.mono_now().saturating_add(give_up_in);
+        self.deadline = Some(ctx.set_timer(give_up_in, CandidateTimer::RenewDeadline));
+        if renew_at_once {
+            self.request(ctx, |req| RecordMsg::Get { req });
+        } else {
+            self.next_attempt(ctx);
+        }
+    }
+
+    /// The renewal deadline has passed (by the leader's clock).
+    fn deadline_passed(&mut self, ctx: &mut impl CandidateCtx) {
+        match (self.cfg.step_down_check, self.pending) {
+            (StepDownCheck::BetweenAttempts, Some(_)) => self.overdue = true,
+            (StepDownCheck::BetweenAttempts, None) => self.step_down(ctx),
+            (StepDownCheck::Timer, pending) => {
+                self.step_down(ctx);
+                // client-go's round context cancels the request in flight; format 1's model
+                // let it finish (and a late success claim again).
+                if self.cfg.step_down_after == StepDownAfter::RetryPeriodAndRenewDeadline {
+                    if let Some((_, t)) = pending {
+                        ctx.cancel_timer(t);
+                        self.pending = None;
+                        self.next_attempt(ctx);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -272,14 +392,14 @@ impl<C: CandidateCtx> Role<C> for LeaseCandidate {
                 if self.term.is_none() {
                     return;
                 }
-                let since = ctx.mono_now().saturating_since(self.last_renew);
-                if since >= self.cfg.renew_deadline {
-                    self.step_down(ctx);
+                let now = ctx.mono_now();
+                if now >= self.give_up_at {
+                    self.deadline_passed(ctx);
                 } else {
                     // Fired early: the clock slowed after the timer was set (the engine keeps
                     // a timer's true instant). Wait for the rest of the local time.
                     self.deadline = Some(ctx.set_timer(
-                        self.cfg.renew_deadline.saturating_sub(since),
+                        self.give_up_at.saturating_since(now),
                         CandidateTimer::RenewDeadline,
                     ));
                 }

@@ -13,7 +13,10 @@
 
 pub mod candidate;
 
-pub use candidate::{CandidateConfig, CandidateCtx, CandidateTimer, JudgeBy, LeaseCandidate};
+pub use candidate::{
+    CandidateConfig, CandidateCtx, CandidateTimer, JudgeBy, LeaseCandidate, StepDownAfter,
+    StepDownCheck,
+};
 
 use crate::context::{Ctx, Role, Wraps};
 use serde::{Deserialize, Serialize};

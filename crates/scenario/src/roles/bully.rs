@@ -7,7 +7,7 @@ use crate::role::{ClockSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use splitbrain_protocols::bully::{BullyConfig, BullyNode, BullyVariant};
+use splitbrain_protocols::bully::{AnswerAtTimeout, BullyConfig, BullyNode, BullyVariant};
 use splitbrain_protocols::Node;
 
 /// Bully node parameters (local monotonic durations).
@@ -37,7 +37,8 @@ pub struct BullySpec {
     /// starts as the agreed leader.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_election: Option<bool>,
-    /// Which reading of the published rules (default `textbook`). `textbook`: Garcia-Molina
+    /// Which reading of the published rules (default `textbook`; its default was `literal` in
+    /// the first releases of format 1, before versions were kept). `textbook`: Garcia-Molina
     /// (1982) and Coulouris et al. §15.3 as published: a sitting leader answers an ELECTION
     /// without re-electing itself, an ELECTION sent before the current leader's claim starts
     /// no election, the winner tells the lower nodes; one failure costs at most N(N-1)/2
@@ -46,6 +47,28 @@ pub struct BullySpec {
     /// ELECTIONs re-elect the leader and restart followers (an election storm).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<BullyVariantSpec>,
+    /// Follow a node higher than this one and than its leader when its HEARTBEAT arrives, as
+    /// if its COORDINATOR had (an extension no textbook rule has: it merges the two sides of a
+    /// healed partition without an election). Default `false` (a leader is learnt from
+    /// COORDINATOR only); `true` in format 1 files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adopt_on_heartbeat: Option<bool>,
+    /// An ANSWER that arrives at the very instant the answer timer ends: `in_time` (the
+    /// default: it took exactly T = 2 Ttrans + Tprocess, within Coulouris's bound, so the node
+    /// does not claim) or `late` (the timer runs first and the node claims; the default in
+    /// format 1 files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_at_timeout: Option<AnswerAtTimeoutSpec>,
+}
+
+/// Whether an ANSWER at the answer timer's instant is in time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerAtTimeoutSpec {
+    /// In time (Coulouris's bound is inclusive; the default).
+    InTime,
+    /// Late: the timer wins (format 1's default).
+    Late,
 }
 
 /// The reading of the bully rules a node follows.
@@ -84,6 +107,7 @@ impl Role for BullySpec {
 
     fn node(&self, roster: &Roster) -> Node {
         let d = BullyConfig::default();
+        let defaults = roster.defaults();
         let peers = roster.shared_ids_of("bully");
         let start_election = self.start_election.unwrap_or(true);
         Node::Bully(BullyNode::new(BullyConfig {
@@ -101,6 +125,15 @@ impl Role for BullySpec {
             variant: match self.variant {
                 None | Some(BullyVariantSpec::Textbook) => BullyVariant::Textbook,
                 Some(BullyVariantSpec::Literal) => BullyVariant::Literal,
+            },
+            adopt_on_heartbeat: self
+                .adopt_on_heartbeat
+                .unwrap_or(defaults.bully_adopt_on_heartbeat),
+            answer_at_timeout: match self.answer_at_timeout {
+                Some(AnswerAtTimeoutSpec::InTime) => AnswerAtTimeout::InTime,
+                Some(AnswerAtTimeoutSpec::Late) => AnswerAtTimeout::Late,
+                None if defaults.bully_answer_at_timeout_in_time => AnswerAtTimeout::InTime,
+                None => AnswerAtTimeout::Late,
             },
         }))
     }

@@ -1,7 +1,8 @@
 //! The `lease_candidate` role: a client-go-style leader-election candidate over a
 //! `lease_record` (file spec, validation, actor). Defaults as client-go's usual values:
 //! `lease_duration` 15 s, `renew_deadline` 10 s, `retry_period` 2 s, `request_timeout` 1 s,
-//! `judge_by` "record".
+//! `judge_by` "record", `step_down_after` "retry_period_and_renew_deadline" (format 1:
+//! "renew_deadline"), `step_down_check` "timer".
 
 use crate::checker::NodeCheck;
 use crate::duration::{or, Dur};
@@ -10,7 +11,9 @@ use crate::role::{ClockSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use splitbrain_protocols::lease_record::{CandidateConfig, JudgeBy, LeaseCandidate};
+use splitbrain_protocols::lease_record::{
+    CandidateConfig, JudgeBy, LeaseCandidate, StepDownAfter, StepDownCheck,
+};
 use splitbrain_protocols::Node;
 
 /// Which lease duration a candidate judges a held record's expiry with.
@@ -56,10 +59,47 @@ pub struct LeaseCandidateSpec {
     /// Which lease duration judges a held record's expiry (default "record").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_by: Option<JudgeBySpec>,
+    /// When a leader that cannot renew steps down: `retry_period_and_renew_deadline` (the
+    /// default: client-go's renew loop waits `retry_period` after a success, then tries for
+    /// `renew_deadline`: 12 s after the last success with the defaults) or `renew_deadline`
+    /// (`renew_deadline` after the last success, as client-go v7.0.0; the default in format 1
+    /// files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_down_after: Option<StepDownAfterSpec>,
+    /// How the leader judges that deadline: `timer` (the default, client-go since kubernetes
+    /// PR #65094: at the deadline, dropping the request in flight) or `between_attempts`
+    /// (before it: only when no attempt is running, else when the running one fails; with a
+    /// `request_timeout` longer than the run, a hung renew that never steps down).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_down_check: Option<StepDownCheckSpec>,
+}
+
+/// When a leader that cannot renew steps down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StepDownAfterSpec {
+    /// `retry_period + renew_deadline` after the last success (client-go; the default).
+    RetryPeriodAndRenewDeadline,
+    /// `renew_deadline` after the last success (format 1's default).
+    RenewDeadline,
+}
+
+/// How a leader judges its renewal deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StepDownCheckSpec {
+    /// When the deadline passes (the default).
+    Timer,
+    /// Only between attempts (client-go before kubernetes PR #65094).
+    BetweenAttempts,
 }
 
 impl LeaseCandidateSpec {
-    fn config(&self, record: splitbrain_engine::NodeId) -> CandidateConfig {
+    fn config(
+        &self,
+        record: splitbrain_engine::NodeId,
+        defaults: crate::format::Defaults,
+    ) -> CandidateConfig {
         let mut c = CandidateConfig::new(record);
         c.lease_duration = or(self.lease_duration, c.lease_duration);
         c.renew_deadline = or(self.renew_deadline, c.renew_deadline);
@@ -68,6 +108,20 @@ impl LeaseCandidateSpec {
         c.judge_by = match self.judge_by {
             Some(JudgeBySpec::Own) => JudgeBy::Own,
             Some(JudgeBySpec::Record) | None => JudgeBy::Record,
+        };
+        c.step_down_after = match self.step_down_after {
+            Some(StepDownAfterSpec::RetryPeriodAndRenewDeadline) => {
+                StepDownAfter::RetryPeriodAndRenewDeadline
+            }
+            Some(StepDownAfterSpec::RenewDeadline) => StepDownAfter::RenewDeadline,
+            None if defaults.candidate_step_down_after_retry => {
+                StepDownAfter::RetryPeriodAndRenewDeadline
+            }
+            None => StepDownAfter::RenewDeadline,
+        };
+        c.step_down_check = match self.step_down_check {
+            Some(StepDownCheckSpec::BetweenAttempts) => StepDownCheck::BetweenAttempts,
+            Some(StepDownCheckSpec::Timer) | None => StepDownCheck::Timer,
         };
         c
     }
@@ -88,7 +142,10 @@ impl Role for LeaseCandidateSpec {
         ] {
             v.positive(f, d);
         }
-        let c = self.config(splitbrain_engine::NodeId(0));
+        let c = self.config(
+            splitbrain_engine::NodeId(0),
+            crate::format::defaults(crate::format::CURRENT),
+        );
         if c.lease_duration <= c.renew_deadline {
             v.err(
                 "renew_deadline",
@@ -108,6 +165,8 @@ impl Role for LeaseCandidateSpec {
     }
 
     fn node(&self, roster: &Roster) -> Node {
-        Node::LeaseCandidate(LeaseCandidate::new(self.config(roster.id(&self.record))))
+        Node::LeaseCandidate(LeaseCandidate::new(
+            self.config(roster.id(&self.record), roster.defaults()),
+        ))
     }
 }
