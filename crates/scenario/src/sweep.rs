@@ -348,6 +348,7 @@ pub const STREAM_CHUNK: usize = 4096;
 /// run at once ([`STREAM_CHUNK`] in the CLI), and at most `chunk` lines are held. `each` runs on the calling thread; its error stops the sweep
 /// and is returned. `on_done` is called from the worker threads after each run (for a
 /// progress bar).
+#[allow(clippy::too_many_arguments)]
 pub fn run_jobs_streaming(
     plans: &[Plan],
     values: &[String],
