@@ -5,7 +5,9 @@
 # - growth_sweep, rss_run_length: peak RSS against seed count and run length;
 # - W1 and W2 (bench/WORKLOADS.md): events/s of the examples in paired runs, W1 then W2,
 #   $PAIRS times (default 3), each figure the median; the W2/W1 ratio is the median of the
-#   pairs' ratios, so a change of the machine's load between pairs does not move it.
+#   pairs' ratios, so a change of the machine's load between pairs does not move it;
+# - W3 (1,000 bully nodes, checkers on): its own w3_to_w1 (W1 run just before and after it),
+#   the median of $PAIRS runs.
 # Needs valgrind and GNU time. Builds with the quick profile (release without LTO) unless
 # $SPLITBRAIN names a binary. Takes several minutes (growth_redis is the longest).
 set -eu
@@ -43,6 +45,18 @@ median() { echo "$@" | tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 }
 echo "w1 events_per_s median=$(median $w1s)" | tee -a "$log"
 echo "w2 events_per_s median=$(median $w2s)" | tee -a "$log"
 echo "w2_to_w1 ratio=$(median $rs) (median of the pairs)" | tee -a "$log"
+
+echo "== W3 against W1 in the same run (each run's w3_to_w1; the median of \$PAIRS runs)"
+cargo build --profile quick -p splitbrain-scenario --example w3_bully_1000 >&2
+w3s=""
+i=0
+while [ "$i" -lt "${PAIRS:-3}" ]; do
+    w3=$("$target/quick/examples/w3_bully_1000" | sed -n 's/.*w3_to_w1=\([0-9.]*\).*/\1/p')
+    echo "run $i w3_to_w1=$w3"
+    w3s="$w3s $w3"
+    i=$((i + 1))
+done
+echo "w3_to_w1 ratio=$(median $w3s) (median of the runs)" | tee -a "$log"
 
 echo
 echo "== ratios"
