@@ -365,10 +365,9 @@ fn find_threshold(
 }
 
 /// Refuses (exit 2, before anything is built) a sweep of more than [`MAX_SEEDS`] runs in all:
-/// every combination of the `--vary` values times `seeds` seeds. Each run is a job and a result
-/// held in memory, so a grid of 10 x 10 x ... values over a large range aborted the process
-/// (out of memory) although each seed range was under the cap. The product is computed with
-/// checked multiplication.
+/// every combination of the `--vary` values times `seeds` seeds, so a grid of 10 x 10 x ...
+/// values over a large range is refused as one large range is, although each seed range is
+/// under the cap. The product is computed with checked multiplication.
 fn check_grid_size(vary: &[Vary], seeds: u64) -> Result<()> {
     let mut combos: Option<u64> = Some(1);
     for v in vary {

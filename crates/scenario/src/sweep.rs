@@ -18,9 +18,10 @@ use std::fmt;
 /// Version of the sweep results format.
 pub const SWEEP_FORMAT: u32 = 1;
 
-/// Most seeds one seed range may hold (`--seeds`, `rate_seeds`): every seed becomes a job and
-/// a result held in memory, so `0..18446744073709551615` must be an error, not an allocation
-/// that aborts the process. Ten million runs are hours of work at a few hundred runs a second.
+/// Most seeds one seed range may hold (`--seeds`, `rate_seeds`): `0..18446744073709551615`
+/// must be an error, not a sweep that never ends (`check`'s `rate_seeds` sweep also holds a
+/// result per seed; `sweep` streams them). Ten million runs are hours of work at a few
+/// thousand runs a second.
 pub const MAX_SEEDS: u64 = 10_000_000;
 
 /// A seed range `start..=last`, both included (an end excluded could not reach seed
