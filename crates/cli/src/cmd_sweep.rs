@@ -15,8 +15,9 @@ use splitbrain_report::sweep_chart::{
 };
 use splitbrain_report::ChartFormat;
 use splitbrain_scenario::sweep::{
-    invariant_stats, judge_rates, pct_or_na, results_jsonl, run_jobs, seeds_of, violation_rate,
-    InvariantStats, Job, SeedLine, SeedRange, Shard, SweepHeader, VaryHeader, MAX_SEEDS,
+    header_jsonl, judge_rates_of, line_jsonl, pct_or_na, run_jobs_streaming, seed_count,
+    seeds_iter, violation_rate, InvariantStats, Job, SeedLine, SeedRange, Shard, StatsTally,
+    SweepHeader, VaryHeader, MAX_SEEDS, STREAM_CHUNK,
 };
 use splitbrain_scenario::threshold::{bisect, Probe, Search};
 use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
@@ -239,8 +240,8 @@ fn find_threshold(
         .check_numeric(src)
         .map_err(|e| exit::BadInput(e.to_string()))?;
     let threads = threads_of(a.jobs)?;
-    let seeds = seeds_of(a.seeds, None);
-    if seeds.is_empty() {
+    let seed_total = seed_count(a.seeds, None);
+    if seed_total == 0 {
         return Err(exit::BadInput("--seeds holds no seed".into()).into());
     }
     // Both ends must make valid scenarios before anything runs.
@@ -259,7 +260,7 @@ fn find_threshold(
         search.hi.text(),
         pct(level),
         a.seeds,
-        plural(seeds.len(), "seed"),
+        plural(seed_total as usize, "seed"),
         plural(threads, "job")
     );
     let mut stdout_error: Option<std::io::Error> = None;
@@ -269,23 +270,27 @@ fn find_threshold(
             value: value.to_string(),
         }];
         let plan = plan_with(file, src, &set).map_err(|e| e.to_string())?;
-        let jobs: Vec<Job> = seeds.iter().map(|&seed| Job { plan: 0, seed }).collect();
-        let lines = run_jobs(
+        let jobs = seeds_iter(a.seeds, None).map(|seed| Job { plan: 0, seed });
+        // Counted as the runs end (memory does not grow with the seeds).
+        let mut counts = BTreeMap::<splitbrain_check::Outcome, u64>::new();
+        run_jobs_streaming(
             std::slice::from_ref(&plan),
             &[value.to_string()],
-            &jobs,
-            threads.min(jobs.len()),
+            jobs,
+            threads.min(usize::try_from(seed_total).unwrap_or(usize::MAX)),
             false,
             &|_| {},
+            STREAM_CHUNK,
+            |_, line| {
+                if let Some(o) = line.outcomes.get(&invariant) {
+                    *counts.entry(*o).or_default() += 1;
+                }
+                Ok(())
+            },
         )
         .map_err(|e| e.to_string())?;
         // Over the runs that decided, as every rate (`violation_rate`).
-        let count = |o: splitbrain_check::Outcome| {
-            lines
-                .iter()
-                .filter(|l| l.outcomes.get(&invariant) == Some(&o))
-                .count() as u64
-        };
+        let count = |o: splitbrain_check::Outcome| counts.get(&o).copied().unwrap_or(0);
         let violated = count(splitbrain_check::Outcome::Violated);
         let runs = violated + count(splitbrain_check::Outcome::Holds);
         let inconclusive = count(splitbrain_check::Outcome::Inconclusive);
@@ -374,10 +379,9 @@ fn find_threshold(
 }
 
 /// Refuses (exit 2, before anything is built) a sweep of more than [`MAX_SEEDS`] runs in all:
-/// every combination of the `--vary` values times `seeds` seeds. Each run is a job and a result
-/// held in memory, so a grid of 10 x 10 x ... values over a large range aborted the process
-/// (out of memory) although each seed range was under the cap. The product is computed with
-/// checked multiplication.
+/// every combination of the `--vary` values times `seeds` seeds, so a grid of 10 x 10 x ...
+/// values over a large range is refused as one large range is, although each seed range is
+/// under the cap. The product is computed with checked multiplication.
 fn check_grid_size(vary: &[Vary], seeds: u64) -> Result<()> {
     let mut combos: Option<u64> = Some(1);
     for v in vary {
@@ -458,8 +462,10 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     let out_file = a.out.as_deref().map(AtomicFile::create).transpose()?;
     let chart_file = a.chart.as_deref().map(AtomicFile::create).transpose()?;
     let threads = threads_of(a.jobs)?;
-    let seeds = seeds_of(a.seeds, a.shard);
-    check_grid_size(&a.vary, seeds.len() as u64)?;
+    // The seeds are counted, never listed: a list as long as the range would make memory grow
+    // with it.
+    let seed_total = seed_count(a.seeds, a.shard);
+    check_grid_size(&a.vary, seed_total)?;
     // One plan per combination of the --vary values (one plan without --vary).
     let combos = grid(&a.vary);
     let plans: Vec<Plan> = combos
@@ -482,11 +488,11 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             })
             .collect()
     };
-    let jobs: Vec<Job> = (0..plans.len())
-        .flat_map(|plan| seeds.iter().map(move |&seed| Job { plan, seed }))
-        .collect();
-    let total = jobs.len() as u64;
-    if jobs.is_empty() {
+    let (range, shard) = (a.seeds, a.shard);
+    let jobs = (0..plans.len())
+        .flat_map(move |plan| seeds_iter(range, shard).map(move |seed| Job { plan, seed }));
+    let total = plans.len() as u64 * seed_total;
+    if total == 0 {
         return Err(exit::BadInput(
             "this seed range and shard hold no seed to run: widen --seeds or pick another --shard"
                 .into(),
@@ -494,20 +500,20 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         .into());
     }
     // No more threads than runs.
-    let threads = threads.min(jobs.len().max(1));
+    let threads = threads.min(usize::try_from(total).unwrap_or(usize::MAX));
 
     outln!("sweep     {} ({file})", base.scenario.name);
     match a.shard {
         Some(s) => outln!(
             "seeds     {} shard {s}: {}, {}",
             a.seeds,
-            plural(seeds.len(), "seed"),
+            plural(seed_total as usize, "seed"),
             plural(threads, "job")
         ),
         None => outln!(
             "seeds     {}: {}, {}",
             a.seeds,
-            plural(seeds.len(), "seed"),
+            plural(seed_total as usize, "seed"),
             plural(threads, "job")
         ),
     }
@@ -526,14 +532,6 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             eprintln!("sweep: {d}/{total} runs ({}%)", d * 100 / total);
         }
     };
-    // Wall time of the sweep, for the throughput line only: it never reaches a run.
-    #[allow(clippy::disallowed_methods)]
-    let started = std::time::Instant::now();
-    let lines =
-        run_jobs(&plans, &values, &jobs, threads, a.hash, &on_done).context("a run failed")?;
-    let secs = started.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-
     let header = SweepHeader::new(
         &base.scenario,
         a.seeds,
@@ -549,21 +547,52 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         a.shard,
     )
     .with_trace_hashes(a.hash);
-    if let Some(f) = out_file {
-        finish(f, results_jsonl(&header, &lines).as_bytes())?;
+    // The results file is written as the runs end, in job order, and every line is counted
+    // into the tallies and dropped: memory holds what is printed, not the runs.
+    let mut out = match &out_file {
+        Some(f) => {
+            let mut w = std::io::BufWriter::new(f.writer()?);
+            w.write_all(header_jsonl(&header).as_bytes())?;
+            Some(w)
+        }
+        None => None,
+    };
+    let mut tallies: Vec<StatsTally> = plans.iter().map(|_| StatsTally::new(a.show)).collect();
+    let mut ends = RunEnds::default();
+    // Wall time of the sweep, for the throughput line only: it never reaches a run.
+    #[allow(clippy::disallowed_methods)]
+    let started = std::time::Instant::now();
+    run_jobs_streaming(
+        &plans,
+        &values,
+        jobs,
+        threads,
+        a.hash,
+        &on_done,
+        STREAM_CHUNK,
+        |job, line| {
+            if let Some(w) = &mut out {
+                w.write_all(line_jsonl(&line).as_bytes())?;
+            }
+            tallies[job.plan].add(&line);
+            ends.add(line);
+            Ok(())
+        },
+    )
+    .context("a run failed")?;
+    let secs = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    if let (Some(w), Some(f)) = (out, out_file) {
+        // Flushes the buffer; the file is moved into place only once every line is written.
+        drop(w.into_inner().map_err(|e| e.into_error())?);
+        f.commit()?;
     }
 
     // Per value (one block without --vary).
     let mut per_value: Vec<Vec<InvariantStats>> = Vec::new();
     let mut rates_ok = true;
-    for (i, _) in plans.iter().enumerate() {
-        let mine: Vec<&SeedLine> = lines
-            .iter()
-            .zip(&jobs)
-            .filter(|(_, j)| j.plan == i)
-            .map(|(l, _)| l)
-            .collect();
-        let stats = invariant_stats(&mine, a.show);
+    for (i, tally) in tallies.into_iter().enumerate() {
+        let stats = tally.finish();
         outln!();
         let combo = &combos[i];
         if !combo.is_empty() {
@@ -575,7 +604,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         }
         // A failing seed is reproduced by `run` with the varied values applied.
         print_stats(&stats, &|seed| run_command(&file, seed, combo))?;
-        for j in judge_rates(&plans[i].scenario, &mine) {
+        for j in judge_rates_of(&plans[i].scenario, &stats) {
             outln!("  rate      {j}");
             for w in j.warnings() {
                 outln!("            {w}");
@@ -649,7 +678,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                 title: format!(
                     "{}: P(violation) over {}",
                     base.scenario.name,
-                    plural(seeds.len(), "seed")
+                    plural(seed_total as usize, "seed")
                 ),
                 params: a
                     .vary
@@ -667,9 +696,12 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         }
     }
 
-    let matched = lines.iter().filter(|l| l.matches).count();
-    let bounded = lines.iter().filter(|l| l.bound.is_some()).count();
-    let events: u64 = lines.iter().map(|l| l.sim_events).sum();
+    let RunEnds {
+        matched,
+        bounded,
+        events,
+        bounds,
+    } = ends;
     outln!();
     outln!(
         "expected  {matched} of {total} runs matched the file's expectation{}",
@@ -688,10 +720,10 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     );
     // Name the bound(s) hit, and how to raise them, as `run` does (not only "5 hit a
     // bound").
-    for (limit, (count, first)) in bounds_hit(&lines) {
+    for (limit, (count, first)) in &bounds {
         outln!(
             "bound     {count} {} hit {limit}; first, seed {}{}: {}",
-            if count == 1 { "run" } else { "runs" },
+            if *count == 1 { "run" } else { "runs" },
             first.seed,
             first
                 .value
@@ -712,7 +744,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     }
     Ok(if bounded > 0 {
         exit::BOUND
-    } else if matched as u64 == total && rates_ok {
+    } else if matched == total && rates_ok {
         exit::OK
     } else {
         exit::MISMATCH
@@ -733,13 +765,32 @@ fn limit_of(bound: &str) -> &'static str {
     }
 }
 
-/// The runs of `lines` that hit a bound, per limit: how many, and the first such line.
-fn bounds_hit(lines: &[SeedLine]) -> BTreeMap<&'static str, (usize, &SeedLine)> {
-    let mut out: BTreeMap<&'static str, (usize, &SeedLine)> = BTreeMap::new();
-    for l in lines {
+/// What the end of a sweep prints about its runs, counted one run at a time.
+#[derive(Default)]
+struct RunEnds {
+    /// Runs that matched the file's expectation.
+    matched: u64,
+    /// Runs that hit a bound.
+    bounded: u64,
+    /// Events the engine processed, over every run.
+    events: u64,
+    /// The runs that hit a bound, per limit: how many, and the first such line.
+    bounds: BTreeMap<&'static str, (usize, SeedLine)>,
+}
+
+impl RunEnds {
+    fn add(&mut self, l: SeedLine) {
+        self.matched += u64::from(l.matches);
+        self.events += l.sim_events;
         if let Some(b) = &l.bound {
-            out.entry(limit_of(b)).or_insert((0, l)).0 += 1;
+            self.bounded += 1;
+            let limit = limit_of(b);
+            match self.bounds.get_mut(limit) {
+                Some(e) => e.0 += 1,
+                None => {
+                    self.bounds.insert(limit, (1, l));
+                }
+            }
         }
     }
-    out
 }

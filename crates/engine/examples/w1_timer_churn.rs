@@ -1,4 +1,4 @@
-//! W1 "timer churn" (`shared/bench/WORKLOADS.md` §2) on the engine's public actor API.
+//! W1 "timer churn" (`bench/WORKLOADS.md` §2) on the engine's public actor API.
 //!
 //! 10,000 actors; each `on_start` arms a timer of `uniform_inclusive(1, 1000)` µs drawn from
 //! its own `ctx.rng()`, and each firing increments the actor's counter and re-arms the same

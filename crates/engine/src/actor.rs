@@ -124,4 +124,10 @@ impl<A: Actor> Context<'_, A> {
     pub fn durable(&self) -> &A::Durable {
         &self.core.nodes[self.node.index()].durable
     }
+    /// This node's durable state, to change in place: a write of what changed (say, entries
+    /// appended to a log on disk) costs what changed, where [`Context::persist`] replaces the
+    /// whole state. A crash keeps whatever the state holds when it strikes.
+    pub fn durable_mut(&mut self) -> &mut A::Durable {
+        &mut self.core.nodes[self.node.index()].durable
+    }
 }

@@ -7,7 +7,7 @@
 //!
 //! Integer draws never use `rand`'s `gen_range` (its algorithm has changed between versions):
 //! [`RngStream::uniform_inclusive`] is one `next_u64` mapped by multiply-shift without
-//! rejection, as specified in `shared/bench/WORKLOADS.md` §1.2. Probabilities are integer
+//! rejection, as specified in `bench/WORKLOADS.md` §1.2. Probabilities are integer
 //! parts per million. Normal, exponential and log-normal draws use `rand_distr` (pinned
 //! version) and are rounded to whole nanoseconds.
 

@@ -1,4 +1,4 @@
-//! W2 "bully storm" (`shared/bench/WORKLOADS.md` §3) on the bully actor and the engine.
+//! W2 "bully storm" (`bench/WORKLOADS.md` §3) on the bully actor and the engine.
 //!
 //! 64 bully nodes (ids 0..63, all peers), message delays uniform in 1..=10 ms (one draw per
 //! message from the engine's `"net"` stream, no FIFO), answer timeout 50 ms, heartbeats every

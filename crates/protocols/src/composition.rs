@@ -96,6 +96,14 @@ macro_rules! wraps {
                     _ => None,
                 }
             }
+            #[inline]
+            fn part_mut(&mut self) -> Option<&mut $inner> {
+                match self {
+                    $outer::$variant(inner) => Some(inner),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
         }
     };
 }
@@ -120,6 +128,13 @@ macro_rules! wraps_boxed {
             }
             #[inline]
             fn part(&self) -> Option<&$inner> {
+                match self {
+                    $outer::$variant(inner) => Some(inner),
+                    _ => None,
+                }
+            }
+            #[inline]
+            fn part_mut(&mut self) -> Option<&mut $inner> {
                 match self {
                     $outer::$variant(inner) => Some(inner),
                     _ => None,
@@ -152,6 +167,13 @@ macro_rules! wraps_through {
                 fn part(&self) -> Option<&$inner> {
                     match self {
                         $outer::$variant(mid) => mid.part(),
+                        _ => None,
+                    }
+                }
+                #[inline]
+                fn part_mut(&mut self) -> Option<&mut $inner> {
+                    match self {
+                        $outer::$variant(mid) => mid.part_mut(),
                         _ => None,
                     }
                 }

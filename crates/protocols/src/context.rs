@@ -22,6 +22,8 @@ pub trait Wraps<P>: From<P> {
     fn into_part(self) -> Option<P>;
     /// A reference to the wrapped `P`, if this value is one.
     fn part(&self) -> Option<&P>;
+    /// A mutable reference to the wrapped `P`, if this value is one.
+    fn part_mut(&mut self) -> Option<&mut P>;
 }
 
 /// What a protocol's handler can see and do: the engine's handler context, seen through the
@@ -56,6 +58,9 @@ pub trait Ctx {
     fn observe(&mut self, obs: Obs);
     /// Replaces this node's durable state (what `on_restart` will see after a crash).
     fn persist(&mut self, durable: impl Into<Self::Durable>);
+    /// This node's durable state, to change in place (a write that costs what it changes,
+    /// such as an append to a log; [`Ctx::persist`] replaces the whole state).
+    fn durable_mut(&mut self) -> &mut Self::Durable;
 }
 
 /// A protocol's actor: the four reactions of the engine's [`Actor`], against any context
@@ -116,5 +121,9 @@ impl<A: Actor<Obs = Obs>> Ctx for Context<'_, A> {
     #[inline]
     fn persist(&mut self, durable: impl Into<A::Durable>) {
         Context::persist(self, durable.into());
+    }
+    #[inline]
+    fn durable_mut(&mut self) -> &mut A::Durable {
+        Context::durable_mut(self)
     }
 }

@@ -366,6 +366,9 @@ mod scripted {
         fn part(&self) -> Option<&RedisMsg> {
             Some(&self.0)
         }
+        fn part_mut(&mut self) -> Option<&mut RedisMsg> {
+            Some(&mut self.0)
+        }
     }
 
     #[derive(Clone, Debug, Serialize)]
@@ -392,6 +395,12 @@ mod scripted {
                 T::Send(_) => None,
             }
         }
+        fn part_mut(&mut self) -> Option<&mut InstanceTimer> {
+            match self {
+                T::Inst(t) => Some(t),
+                T::Send(_) => None,
+            }
+        }
     }
 
     #[derive(Clone, Debug, Default)]
@@ -407,6 +416,9 @@ mod scripted {
         }
         fn part(&self) -> Option<&RedisDurable> {
             Some(&self.0)
+        }
+        fn part_mut(&mut self) -> Option<&mut RedisDurable> {
+            Some(&mut self.0)
         }
     }
 

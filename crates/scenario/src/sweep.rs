@@ -18,9 +18,10 @@ use std::fmt;
 /// Version of the sweep results format.
 pub const SWEEP_FORMAT: u32 = 1;
 
-/// Most seeds one seed range may hold (`--seeds`, `rate_seeds`): every seed becomes a job and
-/// a result held in memory, so `0..18446744073709551615` must be an error, not an allocation
-/// that aborts the process. Ten million runs are hours of work at a few hundred runs a second.
+/// Most seeds one seed range may hold (`--seeds`, `rate_seeds`): `0..18446744073709551615`
+/// must be an error, not a sweep that never ends (`check`'s `rate_seeds` sweep also holds a
+/// result per seed; `sweep` streams them). Ten million runs are hours of work at a few
+/// thousand runs a second.
 pub const MAX_SEEDS: u64 = 10_000_000;
 
 /// A seed range `start..=last`, both included (an end excluded could not reach seed
@@ -156,6 +157,27 @@ pub fn seeds_of(range: SeedRange, shard: Option<Shard>) -> Vec<u64> {
         .seeds()
         .filter(|s| (s - range.start) % n == k)
         .collect()
+}
+
+/// How many seeds of `range` are in `shard` (all of them without one), without listing them.
+pub fn seed_count(range: SeedRange, shard: Option<Shard>) -> u64 {
+    let Shard { k, n } = shard.unwrap_or(Shard { k: 0, n: 1 });
+    // `last - start` is the range's length less one; never overflows.
+    let span = range.last - range.start;
+    if k > span {
+        0
+    } else {
+        (span - k) / n + 1
+    }
+}
+
+/// The seeds of `range` in `shard` (all of them without one), ascending, one at a time: the
+/// same seeds as [`seeds_of`] without a list as long as the range.
+pub fn seeds_iter(range: SeedRange, shard: Option<Shard>) -> impl Iterator<Item = u64> {
+    let Shard { k, n } = shard.unwrap_or(Shard { k: 0, n: 1 });
+    let count = seed_count(range, shard);
+    // `start + k + i * n` for i < count is at most `last`: no overflow.
+    (0..count).map(move |i| range.start + k + i * n)
 }
 
 /// Key metrics of one run, for the results file.
@@ -316,6 +338,61 @@ pub fn run_jobs(
     })
 }
 
+/// Jobs run at once by [`run_jobs_streaming`] between two hand-overs of results: large
+/// enough that the threads rarely wait for one another at a chunk's end, small enough that
+/// the lines held are a few megabytes whatever the seed count.
+pub const STREAM_CHUNK: usize = 4096;
+
+/// Runs every job of `jobs` on a pool of `threads` threads and hands each line, with its job,
+/// to `each` in job order, whatever the thread count, as [`run_jobs`] returns them; the lines
+/// are never all held at once, so memory does not grow with the number of jobs: `chunk` jobs
+/// run at once ([`STREAM_CHUNK`] in the CLI), and at most `chunk` lines are held. `each` runs on the calling thread; its error stops the sweep
+/// and is returned. `on_done` is called from the worker threads after each run (for a
+/// progress bar).
+#[allow(clippy::too_many_arguments)]
+pub fn run_jobs_streaming(
+    plans: &[Plan],
+    values: &[String],
+    jobs: impl Iterator<Item = Job>,
+    threads: usize,
+    hash: bool,
+    on_done: &(dyn Fn(&SeedLine) + Sync),
+    chunk: usize,
+    mut each: impl FnMut(Job, SeedLine) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let chunk_len = chunk.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("sweep-{i}"))
+        .build()
+        .map_err(std::io::Error::other)?;
+    let mut jobs = jobs.peekable();
+    let mut chunk: Vec<Job> = Vec::with_capacity(chunk_len);
+    while jobs.peek().is_some() {
+        chunk.clear();
+        chunk.extend(jobs.by_ref().take(chunk_len));
+        let lines: Vec<SeedLine> = pool.install(|| {
+            chunk
+                .par_iter()
+                .map(|j| {
+                    let line = run_seed(
+                        &plans[j.plan],
+                        j.seed,
+                        values.get(j.plan).map(String::as_str),
+                        hash,
+                    )?;
+                    on_done(&line);
+                    Ok(line)
+                })
+                .collect::<std::io::Result<_>>()
+        })?;
+        for (job, line) in chunk.iter().zip(lines) {
+            each(*job, line)?;
+        }
+    }
+    Ok(())
+}
+
 /// The `--vary` part of a results header.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -400,12 +477,25 @@ impl SweepHeader {
 
 /// The results file: header line, then one line per run in job order.
 pub fn results_jsonl(header: &SweepHeader, lines: &[SeedLine]) -> String {
+    let mut out = header_jsonl(header);
+    for l in lines {
+        out.push_str(&line_jsonl(l));
+    }
+    out
+}
+
+/// The header line of a results file, with its newline.
+pub fn header_jsonl(header: &SweepHeader) -> String {
     let mut out = serde_json::to_string(header).expect("header serialises");
     out.push('\n');
-    for l in lines {
-        out.push_str(&serde_json::to_string(l).expect("line serialises"));
-        out.push('\n');
-    }
+    out
+}
+
+/// One run's line of a results file, with its newline (a streaming writer writes the header
+/// line, then these in job order: the bytes of [`results_jsonl`]).
+pub fn line_jsonl(line: &SeedLine) -> String {
+    let mut out = serde_json::to_string(line).expect("line serialises");
+    out.push('\n');
     out
 }
 
@@ -822,25 +912,21 @@ pub fn rate_seeds(scenario: &Scenario) -> SeedRange {
 /// ([`violation_rate`]) lies wholly above `violated_at_most` (its lower bound is above it) or
 /// wholly below `violated_at_least`, or when no run decided.
 pub fn judge_rates(scenario: &Scenario, lines: &[&SeedLine]) -> Vec<RateJudgement> {
+    judge_rates_of(scenario, &invariant_stats(lines, 0))
+}
+
+/// [`judge_rates`] from the per-invariant counts of the runs ([`invariant_stats`] or a
+/// [`StatsTally`]), which is all a judgement reads: a sweep judges without holding its lines.
+/// An invariant no run checked has no decided run.
+pub fn judge_rates_of(scenario: &Scenario, stats: &[InvariantStats]) -> Vec<RateJudgement> {
     scenario
         .expect_rate
         .iter()
         .map(|(name, expected)| {
-            let count = |o: Outcome| {
-                lines
-                    .iter()
-                    .filter(|l| l.outcomes.get(name) == Some(&o))
-                    .count() as u64
-            };
-            let violated = count(Outcome::Violated);
-            let runs = violated + count(Outcome::Holds);
-            let vacuous = lines
-                .iter()
-                .filter(|l| {
-                    l.outcomes.get(name) == Some(&Outcome::Holds)
-                        && l.vacuous.iter().any(|v| v == name)
-                })
-                .count() as u64;
+            let s = stats.iter().find(|s| &s.name == name);
+            let violated = s.map_or(0, |s| s.violated);
+            let runs = s.map_or(0, InvariantStats::decided);
+            let vacuous = s.map_or(0, |s| s.vacuous);
             let ci = violation_rate(violated, runs).map(|(_, ci)| ci);
             let ok = meets(expected, ci);
             let without_vacuous = violation_rate(violated, runs - vacuous).map(|(_, ci)| ci);
@@ -849,7 +935,7 @@ pub fn judge_rates(scenario: &Scenario, lines: &[&SeedLine]) -> Vec<RateJudgemen
                 expected: *expected,
                 violated,
                 runs,
-                inconclusive: count(Outcome::Inconclusive),
+                inconclusive: s.map_or(0, |s| s.inconclusive),
                 vacuous,
                 ci,
                 ok,
@@ -862,24 +948,52 @@ pub fn judge_rates(scenario: &Scenario, lines: &[&SeedLine]) -> Vec<RateJudgemen
 /// Per-invariant statistics of `lines` (one `--vary` value), invariants in name order;
 /// `first_k` failing seeds each.
 pub fn invariant_stats(lines: &[&SeedLine], first_k: usize) -> Vec<InvariantStats> {
-    let mut by: BTreeMap<&str, InvariantStats> = BTreeMap::new();
+    let mut tally = StatsTally::new(first_k);
     for l in lines {
+        tally.add(l);
+    }
+    tally.finish()
+}
+
+/// [`invariant_stats`] fed one line at a time: counts per invariant and the first `first_k`
+/// failing seeds, so a sweep keeps what it prints, not its lines. Lines are added in seed
+/// order (the first failing seeds are the lowest).
+#[derive(Clone, Debug, Default)]
+pub struct StatsTally {
+    by: BTreeMap<String, InvariantStats>,
+    first_k: usize,
+}
+
+impl StatsTally {
+    /// An empty tally keeping `first_k` failing seeds per invariant.
+    pub fn new(first_k: usize) -> Self {
+        StatsTally {
+            by: BTreeMap::new(),
+            first_k,
+        }
+    }
+
+    /// Counts one run.
+    pub fn add(&mut self, l: &SeedLine) {
         for (name, o) in &l.outcomes {
-            let s = by.entry(name).or_insert_with(|| InvariantStats {
-                name: name.clone(),
-                runs: 0,
-                violated: 0,
-                inconclusive: 0,
-                vacuous: 0,
-                rate: None,
-                ci: None,
-                first_seeds: Vec::new(),
-            });
+            let s = match self.by.get_mut(name) {
+                Some(s) => s,
+                None => self.by.entry(name.clone()).or_insert(InvariantStats {
+                    name: name.clone(),
+                    runs: 0,
+                    violated: 0,
+                    inconclusive: 0,
+                    vacuous: 0,
+                    rate: None,
+                    ci: None,
+                    first_seeds: Vec::new(),
+                }),
+            };
             s.runs += 1;
             match o {
                 Outcome::Violated => {
                     s.violated += 1;
-                    if s.first_seeds.len() < first_k {
+                    if s.first_seeds.len() < self.first_k {
                         s.first_seeds.push(l.seed);
                     }
                 }
@@ -892,15 +1006,20 @@ pub fn invariant_stats(lines: &[&SeedLine], first_k: usize) -> Vec<InvariantStat
             }
         }
     }
-    by.into_values()
-        .map(|mut s| {
-            let rate = violation_rate(s.violated, s.decided());
-            s.rate = rate.map(|(r, _)| r);
-            s.ci = rate.map(|(_, ci)| ci);
-            s.first_seeds.sort_unstable();
-            s
-        })
-        .collect()
+
+    /// The statistics, invariants in name order, with rates and intervals.
+    pub fn finish(self) -> Vec<InvariantStats> {
+        self.by
+            .into_values()
+            .map(|mut s| {
+                let rate = violation_rate(s.violated, s.decided());
+                s.rate = rate.map(|(r, _)| r);
+                s.ci = rate.map(|(_, ci)| ci);
+                s.first_seeds.sort_unstable();
+                s
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -1151,6 +1270,40 @@ mod tests {
                  judgement would be MISMATCH"
             ]
         );
+    }
+
+    /// Streaming hands the lines on in job order, the very lines `run_jobs` returns, whatever
+    /// the chunk and thread count.
+    #[test]
+    fn streaming_hands_on_the_lines_run_jobs_returns_in_order() {
+        let lesson = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/12-redlock-gc-pause.json"
+        );
+        let src = std::fs::read_to_string(lesson).expect("lesson 12 is readable");
+        let plan = crate::vary::plan_with(lesson, &src, &[]).expect("lesson 12 validates");
+        let range = SeedRange { start: 5, last: 44 };
+        let jobs: Vec<Job> = seeds_iter(range, None)
+            .map(|seed| Job { plan: 0, seed })
+            .collect();
+        let all = run_jobs(std::slice::from_ref(&plan), &[], &jobs, 2, true, &|_| {}).unwrap();
+        let mut streamed = Vec::new();
+        run_jobs_streaming(
+            std::slice::from_ref(&plan),
+            &[],
+            jobs.iter().copied(),
+            2,
+            true,
+            &|_| {},
+            7,
+            |job, line| {
+                assert_eq!(job.seed, line.seed);
+                streamed.push(line);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(streamed, all);
     }
 
     #[test]

@@ -33,7 +33,7 @@
 //! - **Failure detector**: an idle follower that has heard nothing from its leader for
 //!   [`BullyConfig::failure_timeout`] starts an election. It is a lazy watchdog (one pending
 //!   timer per node, re-armed to the current deadline when it fires), as in
-//!   `shared/bench/WORKLOADS.md` §3.5.
+//!   `bench/WORKLOADS.md` §3.5.
 //! - **Crash / restart**: a crashed node runs nothing. On restart every volatile field is
 //!   rebuilt; only the term survives ([`BullyDurable`]), so a restarted node's next claim has a
 //!   higher term than any it made before. Then it starts an election (a recovering node
@@ -66,7 +66,7 @@
 //! COORDINATOR to each lower peer (at most N-1) per new leader.
 //!
 //! **The literal reading** ([`BullyVariant::Literal`], the W2 workload of
-//! `shared/bench/WORKLOADS.md` §3.5): any node not already electing answers and starts an
+//! `bench/WORKLOADS.md` §3.5): any node not already electing answers and starts an
 //! election on every ELECTION from a lower node, the sitting leader included ("the node
 //! answers and bullies again"); ELECTION's term is ignored; the winner sends COORDINATOR to
 //! every other peer, higher ones too. A sitting leader that receives a late ELECTION re-claims
@@ -119,7 +119,7 @@ pub enum BullyVariant {
     /// COORDINATORs.
     #[default]
     Textbook,
-    /// The storm-prone literal reading (`shared/bench/WORKLOADS.md` §3.5, workload W2): every
+    /// The storm-prone literal reading (`bench/WORKLOADS.md` §3.5, workload W2): every
     /// ELECTION from a lower node makes an idle receiver elect, the sitting leader included,
     /// and the winner broadcasts COORDINATOR to every other peer.
     Literal,
@@ -159,7 +159,7 @@ pub struct BullyConfig {
     /// Default 300 ms (local monotonic).
     pub failure_timeout: SimDuration,
     /// Start an election at true time 0. Default `true`. With `false` the run begins with
-    /// [`BullyConfig::initial_leader`] agreed (W2 in `shared/bench/WORKLOADS.md` §3.2).
+    /// [`BullyConfig::initial_leader`] agreed (W2 in `bench/WORKLOADS.md` §3.2).
     pub start_election_on_start: bool,
     /// The leader everyone agrees on at time 0 when `start_election_on_start` is `false`;
     /// that node claims term 1 and heartbeats without an election. `None`: no leader, the

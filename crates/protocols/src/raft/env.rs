@@ -24,9 +24,12 @@ pub trait RaftEnv {
     fn mono_now(&self) -> LocalTime;
     /// The next draw of this replica's own random stream.
     fn rng_u64(&mut self) -> u64;
-    /// Writes the state that must survive a crash (Figure 2: "updated on stable storage before
-    /// responding to RPCs"). The replica calls it before any send that depends on the change.
-    fn persist(&mut self, durable: RaftDurable);
+    /// The state that must survive a crash, as stable storage holds it now, to write in place
+    /// (Figure 2: "updated on stable storage before responding to RPCs"). The replica writes
+    /// what changed, before any send that depends on the change: a new term or vote, and the
+    /// log from the first changed index on, so an append costs the entries appended, as an
+    /// append to a log file does, not the whole log.
+    fn durable_mut(&mut self) -> &mut RaftDurable;
     /// Reports a claim for the checkers and the narration.
     fn observe(&mut self, obs: RaftObs);
 }

@@ -59,8 +59,16 @@ impl<C: RaftCtx> RaftEnv for Env<'_, C> {
         self.0.rng().next_u64()
     }
     #[inline]
-    fn persist(&mut self, durable: RaftDurable) {
-        self.0.persist(durable);
+    fn durable_mut(&mut self) -> &mut RaftDurable {
+        // A node that never persisted holds the composition's default state: Raft's starts
+        // empty (term 0, no vote, no log), as a fresh replica's storage does.
+        if self.0.durable_mut().part_mut().is_none() {
+            self.0.persist(RaftDurable::default());
+        }
+        self.0
+            .durable_mut()
+            .part_mut()
+            .expect("the node's durable state is Raft's")
     }
     #[inline]
     fn observe(&mut self, obs: RaftObs) {

@@ -349,8 +349,26 @@ impl<H: Copy> RaftReplica<H> {
         self.election_timer = Some(env.set_timer(after, RaftTimer::Election));
     }
 
+    /// Writes the term and vote to stable storage (the log did not change).
     fn persist<E: RaftEnv<TimerHandle = H>>(&self, env: &mut E) {
-        env.persist(self.durable());
+        let d = env.durable_mut();
+        d.current_term = self.term;
+        d.voted_for = self.voted_for;
+    }
+
+    /// Writes the term, vote and the log from index `from` on (the entries that changed) to
+    /// stable storage: what stable storage holds past `from - 1` is replaced, so a
+    /// truncation and the append after it are one write. Costs the entries from `from` on,
+    /// not the whole log.
+    fn persist_log_from<E: RaftEnv<TimerHandle = H>>(&self, env: &mut E, from: LogIndex) {
+        let d = env.durable_mut();
+        d.current_term = self.term;
+        d.voted_for = self.voted_for;
+        // Stable storage holds the log up to `from - 1` (it was written after every earlier
+        // change); `min` keeps the write whole should it hold less.
+        let keep = ((from.max(1) - 1) as usize).min(d.log.len());
+        d.log.truncate(keep);
+        d.log.extend_from_slice(&self.log.entries()[keep..]);
     }
 
     fn start_election<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
@@ -534,7 +552,7 @@ impl<H: Copy> RaftReplica<H> {
             term: self.term,
             command,
         });
-        self.persist(env);
+        self.persist_log_from(env, index);
         env.observe(RaftObs::Appended {
             from: index,
             to: index,
@@ -626,7 +644,9 @@ impl<H: Copy> RaftReplica<H> {
             env.observe(RaftObs::Truncated { from });
         }
         if let Some((a, b)) = out.appended {
-            self.persist(env);
+            // A truncation is always followed by an append from the same index, so this one
+            // write covers both.
+            self.persist_log_from(env, a);
             env.observe(RaftObs::Appended {
                 from: a,
                 to: b,

@@ -127,8 +127,8 @@ impl RaftEnv for Env<'_> {
     fn rng_u64(&mut self) -> u64 {
         self.net.node_rng[self.node.index()].next_u64()
     }
-    fn persist(&mut self, durable: RaftDurable) {
-        self.net.durable[self.node.index()] = durable;
+    fn durable_mut(&mut self) -> &mut RaftDurable {
+        &mut self.net.durable[self.node.index()]
     }
     fn observe(&mut self, obs: RaftObs) {
         self.net
@@ -322,6 +322,15 @@ impl Cluster {
                 },
             ) => c.on_timer(&mut env, t),
             _ => unreachable!("timer kinds match node kinds"),
+        }
+        // Stable storage is written in place, by what changed: after every handler it holds
+        // exactly the replica's term, vote and log (what a crash now would keep).
+        if let Node::Replica(r) = &self.nodes[node.index()] {
+            assert_eq!(
+                self.net.durable[node.index()],
+                r.durable(),
+                "replica {node}'s stable storage differs from its state"
+            );
         }
         true
     }

@@ -230,6 +230,9 @@ impl<C: WorkerCtx> Ctx for ThreadCtx<'_, C> {
         obs.set_thread(Some(self.thread));
         self.ctx.observe(obs);
     }
+    fn durable_mut(&mut self) -> &mut Self::Durable {
+        self.ctx.durable_mut()
+    }
     fn persist(&mut self, durable: impl Into<Self::Durable>) {
         self.ctx.persist(durable);
     }
