@@ -7,9 +7,11 @@
 //    no_two_accepted_writers changes from holds to violated, before and after side by side;
 //    the page's URL (fragment) opened again gives the same run (hash), the copied command
 //    names the seed;
-// 3. hostile scenario text from a link stays text: a name and lesson sentence of markup
-//    (<img onerror>, <script>) run no script and show as written; a link's scenario that is
-//    not a valid file is refused with the file's located error.
+// 3. "how often?" in the page gives sweep's rows over seeds 0..1000 (lessons 03 and 12);
+// 4. hostile scenario text from a link stays text: a lesson sentence and description of
+//    markup (<img onerror>, <script>) run no script and show as written; a hostile name, and
+//    a link's scenario past the file's limits (a 25 h run), are refused with the file's
+//    located error.
 //
 // Usage: SPLITBRAIN_BIN=target/quick/splitbrain node site/test/site.test.mjs [--only STEM]
 // Needs chromium (CHROMIUM overrides /usr/bin/chromium). Prints a table of timings: the
@@ -117,28 +119,54 @@ if (!only || "06-lease-gc-pause-fenced".startsWith(only)) {
   await page.close(); await again.page.close();
 }
 
-// 3. hostile text from a link.
+// 3. "how often?": 1,000 seeds in the page give sweep's table rows.
+for (const stem of ["03-bully-partition-split-brain", "12-redlock-gc-pause"]) {
+  if (only && !stem.startsWith(only)) continue;
+  const file = "scenarios/" + stem + ".json";
+  const { page, errors } = await open(pathToFileURL(join(root, "site/lessons", stem + ".html")).href);
+  await page.click("#how-often-run");
+  await page.waitForFunction(() => SPLITBRAIN_PAGE.howOften !== undefined, null, { timeout: 600000 });
+  const rows = await page.evaluate(() => SPLITBRAIN_PAGE.howOften.rows);
+  const shown = await page.$eval("#how-often", e => e.textContent);
+  const sweep = execFileSync(bin, ["sweep", file, "--seeds", "0..1000"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  const want = sweep.split("\n").filter(l => /^  [a-z_]+ /.test(l) && !l.startsWith("  invariant"));
+  if (JSON.stringify(rows) !== JSON.stringify(want)) fail(`${stem} how often: page\n${rows.join("\n")}\nsweep\n${want.join("\n")}`);
+  if (!rows.every(r => shown.includes(r))) fail(`${stem} how often: the rows are not shown`);
+  if (errors.length) fail(`${stem} how often: page errors ${errors.join("; ")}`);
+  console.log(`how often on ${stem}: the page's rows equal sweep's:\n${rows.join("\n")}`);
+  await page.close();
+}
+
+// 4. hostile text from a link.
 if (!only) {
   const lesson = JSON.parse(readFileSync(join(root, "scenarios/01-bully-leader-crash.json"), "utf8"));
-  lesson.name = "<img src=x onerror=\"window.PWNED=1\">";
-  lesson.lesson = "</script><script>window.PWNED=2</script><b onmouseover=alert(1)>bold</b>";
+  // Names are restricted to [A-Za-z0-9._-]; the lesson sentence and description are free text.
+  lesson.lesson = "</script><script>window.PWNED=2</script><img src=x onerror=\"window.PWNED=1\"><b onmouseover=alert(1)>bold</b>";
+  lesson.description = "<script>window.PWNED=3</script>";
   const b64 = s => Buffer.from(s, "utf8").toString("base64url");
   const url = pathToFileURL(join(root, "site/lessons/01-bully-leader-crash.html")).href;
   const { page, errors } = await open(url + "#scenario=" + b64(JSON.stringify(lesson, null, 2)));
   const seen = await page.evaluate(() => ({
-    pwned: window.PWNED, title: document.getElementById("title").textContent,
-    lesson: document.getElementById("lesson").textContent,
-    imgs: document.querySelectorAll("header img, header b").length,
-    frameImgs: document.getElementById("view").contentDocument === null,
+    pwned: window.PWNED, lesson: document.getElementById("lesson").textContent,
+    elements: document.querySelectorAll("header img, header b, header script").length,
+    ran: SPLITBRAIN_PAGE.runs,
   }));
   if (seen.pwned !== undefined) fail("hostile text ran a script");
-  if (seen.title !== lesson.name || seen.lesson !== lesson.lesson) fail("hostile text is not shown as written: " + JSON.stringify(seen));
-  if (seen.imgs !== 0) fail("hostile text became elements");
+  if (seen.lesson !== lesson.lesson || seen.ran !== 2) fail("hostile text is not shown as written: " + JSON.stringify(seen));
+  if (seen.elements !== 0) fail("hostile text became elements");
   if (errors.length) fail("hostile text: page errors " + errors.join("; "));
+  // A hostile name is refused as in a file, its error shown as text.
+  lesson.name = "<img src=x onerror=\"window.PWNED=4\">";
+  const named = await open(url + "#scenario=" + b64(JSON.stringify(lesson, null, 2)));
+  const nerr = await named.page.evaluate(() => ({ error: document.getElementById("error").textContent, pwned: window.PWNED, imgs: document.querySelectorAll("img").length }));
+  if (!nerr.error.includes("scenario name \"<img") || nerr.pwned !== undefined || nerr.imgs !== 0) fail("a hostile name: " + JSON.stringify(nerr));
+  await named.page.close();
   // A link's scenario is validated as a file is: a located error, nothing run.
-  const bad = await open(url + "#scenario=" + b64('{\n  "splitbrain": 1,\n  "name": "x",\n  "duration": "25h"\n}'));
+  const long = JSON.parse(readFileSync(join(root, "scenarios/01-bully-leader-crash.json"), "utf8"));
+  long.duration = "25h";
+  const bad = await open(url + "#scenario=" + b64(JSON.stringify(long, null, 2)));
   const err = await bad.page.evaluate(() => document.getElementById("error").textContent);
-  if (!/edited-01-bully-leader-crash\.json:\d+:\d+/.test(err)) fail("a bad link's scenario is not a located error: " + err);
+  if (!/edited-01-bully-leader-crash\.json:\d+:\d+: duration/.test(err)) fail("a bad link's scenario is not a located error: " + err);
   console.log("hostile link: shown as text, no script ran; a bad link's scenario is refused: " + err.split("\n")[0]);
   await page.close(); await bad.page.close();
 }

@@ -90,6 +90,10 @@
       (s.stopped ? " \u00b7 stopped: " + s.stopped : "") +
       (s.as_expected ? " \u00b7 as the file expects" : " \u00b7 NOT as the file expects");
     $("hash").dataset.hash = answer.trace_hash;
+    const e = $("edited");
+    e.hidden = !edited();
+    e.textContent = edited() ? "This run's scenario is not the lesson's file: it was edited here or came with the link. " +
+      "\"copy scenario\" gives its text, to run it with splitbrain as the command says." : "";
     showVerdicts();
     $("view").srcdoc = answer.view;
   }
@@ -141,6 +145,21 @@
     return r.answer.runs;
   }
   page.hashes = hashes;
+  /** "How often?": seeds 0..1000 of the current scenario, as `sweep` prints the rates. */
+  async function howOften() {
+    const out = $("how-often");
+    $("how-often-status").textContent = "running 1,000 seeds\u2026";
+    let r;
+    try { r = await run({ file: fileName(), scenario: page.text, how_often: { from: "0", count: 1000 } }); }
+    catch (e) { $("how-often-status").textContent = e.message; return; }
+    if (!r.answer.ok) { $("how-often-status").textContent = ""; showError(r.answer.error); return; }
+    out.hidden = false;
+    out.textContent = "seeds " + r.answer.seeds + ": " + r.answer.as_expected + " as the file expects\n" +
+      "  " + "invariant".padEnd(26) + "violated".padStart(16) + "  " + "rate".padStart(8) + "  95% CI\n" + r.answer.rows.join("\n");
+    $("how-often-status").textContent = "ran in " + (r.ms / 1000).toFixed(1) + " s";
+    page.howOften = r.answer;
+  }
+  $("how-often-run").addEventListener("click", howOften);
   page.rerun = rerun;
 
   // --- knobs: every number, true/false and duration of the file's nodes, faults, network ---

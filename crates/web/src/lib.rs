@@ -26,8 +26,10 @@
 //! `{"ok":true, "seed", "trace_hash", "lesson", "summary", "view"}` (the same summary as `run --json`, the
 //! view page `run --view` writes), or `{"ok":false, "exit":2, "error"}` with the message the
 //! command line prints. With `seeds` instead of `seed`, the answer lists each seed's trace
-//! hash and whether it ran as expected, without building views (the hash check and "how
-//! often?").
+//! hash and whether it ran as expected, without building views (the hash check). With
+//! `how_often` (`{"from": "0", "count": 1000}`), the answer is `sweep`'s per-invariant rows
+//! over those seeds (violated/decided, rate, 95% Wilson interval), formatted as `sweep`
+//! prints them.
 //!
 //! The trace hash is the one `splitbrain run` prints: the same engine, protocols and
 //! checkers, the same seeded streams; nothing here reads a clock or the OS.
@@ -55,6 +57,45 @@ pub struct Request {
     /// Build the view page too (default true; false answers the summary only).
     #[serde(default = "yes")]
     pub view: bool,
+    /// "How often?": run seeds `from..from+count` and answer each invariant's violation rate
+    /// and 95% interval, as `sweep --seeds FROM..TO` prints them.
+    #[serde(default)]
+    pub how_often: Option<HowOften>,
+}
+
+/// A seed range for "how often?".
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HowOften {
+    /// First seed, decimal.
+    pub from: String,
+    /// Number of seeds, 1 to [`MAX_HOW_OFTEN`].
+    pub count: u64,
+}
+
+/// The most seeds one "how often?" request runs.
+pub const MAX_HOW_OFTEN: u64 = 10_000;
+
+/// The per-invariant rows of `sweep`'s table for `lines` (the same columns and formats).
+fn rate_rows(lines: &[splitbrain_scenario::sweep::SeedLine]) -> Vec<String> {
+    use splitbrain_scenario::sweep::{invariant_stats, pct_or_na};
+    let pct = |x: f64| format!("{:.2}%", x * 100.0);
+    let refs: Vec<&_> = lines.iter().collect();
+    invariant_stats(&refs, 0)
+        .iter()
+        .map(|s| {
+            let ci = s.ci.map_or("n/a".to_string(), |(lo, hi)| {
+                format!("[{}, {}]", pct(lo), pct(hi))
+            });
+            format!(
+                "  {:<26}{:>16}  {:>8}  {ci}{}",
+                s.name,
+                format!("{}/{}", s.violated, s.decided()),
+                pct_or_na(s.rate),
+                s.notes(),
+            )
+        })
+        .collect()
 }
 
 fn yes() -> bool {
@@ -114,6 +155,33 @@ pub fn answer(request: &str) -> String {
         Ok(p) => p,
         Err(e) => return error_answer(2, e.to_string()),
     };
+    if let Some(h) = &req.how_often {
+        let from = match parse_seed(&h.from) {
+            Ok(x) => x,
+            Err(e) => return error_answer(2, e),
+        };
+        if h.count == 0 || h.count > MAX_HOW_OFTEN || from.checked_add(h.count - 1).is_none() {
+            return error_answer(
+                2,
+                format!("how often: 1 to {MAX_HOW_OFTEN} seeds, from a seed that leaves room"),
+            );
+        }
+        let mut lines = Vec::with_capacity(h.count as usize);
+        for seed in from..=from + (h.count - 1) {
+            match splitbrain_scenario::sweep::run_seed(&plan, seed, None, false) {
+                Ok(l) => lines.push(l),
+                Err(e) => return error_answer(1, e.to_string()),
+            }
+        }
+        let matched = lines.iter().filter(|l| l.matches).count();
+        return serde_json::json!({
+            "ok": true,
+            "seeds": format!("{from}..{}", from + h.count),
+            "as_expected": matched,
+            "rows": rate_rows(&lines),
+        })
+        .to_string();
+    }
     if let Some(seeds) = &req.seeds {
         let mut out = Vec::with_capacity(seeds.len());
         for s in seeds {

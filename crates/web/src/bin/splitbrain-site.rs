@@ -115,10 +115,13 @@ fn lesson_html(l: &Lesson) -> String {
          <button id=\"copy-scenario\">copy scenario</button> \
          <span id=\"status\"></span></div>\n\
          <p><code id=\"command\"></code></p>\n\
+         <p id=\"edited\" hidden></p>\n\
          <p id=\"error\" hidden></p>\n\
          <table id=\"verdicts\"><thead><tr><th>invariant</th><th>expected</th>\
          <th>the lesson's run</th><th>this run</th></tr></thead><tbody></tbody></table>\n\
          <p id=\"hash\"></p>\n\
+         <p><button id=\"how-often-run\">how often? run 1,000 seeds</button> \
+         <span id=\"how-often-status\"></span></p><pre id=\"how-often\" hidden></pre>\n\
          <details id=\"knobs-box\" open><summary>what if? change a knob (it runs at once)</summary>\
          <div id=\"knobs\"></div></details>\n\
          <details id=\"scenario-box\"><summary>the scenario file</summary>\
