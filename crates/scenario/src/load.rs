@@ -56,18 +56,23 @@ pub fn check_regular(path: &Path) -> std::io::Result<()> {
     if t.is_file() || t.is_dir() {
         return Ok(());
     }
-    let mut what = "not a regular file";
+    // Only Unix names the other kinds (on wasm32 and Windows every other kind is "not a
+    // regular file").
     #[cfg(unix)]
-    {
+    let what = {
         use std::os::unix::fs::FileTypeExt;
         if t.is_fifo() {
-            what = "a FIFO (named pipe)";
+            "a FIFO (named pipe)"
         } else if t.is_socket() {
-            what = "a socket";
+            "a socket"
         } else if t.is_char_device() || t.is_block_device() {
-            what = "a device";
+            "a device"
+        } else {
+            "not a regular file"
         }
-    }
+    };
+    #[cfg(not(unix))]
+    let what = "not a regular file";
     Err(std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
         format!("it is {what}, not a regular file"),

@@ -25,10 +25,8 @@ use layers::draw;
 use layout::Layout;
 pub(crate) use layout::{kind_colours, net_labels, nice_step, GROUP_H, LANE_H, LEFT, RIGHT};
 use plotters::prelude::*;
-use plotters::style::FontStyle;
 use splitbrain_engine::SimTime;
 use std::cell::RefCell;
-use std::sync::Once;
 
 /// What to draw.
 #[derive(Clone, Debug)]
@@ -96,12 +94,21 @@ pub enum ChartError {
     Window(String),
 }
 
+/// Registers the embedded font as plotters' sans-serif. plotters has that registry only where
+/// it draws text itself (not on wasm32, where it would ask the browser); the `chart-font`
+/// feature (default) says the build has it. Without it, only the charts' text lacks the font:
+/// the models, views and pages do not draw text through plotters.
+#[cfg(not(feature = "chart-font"))]
+fn register_font() {}
+
+#[cfg(feature = "chart-font")]
 fn register_font() {
-    static ONCE: Once = Once::new();
+    static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // The embedded font is valid; if registration failed, text would be missing from PNGs,
         // which the tests catch.
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+        let _ =
+            plotters::style::register_font("sans-serif", plotters::style::FontStyle::Normal, FONT);
     });
 }
 

@@ -1,0 +1,244 @@
+// A lesson's page: runs the lesson in the page (engine.js), shows its verdicts and its run
+// (the view `splitbrain view` writes, in a sandboxed frame), and lets the student change the
+// seed, a knob or the whole file, re-running at once and showing each verdict before and
+// after. The edited scenario and the seed live in the URL fragment, so a link reproduces the
+// run. Scenario text is data throughout: shown with textContent, never parsed as HTML; a
+// scenario from a link is validated by the engine exactly as a file is.
+"use strict";
+(function () {
+  const LESSON = JSON.parse(document.getElementById("lesson-data").textContent);
+  const $ = id => document.getElementById(id);
+  const stem = LESSON.file.replace(/^.*\//, "").replace(/\.json$/, "");
+  const page = {
+    text: LESSON.scenario, seed: null, base: null, last: null, runs: 0,
+    timings: [], ready: null,
+  };
+  window.SPLITBRAIN_PAGE = page;
+
+  // --- the URL fragment: #seed=N&scenario=BASE64URL(UTF-8 text) ---------------------------
+  function toB64url(text) {
+    const b = new TextEncoder().encode(text);
+    let s = "";
+    for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode.apply(null, b.subarray(i, i + 0x8000));
+    return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  function fromB64url(s) {
+    const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+    const b = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) b[i] = bin.charCodeAt(i);
+    return new TextDecoder("utf-8", { fatal: true }).decode(b);
+  }
+  function readFragment() {
+    const h = new URLSearchParams(location.hash.replace(/^#/, ""));
+    if (h.has("seed")) page.seed = h.get("seed");
+    if (h.has("scenario")) {
+      try { page.text = fromB64url(h.get("scenario")); }
+      catch (e) { showError("the link's scenario is not base64url of UTF-8 text: " + e.message); }
+    }
+  }
+  function writeFragment() {
+    const h = new URLSearchParams();
+    if (page.seed !== null) h.set("seed", page.seed);
+    if (page.text !== LESSON.scenario) h.set("scenario", toB64url(page.text));
+    const frag = h.toString();
+    history.replaceState(null, "", frag ? "#" + frag : location.pathname + location.search);
+  }
+
+  // --- showing a run ----------------------------------------------------------------------
+  function edited() { return page.text !== LESSON.scenario; }
+  function fileName() { return edited() ? "edited-" + stem + ".json" : LESSON.file; }
+  function showError(text) { const e = $("error"); e.hidden = !text; e.textContent = text || ""; }
+  function cell(tr, text, cls) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (cls) td.className = cls;
+    tr.appendChild(td);
+  }
+  function outcome(x) {
+    if (!x) return "";
+    return x.got + (x.vacuous ? " (vacuously)" : "") + (x.matches ? "" : " \u2717 not as expected");
+  }
+  function showVerdicts() {
+    const body = document.querySelector("#verdicts tbody");
+    body.replaceChildren();
+    const base = page.base ? page.base.summary.expectations : [];
+    const now = page.last ? page.last.summary.expectations : [];
+    const names = [];
+    base.concat(now).forEach(x => { if (!names.includes(x.invariant)) names.push(x.invariant); });
+    names.forEach(name => {
+      const b = base.find(x => x.invariant === name), n = now.find(x => x.invariant === name);
+      const tr = document.createElement("tr");
+      tr.dataset.invariant = name;
+      const e = (n || b);
+      cell(tr, name);
+      cell(tr, e.rate ? "a rate (judged by sweep)" : (e.expected || "holds"));
+      cell(tr, outcome(b), "before");
+      cell(tr, outcome(n), "after");
+      if (b && n && b.got !== n.got) tr.className = "changed";
+      body.appendChild(tr);
+    });
+  }
+  function show(answer) {
+    page.last = answer;
+    const s = answer.summary;
+    page.seed = answer.seed;
+    $("seed").value = answer.seed;
+    $("title").textContent = s.scenario;
+    $("lesson").textContent = answer.lesson || "";
+    $("command").textContent = s.reproduce;
+    $("hash").textContent = "trace hash " + answer.trace_hash + " \u00b7 " + s.events + " events" +
+      (s.stopped ? " \u00b7 stopped: " + s.stopped : "") +
+      (s.as_expected ? " \u00b7 as the file expects" : " \u00b7 NOT as the file expects");
+    $("hash").dataset.hash = answer.trace_hash;
+    const e = $("edited");
+    e.hidden = !edited();
+    e.textContent = edited() ? "This run's scenario is not the lesson's file: it was edited here or came with the link. " +
+      "\"copy scenario\" gives its text, to run it with splitbrain as the command says." : "";
+    showVerdicts();
+    $("view").srcdoc = answer.view;
+  }
+
+  // --- running ----------------------------------------------------------------------------
+  let ticker = null;
+  function busy(on) {
+    $("stop").disabled = !on;
+    clearInterval(ticker);
+    if (on) {
+      const t0 = performance.now();
+      $("status").textContent = "running\u2026";
+      ticker = setInterval(() => {
+        $("status").textContent = "running\u2026 " + ((performance.now() - t0) / 1000).toFixed(1) + " s (stop ends it)";
+      }, 250);
+    }
+  }
+  async function run(request) {
+    busy(true);
+    const t0 = performance.now();
+    try {
+      const { answer, ms } = await SPLITBRAIN.call(request);
+      return { answer, ms, total: performance.now() - t0 };
+    } finally {
+      busy(false);
+    }
+  }
+  /** Runs the current text at the current seed and shows it. */
+  async function rerun() {
+    writeFragment();
+    $("scenario").value = page.text;
+    const request = { file: fileName(), scenario: page.text, view: true };
+    if (page.seed !== null) request.seed = page.seed;
+    let r;
+    try { r = await run(request); }
+    catch (e) { $("status").textContent = e.message === "stopped" ? "stopped" : ""; if (e.message !== "stopped") showError(e.message); return; }
+    if (!r.answer.ok) { showError(r.answer.error); $("status").textContent = "not run"; return; }
+    showError("");
+    page.runs += 1;
+    page.timings.push({ engine_ms: r.ms, total_ms: r.total });
+    show(r.answer);
+    $("status").textContent = "ran in " + r.ms.toFixed(0) + " ms" + (edited() ? " \u00b7 edited scenario" : "");
+    buildKnobs();
+  }
+  /** Each seed's trace hash and outcome (no views). */
+  async function hashes(seeds, text) {
+    const r = await run({ file: fileName(), scenario: text === undefined ? page.text : text, seeds: seeds.map(String) });
+    if (!r.answer.ok) throw new Error(r.answer.error);
+    return r.answer.runs;
+  }
+  page.hashes = hashes;
+  /** "How often?": seeds 0..1000 of the current scenario, as `sweep` prints the rates. */
+  async function howOften() {
+    const out = $("how-often");
+    $("how-often-status").textContent = "running 1,000 seeds\u2026";
+    let r;
+    try { r = await run({ file: fileName(), scenario: page.text, how_often: { from: "0", count: 1000 } }); }
+    catch (e) { $("how-often-status").textContent = e.message; return; }
+    if (!r.answer.ok) { $("how-often-status").textContent = ""; showError(r.answer.error); return; }
+    out.hidden = false;
+    out.textContent = "seeds " + r.answer.seeds + ": " + r.answer.as_expected + " as the file expects\n" +
+      "  " + "invariant".padEnd(26) + "violated".padStart(16) + "  " + "rate".padStart(8) + "  95% CI\n" + r.answer.rows.join("\n");
+    $("how-often-status").textContent = "ran in " + (r.ms / 1000).toFixed(1) + " s";
+    page.howOften = r.answer;
+  }
+  $("how-often-run").addEventListener("click", howOften);
+  page.rerun = rerun;
+
+  // --- knobs: every number, true/false and duration of the file's nodes, faults, network ---
+  const DURATION = /^[0-9]+(\.[0-9]+)?\s*(ns|us|\u00b5s|ms|s|m|h)$/;
+  function knobsOf(value, path, out) {
+    if (out.length >= 60) return;
+    if (Array.isArray(value)) value.forEach((v, i) => knobsOf(v, path.concat([i]), out));
+    else if (value !== null && typeof value === "object") Object.keys(value).forEach(k => knobsOf(value[k], path.concat([k]), out));
+    else if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value)) ||
+      (typeof value === "string" && DURATION.test(value))) out.push([path, value]);
+  }
+  function buildKnobs() {
+    const box = $("knobs");
+    box.replaceChildren();
+    let doc;
+    try { doc = JSON.parse(page.text); } catch (e) { box.textContent = "(the file is not JSON: edit it below)"; return; }
+    const knobs = [];
+    ["nodes", "faults", "network", "processing"].forEach(k => { if (doc && doc[k] !== undefined) knobsOf(doc[k], [k], knobs); });
+    knobs.forEach(([path, value]) => {
+      const label = document.createElement("label");
+      label.className = "knob";
+      const name = document.createElement("span");
+      name.textContent = path.join(".");
+      const input = document.createElement("input");
+      input.dataset.path = path.join(".");
+      if (typeof value === "boolean") { input.type = "checkbox"; input.checked = value; }
+      else { input.value = String(value); input.size = 8; }
+      input.addEventListener("change", () => {
+        let v = input.type === "checkbox" ? input.checked : input.value.trim();
+        if (typeof value === "number") { if (!/^-?[0-9]+$/.test(v)) { showError(path.join(".") + ": a whole number, found " + v); return; } v = Number(v); }
+        const d = JSON.parse(page.text);
+        let o = d;
+        path.slice(0, -1).forEach(k => { o = o[k]; });
+        o[path[path.length - 1]] = v;
+        page.text = JSON.stringify(d, null, 2) + "\n";
+        rerun();
+      });
+      label.appendChild(name);
+      label.appendChild(input);
+      box.appendChild(label);
+    });
+  }
+
+  // --- controls ---------------------------------------------------------------------------
+  $("file").textContent = LESSON.file;
+  $("run").addEventListener("click", () => { page.seed = $("seed").value.trim() || null; rerun(); });
+  $("seed").addEventListener("keydown", ev => { if (ev.key === "Enter") $("run").click(); });
+  $("stop").addEventListener("click", () => SPLITBRAIN.stop());
+  $("reset").addEventListener("click", () => { page.text = LESSON.scenario; page.seed = page.base ? page.base.seed : null; rerun(); });
+  $("apply").addEventListener("click", () => { page.text = $("scenario").value; rerun(); });
+  function copy(text, what) {
+    const done = () => { $("status").textContent = "copied the " + what; };
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, () => { $("status").textContent = "copy refused: select it by hand"; });
+  }
+  $("copy-command").addEventListener("click", () => {
+    copy((edited() ? "# save the scenario as " + fileName() + " first (copy scenario)\n" : "") + $("command").textContent, "command");
+  });
+  $("copy-scenario").addEventListener("click", () => copy(page.text, "scenario"));
+  window.addEventListener("hashchange", () => {
+    const before = [page.text, page.seed];
+    page.text = LESSON.scenario; page.seed = null;
+    readFragment();
+    if (page.text !== before[0] || page.seed !== before[1]) rerun();
+  });
+
+  // --- first runs: the lesson at its own seed (the "before" column), then the link's run ---
+  page.ready = (async () => {
+    readFragment();
+    const linked = [page.text, page.seed];
+    page.text = LESSON.scenario; page.seed = null;
+    await rerun();
+    page.base = page.last;
+    if (linked[0] !== LESSON.scenario || (linked[1] !== null && linked[1] !== page.base.seed)) {
+      page.text = linked[0]; page.seed = linked[1];
+      await rerun();
+    } else {
+      writeFragment();
+    }
+    showVerdicts();
+    document.body.dataset.ready = "yes";
+  })();
+})();
