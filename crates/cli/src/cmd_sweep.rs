@@ -8,7 +8,7 @@ use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use splitbrain_report::reproduce_command;
+use splitbrain_report::reproduce_command_with;
 use splitbrain_report::summary::plural;
 use splitbrain_report::sweep_chart::{
     log_axis_ok, render_sweep, RatePoint, RateSeries, SweepChart, SweepParam,
@@ -150,11 +150,7 @@ const MAX_JOBS: usize = 256;
 
 /// The command that reproduces one seed of one combination: `run` with the varied values.
 fn run_command(file: &str, seed: u64, combo: &[Setting]) -> String {
-    let mut cmd = reproduce_command(file, seed);
-    for s in combo {
-        cmd.push_str(&format!(" --set {s}"));
-    }
-    cmd
+    reproduce_command_with(file, combo, seed)
 }
 
 pub(crate) fn threads_of(jobs: Option<usize>) -> Result<usize> {
@@ -259,6 +255,9 @@ fn find_threshold(
         plural(seeds.len(), "seed"),
         plural(threads, "job")
     );
+    // The first probe run that hit a bound (its value, seed and message) and how many did: a
+    // bound makes the search exit 3, as any sweep that hits one, not 1 ("threshold none").
+    let mut bounded: (u64, Option<(String, u64, String)>) = (0, None);
     let mut measure = |value: &str| -> Result<(u64, u64), String> {
         let set = [Setting {
             path: search.path.clone(),
@@ -285,6 +284,16 @@ fn find_threshold(
         let violated = count(splitbrain_check::Outcome::Violated);
         let runs = violated + count(splitbrain_check::Outcome::Holds);
         let inconclusive = count(splitbrain_check::Outcome::Inconclusive);
+        for l in lines.iter().filter(|l| l.bound.is_some()) {
+            bounded.0 += 1;
+            bounded.1.get_or_insert_with(|| {
+                (
+                    value.to_string(),
+                    l.seed,
+                    l.bound.clone().unwrap_or_default(),
+                )
+            });
+        }
         let rate = violation_rate(violated, runs);
         println!(
             "  probe   {:<14} {:>12}  {:>8}  {}{}",
@@ -309,8 +318,30 @@ fn find_threshold(
         }
         Ok((violated, runs))
     };
-    let result = bisect(search, level, a.steps.unwrap_or(8), &mut measure)
-        .map_err(|e| anyhow::anyhow!("a probe failed: {e}"))?;
+    let result = bisect(search, level, a.steps.unwrap_or(8), &mut measure);
+    let bound_line = |(n, first): &(u64, Option<(String, u64, String)>)| {
+        first.as_ref().map(|(value, seed, msg)| {
+            format!(
+                "bound     {} hit {}; first, seed {seed} (value {value}): {msg}",
+                plural(*n as usize, "probe run"),
+                limit_of(msg)
+            )
+        })
+    };
+    let result = match result {
+        Ok(r) => r,
+        Err(e) => {
+            // A probe that could not be measured because its runs stopped at a bound is the
+            // bound's exit (3), with its message, not a failure (1).
+            if let Some(line) = bound_line(&bounded) {
+                println!();
+                println!("threshold none: a probe could not be measured: {e}");
+                println!("{line}");
+                return Ok(exit::BOUND);
+            }
+            return Err(anyhow::anyhow!("a probe failed: {e}"));
+        }
+    };
     let describe = |p: &Probe| {
         format!(
             "{} at {} [{}, {}]",
@@ -342,6 +373,10 @@ fn find_threshold(
                      place the threshold surely"
                 );
             }
+            if let Some(line) = bound_line(&bounded) {
+                println!("{line}");
+                return Ok(exit::BOUND);
+            }
             Ok(exit::OK)
         }
         None => {
@@ -354,6 +389,10 @@ fn find_threshold(
             );
             println!("  low     {}", describe(lo));
             println!("  high    {}", describe(hi));
+            if let Some(line) = bound_line(&bounded) {
+                println!("{line}");
+                return Ok(exit::BOUND);
+            }
             Ok(exit::MISMATCH)
         }
     }
