@@ -106,7 +106,7 @@ fn the_reproduce_line_after_set_runs_as_printed() {
         "--seed",
         "1",
     ]);
-    let out = String::from_utf8(o.stdout).unwrap();
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
     assert!(
         out.contains("scenario  bully-leader-crash (scenarios/01-bully-leader-crash.json)\n"),
         "{out}"
@@ -246,7 +246,7 @@ fn a_bound_is_exit_3_whatever_outputs_were_asked_for() {
         "--view",
         view.to_str().unwrap(),
     ]);
-    let out = String::from_utf8(o.stdout).unwrap();
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
     assert_eq!(code(&o), 3, "{out}{}", String::from_utf8_lossy(&o.stderr));
     assert!(
         out.contains("STOPPED   event limit reached: 50 events"),
@@ -279,7 +279,7 @@ fn a_bound_is_exit_3_whatever_outputs_were_asked_for() {
         "--from",
         "1.2s",
     ]);
-    let out = String::from_utf8(o.stdout).unwrap();
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
     assert_eq!(code(&o), 3, "{out}{}", String::from_utf8_lossy(&o.stderr));
     assert!(
         out.contains("STOPPED   event limit reached: 50 events"),

@@ -419,8 +419,24 @@ fn a_design_without_a_lock_client_is_refused() {
 /// with `write_to`) was refused as "not a lock design". It is measured.
 #[test]
 fn a_lease_leader_design_is_a_lock_design() {
-    let leaders = "scenarios/04-lease-leader-failover.json";
-    let o = splitbrain(&["compare", leaders, REDLOCK, "--seeds", "0..2"]);
+    // The two files share nothing beyond being lock designs: a manifest says so.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(repo().join(REDLOCK), dir.path().join("redlock.json")).unwrap();
+    std::fs::copy(
+        repo().join("scenarios/04-lease-leader-failover.json"),
+        dir.path().join("leaders.json"),
+    )
+    .unwrap();
+    let manifest = dir.path().join("m.compare.json");
+    std::fs::write(
+        &manifest,
+        r#"{"splitbrain_compare": 1, "name": "m", "title": "t", "lesson": "l", "seeds": "0..2",
+  "differ_on_purpose": ["duration", "network", "nemesis", "faults", "workload"],
+  "designs": [{"file": "leaders.json", "label": "lease-leader-failover"},
+              {"file": "redlock.json", "label": "r"}]}"#,
+    )
+    .unwrap();
+    let o = splitbrain(&["compare", manifest.to_str().unwrap()]);
     assert_eq!(code(&o), 0, "{}{}", text(&o.stdout), text(&o.stderr));
     assert!(
         !text(&o.stderr).contains("not a lock design"),
