@@ -214,3 +214,59 @@ fn every_observation_a_node_makes_is_one_its_role_lists() {
     // The lessons make most kinds; the test is not vacuous.
     assert!(seen.len() >= 40, "{seen:?}");
 }
+
+/// Every scenario file under `scenarios/` (lessons and comparison designs), sorted.
+fn all_scenarios() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    let mut dirs = vec![repo().join("scenarios")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "json")
+                && !p.to_string_lossy().ends_with(".compare.json")
+            {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+/// Regression: the Redlock design's page in the comparison (drawn at the file's own seed)
+/// showed a run where nothing went wrong while its lesson said "two accepted writers". A file
+/// that expects an invariant to be violated at some rate draws a seed that violates it.
+#[test]
+fn a_file_that_expects_violations_draws_a_seed_that_shows_one() {
+    let mut checked = 0;
+    for f in all_scenarios() {
+        let plan = load_file(&f).unwrap_or_else(|e| panic!("{e}"));
+        let claimed: Vec<&String> = plan
+            .scenario
+            .expect_rate
+            .iter()
+            .filter(|(_, r)| r.violated_at_least.is_some_and(|x| x > 0.0))
+            .map(|(name, _)| name)
+            .collect();
+        if claimed.is_empty() {
+            continue;
+        }
+        let r = execute(&plan, plan.scenario.seed, None).unwrap();
+        for name in claimed {
+            checked += 1;
+            assert_eq!(
+                r.report.verdict(name).map(|v| v.outcome()),
+                Some(Outcome::Violated),
+                "{}: seed {} does not show {name} violated, which its lesson claims",
+                f.display(),
+                plan.scenario.seed
+            );
+        }
+    }
+    assert!(
+        checked >= 2,
+        "the comparison's Redlock designs went missing"
+    );
+}

@@ -24,7 +24,7 @@ fn trace_of(path: &Path) -> (String, u64, u64) {
     let seed = plan.scenario.seed;
     let r = execute(&plan, seed, Some(Recorder::hash_only().keep_lines())).unwrap();
     let t = r.trace.unwrap();
-    let mut text = serde_json::to_string(&TraceHeader::new(&plan, seed)).unwrap();
+    let mut text = TraceHeader::new(&plan, seed).line();
     text.push('\n');
     for l in t.lines.unwrap() {
         text.push_str(&l);
@@ -54,6 +54,7 @@ fn every_lesson_trace_replays_identically() {
         );
         assert_eq!(r.recorded_events as u64, events);
         assert!(r.other_version.is_none());
+        assert_eq!(r.header_edited, None, "{}", f.display());
     }
 }
 

@@ -42,7 +42,7 @@ fn lesson_summaries_and_narrations() {
         let story = narrate(&r.record.names, events, &opts);
         let text = format!(
             "{}\n--- narration (first 40 lines, heartbeats hidden) ---\n{story}",
-            summary_text(&r, &rel, plan.scenario.lesson.as_deref())
+            summary_text(&r, &rel, &[], plan.scenario.lesson.as_deref())
         );
         insta::assert_snapshot!(stem, text);
     }

@@ -81,9 +81,16 @@ pub struct Metrics {
     pub no_believed_holder_ns: Option<u64>,
 }
 
-/// Whether the run has locks to measure: a lock server, or some acquisition.
+/// Whether the run has locks to measure: a lock server with a client that can take a lock
+/// from it (a worker, or a lease-based leader, whose leadership is a lease or a Raft lock
+/// key), or some acquisition. Raft replicas alone are a replicated log nobody locks with:
+/// "time with no valid hold" would be the whole run and mean nothing.
 fn has_locks(record: &RunRecord) -> bool {
-    !record.nodes_where(Role::is_lock_server).is_empty()
+    let clients = record
+        .roles
+        .iter()
+        .any(|r| matches!(r, Role::Worker | Role::LeaseLeader));
+    (clients && !record.nodes_where(Role::is_lock_server).is_empty())
         || record
             .observations
             .iter()
@@ -252,6 +259,26 @@ mod tests {
     use super::*;
     use crate::testkit::*;
     use splitbrain_engine::{KindCounts, LocalTime};
+
+    /// Regression: a file with Raft replicas and no lock client printed "time with no valid
+    /// hold 10.000 s" and "time no client believed it held a lock 10.000 s": no lock, no
+    /// lock metrics. A lock server with a client keeps them.
+    #[test]
+    fn a_run_without_a_lock_client_has_no_lock_metrics() {
+        let replicas = [("r1", Raft), ("r2", Raft), ("r3", Raft)];
+        let r = Builder::new(&replicas)
+            .obs(ms(100), 0, Obs::LeaderClaim { term: 1 })
+            .end(ms(10_000))
+            .build();
+        let m = metrics(&r);
+        assert_eq!((m.no_valid_hold_ns, m.no_believed_holder_ns), (None, None));
+        let r = Builder::new(&[("r1", Raft), ("r2", Raft), ("r3", Raft), ("c", Worker)])
+            .end(ms(10_000))
+            .build();
+        let m = metrics(&r);
+        assert_eq!(m.no_valid_hold_ns, Some(10_000_000_000));
+        assert_eq!(m.no_believed_holder_ns, Some(10_000_000_000));
+    }
 
     #[test]
     fn election_metrics_are_pinned() {

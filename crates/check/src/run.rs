@@ -96,6 +96,12 @@ pub struct RunRecord {
     /// `network.loss`, no per-link `loss` differing); `None`: the links differ, or not known.
     /// Tells a loss change that changed nothing ([`FaultStart`](crate::FaultStart)).
     pub link_loss_ppm: Option<u32>,
+    /// The election each node's `LeaderClaim`s belong to, by `NodeId` index: the arbiter
+    /// whose counter its terms come from (`"bully"` for the bully nodes, `"raft"` for the
+    /// Raft replicas, the lease of a lease service, the key of the Raft lock service, or the
+    /// lease record a candidate updates). Empty, or an empty entry: the node's role names it
+    /// ([`RunRecord::election`]).
+    pub elections: Vec<String>,
 }
 
 impl RunRecord {
@@ -123,6 +129,22 @@ impl RunRecord {
                 .collect(),
             redis_keys: KeyLog::default(),
             link_loss_ppm: None,
+            elections: Vec::new(),
+        }
+    }
+
+    /// The election node `id`'s leadership claims belong to ([`RunRecord::elections`]), by
+    /// default its role's: every bully node is in one election, every Raft replica in one
+    /// cluster, every lease-based leader in one lease.
+    pub fn election(&self, id: NodeId) -> &str {
+        match self.elections.get(id.index()) {
+            Some(e) if !e.is_empty() => e,
+            _ => match self.role(id) {
+                Some(Role::Bully) => "bully",
+                Some(Role::Raft) => "raft",
+                Some(Role::LeaseLeader) => "lease",
+                _ => "",
+            },
         }
     }
 

@@ -80,6 +80,7 @@ impl Builder {
                 redis_keys: Default::default(),
                 link_loss_ppm: None,
                 fault_positions: Vec::new(),
+                elections: Vec::new(),
             },
         }
     }

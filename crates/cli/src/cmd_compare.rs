@@ -15,7 +15,8 @@ use splitbrain_report::compare::{
 };
 use splitbrain_report::ChartFormat;
 use splitbrain_scenario::compare::{
-    compare, is_manifest_text, load_manifest, not_a_lock_design, Design, MANIFEST_SUFFIX,
+    compare, design_differences, is_manifest_text, load_manifest, not_a_lock_design, Design,
+    MANIFEST_SUFFIX,
 };
 use splitbrain_scenario::sweep::SeedRange;
 use splitbrain_scenario::{load_file, read_scenario};
@@ -164,6 +165,20 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
             plan,
         });
     }
+    // Scenario files share the workload and nemesis: a difference there is only allowed by
+    // a manifest that says it is the point.
+    let (differences, parts) = design_differences(&designs);
+    if !differences.is_empty() {
+        let list: Vec<String> = parts.iter().map(|p| format!("\"{p}\"")).collect();
+        return Err(exit::BadInput(format!(
+            "{}: the designs of a comparison run one workload under one nemesis; if the \
+             difference is the point, compare them with a manifest that says so \
+             (\"differ_on_purpose\": [{}], see docs/compare-manifest.md)",
+            differences.join("; "),
+            list.join(", ")
+        ))
+        .into());
+    }
     Ok(Setup {
         name: "compare".to_string(),
         title: format!("{} lock designs compared", designs.len()),
@@ -225,6 +240,11 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     for d in &s.designs {
         outln!("  {:<24} {}", d.label, d.file);
     }
+    // A manifest has let these differ on purpose (scenario files that differ are refused).
+    let (differences, _) = design_differences(&s.designs);
+    for d in &differences {
+        outln!("differs   {d}");
+    }
     let done = AtomicU64::new(0);
     let on_done = || {
         let d = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -269,6 +289,7 @@ pub fn run(a: CompareArgs) -> Result<u8> {
                 chart: &svg_name,
                 png: Some(&png_name),
                 scenario_links: s.designs.iter().map(|d| d.file.clone()).collect(),
+                differences: differences.clone(),
             },
         );
         finish(next(), page.as_bytes())?;

@@ -27,24 +27,24 @@ pub fn run(a: MigrateArgs) -> Result<u8> {
     let m = migrate_str(&file, &src)?;
     let out = a.out.as_ref().unwrap_or(&a.file);
     if m.from == CURRENT && a.out.is_none() {
-        println!("{file}: already format {CURRENT}; unchanged");
+        outln!("{file}: already format {CURRENT}; unchanged");
         return Ok(exit::OK);
     }
     crate::atomic::write_atomic(out, m.text.as_bytes())?;
     if m.from == CURRENT {
-        println!(
+        outln!(
             "{file}: already format {CURRENT}; copied unchanged to {}",
             out.display()
         );
     } else {
-        println!(
+        outln!(
             "{file}: format {} -> {CURRENT}, written to {}",
             m.from,
             out.display()
         );
     }
     for note in &m.notes {
-        println!("note      {note}");
+        outln!("note      {note}");
     }
     Ok(exit::OK)
 }

@@ -1,6 +1,7 @@
 //! `splitbrain replay TRACE.jsonl`: re-runs the scenario embedded in a recorded trace with its
-//! seed and proves the new run identical, event for event; else names the first diverging
-//! event and shows both versions (exit 1).
+//! seed and proves the new run identical, event for event, and the header line the one the
+//! run wrote (its digest); else names the first diverging event and shows both versions, or
+//! says the header was edited (exit 1).
 
 use crate::exit;
 use anyhow::Result;
@@ -36,6 +37,10 @@ pub fn run(a: ReplayArgs) -> Result<u8> {
             "note      written by splitbrain {v}, replayed by {} (same trace format)",
             env!("CARGO_PKG_VERSION")
         );
+    }
+    if let Some((line, why)) = &r.header_edited {
+        outln!("DIVERGES  at the header (line {line} of the file): {why}");
+        return Ok(exit::MISMATCH);
     }
     match &r.divergence {
         None => {

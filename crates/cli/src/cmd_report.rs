@@ -358,6 +358,7 @@ fn write_comparisons(
                     .iter()
                     .map(|d| slash(&relative(out_abs, &absolute(Path::new(&d.file), cwd))))
                     .collect(),
+                differences: splitbrain_scenario::compare::design_differences(&designs).0,
             },
         );
         write_atomic(&a.out.join(&md_name), page.as_bytes())?;

@@ -104,16 +104,18 @@ pub fn run(a: RunArgs) -> Result<u8> {
         let src = splitbrain_scenario::read_scenario(&a.file)?;
         plan_with(&path, &src, &a.set).map_err(|e| exit::BadInput(e.to_string()))?
     };
-    // A window that ends before it starts fails now, before any output is written.
+    // A window that ends before it starts, or starts after the run's duration, fails now,
+    // before anything runs or is written.
     crate::cmd_view::window(a.draw.from, a.draw.to)?;
+    if let Some(from) = a.draw.from {
+        crate::cmd_chart::starts_before_end(
+            "--from",
+            splitbrain_engine::SimTime(from),
+            splitbrain_engine::SimTime(plan.scenario.duration.0.as_nanos()),
+        )?;
+    }
     unused_drawing_flags(&a)?;
     let seed = a.seed.unwrap_or(plan.scenario.seed);
-    // The file as the summary names it: with its settings, so the reproduce line
-    // (`splitbrain run FILE --set PATH=V --seed N`) runs this very scenario.
-    let file = std::iter::once(path)
-        .chain(a.set.iter().map(|s| format!("--set {s}")))
-        .collect::<Vec<_>>()
-        .join(" ");
 
     // Output names are checked before any output is started.
     if let Some(c) = &a.chart {
@@ -129,7 +131,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
     let mut recorder = Recorder::hash_only();
     if let Some(f) = &out_file {
         let mut w = BufWriter::new(f.writer()?);
-        serde_json::to_writer(&mut w, &TraceHeader::new(&plan, seed))?;
+        w.write_all(TraceHeader::new(&plan, seed).line().as_bytes())?;
         w.write_all(b"\n")?;
         recorder = recorder.with_writer(Box::new(w));
     }
@@ -143,9 +145,6 @@ pub fn run(a: RunArgs) -> Result<u8> {
     };
     let result =
         execute_keeping(&plan, seed, Some(recorder), keep).context("writing the trace failed")?;
-    if let Some(f) = out_file {
-        f.commit()?;
-    }
     for kind in &a.draw.hide_kinds {
         if !result
             .stats
@@ -160,20 +159,38 @@ pub fn run(a: RunArgs) -> Result<u8> {
             );
         }
     }
-    if let Some(c) = &a.chart {
-        let model = splitbrain_report::model_of_run(&result);
-        let window = crate::cmd_chart::lesson_window(&plan.scenario);
-        crate::cmd_chart::write_chart(&model, &a.draw, window, c)?;
-    }
-    if let Some(v) = &a.view {
-        let window = crate::cmd_view::window(a.draw.from, a.draw.to)?
-            .or_else(|| crate::cmd_chart::lesson_window(&plan.scenario));
-        let view = splitbrain_report::view_of_run(&result, window);
-        crate::cmd_view::write_view(&view, a.draw.from, v)?;
+    // Every output is made in memory before any is written, so one that cannot be made leaves
+    // none behind. A run stopped at a bound is still reported as such (exit 3) whatever
+    // outputs were asked for: its outputs are drawn over what ran, and if one cannot be drawn
+    // at all (a --from after the bound), none is written and the summary says why.
+    let mut notes: Vec<String> = Vec::new();
+    match outputs_of(&a, &plan, &result, &mut notes) {
+        Ok((chart, view)) => {
+            if let Some(f) = out_file {
+                f.commit()?;
+            }
+            if let (Some(path), Some(bytes)) = (&a.chart, chart) {
+                crate::atomic::write_atomic(path, &bytes)?;
+            }
+            if let (Some(path), Some(html)) = (&a.view, view) {
+                crate::atomic::write_atomic(path, html.as_bytes())?;
+            }
+        }
+        Err(e) if result.bound.is_some() => {
+            drop(out_file);
+            notes.push(format!(
+                "no output written: {e:#}, and the run stopped at {} (its bound)",
+                result.record.end
+            ));
+        }
+        Err(e) => return Err(e),
     }
 
     if a.json {
-        outln!("{}", summary_json(&result, &file));
+        for n in &notes {
+            eprintln!("note: {n}");
+        }
+        outln!("{}", summary_json(&result, &path, &a.set));
     } else {
         if a.narrate {
             let events = result
@@ -191,8 +208,11 @@ pub fn run(a: RunArgs) -> Result<u8> {
         }
         out!(
             "{}",
-            summary_text(&result, &file, plan.scenario.lesson.as_deref())
+            summary_text(&result, &path, &a.set, plan.scenario.lesson.as_deref())
         );
+        for n in &notes {
+            outln!("note      {n}");
+        }
         if let Some(t) = &result.trace {
             outln!("trace     {} records, hash {:016x}", t.events, t.hash);
         }
@@ -204,4 +224,54 @@ pub fn run(a: RunArgs) -> Result<u8> {
     } else {
         exit::MISMATCH
     })
+}
+
+/// The chart (its bytes) and the view (its page) `a` asks for, made in memory from `result`.
+/// A run stopped at a bound before the lesson's chart window starts is drawn whole (up to the
+/// bound) and a note in `notes` says so; an error means an output cannot be made.
+fn outputs_of(
+    a: &RunArgs,
+    plan: &splitbrain_scenario::Plan,
+    result: &splitbrain_scenario::RunResult,
+    notes: &mut Vec<String>,
+) -> Result<(Option<Vec<u8>>, Option<String>)> {
+    let end = result.record.end;
+    let mut lesson = crate::cmd_chart::lesson_window(&plan.scenario);
+    let asked = a.draw.from.is_some() || a.draw.to.is_some();
+    if let Some((from, _)) = lesson {
+        if result.bound.is_some() && from >= end && (a.chart.is_some() || a.view.is_some()) {
+            lesson = None;
+            if !asked {
+                notes.push(format!(
+                    "the lesson's chart window starts at {from}, after the run stopped at {end}: \
+                     the chart and view show the whole run"
+                ));
+            }
+        }
+    }
+    let chart = match &a.chart {
+        Some(c) => {
+            let model = splitbrain_report::model_of_run(result);
+            let format = crate::cmd_chart::format_of(c)?;
+            let opts = a.draw.options_in(model.end, lesson)?;
+            Some(splitbrain_report::render(&model, &opts, format)?)
+        }
+        None => None,
+    };
+    let view = match &a.view {
+        Some(_) => {
+            let window = crate::cmd_view::window(a.draw.from, a.draw.to)?.or(lesson);
+            let view = splitbrain_report::view_of_run(result, window);
+            if let Some(from) = a.draw.from {
+                crate::cmd_chart::starts_before_end(
+                    "--from",
+                    splitbrain_engine::SimTime(from),
+                    splitbrain_engine::SimTime(view.end),
+                )?;
+            }
+            Some(view.html())
+        }
+        None => None,
+    };
+    Ok((chart, view))
 }

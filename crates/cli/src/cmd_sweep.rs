@@ -8,7 +8,7 @@ use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use splitbrain_report::reproduce_command;
+use splitbrain_report::reproduce_command_with;
 use splitbrain_report::summary::plural;
 use splitbrain_report::sweep_chart::{
     log_axis_ok, render_sweep, RatePoint, RateSeries, SweepChart, SweepParam,
@@ -154,11 +154,7 @@ const MAX_JOBS: usize = 256;
 
 /// The command that reproduces one seed of one combination: `run` with the varied values.
 fn run_command(file: &str, seed: u64, combo: &[Setting]) -> String {
-    let mut cmd = reproduce_command(file, seed);
-    for s in combo {
-        cmd.push_str(&format!(" --set {s}"));
-    }
-    cmd
+    reproduce_command_with(file, combo, seed)
 }
 
 pub(crate) fn threads_of(jobs: Option<usize>) -> Result<usize> {
@@ -264,6 +260,9 @@ fn find_threshold(
         plural(threads, "job")
     );
     let mut stdout_error: Option<std::io::Error> = None;
+    // The first probe run that hit a bound (its value, seed and message) and how many did: a
+    // bound makes the search exit 3, as any sweep that hits one, not 1 ("threshold none").
+    let mut bounded: (u64, Option<(String, u64, String)>) = (0, None);
     let mut measure = |value: &str| -> Result<(u64, u64), String> {
         let set = [Setting {
             path: search.path.clone(),
@@ -284,6 +283,12 @@ fn find_threshold(
             |_, line| {
                 if let Some(o) = line.outcomes.get(&invariant) {
                     *counts.entry(*o).or_default() += 1;
+                }
+                if let Some(msg) = &line.bound {
+                    bounded.0 += 1;
+                    bounded
+                        .1
+                        .get_or_insert_with(|| (value.to_string(), line.seed, msg.clone()));
                 }
                 Ok(())
             },
@@ -329,7 +334,29 @@ fn find_threshold(
     if let Some(e) = stdout_error {
         return Err(e.into());
     }
-    let result = result.map_err(|e| anyhow::anyhow!("a probe failed: {e}"))?;
+    let bound_line = |(n, first): &(u64, Option<(String, u64, String)>)| {
+        first.as_ref().map(|(value, seed, msg)| {
+            format!(
+                "bound     {} hit {}; first, seed {seed} (value {value}): {msg}",
+                plural(*n as usize, "probe run"),
+                limit_of(msg)
+            )
+        })
+    };
+    let result = match result {
+        Ok(r) => r,
+        Err(e) => {
+            // A probe that could not be measured because its runs stopped at a bound is the
+            // bound's exit (3), with its message, not a failure (1).
+            if let Some(line) = bound_line(&bounded) {
+                outln!();
+                outln!("threshold none: a probe could not be measured: {e}");
+                outln!("{line}");
+                return Ok(exit::BOUND);
+            }
+            return Err(anyhow::anyhow!("a probe failed: {e}"));
+        }
+    };
     let describe = |p: &Probe| {
         format!(
             "{} at {} [{}, {}]",
@@ -361,6 +388,10 @@ fn find_threshold(
                      place the threshold surely"
                 );
             }
+            if let Some(line) = bound_line(&bounded) {
+                outln!("{line}");
+                return Ok(exit::BOUND);
+            }
             Ok(exit::OK)
         }
         None => {
@@ -373,6 +404,10 @@ fn find_threshold(
             );
             outln!("  low     {}", describe(lo));
             outln!("  high    {}", describe(hi));
+            if let Some(line) = bound_line(&bounded) {
+                outln!("{line}");
+                return Ok(exit::BOUND);
+            }
             Ok(exit::MISMATCH)
         }
     }

@@ -817,3 +817,21 @@ fn spaces_in_a_duration_or_a_seed_range_are_refused() {
         );
     }
 }
+
+/// Regression: an error about a negative value dropped its minus sign: `--set
+/// 'faults.1.by="-5000"'` (a clock step with no unit) said `duration "5000" has no unit`.
+#[test]
+fn an_error_about_a_negative_value_keeps_its_sign() {
+    let o = splitbrain(&[
+        "run",
+        "scenarios/13-redlock-clock-step.json",
+        "--set",
+        r#"faults.1.by="-5000""#,
+    ]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains(r#"faults[1].by: duration "-5000" has no unit: write "-5000ms", "-5000s""#),
+        "{err}"
+    );
+}

@@ -91,6 +91,74 @@ fn reproduce_commands_quote_a_path_for_the_shell() {
     assert_eq!(String::from_utf8(sh.stdout).unwrap(), fp);
 }
 
+/// Regression: after `run --set`, the reproduce line quoted the file and its settings as one
+/// word (`splitbrain run 'scenarios/01-bully-leader-crash.json --set duration=15s' --seed 1`,
+/// "no such file"), and the `scenario` line showed the same label. The line now runs as
+/// printed, and gives the same run.
+#[test]
+fn the_reproduce_line_after_set_runs_as_printed() {
+    let o = splitbrain(&[
+        "run",
+        "scenarios/01-bully-leader-crash.json",
+        "--set",
+        "duration=15s",
+        "--set",
+        "description=a b",
+        "--seed",
+        "1",
+    ]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert!(
+        out.contains("scenario  bully-leader-crash (scenarios/01-bully-leader-crash.json)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("set       --set duration=15s --set 'description=a b'\n"),
+        "{out}"
+    );
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("reproduce "))
+        .expect("a reproduce line");
+    assert_eq!(
+        line,
+        "splitbrain run scenarios/01-bully-leader-crash.json --seed 1 --set duration=15s \
+         --set 'description=a b'"
+    );
+    // The shell runs the line as printed, to the same summary.
+    let bin = env!("CARGO_BIN_EXE_splitbrain");
+    let sh = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &format!("{bin}{}", line.strip_prefix("splitbrain").unwrap()),
+        ])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(
+        code(&sh),
+        code(&o),
+        "{}",
+        String::from_utf8_lossy(&sh.stderr)
+    );
+    assert_eq!(String::from_utf8(sh.stdout).unwrap(), out);
+    // `--json` names the file and lists the settings apart.
+    let o = splitbrain(&[
+        "run",
+        "scenarios/01-bully-leader-crash.json",
+        "--set",
+        "duration=15s",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["file"], "scenarios/01-bully-leader-crash.json");
+    assert_eq!(v["settings"], serde_json::json!(["duration=15s"]));
+    assert_eq!(
+        v["reproduce"],
+        "splitbrain run scenarios/01-bully-leader-crash.json --seed 1 --set duration=15s"
+    );
+}
+
 #[test]
 fn a_wrong_expectation_exits_1_and_a_bound_exits_3() {
     let tmp = tempfile::tempdir().unwrap();
@@ -148,6 +216,94 @@ fn a_wrong_expectation_exits_1_and_a_bound_exits_3() {
         stdout.contains("(raise max_events or shorten the run)"),
         "{stdout}"
     );
+}
+
+/// Regression: a run that hit a bound before its lesson's chart window started made `run
+/// --trace t.jsonl --chart c.svg` exit 2 blaming the chart window, hid the STOPPED report and
+/// left the trace behind. A bound is exit 3 with its message whatever outputs were asked
+/// for: the outputs are drawn over what ran, or, when one cannot be drawn at all, none is
+/// written.
+#[test]
+fn a_bound_is_exit_3_whatever_outputs_were_asked_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(repo().join("scenarios/02-bully-worst-case.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    // The window starts at 1.3 s; 50 events end the run at 1 s.
+    v["limits"] = serde_json::json!({ "max_events": 50 });
+    let f = tmp.path().join("bounded.json");
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (trace, chart, view) = (
+        tmp.path().join("t.jsonl"),
+        tmp.path().join("c.svg"),
+        tmp.path().join("v.html"),
+    );
+    let o = splitbrain(&[
+        "run",
+        f.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--chart",
+        chart.to_str().unwrap(),
+        "--view",
+        view.to_str().unwrap(),
+    ]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(code(&o), 3, "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains("STOPPED   event limit reached: 50 events"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "note      the lesson's chart window starts at 1.300 s, after the run stopped"
+        ),
+        "{out}"
+    );
+    // Each output is whole: the trace ends with its `end` record and replays.
+    assert!(std::fs::read_to_string(&chart)
+        .unwrap()
+        .ends_with("</svg>\n"));
+    assert!(std::fs::read_to_string(&view).unwrap().contains("</html>"));
+    let o = splitbrain(&["replay", trace.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stdout));
+    // A window the user asks for after the bound cannot be drawn: no output at all, exit 3.
+    for p in [&trace, &chart, &view] {
+        std::fs::remove_file(p).unwrap();
+    }
+    let o = splitbrain(&[
+        "run",
+        f.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--chart",
+        chart.to_str().unwrap(),
+        "--from",
+        "1.2s",
+    ]);
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(code(&o), 3, "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains("STOPPED   event limit reached: 50 events"),
+        "{out}"
+    );
+    assert!(
+        out.contains("note      no output written: --from 1.200 s"),
+        "{out}"
+    );
+    assert!(!trace.exists() && !chart.exists());
+    // A --from past the file's duration is refused before the run (exit 2), nothing written.
+    let o = splitbrain(&[
+        "run",
+        "scenarios/02-bully-worst-case.json",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--chart",
+        chart.to_str().unwrap(),
+        "--from",
+        "9s",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(!trace.exists() && !chart.exists());
 }
 
 #[test]

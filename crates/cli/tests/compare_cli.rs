@@ -268,7 +268,8 @@ fn manifest_errors_are_located_like_scenario_errors() {
             good.replace("  \"title\": \"x\",\n", ""),
             ":10:1: (root): missing field `title`: a comparison manifest needs \
              `splitbrain_compare` (1), `name`, `title`, `lesson`, `seeds` and `designs` (each \
-             `{\"file\", \"label\"}`); `description` is optional (see docs/compare-manifest.md)"
+             `{\"file\", \"label\"}`); `description` and `differ_on_purpose` are optional (see \
+             docs/compare-manifest.md)"
                 .to_string(),
         ),
         (
@@ -418,8 +419,24 @@ fn a_design_without_a_lock_client_is_refused() {
 /// with `write_to`) was refused as "not a lock design". It is measured.
 #[test]
 fn a_lease_leader_design_is_a_lock_design() {
-    let leaders = "scenarios/04-lease-leader-failover.json";
-    let o = splitbrain(&["compare", leaders, REDLOCK, "--seeds", "0..2"]);
+    // The two files share nothing beyond being lock designs: a manifest says so.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(repo().join(REDLOCK), dir.path().join("redlock.json")).unwrap();
+    std::fs::copy(
+        repo().join("scenarios/04-lease-leader-failover.json"),
+        dir.path().join("leaders.json"),
+    )
+    .unwrap();
+    let manifest = dir.path().join("m.compare.json");
+    std::fs::write(
+        &manifest,
+        r#"{"splitbrain_compare": 1, "name": "m", "title": "t", "lesson": "l", "seeds": "0..2",
+  "differ_on_purpose": ["duration", "network", "nemesis", "faults", "workload"],
+  "designs": [{"file": "leaders.json", "label": "lease-leader-failover"},
+              {"file": "redlock.json", "label": "r"}]}"#,
+    )
+    .unwrap();
+    let o = splitbrain(&["compare", manifest.to_str().unwrap()]);
     assert_eq!(code(&o), 0, "{}{}", text(&o.stdout), text(&o.stderr));
     assert!(
         !text(&o.stderr).contains("not a lock design"),
@@ -447,4 +464,121 @@ fn more_designs_than_the_limit_are_refused() {
         "{}",
         text(&o.stderr)
     );
+}
+
+/// Regression: `compare` accepted designs whose nemesis, workload or network differed (a 2 s
+/// vs 5 s nemesis, 3 vs 5 workers) without a word, and the page said "same workload and
+/// nemesis". Scenario files that differ there are refused (exit 2, saying what differs); a
+/// manifest refuses them at the design's `file` unless `differ_on_purpose` names the part,
+/// and then the output and the page say what differs.
+#[test]
+fn designs_that_differ_beyond_the_lock_are_refused_unless_the_manifest_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in [
+        "lease-fencing.json",
+        "redlock.json",
+        "redlock-idempotent.json",
+        "raft-fencing.json",
+    ] {
+        std::fs::copy(
+            repo().join("scenarios/23-compare").join(f),
+            dir.path().join(f),
+        )
+        .unwrap();
+    }
+    let redlock = dir.path().join("redlock.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&redlock).unwrap()).unwrap();
+    v["nemesis"]["mean_interval"] = "5s".into();
+    v["nodes"]["client"]["count"] = 5.into();
+    std::fs::write(&redlock, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let lease = dir.path().join("lease-fencing.json");
+    let o = splitbrain(&[
+        "compare",
+        lease.to_str().unwrap(),
+        redlock.to_str().unwrap(),
+        "--seeds",
+        "0..2",
+    ]);
+    assert_eq!(code(&o), 2);
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(r#"compare-redlock differs from compare-lease-fencing in nemesis: nemesis.mean_interval: "2s" vs "5s""#),
+        "{err}"
+    );
+    assert!(
+        err.contains("in workload: 3 lock clients (client1, client2, client3) vs 5 (client1, client2, client3, client4, client5)"),
+        "{err}"
+    );
+    assert!(
+        err.contains(r#""differ_on_purpose": ["nemesis", "workload"]"#),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty(), "nothing ran");
+
+    let manifest = std::fs::read_to_string(repo().join(MANIFEST)).unwrap();
+    let m = dir.path().join("m.compare.json");
+    std::fs::write(&m, &manifest).unwrap();
+    let o = splitbrain(&["compare", m.to_str().unwrap(), "--seeds", "0..2"]);
+    assert_eq!(code(&o), 2);
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(":10:15: designs[1].file: the design's scenario "),
+        "{err}"
+    );
+    assert!(
+        err.contains(r#"say so with "differ_on_purpose": ["nemesis"]"#),
+        "{err}"
+    );
+
+    let allowed = manifest.replacen(
+        "\"seeds\":",
+        "\"differ_on_purpose\": [\"nemesis\", \"workload\"],\n  \"seeds\":",
+        1,
+    );
+    std::fs::write(&m, &allowed).unwrap();
+    let out = dir.path().join("out");
+    let o = splitbrain(&[
+        "compare",
+        m.to_str().unwrap(),
+        "--seeds",
+        "0..2",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("differs   Redlock differs from lease + fencing in nemesis"),
+        "{}",
+        text(&o.stdout)
+    );
+    let page = std::fs::read_to_string(out.join("compare-lock-designs.md")).unwrap();
+    assert!(!page.contains("same workload and nemesis"), "{page}");
+    assert!(
+        page.contains("What differs besides the lock, on purpose:"),
+        "{page}"
+    );
+    // A part named but not differing, or not a part, is refused where it is named.
+    let stale = manifest.replacen(
+        "\"seeds\":",
+        "\"differ_on_purpose\": [\"network\"],\n  \"seeds\":",
+        1,
+    );
+    let same = dir.path().join("same.compare.json");
+    std::fs::write(
+        &same,
+        stale.replace("redlock.json", "redlock-idempotent.json"),
+    )
+    .unwrap();
+    let o = splitbrain(&["compare", same.to_str().unwrap(), "--seeds", "0..2"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        text(&o.stderr).contains("differ_on_purpose[0]: the designs do not differ in `network`"),
+        "{}",
+        text(&o.stderr)
+    );
+    // The lesson's own manifest shares everything, and its page says so.
+    let o = splitbrain(&["compare", MANIFEST, "--seeds", "0..1"]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert!(!text(&o.stdout).contains("differs "));
 }

@@ -312,6 +312,172 @@ fn find_threshold_brackets_the_crossing_deterministically() {
     );
 }
 
+/// Regression: `--find-threshold` exited 1 ("a probe failed") when its probes stopped at the
+/// event bound; a bound is exit 3 with its message, as in every other sweep.
+#[test]
+fn find_threshold_probes_that_hit_a_bound_exit_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(common::repo().join(LESSON)).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    v["limits"] = serde_json::json!({ "max_events": 100 });
+    let f = tmp.path().join("bounded.json");
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = splitbrain(&[
+        "sweep",
+        f.to_str().unwrap(),
+        "--seeds",
+        "0..3",
+        "--find-threshold",
+        "faults.1.at=2s..4s",
+        "--invariant",
+        "single_leader",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 3, "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains(
+            "bound     3 probe runs hit max_events; first, seed 0 (value 2s): event limit \
+             reached: 100 events"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("threshold none: a probe could not be measured"),
+        "{out}"
+    );
+}
+
+/// Regression: `merge` accepted a results line with an invented invariant name, or one that
+/// lacked an invariant every other run has, and counted it. Both are refused, located (file,
+/// line), exit 2, and nothing is written.
+#[test]
+fn merge_refuses_an_unknown_or_missing_invariant() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = tmp.path().join("r.jsonl");
+    let o = splitbrain(&[
+        "sweep",
+        "scenarios/01-bully-leader-crash.json",
+        "--seeds",
+        "0..3",
+        "--out",
+        r.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0);
+    let text = std::fs::read_to_string(&r).unwrap();
+    let edit = |f: &dyn Fn(&mut serde_json::Value)| -> String {
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        let mut v: serde_json::Value = serde_json::from_str(&lines[2]).unwrap();
+        f(&mut v);
+        lines[2] = v.to_string();
+        lines.join("\n") + "\n"
+    };
+    let invented = edit(&|v| {
+        let held = v["outcomes"]["single_leader"].take();
+        v["outcomes"]
+            .as_object_mut()
+            .unwrap()
+            .remove("single_leader");
+        v["outcomes"]["single_leaderz"] = held;
+    });
+    let lacking = edit(&|v| {
+        v["outcomes"]
+            .as_object_mut()
+            .unwrap()
+            .remove("single_leader");
+    });
+    let none = edit(&|v| v["outcomes"] = serde_json::json!({}));
+    let out = tmp.path().join("m.jsonl");
+    for (text, says) in [
+        (
+            invented,
+            "line 3: seed 1: `single_leaderz` is not an invariant splitbrain checks; did you \
+             mean `single_leader`?",
+        ),
+        (
+            lacking,
+            "line 3: seed 1 lacks the outcome of single_leader, unlike line 2 (the first run): \
+             every run of a sweep checks the same invariants",
+        ),
+        (none, "line 3: seed 1 has no invariant outcome"),
+    ] {
+        let f = tmp.path().join("bad.jsonl");
+        std::fs::write(&f, text).unwrap();
+        let o = splitbrain(&["merge", f.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert_eq!(code(&o), 2);
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(err.contains(says), "{err}");
+        assert!(!out.exists());
+    }
+    let o = splitbrain(&["merge", r.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code(&o), 0);
+}
+
+/// Regression: node names with a `.` (valid in a file) could not be addressed by `--set`,
+/// `--vary` or `--find-threshold`; a quoted path segment addresses them in all three, and the
+/// reproduce line quotes it for the shell.
+#[test]
+fn a_node_name_with_a_dot_is_addressed_by_a_quoted_segment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("dots.json");
+    std::fs::write(
+        &f,
+        r#"{"splitbrain": 1, "name": "dots", "seed": 1, "duration": "10s",
+  "nodes": {"db.1": {"role": "bully"}, "db.2": {"role": "bully"}, "db.3": {"role": "bully"}},
+  "faults": [{"at": "2s", "crash": "db.3"}],
+  "check": ["single_leader"]}"#,
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let path = r#"nodes."db.1".clock.drift_ppm"#;
+    let o = splitbrain(&["run", f, "--set", &format!("{path}=100")]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains(&format!("--seed 1 --set '{path}=100'")),
+        "{out}"
+    );
+    let o = splitbrain(&[
+        "sweep",
+        f,
+        "--seeds",
+        "0..2",
+        "--vary",
+        &format!("{path}=0,100"),
+    ]);
+    assert_eq!(
+        code(&o),
+        0,
+        "{}{}",
+        stdout(&o),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = splitbrain(&[
+        "sweep",
+        f,
+        "--seeds",
+        "0..2",
+        "--find-threshold",
+        &format!("{path}=0..1000"),
+        "--steps",
+        "1",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(
+        out.matches("  probe   ").count(),
+        2,
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = splitbrain(&["run", f, "--set", "nodes.db.1.clock.drift_ppm=100"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains(r#"quote it in the path, `nodes."db.1".clock.drift_ppm`"#),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 #[test]
 fn replay_proves_a_trace_and_names_the_first_difference() {
     let dir = tempfile::tempdir().unwrap();
@@ -347,6 +513,29 @@ fn replay_proves_a_trace_and_names_the_first_difference() {
     let o = splitbrain(&["replay", &t]);
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("trace format 7"));
+
+    // Regression: an edit of the header line that leaves the run as it was (a letter of the
+    // description, the expectation, the embedded scenario's own seed) replayed as
+    // "identical"; the header's digest tells it.
+    let header = text.lines().next().unwrap();
+    for (from, to) in [
+        ("Five bully", "Five bullz"),
+        (
+            "\"single_leader\":\"violated\"",
+            "\"single_leader\":\"holds\"",
+        ),
+        ("\"seed\":3,\"duration\"", "\"seed\":4,\"duration\""),
+    ] {
+        assert!(header.contains(from), "{from}: {header}");
+        std::fs::write(&trace, text.replacen(from, to, 1)).unwrap();
+        let o = splitbrain(&["replay", &t]);
+        assert_eq!(code(&o), 1, "{from}: {}", stdout(&o));
+        assert!(
+            stdout(&o).contains("DIVERGES  at the header (line 1 of the file): its digest is "),
+            "{from}: {}",
+            stdout(&o)
+        );
+    }
 }
 
 /// Regression (new-user pass): a line that is not a trace event (`[[[1]]]`, a 200,000-deep

@@ -21,6 +21,9 @@ pub struct SavedTrace {
     pub roles: Vec<Role>,
     /// Initial clocks by node id (from the embedded scenario).
     pub clocks: Vec<ClockConfig>,
+    /// The election each node claims leadership in, by node id (from the embedded scenario,
+    /// [`splitbrain_scenario::build::elections`]).
+    pub elections: Vec<String>,
     /// End of the run (the scenario's duration).
     pub end: SimTime,
     /// The events, in order.
@@ -50,6 +53,7 @@ pub fn read_trace(input: impl Read) -> Result<SavedTrace, TraceFileError> {
     let events = trace.events().collect::<Result<Vec<Event>, _>>()?;
     Ok(SavedTrace {
         roles: plan.nodes.iter().map(|n| role_of_spec(&n.spec)).collect(),
+        elections: splitbrain_scenario::build::elections(&plan),
         clocks: plan
             .nodes
             .iter()
@@ -127,6 +131,7 @@ impl SavedTrace {
             messages,
             redis_keys: Default::default(),
             link_loss_ppm: splitbrain_scenario::build::link_loss_ppm(&self.header.scenario),
+            elections: self.elections.clone(),
         }
     }
 

@@ -439,6 +439,10 @@ pub struct ComparePage<'a> {
     pub png: Option<&'a str>,
     /// Each design's scenario file, relative to the page, in table order.
     pub scenario_links: Vec<String>,
+    /// How the designs differ in what they would otherwise share (the manifest's
+    /// `differ_on_purpose`), one line per design and part; empty when they share the workload
+    /// and the nemesis.
+    pub differences: Vec<String>,
 }
 
 /// The comparison's page: lesson, table, chart, what the numbers mean and what they do not,
@@ -450,12 +454,26 @@ pub fn compare_page(t: &CompareTable, p: &ComparePage<'_>) -> String {
     if let Some(d) = p.description {
         let _ = writeln!(out, "{d}\n");
     }
-    let _ = writeln!(
-        out,
-        "Designs (one scenario file each, same workload and nemesis):\n"
-    );
+    if p.differences.is_empty() {
+        let _ = writeln!(
+            out,
+            "Designs (one scenario file each, same workload and nemesis):\n"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "Designs (one scenario file each; they differ on purpose beyond the lock, see \
+             below):\n"
+        );
+    }
     for (r, link) in t.rows.iter().zip(&p.scenario_links) {
         let _ = writeln!(out, "- **{}**: [`{}`]({link})", r.label, r.scenario);
+    }
+    if !p.differences.is_empty() {
+        let _ = writeln!(out, "\nWhat differs besides the lock, on purpose:\n");
+        for d in &p.differences {
+            let _ = writeln!(out, "- {d}");
+        }
     }
     let _ = writeln!(
         out,

@@ -18,5 +18,5 @@ pub use narrate::{
     derived_facts, describe_applied_fault, describe_fault, describe_obs, faults_without_effect,
     narrate, Event, NarrationOptions,
 };
-pub use summary::{reproduce_command, summary_json, summary_text};
+pub use summary::{reproduce_command, reproduce_command_with, summary_json, summary_text};
 pub use view::ViewModel;

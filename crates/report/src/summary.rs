@@ -4,6 +4,7 @@
 use serde::Serialize;
 use splitbrain_check::{MessageCounts, Metrics, Outcome, Violation};
 use splitbrain_engine::{SimDuration, SimTime};
+use splitbrain_scenario::vary::Setting;
 use splitbrain_scenario::{ExpectationResult, RunResult};
 use std::fmt::Write;
 
@@ -101,6 +102,27 @@ pub fn reproduce_command(file: &str, seed: u64) -> String {
         "splitbrain run {} --seed {seed}",
         splitbrain_scenario::vary::shell_word(file)
     )
+}
+
+/// The command that reproduces a run of `file` edited by `settings` (`run --set`, a varied
+/// sweep's combination): [`reproduce_command`] followed by one `--set PATH=VALUE` per
+/// setting, each its own shell word, so the line runs as printed.
+pub fn reproduce_command_with(file: &str, settings: &[Setting], seed: u64) -> String {
+    let mut cmd = reproduce_command(file, seed);
+    for s in settings {
+        let _ = write!(cmd, " --set {s}");
+    }
+    cmd
+}
+
+/// The settings of a run as the summary's `set` line shows them: `--set PATH=VALUE` each,
+/// quoted for a POSIX shell where needed.
+fn settings_text(settings: &[Setting]) -> String {
+    settings
+        .iter()
+        .map(|s| format!("--set {s}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn violation_text(out: &mut String, v: &Violation) {
@@ -233,10 +255,20 @@ pub fn metrics_text(m: &Metrics) -> String {
     out
 }
 
-/// The human summary of a run of `file`.
-pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
+/// The human summary of a run of `file` edited by `settings` (`run --set`; none for the
+/// file as it is): the `scenario` line names the file alone, a `set` line lists the settings,
+/// and the `reproduce` line repeats both as separate shell words.
+pub fn summary_text(
+    r: &RunResult,
+    file: &str,
+    settings: &[Setting],
+    lesson: Option<&str>,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "scenario  {} ({file})", r.name);
+    if !settings.is_empty() {
+        let _ = writeln!(out, "set       {}", settings_text(settings));
+    }
     if let Some(l) = lesson {
         let _ = writeln!(out, "lesson    {l}");
     }
@@ -309,7 +341,11 @@ pub fn summary_text(r: &RunResult, file: &str, lesson: Option<&str>) -> String {
         "NOT as expected"
     };
     let _ = writeln!(out, "outcome   {verdict}");
-    let _ = writeln!(out, "reproduce {}", reproduce_command(file, r.seed));
+    let _ = writeln!(
+        out,
+        "reproduce {}",
+        reproduce_command_with(file, settings, r.seed)
+    );
     out
 }
 
@@ -320,6 +356,9 @@ pub struct JsonSummary<'a> {
     pub scenario: &'a str,
     /// Scenario file.
     pub file: &'a str,
+    /// The `--set` settings the run applied to the file (`PATH=VALUE`, as given), in order.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub settings: Vec<String>,
     /// Run seed.
     pub seed: u64,
     /// Simulated end, ns.
@@ -349,10 +388,14 @@ pub struct JsonSummary<'a> {
 }
 
 /// The JSON summary of a run.
-pub fn summary_json(r: &RunResult, file: &str) -> String {
+pub fn summary_json(r: &RunResult, file: &str, settings: &[Setting]) -> String {
     let s = JsonSummary {
         scenario: &r.name,
         file,
+        settings: settings
+            .iter()
+            .map(|s| format!("{}={}", s.path, s.value))
+            .collect(),
         seed: r.seed,
         end_ns: r.record.end.as_nanos(),
         events: r.stats.events,
@@ -371,7 +414,7 @@ pub fn summary_json(r: &RunResult, file: &str) -> String {
         .count(),
         results: &r.report.results,
         metrics: &r.report.metrics,
-        reproduce: reproduce_command(file, r.seed),
+        reproduce: reproduce_command_with(file, settings, r.seed),
     };
     serde_json::to_string_pretty(&s).expect("summary serialises")
 }
@@ -395,6 +438,7 @@ mod tests {
             redis_keys: Default::default(),
             link_loss_ppm: None,
             fault_positions: Vec::new(),
+            elections: Vec::new(),
         }
     }
 
@@ -440,6 +484,7 @@ mod tests {
             redis_keys: Default::default(),
             link_loss_ppm: None,
             fault_positions: Vec::new(),
+            elections: Vec::new(),
         };
         assert_eq!(
             fault_notes(&record),

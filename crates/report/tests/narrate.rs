@@ -126,7 +126,7 @@ fn a_fault_without_effect_is_told_as_such() {
         story.contains("3.000 s  n4 is PAUSED for 4.000 s"),
         "{story}"
     );
-    let summary = splitbrain_report::summary_text(&r, "idle.json", None);
+    let summary = splitbrain_report::summary_text(&r, "idle.json", &[], None);
     assert!(
         summary.contains("5 faults applied (2 had no effect)"),
         "{summary}"
@@ -165,9 +165,9 @@ fn lesson_01_with(faults: serde_json::Value) -> (String, String, String, serde_j
         ..Default::default()
     };
     let story = narrate(&r.record.names, events, &opts);
-    let summary = splitbrain_report::summary_text(&r, "l01.json", None);
+    let summary = splitbrain_report::summary_text(&r, "l01.json", &[], None);
     let verdicts = format!("{:?}", r.report.results);
-    let json = serde_json::from_str(&splitbrain_report::summary_json(&r, "l01.json")).unwrap();
+    let json = serde_json::from_str(&splitbrain_report::summary_json(&r, "l01.json", &[])).unwrap();
     (story, summary, verdicts, json)
 }
 

@@ -22,6 +22,37 @@ pub fn ppm(p: f64) -> u32 {
     (p.clamp(0.0, 1.0) * 1e6).round() as u32
 }
 
+/// The election each node of `plan` claims leadership in, by node index
+/// ([`RunRecord::elections`](splitbrain_check::RunRecord::elections)): the arbiter whose
+/// counter its terms are numbers of. Every bully node is in one election (`"bully"`: they all
+/// know one another and share their terms), every Raft replica in one cluster (`"raft"`),
+/// a lease leader in its lease of its lease service (its term is the service's fencing token)
+/// or in its key of the Raft lock service (its term is the key's create revision), a
+/// candidate in its lease record (its term is the record's version). Nodes that claim no
+/// leadership have an empty entry.
+pub fn elections(plan: &Plan) -> Vec<String> {
+    use crate::roles::lease_leader::LeaderLockKind;
+    plan.nodes
+        .iter()
+        .map(|n| match &n.spec {
+            NodeSpec::Bully(_) => "bully".to_string(),
+            NodeSpec::Raft(_) => "raft".to_string(),
+            NodeSpec::LeaseLeader(l) => {
+                let lease = l.lease.as_deref().unwrap_or("leader");
+                match l.lock.unwrap_or_default() {
+                    LeaderLockKind::Lease => format!(
+                        "lease {lease} of {}",
+                        l.service.as_deref().unwrap_or_default()
+                    ),
+                    LeaderLockKind::Raft => format!("raft key {lease}"),
+                }
+            }
+            NodeSpec::LeaseCandidate(c) => format!("lease record {}", c.record),
+            _ => String::new(),
+        })
+        .collect()
+}
+
 /// The loss every link of `s` has of its own, ppm (`network.loss`, default 0), when no
 /// per-link `loss` differs from it; `None` when one does. A loss change to it changes nothing
 /// ([`RunRecord::link_loss_ppm`](splitbrain_check::RunRecord::link_loss_ppm)).

@@ -63,6 +63,154 @@ pub struct Manifest {
     /// The designs, in table order: 2 to [`MAX_DESIGNS`].
     #[schemars(length(max = "MAX_DESIGNS"))]
     pub designs: Vec<ManifestDesign>,
+    /// The parts of the designs' scenarios ([`SHARED_PARTS`]) that differ on purpose: the
+    /// difference is what the comparison shows. Every other part must be the same in every
+    /// design (default: none may differ).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub differ_on_purpose: Vec<String>,
+}
+
+/// The parts of a scenario every design of a comparison shares unless the manifest's
+/// `differ_on_purpose` names them: the run's `duration`, the `network`, the `nemesis`, the
+/// scheduled `faults`, and the `workload` (the lock clients' names, and each worker's clock,
+/// work, think and write times, start, rounds and threads; each lease-based leader's clock and
+/// start). The lock, its servers, the TTL and the storage's fencing are the design.
+pub const SHARED_PARTS: [&str; 5] = ["duration", "network", "nemesis", "faults", "workload"];
+
+/// The worker fields that are the workload, not the lock design.
+const WORKLOAD_FIELDS: [&str; 7] = [
+    "clock",
+    "work_time",
+    "think_time",
+    "write_delay",
+    "start_after",
+    "rounds",
+    "threads",
+];
+
+/// The shared parts ([`SHARED_PARTS`]) of `plan`, as JSON, by part.
+fn shared_parts(plan: &Plan) -> Vec<(&'static str, serde_json::Value)> {
+    use crate::schema::NodeSpec;
+    use serde_json::{json, Map, Value};
+    let s = &plan.scenario;
+    fn value<T: Serialize>(v: &T) -> Value {
+        serde_json::to_value(v).unwrap_or(Value::Null)
+    }
+    let mut workload = Map::new();
+    for n in &plan.nodes {
+        let keep: &[&str] = match &n.spec {
+            NodeSpec::Worker(_) => &WORKLOAD_FIELDS,
+            NodeSpec::LeaseLeader(_) => &["clock", "start_after"],
+            _ => continue,
+        };
+        let spec = serde_json::to_value(&n.spec).unwrap_or(Value::Null);
+        let mut fields = Map::new();
+        for k in keep {
+            if let Some(v) = spec.get(*k) {
+                fields.insert((*k).to_string(), v.clone());
+            }
+        }
+        workload.insert(n.name.clone(), Value::Object(fields));
+    }
+    vec![
+        ("duration", value(&s.duration)),
+        ("network", value(&s.network)),
+        ("nemesis", value(&s.nemesis)),
+        ("faults", value(&s.faults)),
+        ("workload", json!(workload)),
+    ]
+}
+
+/// Where `b` differs from `a` under `path`: `path: A vs B` per leaf (compact JSON, `(none)`
+/// for a missing value).
+fn json_diff(
+    path: &str,
+    a: Option<&serde_json::Value>,
+    b: Option<&serde_json::Value>,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    if a == b {
+        return;
+    }
+    if let (Some(Value::Object(x)), Some(Value::Object(y))) = (a, b) {
+        let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
+        for k in keys {
+            json_diff(&format!("{path}.{k}"), x.get(k), y.get(k), out);
+        }
+        return;
+    }
+    let show = |v: Option<&Value>| v.map_or("(none)".to_string(), |v| v.to_string());
+    out.push(format!("{path}: {} vs {}", show(a), show(b)));
+}
+
+/// How design `b` differs from design `a` in each shared part ([`SHARED_PARTS`]): per part
+/// that differs, its name and the differences in words (`nemesis.mean_interval: "1s" vs
+/// "5s"`; a different set of lock clients is said as their counts and names).
+pub fn differences(a: &Plan, b: &Plan) -> Vec<(&'static str, Vec<String>)> {
+    let mut out = Vec::new();
+    for ((part, x), (_, y)) in shared_parts(a).into_iter().zip(shared_parts(b)) {
+        if x == y {
+            continue;
+        }
+        let mut lines = Vec::new();
+        if part == "workload" {
+            let names = |v: &serde_json::Value| -> Vec<String> {
+                v.as_object()
+                    .map(|m| m.keys().cloned().collect())
+                    .unwrap_or_default()
+            };
+            let (nx, ny) = (names(&x), names(&y));
+            if nx != ny {
+                lines.push(format!(
+                    "{} lock clients ({}) vs {} ({})",
+                    nx.len(),
+                    nx.join(", "),
+                    ny.len(),
+                    ny.join(", ")
+                ));
+            } else {
+                json_diff(part, Some(&x), Some(&y), &mut lines);
+            }
+        } else {
+            json_diff(part, Some(&x), Some(&y), &mut lines);
+        }
+        out.push((part, lines));
+    }
+    out
+}
+
+/// The differences of every design from the first, in words, one line per design and part
+/// (`Redlock differs from lease + fencing in nemesis: nemesis.mean_interval: "1s" vs "5s"`),
+/// with at most three differences a part; the parts that differ, in [`SHARED_PARTS`] order.
+pub fn design_differences(designs: &[Design]) -> (Vec<String>, Vec<&'static str>) {
+    let mut lines = Vec::new();
+    let mut parts: Vec<&'static str> = Vec::new();
+    let Some(first) = designs.first() else {
+        return (lines, parts);
+    };
+    for d in &designs[1..] {
+        for (part, what) in differences(&first.plan, &d.plan) {
+            if !parts.contains(&part) {
+                parts.push(part);
+            }
+            let shown: Vec<&str> = what.iter().take(3).map(String::as_str).collect();
+            let more = what.len().saturating_sub(3);
+            lines.push(format!(
+                "{} differs from {} in {part}: {}{}",
+                d.label,
+                first.label,
+                shown.join("; "),
+                if more > 0 {
+                    format!("; and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    parts.sort_by_key(|p| SHARED_PARTS.iter().position(|q| q == p));
+    (lines, parts)
 }
 
 /// One design of a manifest.
@@ -109,8 +257,8 @@ pub enum CompareError {
 
 /// The fields a manifest must have, in words, for an error that misses one.
 pub const MANIFEST_FIELDS: &str = "a comparison manifest needs `splitbrain_compare` (1), `name`, \
-`title`, `lesson`, `seeds` and `designs` (each `{\"file\", \"label\"}`); `description` is optional \
-(see docs/compare-manifest.md)";
+`title`, `lesson`, `seeds` and `designs` (each `{\"file\", \"label\"}`); `description` and \
+`differ_on_purpose` are optional (see docs/compare-manifest.md)";
 
 /// One design to compare: its label and validated plan.
 #[derive(Clone, Debug)]
@@ -291,6 +439,60 @@ pub fn load_manifest_str(
             file: p.display().to_string(),
             plan,
         });
+    }
+    // The designs share the workload and the nemesis, unless the manifest says a difference
+    // is the point.
+    for (j, part) in m.differ_on_purpose.iter().enumerate() {
+        let at = [key("differ_on_purpose"), Seg::Index(j)];
+        if !SHARED_PARTS.contains(&part.as_str()) {
+            let hint = crate::error::did_you_mean(part, SHARED_PARTS.iter().copied())
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            return Err(field(
+                &at,
+                format!(
+                    "`{part}` is not a part designs share: one of {}{hint}",
+                    SHARED_PARTS.join(", ")
+                ),
+            ));
+        }
+        if m.differ_on_purpose[..j].contains(part) {
+            return Err(field(&at, format!("`{part}` is listed twice")));
+        }
+        let differs = designs[1..].iter().any(|d| {
+            differences(&designs[0].plan, &d.plan)
+                .iter()
+                .any(|(p, _)| p == part)
+        });
+        if !differs {
+            return Err(field(
+                &at,
+                format!(
+                    "the designs do not differ in `{part}`: leave it out (`differ_on_purpose` \
+                     names what differs on purpose)"
+                ),
+            ));
+        }
+    }
+    for (i, d) in designs.iter().enumerate().skip(1) {
+        let diffs = differences(&designs[0].plan, &d.plan);
+        if let Some((part, what)) = diffs
+            .iter()
+            .find(|(p, _)| !m.differ_on_purpose.iter().any(|q| q == p))
+        {
+            let shown: Vec<&str> = what.iter().take(3).map(String::as_str).collect();
+            return Err(field(
+                &[key("designs"), Seg::Index(i), key("file")],
+                format!(
+                    "the design's scenario {} differs from designs[0]'s ({}) in {part} ({}): \
+                     the designs of a comparison run one workload under one nemesis; if the \
+                     difference is the point, say so with \"differ_on_purpose\": [\"{part}\"]",
+                    d.file,
+                    designs[0].file,
+                    shown.join("; ")
+                ),
+            ));
+        }
     }
     Ok((m, seeds, designs))
 }

@@ -68,9 +68,19 @@ pub fn ns_hint_set(path: &str) -> String {
 /// after it (`" 2s"`) is refused, as every other malformed duration is.
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     no_spaces(text)?;
-    let s = text;
-    if s.starts_with('-') {
+    if text.starts_with('-') {
         return Err(format!("a duration cannot be negative: \"{text}\""));
+    }
+    magnitude_ns(text, "", text)
+}
+
+/// The magnitude `s` of the duration `text` (`text` is `sign` then `s`) in nanoseconds. Every
+/// error quotes `text` whole, and a suggested fix keeps its sign (`"-5000ms"` for `"-5000"`).
+fn magnitude_ns(text: &str, sign: &str, s: &str) -> Result<u64, String> {
+    if s.starts_with(['-', '+']) {
+        return Err(format!(
+            "expected a duration like \"250ms\" or \"1.5s\", found \"{text}\""
+        ));
     }
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -83,8 +93,8 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     }
     if unit.is_empty() {
         return Err(format!(
-            "duration \"{text}\" has no unit: write \"{num}ms\", \"{num}s\", ... (units ns, us, \
-             ms, s, m, h), {NS_HINT_FILE}"
+            "duration \"{text}\" has no unit: write \"{sign}{num}ms\", \"{sign}{num}s\", ... (units \
+             ns, us, ms, s, m, h), {NS_HINT_FILE}"
         ));
     }
     let Some(&(_, scale)) = UNITS.iter().find(|(u, _)| *u == unit) else {
@@ -143,7 +153,8 @@ pub fn parse_signed_ns(text: &str) -> Result<i64, String> {
         Some(r) => (true, r),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
-    let ns = parse_duration_ns(rest)?;
+    let sign = &s[..s.len() - rest.len()];
+    let ns = magnitude_ns(text, sign, rest)?;
     let ns = i64::try_from(ns).map_err(|_| {
         format!("duration \"{text}\" is too long: past 2^63 ns (about 292 years), and a run lasts at most 24 h")
     })?;
@@ -373,6 +384,31 @@ mod tests {
         );
         let e = serde_json::from_str::<UnixTime>("\"2026-01-01\"").unwrap_err();
         assert!(e.to_string().contains("RFC 3339"), "{e}");
+    }
+
+    /// Regression: a signed duration's errors quoted it without its sign (`--set
+    /// 'faults.1.by="-5000"'` said `duration "5000" has no unit: write "5000ms"`).
+    #[test]
+    fn a_signed_durations_errors_keep_its_sign() {
+        assert_eq!(
+            parse_signed_ns("-5000").unwrap_err(),
+            format!(
+                "duration \"-5000\" has no unit: write \"-5000ms\", \"-5000s\", ... (units ns, \
+                 us, ms, s, m, h), {NS_HINT_FILE}"
+            )
+        );
+        assert!(parse_signed_ns("+5x").unwrap_err().contains("in \"+5x\""));
+        assert!(parse_signed_ns("-1.5.0s")
+            .unwrap_err()
+            .contains("malformed number in duration \"-1.5.0s\""));
+        assert!(parse_signed_ns("--5s")
+            .unwrap_err()
+            .contains("found \"--5s\""));
+        assert_eq!(parse_signed_ns("-5s"), Ok(-5_000_000_000));
+        assert_eq!(parse_signed_ns("+5s"), Ok(5_000_000_000));
+        assert!(parse_duration_ns("-5s")
+            .unwrap_err()
+            .contains("cannot be negative"));
     }
 
     #[test]

@@ -30,6 +30,14 @@ pub struct TraceHeader {
     pub nodes: Vec<String>,
     /// The scenario itself, so the trace replays and charts without the file.
     pub scenario: Scenario,
+    /// FNV-1a 64 ([`crate::sweep::fnv1a`]) of the header line as written without this field,
+    /// 16 hex digits, so `replay` notices an edit of the header (a changed description or
+    /// expectation leaves the run, and so every event line, as it was). Written last: the line
+    /// is the rest of the header, then `,"digest":"..."}`. A checksum against accidents, not
+    /// a signature. `None` in a header built in memory ([`TraceHeader::new`]);
+    /// [`TraceHeader::line`] writes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 impl TraceHeader {
@@ -42,7 +50,53 @@ impl TraceHeader {
             seed,
             nodes: plan.nodes.iter().map(|n| n.name.clone()).collect(),
             scenario: plan.scenario.clone(),
+            digest: None,
         }
+    }
+
+    /// The header as the trace's first line (without its newline), ending with its
+    /// [`TraceHeader::digest`].
+    pub fn line(&self) -> String {
+        let bare = TraceHeader {
+            digest: None,
+            ..self.clone()
+        };
+        let text = serde_json::to_string(&bare).expect("a trace header serialises");
+        let digest = format!("{:016x}", crate::sweep::fnv1a(text.as_bytes()));
+        let line = serde_json::to_string(&TraceHeader {
+            digest: Some(digest),
+            ..bare
+        })
+        .expect("a trace header serialises");
+        debug_assert!(line.starts_with(&text[..text.len() - 1]));
+        line
+    }
+
+    /// Checks that the header line `line` (as read, without its newline) is the one a run
+    /// wrote: it ends with its digest, and the digest is that of the rest of the line. The
+    /// error says what is wrong, in words.
+    pub fn check_line(line: &str) -> Result<(), String> {
+        const KEY: &str = ",\"digest\":\"";
+        let body = line.strip_suffix("\"}").and_then(|l| {
+            let at = l.rfind(KEY)?;
+            Some((&l[..at], &l[at + KEY.len()..]))
+        });
+        let Some((rest, digest)) = body else {
+            return Err("it does not end with the digest a run writes there \
+                        (`,\"digest\":\"...\"}`)"
+                .into());
+        };
+        let want = format!(
+            "{:016x}",
+            crate::sweep::fnv1a(format!("{rest}}}").as_bytes())
+        );
+        if digest != want {
+            return Err(format!(
+                "its digest is {digest}, but the rest of the line hashes to {want}: the header \
+                 was edited after the run wrote it"
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -377,6 +431,7 @@ pub fn execute_keeping(
     let record_end = if bound.is_none() { end } else { sim.now() };
     let mut record = RunRecord::from_sim(&mut sim, clocks, record_end);
     record.link_loss_ppm = crate::build::link_loss_ppm(&plan.scenario);
+    record.elections = crate::build::elections(plan);
     let stats = sim.stats();
     // The simulation (its event queue, actors and message store) is freed before the
     // checkers build their truth, which can then reuse its memory.

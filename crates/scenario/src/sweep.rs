@@ -575,13 +575,100 @@ pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
     let header: SweepHeader =
         serde_json::from_value(raw).map_err(|e| bad(1, format!("bad header: {e}")))?;
     let mut lines = Vec::new();
+    // The invariants of the first line of each `--vary` value, with that line's number: every
+    // run of one value checks the same invariants.
+    let mut checked: Vec<(Option<String>, Vec<String>, usize)> = Vec::new();
     for (i, l) in it {
         if l.is_empty() {
             continue;
         }
-        lines.push(serde_json::from_str(l).map_err(|e| bad(i + 1, reason(e)))?);
+        let line: SeedLine = serde_json::from_str(l).map_err(|e| bad(i + 1, reason(e)))?;
+        let names: Vec<String> = line.outcomes.keys().cloned().collect();
+        invariant_names_ok(&line, &names).map_err(|why| bad(i + 1, why))?;
+        match checked.iter().find(|(v, _, _)| *v == line.value) {
+            Some((_, first, at)) if *first != names => {
+                let missing: Vec<&str> = first
+                    .iter()
+                    .filter(|n| !names.contains(n))
+                    .map(String::as_str)
+                    .collect();
+                let extra: Vec<&str> = names
+                    .iter()
+                    .filter(|n| !first.contains(n))
+                    .map(String::as_str)
+                    .collect();
+                let mut what = Vec::new();
+                if !missing.is_empty() {
+                    what.push(format!("lacks the outcome of {}", missing.join(", ")));
+                }
+                if !extra.is_empty() {
+                    what.push(format!("has an outcome of {}", extra.join(", ")));
+                }
+                return Err(bad(
+                    i + 1,
+                    format!(
+                        "seed {} {}, unlike line {at} (the first run{}): every run of a sweep \
+                         checks the same invariants",
+                        line.seed,
+                        what.join(" and "),
+                        line.value
+                            .as_deref()
+                            .map(|v| format!(" of value {v}"))
+                            .unwrap_or_default()
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => checked.push((line.value.clone(), names, i + 1)),
+        }
+        lines.push(line);
     }
     Ok(Results { header, lines })
+}
+
+/// Checks the invariant names of a results line: at least one outcome, every name one of
+/// [`splitbrain_check::Invariant::NAMES`], and every first violation or vacuous pass named
+/// among its outcomes (violated, or held, respectively).
+fn invariant_names_ok(line: &SeedLine, names: &[String]) -> Result<(), String> {
+    use splitbrain_check::{Invariant, Outcome};
+    if names.is_empty() {
+        return Err(format!(
+            "seed {} has no invariant outcome: every run checks at least one invariant",
+            line.seed
+        ));
+    }
+    let known = |n: &str| Invariant::NAMES.contains(&n);
+    let unknown = |n: &str| {
+        let hint = crate::error::did_you_mean(n, Invariant::NAMES.iter().copied())
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        format!(
+            "seed {}: `{n}` is not an invariant splitbrain checks{hint}",
+            line.seed
+        )
+    };
+    for n in names {
+        if !known(n) {
+            return Err(unknown(n));
+        }
+    }
+    for n in line.first_violation_ns.keys() {
+        if line.outcomes.get(n) != Some(&Outcome::Violated) {
+            return Err(format!(
+                "seed {}: a first violation of `{n}`, which the line does not say is violated",
+                line.seed
+            ));
+        }
+    }
+    for n in &line.vacuous {
+        if line.outcomes.get(n) != Some(&Outcome::Holds) {
+            return Err(format!(
+                "seed {}: `{n}` held vacuously, which the line does not say holds",
+                line.seed
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Merges the shards of one sweep into exactly the file one unsharded sweep writes. Every

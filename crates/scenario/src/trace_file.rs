@@ -195,6 +195,16 @@ impl TraceFile {
         Ok(plan)
     }
 
+    /// The header line as written, and its 1-based line number.
+    pub fn header_line(&self) -> (usize, &str) {
+        let line = self
+            .text
+            .lines()
+            .nth(self.header_index)
+            .expect("the header line was found by parse");
+        (self.header_index + 1, line)
+    }
+
     /// The event lines after the header, as written, with their 1-based line numbers.
     pub fn event_lines(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
         self.text

@@ -291,6 +291,67 @@ fn value_of(text: &str, current: Option<&Json>) -> Result<Json, String> {
     Ok(json.unwrap_or_else(|| Json::String(text.to_string())))
 }
 
+/// The segments of a dotted path (`--set`, `--vary`, `--find-threshold`): split at each `.`,
+/// except inside a segment written in double quotes, which is taken as it is, dots and all:
+/// `nodes."web.1".clock.drift_ppm` is `nodes`, `web.1`, `clock`, `drift_ppm` (a node name may
+/// hold a `.`). A quoted segment must be the whole segment (`"web.1"`, not `x"web.1"`) and
+/// holds no `"`. The error says what is wrong, in words.
+pub fn path_segments(path: &str) -> Result<Vec<String>, String> {
+    let mut segs = Vec::new();
+    let mut rest = path;
+    loop {
+        let (seg, after) = if let Some(inner) = rest.strip_prefix('"') {
+            let end = inner.find('"').ok_or_else(|| {
+                format!(
+                    "the `\"` that opens segment {} is never closed",
+                    segs.len() + 1
+                )
+            })?;
+            let after = &inner[end + 1..];
+            if !(after.is_empty() || after.starts_with('.')) {
+                return Err(format!(
+                    "a quoted segment is a whole segment: `\"{}\"` is followed by `{after}`, \
+                     not by `.` or the end",
+                    &inner[..end]
+                ));
+            }
+            (&inner[..end], after)
+        } else {
+            let end = rest.find('.').unwrap_or(rest.len());
+            let seg = &rest[..end];
+            if seg.contains('"') {
+                return Err(format!(
+                    "segment `{seg}` has a `\"` inside it: quote a whole segment \
+                     (`nodes.\"web.1\".clock`)"
+                ));
+            }
+            (seg, &rest[end..])
+        };
+        if seg.is_empty() {
+            return Err("empty segment".into());
+        }
+        segs.push(seg.to_string());
+        match after.strip_prefix('.') {
+            Some(next) => rest = next,
+            None => return Ok(segs),
+        }
+    }
+}
+
+/// `segs` written back as a dotted path, quoting each segment that holds a `.`.
+fn dotted(segs: &[String]) -> String {
+    segs.iter()
+        .map(|s| {
+            if s.contains('.') {
+                format!("\"{s}\"")
+            } else {
+                s.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 /// Sets `path` (dotted; numeric segments index arrays) in `root` to the value `text` stands
 /// for. Missing object keys on the way are created (a node without a `clock` gets one), so a
 /// misspelt key is reported by validation with a "did you mean".
@@ -299,24 +360,37 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
         path: path.to_string(),
         reason,
     };
-    let segs: Vec<&str> = path.split('.').collect();
-    if segs.iter().any(|s| s.is_empty()) {
-        return Err(err("empty segment".into()));
-    }
+    let segs = path_segments(path).map_err(err)?;
+    let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
 
     let mut here = root;
     for (i, seg) in segs.iter().enumerate() {
         let last = i + 1 == segs.len();
-        let at = segs[..i].join(".");
+        let at = dotted(&segs[..i].iter().map(|s| s.to_string()).collect::<Vec<_>>());
         let at = if at.is_empty() { "the top".into() } else { at };
         here = match here {
             Json::Object(map) => {
                 // A node is never created by an edit: `nodes.client1.ttl` for a file whose node
                 // is `client-1` would otherwise add a node with no role.
                 if i == 1 && segs[0] == "nodes" && !map.contains_key(*seg) {
-                    let hint = did_you_mean(seg, map.keys().map(String::as_str))
-                        .map(|s| format!("; did you mean `{s}`?"))
-                        .unwrap_or_default();
+                    // `nodes.web.1.clock` for a node `web.1`: its name is quoted in a path.
+                    let rest = segs[1..].join(".");
+                    let dotted_name = map.keys().find(|k| {
+                        k.contains('.')
+                            && rest
+                                .strip_prefix(k.as_str())
+                                .is_some_and(|r| r.is_empty() || r.starts_with('.'))
+                    });
+                    let hint = match dotted_name {
+                        Some(k) => format!(
+                            "; the node `{k}` has a `.` in its name: quote it in the path, \
+                             `nodes.\"{k}\"{}`",
+                            &rest[k.len()..]
+                        ),
+                        None => did_you_mean(seg, map.keys().map(String::as_str))
+                            .map(|s| format!("; did you mean `{s}`?"))
+                            .unwrap_or_default(),
+                    };
                     return Err(err(format!(
                         "the file has no node `{seg}` in `nodes`{hint}"
                     )));
@@ -330,11 +404,8 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
                 // make an object with a key "0", which validation reports at the file's end.
                 let next = segs[i + 1];
                 if !map.contains_key(*seg) && next.parse::<usize>().is_ok() {
-                    let here = if at == "the top" {
-                        seg.to_string()
-                    } else {
-                        format!("{at}.{seg}")
-                    };
+                    let here =
+                        dotted(&segs[..=i].iter().map(|s| s.to_string()).collect::<Vec<_>>());
                     return Err(err(format!(
                         "the file has no `{here}`, so it has no entry {next} to set: add the list to the file first"
                     )));
@@ -379,7 +450,8 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
 /// if the text is JSON and the path leads to a value.
 pub fn value_at(src: &str, path: &str) -> Option<Json> {
     let mut here: Json = serde_json::from_str(without_bom(src)).ok()?;
-    for seg in path.split('.') {
+    for seg in path_segments(path).ok()? {
+        let seg = seg.as_str();
         here = match here {
             Json::Object(mut map) => map.swap_remove(seg)?,
             Json::Array(mut items) => {
@@ -485,7 +557,8 @@ fn splice(text: &mut String, root: &Json, path: &str) -> Option<()> {
     use crate::locate::{value_span, Seg};
     let mut node = root;
     let mut segs: Vec<Seg> = Vec::new();
-    for seg in path.split('.') {
+    for seg in path_segments(path).ok()? {
+        let seg = seg.as_str();
         let (next, step) = match node {
             Json::Array(items) => {
                 let i: usize = seg.parse().ok()?;
@@ -980,6 +1053,54 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(!e.contains("is inside"), "{e}");
+    }
+
+    /// Regression: a node whose name has a `.` (valid in a file) could not be addressed by
+    /// `--set`, `--vary` or `--find-threshold`: `nodes.db.1.clock` looked for a node `db`.
+    /// A quoted segment is one segment.
+    #[test]
+    fn a_quoted_segment_addresses_a_name_with_a_dot() {
+        assert_eq!(
+            path_segments(r#"nodes."db.1".clock.drift_ppm"#).unwrap(),
+            ["nodes", "db.1", "clock", "drift_ppm"]
+        );
+        assert_eq!(path_segments("faults.0.at").unwrap(), ["faults", "0", "at"]);
+        assert_eq!(path_segments(r#""a.b""#).unwrap(), ["a.b"]);
+        for (bad, says) in [
+            (r#"nodes."db.1.clock"#, "never closed"),
+            (
+                r#"nodes."db.1"x.clock"#,
+                "a quoted segment is a whole segment",
+            ),
+            (r#"nodes.d"b.clock"#, "has a `\"` inside it"),
+            ("a..b", "empty segment"),
+            (r#"a."".b"#, "empty segment"),
+        ] {
+            let e = path_segments(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        let src = r#"{"nodes": {"db.1": {"role": "bully"}, "db.2": {"role": "bully"}}}"#;
+        let out = vary_text(src, r#"nodes."db.1".clock.drift_ppm"#, "100").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["nodes"]["db.1"]["clock"]["drift_ppm"], 100);
+        assert_eq!(
+            value_at(&out, r#"nodes."db.1".clock.drift_ppm"#),
+            Some(Json::Number(100.into()))
+        );
+        // In place: the rest of the text keeps its lines.
+        let set: Setting = r#"nodes."db.2".clock.drift_ppm=7"#.parse().unwrap();
+        let text = apply_settings(src, &[set]).unwrap();
+        assert!(
+            text.contains(r#""db.2": {"clock":{"drift_ppm":7},"role": "bully"}"#),
+            "{text}"
+        );
+        let e = vary_text(src, "nodes.db.1.clock.drift_ppm", "100").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--set/--vary path `nodes.db.1.clock.drift_ppm`: the file has no node `db` in \
+             `nodes`; the node `db.1` has a `.` in its name: quote it in the path, \
+             `nodes.\"db.1\".clock.drift_ppm`"
+        );
     }
 
     #[test]

@@ -218,7 +218,7 @@ pub fn answer(request: &str) -> String {
         Err(e) => return error_answer(1, e),
     };
     let summary: serde_json::Value =
-        serde_json::from_str(&splitbrain_report::summary_json(&r, &req.file))
+        serde_json::from_str(&splitbrain_report::summary_json(&r, &req.file, &[]))
             .expect("the summary is JSON");
     let view = req.view.then(|| {
         let window = plan
