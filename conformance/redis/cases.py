@@ -300,7 +300,7 @@ CASES = [
         s(600, "__START__"),
         s(1000, "GET", K, exclusion={"name": "everysec_crash_is_host_crash",
                                     "model_reply": None, "model_reply_type": "nil"}),
-        s(1005, "PTTL", K, exclusion={"name": "everysec_crash_is_host_crash",
+        s(1005, "PTTL", K, ttl=True, exclusion={"name": "everysec_crash_is_host_crash",
                                      "model_reply": -2, "model_reply_type": "integer"}),
     ], persistence="aof_fsync_everysec"),
     # ---- Wall-clock steps ----------------------------------------------------------------
