@@ -80,14 +80,13 @@ class Monitor(threading.Thread):
         self.join(timeout=2)
 
 
-def capture(opts, server_class, name, description, nodes, body, ttl_shas=()):
-    import record
+def capture(opts, server_class, resp_class, name, description, nodes, body, ttl_shas=()):
     servers = {}
     try:
         for n in nodes:
             servers[n] = server_class(opts, n, "none")
             servers[n].start()
-        monitors = {n: Monitor(record.Resp, servers[n].port) for n in nodes}
+        monitors = {n: Monitor(resp_class, servers[n].port) for n in nodes}
         clients = {n: redis.Redis(port=servers[n].port, protocol=2) for n in nodes}
         t0 = time.time()
         outcome = body(clients)
@@ -209,25 +208,26 @@ def pottery_redlock_minority(clients):
             "rival still holds b: %s" % clients["b"].get("redlock:lock:s")]
 
 
-def capture_all(opts, server_class):
+def capture_all(opts, server_class, resp_class):
+    """The four client cases, captured on servers made by `server_class` (record.Server),
+    monitored through `resp_class` (record.Resp)."""
     import hashlib
-    from pottery.redlock import Scripts  # noqa: F401  (the scripts live on this mixin)
     acquired = hashlib.sha1(_pottery_script("_acquired_script").encode()).hexdigest()
     cases = [
-        capture(opts, server_class, "client_redis_py_lock",
+        capture(opts, server_class, resp_class, "client_redis_py_lock",
                 "redis-py Lock: acquire, a second client refused, locked/owned, extend (added "
                 "and replacing), reacquire, release.",
                 ["main"], redis_py_lock),
-        capture(opts, server_class, "client_redis_py_lock_expired",
+        capture(opts, server_class, resp_class, "client_redis_py_lock_expired",
                 "redis-py Lock: a blocking acquire retries while the lock is held; the first "
                 "holder's TTL passes, another client takes the lock, and the first holder's "
                 "extend and release are refused.",
                 ["main"], redis_py_lock_expired),
-        capture(opts, server_class, "client_pottery_redlock",
+        capture(opts, server_class, resp_class, "client_pottery_redlock",
                 "pottery Redlock over 3 masters: acquire, locked (the remaining-TTL script), "
                 "extend, release.",
                 ["a", "b", "c"], pottery_redlock, ttl_shas=(acquired,)),
-        capture(opts, server_class, "client_pottery_redlock_minority",
+        capture(opts, server_class, resp_class, "client_pottery_redlock_minority",
                 "pottery Redlock over 3 masters where a rival holds 2: the acquire fails and "
                 "pottery releases what it took.",
                 ["a", "b", "c"], pottery_redlock_minority, ttl_shas=(acquired,)),

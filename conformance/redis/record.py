@@ -442,7 +442,7 @@ def main():
 
     all_cases = list(case_defs.CASES)
     # The client-library cases: capture what the libraries send, then replay like a case.
-    all_cases += client_defs.capture_all(opts, Server)
+    all_cases += client_defs.capture_all(opts, Server, Resp)
     only = set(filter(None, opts.only.split(",")))
     if only:
         all_cases = [c for c in all_cases if c["name"] in only]
