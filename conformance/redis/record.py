@@ -36,10 +36,11 @@ import clients as client_defs  # noqa: E402
 
 # Commands sent later than this after their planned time make the case be recorded again
 # (the machine was busy, or a stop / start took long); after MAX_TRIES the case is written
-# with its lateness and the run fails. Pseudo-steps may run late: the case's times leave
-# room after them.
+# with its lateness (`max_late_ms`) and a warning: the replay against the model then judges
+# whether it mattered (a late step near a deadline shows as a mismatch, a late PTTL as one
+# outside the tolerance). Pseudo-steps may run late: the case's times leave room after them.
 MAX_LATE_MS = 20
-MAX_TRIES = 4
+MAX_TRIES = 6
 
 
 # ------------------------------------------------------------------------------------------
@@ -472,7 +473,8 @@ def main():
     steps = sum(len(c["steps"]) for c in cases)
     print("recorded %d cases, %d steps -> %s" % (len(cases), steps, opts.out), file=sys.stderr)
     if not ok:
-        sys.exit("some case had a step sent more than %d ms late every time" % MAX_LATE_MS)
+        print("warning: some case had a command sent more than %d ms late on every try "
+              "(see max_late_ms)" % MAX_LATE_MS, file=sys.stderr)
 
 
 if __name__ == "__main__":
