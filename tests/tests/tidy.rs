@@ -1,5 +1,6 @@
 //! Tidy checks over the source tree: every source file opens with a `//!` module doc that says
-//! what it holds (rust-analyzer's tidy test, STYLE.md), and `unsafe` appears in one file only.
+//! what it holds (as rust-analyzer's tidy test asks), `unsafe` appears in one file only, and no
+//! source names an issue number.
 
 use std::path::{Path, PathBuf};
 
@@ -78,4 +79,40 @@ fn every_source_file_has_a_module_doc() {
         missing.is_empty(),
         "files without a `//!` module doc: {missing:#?}"
     );
+}
+
+/// Where `line` names an issue of the tracker ("issue 11", "Issue 17 item 2"): the word
+/// `issue`, any case, then a space and a digit.
+fn names_an_issue(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    lower.match_indices("issue ").any(|(i, m)| {
+        let before = lower[..i].chars().next_back();
+        let starts_word = !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        starts_word
+            && lower[i + m.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+    })
+}
+
+/// Comments say why the code is as it is now; an issue number is history, which belongs in
+/// commits. No `issue N` in any crate's `src`.
+#[test]
+fn sources_name_no_issue_numbers() {
+    assert!(names_an_issue("// (issue 11 §4)") && names_an_issue("/// Issue 17 item 2:"));
+    assert!(!names_an_issue("// an issue 'x'") && !names_an_issue("// tissue 3"));
+    let files = source_files(&["src"]);
+    let hits: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| names_an_issue(l))
+                .map(|(i, l)| format!("{}:{}: {}", f.display(), i + 1, l.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(hits.is_empty(), "issue numbers in sources: {hits:#?}");
 }

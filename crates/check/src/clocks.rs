@@ -14,8 +14,8 @@ pub fn key_expired(wall: WallTime, deadline: WallTime) -> bool {
 
 /// Every node's clocks over true time (ns), rebuilt from its initial [`ClockConfig`] (the
 /// record's `clocks`) and the `ClockStep` / `SetDrift` faults applied to it, replayed in order
-/// with [`LocalClock`] as the engine applies them (DESIGN.md, "Clocks": `wall(t) = offset +
-/// mono(t) + sum of steps so far`; a step moves the wall clock only). A fault at true time `t`
+/// with [`LocalClock`] as the engine applies them (docs/design.md, "Clocks": `wall(t) =
+/// wall_clock_start + offset + mono(t) + sum of steps so far`; a step moves the wall clock only). A fault at true time `t`
 /// is in effect at `t`. A node the record does not know reads true time.
 ///
 /// Used by the checkers for Redis key expiry ([`key_expired`], `Truth`(crate::Truth)) and by the charts

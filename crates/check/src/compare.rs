@@ -1,4 +1,4 @@
-//! What one run of a lock design shows, for `splitbrain compare` (issue 12 §3): the seed's
+//! What one run of a lock design shows, for `splitbrain compare`: the seed's
 //! "choose a design" question as data. Pure functions of a [`RunRecord`], independent of the
 //! invariants the scenario file happens to check, so every design is measured the same way.
 //!
@@ -293,8 +293,8 @@ mod tests {
         assert_eq!(s.lock_messages, 6);
     }
 
-    /// Regression: a second pause of the paused holder within the first (no effect: the
-    /// engine keeps the later end) counted as a second failure with its own takeover time.
+    /// A second pause of the paused holder within the first (no effect: the engine keeps the
+    /// later end) is no second failure with its own takeover time.
     #[test]
     fn a_pause_without_effect_is_no_second_failure() {
         let mut r = paused_holder(true);

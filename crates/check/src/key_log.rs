@@ -1,5 +1,5 @@
 //! [`KeyLog`]: the Redis instances' key reports of a run that is only checked, kept compactly
-//! beside its record (issue 11 §4, memory flat in run length).
+//! beside its record (so its memory stays flat in run length).
 //!
 //! A Redis lock run reports a `RedisKeySet` on every instance an acquisition reaches and a
 //! `RedisKeyDeleted` on every one its release reaches: lesson 15 run for 3,000 s keeps 13,709

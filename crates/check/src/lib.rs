@@ -57,11 +57,6 @@ pub use verdict::{
     Violation,
 };
 
-/// Judges one invariant.
-pub fn check_one(record: &RunRecord, invariant: &Invariant) -> Verdict {
-    check_in(&invariants::Shared::new(record), invariant)
-}
-
 /// Judges one invariant, with what it derives from the record shared with the other
 /// invariants of the same check; each violation's times are written in one format
 /// ([`Violation::with_uniform_times`]).

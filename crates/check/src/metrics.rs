@@ -199,7 +199,7 @@ pub(crate) fn metrics_with<'r>(record: &'r RunRecord, no_valid_hold_ns: Option<u
     let acquisitions = count("lock_acquired", &|o| matches!(o, Obs::LockAcquired { .. }));
     let no_believed_holder_ns = has_locks(record).then(|| {
         // The lock beliefs' spans, each as it closes: no list of the beliefs, nor a copy of
-        // the lock name per belief (issue 11 §4).
+        // the lock name per belief.
         let mut spans: Vec<(SimTime, SimTime)> = Vec::new();
         let held = |o: &'r Obs| match o {
             Obs::LockAcquired { lock, .. } => Some(Change::Start(lock.as_str())),
@@ -306,9 +306,9 @@ mod tests {
         );
     }
 
-    /// Regression: n5 (leader) was paused, n4 claimed at 2.25 s, n5 crashed at 3.5 s and
-    /// claimed again at 4 s after its restart; the metric said "n5 took over after 0.500 s"
-    /// beside "time with no leader 0.000 s". n4 already led at the crash.
+    /// n5 (leader) is paused, n4 claims at 2.25 s, n5 crashes at 3.5 s and claims again at
+    /// 4 s after its restart: n4 already led at the crash, so there is no takeover after
+    /// 0.500 s to report beside "time with no leader 0.000 s".
     #[test]
     fn a_leader_already_in_office_at_the_crash_took_over_after_zero() {
         let r = Builder::new(&[("n4", Bully), ("n5", Bully)])
@@ -403,10 +403,10 @@ mod tests {
         assert_eq!(m.first_leader_ns, None);
     }
 
-    /// Regression (lesson 06: 23.0 s "with no lock holder" against 28.0 s with no grant): the
-    /// lock's free time was measured from the clients' beliefs, which outlive a grant (a
-    /// paused holder believes on after its lease expired) and start after it. It is measured
-    /// from the service's grants now; the belief figure is named as such.
+    /// The lock's free time is measured from the service's grants, not from the clients'
+    /// beliefs, which outlive a grant (a paused holder believes on after its lease expired)
+    /// and start after it (lesson 06: 28.0 s with no grant, 23.0 s with no believed holder);
+    /// the belief figure is named as such.
     #[test]
     fn free_time_is_measured_from_the_servers_holds_not_beliefs() {
         let acq = |lock: &str| Obs::LockAcquired {

@@ -1,5 +1,5 @@
-//! [`ObsNeeds`]: which observations a run that is only checked must keep (issue 11 §4,
-//! memory flat in run length).
+//! [`ObsNeeds`]: which observations a run that is only checked must keep (so its
+//! memory stays flat in run length).
 //!
 //! A lock client reports every attempt: `LockRequested`, then `LockFailed` with a reason in
 //! words, until one succeeds; a worker reports a `ValidityChecked` before each write. In a

@@ -1,11 +1,11 @@
 //! Which hold a write was sent under. A write belongs to the hold its writer had when it
 //! SENT it, not to whatever the writer holds when the storage accepts it: a write delayed in
-//! flight across a re-acquisition is still a write of the old hold (issue 17, item 2).
+//! flight across a re-acquisition is still a write of the old hold.
 //!
 //! The storage's `WriteAccepted { writer, req }` names the writer's `WriteSent { req }`; the
 //! hold is the writer's latest `LockAcquired` before that send (else its latest
 //! `LeaderClaim`: a lease-based leader writes under its term). Without the link (a record
-//! built by hand, a trace written before `req` existed), a fencing token names the hold (the
+//! built by hand, a trace whose writes carry no `req`), a fencing token names the hold (the
 //! writer's latest acquisition, or claim, with that token); failing both, the writer's latest
 //! acquisition before the acceptance.
 
@@ -65,7 +65,7 @@ pub(crate) struct SentUnder {
     acquired: PerNode,
     claimed: PerNode,
     /// `WriteSent`s as `(writer, request id, index)`, sorted: one list, not a list per
-    /// request (issue 11 §4: a long run sends thousands).
+    /// request (a long run sends thousands).
     sent: Vec<(NodeId, u64, usize)>,
 }
 

@@ -1,6 +1,6 @@
 //! What to check: the [`Invariant`] names of the scenario format and a [`CheckSpec`].
 //!
-//! Names are part of the scenario format (DESIGN.md, "Invariants"): `single_leader`,
+//! Names are part of the scenario format (docs/design.md, "Invariants"): `single_leader`,
 //! `eventual_leader`, `exclusive_holders`, `holder_writes_only`, `no_two_accepted_writers`,
 //! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`, `validity_within_truth`,
 //! `single_leader_per_term`, `state_machine_safety`. Parameterised invariants

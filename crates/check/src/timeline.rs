@@ -137,7 +137,7 @@ pub(crate) enum End {
 
 /// A node's belief about itself over `[from, to)`: leadership (`key` empty) or holding the
 /// lock `key` (a `String`, or a `&str` borrowed from the record's observations where a long
-/// run's beliefs must not each own a copy of the lock name: issue 11 §4).
+/// run's beliefs must not each own a copy of the lock name).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Belief<K = String> {
     pub node: NodeId,
@@ -164,7 +164,7 @@ pub(crate) fn beliefs<'a, K: Ord + Clone + Default>(
     let mut out = Vec::new();
     for_each_belief(record, classify, |b| out.push(b));
     // Each belief starts at its own observation, so `(from, start)` tells any two apart: an
-    // unstable sort gives the stable sort's order without its scratch list (issue 11 §4).
+    // unstable sort gives the stable sort's order without its scratch list.
     out.sort_unstable_by_key(|b| (b.from, b.start));
     out
 }
@@ -405,7 +405,7 @@ fn fmt_step(delta_ns: i64) -> String {
 }
 
 /// The parts that are present, in parentheses after a space (` (token 33, job 1)`), or
-/// nothing: an absent token or job is left out rather than told as `none` (issue 16).
+/// nothing: an absent token or job is left out rather than told as `none`.
 fn parts(items: &[(&str, Option<String>)]) -> String {
     let present: Vec<String> = items
         .iter()
@@ -959,9 +959,9 @@ pub(crate) fn describe_faults(
 mod describe_tests {
     use super::describe;
 
-    /// Regression: a violation's causes listed "n5 crashed at 7.500 s" and "n5 was paused
-    /// 7.800 s to 8.800 s" while the summary noted that both had no effect (n5 was already
-    /// down). A fault that changed nothing is no cause: left out, and noted apart only.
+    /// A fault that changed nothing is no cause: "n5 crashed at 7.500 s" and "n5 was paused
+    /// 7.800 s to 8.800 s", both with no effect (n5 was already down), are left out of a
+    /// violation's causes and noted apart only.
     #[test]
     fn faults_without_effect_are_not_listed_as_causes() {
         use super::{describe_faults, faults_without_effect, FaultStart};
@@ -996,13 +996,11 @@ mod describe_tests {
             ]
         );
     }
-    /// Regression: with n5 paused 2 s for 5 s, paused again 3 s for 1 s, crashed at 3.5 s
-    /// and restarted at 4 s, the causes said "n5 was paused 2.000 s to 7.000 s" (the crash
-    /// ended the pause at 3.5 s, as the engine does) and listed the pause at 3 s, which
-    /// changed nothing (n5 was paused until 7 s already; the engine keeps the later end).
-    /// Regression (new-user pass): the pause at 5.5 s, which extends the one at 5 s, was told
-    /// as a pause of its own ("5.000 s to 6.000 s", "5.500 s to 6.500 s"): n5 was stopped
-    /// from 5 s to 6.5 s, one stop.
+    /// Pauses are told as the engine applied them. With n5 paused 2 s for 5 s, paused again
+    /// 3 s for 1 s, crashed at 3.5 s and restarted at 4 s, the pause ran 2 s to 3.5 s (the
+    /// crash ends it), and the pause at 3 s changed nothing (n5 was paused until 7 s already;
+    /// the engine keeps the later end). The pause at 5.5 s, which extends the one at 5 s, is
+    /// one stop with it, 5 s to 6.5 s, not a pause of its own.
     #[test]
     fn a_pause_cut_short_by_a_crash_ends_at_the_crash() {
         use super::{describe_faults, faults_without_effect, FaultStart};
@@ -1033,8 +1031,8 @@ mod describe_tests {
         );
     }
 
-    /// Regression: a heal with no network rule in force (the engine clears an empty list) and
-    /// a partition heal of a partition not in force changed nothing but were not noted.
+    /// A heal with no network rule in force (the engine clears an empty list) and a partition
+    /// heal of a partition not in force change nothing, and are noted so.
     #[test]
     fn a_heal_with_nothing_to_heal_has_no_effect() {
         use super::{faults_without_effect, FaultStart};
@@ -1069,10 +1067,10 @@ mod describe_tests {
             ]
         );
     }
-    /// Regression: a wall clock step of 0 s, a drift change to the drift in force, a loss
-    /// change to the loss every link has and a second partition or block equal to one in
-    /// force changed nothing but counted as faults: lesson 01 with a 0 s clock step at 9.6 s
-    /// made `eventual_leader` inconclusive (the step was its "last fault").
+    /// A wall clock step of 0 s, a drift change to the drift in force, a loss change to the
+    /// loss every link has and a second partition or block equal to one in force change
+    /// nothing and count as no fault: lesson 01 with a 0 s clock step at 9.6 s must not make
+    /// `eventual_leader` inconclusive (the step is not its "last fault").
     #[test]
     fn changes_to_what_is_in_force_have_no_effect() {
         use super::{applied, faults_without_effect, FaultStart};
@@ -1172,8 +1170,8 @@ mod describe_tests {
     use splitbrain_engine::{Fault, NetRule};
     use splitbrain_protocols::Obs;
 
-    /// Regression (issue 16): evidence told `job none` and `token none` for writes without a
-    /// job or a token, and `valid=true, remaining N ns` for a validity check.
+    /// Evidence leaves out an absent job or token (never `job none`, `token none`) and tells
+    /// a validity check in words, not as `valid=true, remaining N ns`.
     #[test]
     fn absent_tokens_and_jobs_are_left_out_of_evidence() {
         let rec = Builder::new(&[("client-1", Worker), ("storage", Storage)]).build();

@@ -79,7 +79,7 @@ mod tests {
         }
     }
 
-    /// Issue 10 section 3: nothing accepted, nothing claimed, nothing acquired are vacuous;
+    /// Nothing accepted, nothing claimed, nothing acquired are vacuous;
     /// a write without a job id leaves `exactly_once_effects` vacuous.
     #[test]
     fn missing_premises_are_named() {
@@ -119,9 +119,9 @@ mod tests {
         assert_eq!(vacuous(&jobs, &Invariant::FencingMonotonic), None);
     }
 
-    /// A user's report: lesson 08 with its only Redis instance crashed at 1 ns held
-    /// `lock_progress` with no note, though no lock was ever acquired (the definition excuses
-    /// time without a lock server majority). Without an acquisition the pass is vacuous.
+    /// Lesson 08 with its only Redis instance crashed at 1 ns acquires no lock, and
+    /// `lock_progress` holds only because the definition excuses time without a lock server
+    /// majority: without an acquisition the pass is vacuous, and says why.
     #[test]
     fn lock_progress_without_any_acquisition_is_vacuous() {
         let requested = Obs::LockRequested {

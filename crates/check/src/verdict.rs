@@ -322,8 +322,8 @@ mod window_tests {
     use super::fmt_window;
     use splitbrain_engine::SimTime;
 
-    /// Regression (issue 16): lesson 03 printed `2.252760180 s – 6.001600041 s` (ns) where
-    /// other lessons print `10.020 s – 12.023 s` (ms): one style now, finer only when needed.
+    /// Windows print in one style, milliseconds (`10.020 s – 12.023 s`), finer only where
+    /// two instants would print alike (not `2.252760180 s – 6.001600041 s`).
     #[test]
     fn windows_print_in_one_unit_style() {
         assert_eq!(
@@ -374,8 +374,8 @@ mod uniform_time_tests {
         }
     }
 
-    /// Regression (new-user pass): lesson 12 wrote "acquired at 0.002 s after ... acquired
-    /// at 10.057893226 s", and its evidence column `0.002 s` beside `10.057893226 s`.
+    /// A violation's times share one format in its summary and evidence: never "acquired at
+    /// 0.002 s after ... acquired at 10.057893226 s", nor `0.002 s` beside `10.057893226 s`.
     #[test]
     fn a_violation_writes_every_time_with_one_number_of_decimals() {
         let v = violation(

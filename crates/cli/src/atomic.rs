@@ -1,7 +1,7 @@
 //! Output files are written to a temporary file beside the target and renamed into place, so
 //! an interrupted run never leaves a half-written file. The temporary files being written are
 //! listed, so an interrupt (Ctrl-C, SIGTERM, SIGHUP) removes them before the process exits
-//! ([`remove_unfinished_on_interrupt`]); a killed sweep used to leave a `.splitbrain-*.tmp`.
+//! ([`remove_unfinished_on_interrupt`]): an interrupted sweep leaves no `.splitbrain-*.tmp`.
 
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -329,7 +329,7 @@ fn identity(path: &Path) -> PathBuf {
 
 /// Whether `a` and `b` name one file: the same [`identity`], or (both existing) the same
 /// device and inode, so a hard link to a file is that file (`run s.json --trace hard.jsonl`,
-/// with `hard.jsonl` a hard link to `s.json`, was not refused).
+/// with `hard.jsonl` a hard link to `s.json`, is refused as writing onto its input).
 fn same_file(a: &Path, b: &Path) -> bool {
     if identity(a) == identity(b) {
         return true;

@@ -155,7 +155,7 @@ pub fn run(a: ChartArgs) -> Result<u8> {
     let window = lesson_window(&saved.header.scenario);
     write_chart(&model, &a.draw, window, &a.out)
         .with_context(|| format!("drawing {}", a.out.display()))?;
-    println!(
+    outln!(
         "chart     {} ({} seed {}, {} events)",
         a.out.display(),
         saved.header.name,

@@ -1,6 +1,7 @@
 //! `splitbrain check PATH...`: every scenario under the paths against its expectation.
 
 use crate::exit;
+use crate::junit::{render, Case, Outcome};
 use anyhow::Result;
 use clap::Args;
 use splitbrain_scenario::sweep::{judge_rates, rate_seeds, run_jobs, seeds_of, Job};
@@ -13,6 +14,10 @@ pub struct CheckArgs {
     /// Scenario files or folders (searched recursively for *.json).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    /// Also write a JUnit XML report here, one test case per scenario file, for CI systems
+    /// (written whole or not at all; no timings, so the same files give the same bytes)
+    #[arg(long, value_name = "report.xml")]
+    pub junit: Option<PathBuf>,
 }
 
 /// Whether `p` is a comparison manifest (`*.compare.json`), not a scenario.
@@ -171,9 +176,10 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<ScenarioFiles> {
 }
 
 /// Checks a file with `expect_rate` by the sweep it names (`rate_seeds`): every run must
-/// match the file's `expect` and every rate its bounds. Prints one line (and one per rate);
-/// returns (matched, some run hit a bound).
-fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
+/// match the file's `expect` and every rate its bounds. Returns (matched, some run hit a
+/// bound, what to print: one line, and one per rate).
+fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool, String)> {
+    use std::fmt::Write;
     let range = rate_seeds(&plan.scenario);
     let jobs: Vec<Job> = seeds_of(range, None)
         .into_iter()
@@ -200,15 +206,17 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
     } else {
         "MISMATCH"
     };
-    println!(
+    let mut text = String::new();
+    writeln!(
+        text,
         "{status}  {}  [sweep {range}: {matched} of {} runs matched]",
         f.display(),
         lines.len()
-    );
+    )?;
     for j in &rates {
-        println!("          rate {j}");
+        writeln!(text, "          rate {j}")?;
         for w in j.warnings() {
-            println!("               {w}");
+            writeln!(text, "               {w}")?;
         }
     }
     if matched < lines.len() {
@@ -224,9 +232,13 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool)> {
                 )
             })
             .collect();
-        println!("          runs not as expected, e.g.: {}", first.join("; "));
+        writeln!(
+            text,
+            "          runs not as expected, e.g.: {}",
+            first.join("; ")
+        )?;
     }
-    Ok((all && !bounded, bounded))
+    Ok((all && !bounded, bounded, text))
 }
 
 /// Runs `check`.
@@ -236,25 +248,54 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         skipped,
         not_regular,
     } = scenario_files(&a.paths)?;
+    let junit = match &a.junit {
+        Some(path) => {
+            let inputs: Vec<(&str, &Path)> =
+                files.iter().map(|f| ("a scenario", f.as_path())).collect();
+            crate::atomic::check_distinct(&inputs, &[("--junit", path)])?;
+            Some(crate::atomic::AtomicFile::create(path)?)
+        }
+        None => None,
+    };
+    let mut cases: Vec<Case> = Vec::new();
+    // Printed as each file is judged; a closed stdout ends the command (`main` maps it).
+    let mut case = |name: &Path, outcome: Outcome, text: String| -> std::io::Result<()> {
+        std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
+        cases.push(Case {
+            name: name.display().to_string(),
+            outcome,
+            text: text.trim_end().to_string(),
+        });
+        Ok(())
+    };
     for (f, what) in &skipped {
-        println!("skipped   {}  [{what}: not a scenario]", f.display());
+        let text = format!("skipped   {}  [{what}: not a scenario]\n", f.display());
+        case(f, Outcome::Skipped, text)?;
     }
     let (mut ok, mut bad, mut invalid, mut bounded) = (0, 0, 0, 0);
     for (f, why) in &not_regular {
-        println!("INVALID   {}\n{why}", f.display());
+        case(
+            f,
+            Outcome::Invalid,
+            format!("INVALID   {}\n{why}\n", f.display()),
+        )?;
         invalid += 1;
     }
     for f in &files {
         let plan = match load_file(f) {
             Ok(p) => p,
             Err(e) => {
-                println!("INVALID   {}\n{e}", f.display());
+                case(
+                    f,
+                    Outcome::Invalid,
+                    format!("INVALID   {}\n{e}\n", f.display()),
+                )?;
                 invalid += 1;
                 continue;
             }
         };
         if !plan.scenario.expect_rate.is_empty() {
-            let (matched, was_bounded) = check_rates(f, &plan)?;
+            let (matched, was_bounded, text) = check_rates(f, &plan)?;
             if matched {
                 ok += 1;
             } else {
@@ -263,6 +304,12 @@ pub fn run(a: CheckArgs) -> Result<u8> {
             if was_bounded {
                 bounded += 1;
             }
+            let outcome = match (was_bounded, matched) {
+                (true, _) => Outcome::Bound,
+                (false, true) => Outcome::Passed,
+                (false, false) => Outcome::Failed,
+            };
+            case(f, outcome, text)?;
             continue;
         }
         let r = execute_keeping(&plan, plan.scenario.seed, None, Keep::Checked)?;
@@ -294,21 +341,32 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         if r.bound.is_some() {
             bounded += 1;
         }
-        println!("{status}  {}  [{}]", f.display(), detail.join(", "));
+        let mut text = format!("{status}  {}  [{}]\n", f.display(), detail.join(", "));
         if let Some(b) = &r.bound {
-            println!("          {b}");
+            text.push_str(&format!("          {b}\n"));
         }
         for u in &r.untriggered {
-            println!("          {u}");
+            text.push_str(&format!("          {u}\n"));
         }
+        let outcome = if r.bound.is_some() {
+            Outcome::Bound
+        } else if r.matches() {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        };
+        case(f, outcome, text)?;
+    }
+    if let Some(out) = junit {
+        crate::atomic::finish(out, &render(&cases)?)?;
     }
     // Skipped files are counted where CI reads the outcome, not only listed above.
     match skipped.len() {
-        0 => println!("{ok} passed, {bad} failed"),
-        n => println!("{ok} passed, {bad} failed, {n} skipped (not scenarios)"),
+        0 => outln!("{ok} passed, {bad} failed"),
+        n => outln!("{ok} passed, {bad} failed, {n} skipped (not scenarios)"),
     }
     if invalid > 0 {
-        println!("{invalid} invalid scenario file(s)");
+        outln!("{invalid} invalid scenario file(s)");
         return Ok(exit::BAD_INPUT);
     }
     Ok(if bounded > 0 {

@@ -217,13 +217,13 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     };
     let seeds = s.seeds;
     let runs = seeds.len() * s.designs.len() as u64;
-    println!(
+    outln!(
         "compare   {} designs over seeds {seeds} ({runs} runs, {threads} {})",
         s.designs.len(),
         if threads == 1 { "job" } else { "jobs" }
     );
     for d in &s.designs {
-        println!("  {:<24} {}", d.label, d.file);
+        outln!("  {:<24} {}", d.label, d.file);
     }
     let done = AtomicU64::new(0);
     let on_done = || {
@@ -239,13 +239,13 @@ pub fn run(a: CompareArgs) -> Result<u8> {
         &on_done,
     )
     .context("a run failed")?;
-    println!();
-    print!("{}", compare_text(&table));
-    println!();
-    println!("{}", table.intervals);
+    outln!();
+    out!("{}", compare_text(&table));
+    outln!();
+    outln!("{}", table.intervals);
     let bounded: u64 = table.rows.iter().map(|r| r.bounded).sum();
     if bounded > 0 {
-        println!(
+        outln!(
             "bound     {bounded} runs stopped at their event or time bound: they feed no time, \
              count or ratio, and a rate only by a failure they showed"
         );
@@ -275,7 +275,7 @@ pub fn run(a: CompareArgs) -> Result<u8> {
         finish(next(), &render_compare(&table, &s.title, ChartFormat::Svg)?)?;
         finish(next(), &render_compare(&table, &s.title, ChartFormat::Png)?)?;
         for n in &names {
-            println!("wrote     {}", n.display());
+            outln!("wrote     {}", n.display());
         }
     }
     Ok(if bounded > 0 { exit::BOUND } else { exit::OK })

@@ -1,4 +1,4 @@
-//! `splitbrain coverage DIR --seeds A..B -o REPORT.md`: measures the checkers (issue 10 §6).
+//! `splitbrain coverage DIR --seeds A..B -o REPORT.md`: measures the checkers.
 //! Sweeps every design of a coverage folder (`safe/`: must show no violation; `planted/`:
 //! some invariant must catch it in at least 1% of seeds) and writes the markdown report,
 //! the same bytes for any `--jobs`. Exit 0 if every design passes, 1 if not.
@@ -99,9 +99,9 @@ pub fn run(a: CoverageArgs) -> Result<u8> {
             ),
         };
         let verdict = if r.passes() { "ok" } else { "FAIL" };
-        println!("{verdict:<5} {:<44} {what}", r.design.file);
+        outln!("{verdict:<5} {:<44} {what}", r.design.file);
         ok &= r.passes();
     }
-    println!("wrote {}", a.out.display());
+    outln!("wrote {}", a.out.display());
     Ok(if ok { exit::OK } else { exit::MISMATCH })
 }

@@ -46,7 +46,7 @@ pub fn run(a: ExportArgs) -> Result<u8> {
     };
     write_atomic(&a.out, text.as_bytes())
         .with_context(|| format!("writing {}", a.out.display()))?;
-    println!(
+    outln!(
         "export    {} ({}, {} seed {})",
         a.out.display(),
         match a.format {

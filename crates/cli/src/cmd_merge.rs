@@ -46,7 +46,7 @@ pub fn run(a: MergeArgs) -> Result<u8> {
     let out = a.out.display().to_string();
     let parsed = parse_results(&out, &merged).map_err(|e| exit::BadInput(e.to_string()))?;
     write_atomic(&a.out, merged.as_bytes())?;
-    println!(
+    outln!(
         "merged    {}: {} of {} (seeds {}) -> {out}",
         splitbrain_report::summary::plural(inputs.len(), "file"),
         splitbrain_report::summary::plural(parsed.lines.len(), "run"),
@@ -60,13 +60,13 @@ pub fn run(a: MergeArgs) -> Result<u8> {
     for v in &values {
         let mine: Vec<_> = parsed.lines.iter().filter(|l| &l.value == v).collect();
         if let (Some(val), Some(vary)) = (v, &parsed.header.vary) {
-            println!("{} = {val}", vary.path);
+            outln!("{} = {val}", vary.path);
         }
         for s in invariant_stats(&mine, 0) {
             let ci = s.ci.map_or("n/a".to_string(), |(lo, hi)| {
                 format!("[{}, {}]", pct_or_na(Some(lo)), pct_or_na(Some(hi)))
             });
-            println!(
+            outln!(
                 "  {:<26}{:>16}  {:>8}  {ci}{}",
                 s.name,
                 format!("{}/{}", s.violated, s.decided()),

@@ -30,18 +30,19 @@ pub fn run(a: ReplayArgs) -> Result<u8> {
         Err(ReplayError::Io(e)) => return Err(e.into()),
         Err(e) => return Err(exit::BadInput(e.to_string()).into()),
     };
-    println!("replay    {file}: {} seed {}", r.header.name, r.header.seed);
+    outln!("replay    {file}: {} seed {}", r.header.name, r.header.seed);
     if let Some(v) = &r.other_version {
-        println!(
+        outln!(
             "note      written by splitbrain {v}, replayed by {} (same trace format)",
             env!("CARGO_PKG_VERSION")
         );
     }
     match &r.divergence {
         None => {
-            println!(
+            outln!(
                 "identical {} events, hash {:016x}",
-                r.replayed_events, r.hash
+                r.replayed_events,
+                r.hash
             );
             Ok(exit::OK)
         }
@@ -50,7 +51,7 @@ pub fn run(a: ReplayArgs) -> Result<u8> {
             first,
             second,
         }) => {
-            println!(
+            outln!(
                 "DIVERGES  at event {index} (line {} of the file); the file has {} events, the replay {}",
                 index + 2,
                 r.recorded_events,
@@ -62,12 +63,12 @@ pub fn run(a: ReplayArgs) -> Result<u8> {
                     splitbrain_scenario::error::cut_chars(l, SHOWN_CHARS)
                 })
             };
-            println!("  trace:   {}", show(first));
-            println!("  replay:  {}", show(second));
+            outln!("  trace:   {}", show(first));
+            outln!("  replay:  {}", show(second));
             Ok(exit::MISMATCH)
         }
         Some(other) => {
-            println!("DIVERGES  {other}");
+            outln!("DIVERGES  {other}");
             Ok(exit::MISMATCH)
         }
     }

@@ -175,7 +175,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         return Err(BadInput(why.clone()).into());
     }
     for (f, what) in &skipped {
-        println!("skipped   {}  [{what}: not a scenario]", f.display());
+        outln!("skipped   {}  [{what}: not a scenario]", f.display());
     }
     if files.is_empty() {
         return Err(BadInput("no scenario files (*.json) under the given paths".into()).into());
@@ -270,7 +270,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         all_ok &= result.matches();
         // A run stopped at a bound is BOUND (exit 3), as `check` and `run` say it.
         bounded |= result.bound.is_some();
-        println!(
+        outln!(
             "{}  {}  ->  {}",
             if result.bound.is_some() {
                 "BOUND   "
@@ -283,7 +283,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
             slash(&a.out.join(&md_name))
         );
         if let Some(b) = &result.bound {
-            println!("          {b}");
+            outln!("          {b}");
         }
         let mut row = IndexRow::of(&result, lesson, md_name, svg_name);
         row.view = Some(html_name);
@@ -305,7 +305,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         index.push_str(&comparisons.join(""));
     }
     write_atomic(&a.out.join("README.md"), index.as_bytes())?;
-    println!("index     {}", slash(&a.out.join("README.md")));
+    outln!("index     {}", slash(&a.out.join("README.md")));
     Ok(if bounded {
         crate::exit::BOUND
     } else if all_ok {
@@ -361,7 +361,7 @@ fn write_comparisons(
             },
         );
         write_atomic(&a.out.join(&md_name), page.as_bytes())?;
-        println!(
+        outln!(
             "compare   {manifest_arg}  ->  {}",
             slash(&a.out.join(&md_name))
         );

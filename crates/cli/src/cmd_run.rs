@@ -54,7 +54,7 @@ pub struct RunArgs {
 
 /// Refuses drawing flags that nothing would use: `--from`/`--to` without `--chart` or
 /// `--view`, `--clocks`/`--no-messages`/`--hide` without `--chart` (`--hide` also serves
-/// `--narrate`) (they were silently ignored).
+/// `--narrate`), rather than ignore them without a word.
 fn unused_drawing_flags(a: &RunArgs) -> Result<()> {
     let d = &a.draw;
     let unused = |flag: &str, used_by: &str| -> Result<()> {
@@ -173,7 +173,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
     }
 
     if a.json {
-        println!("{}", summary_json(&result, &file));
+        outln!("{}", summary_json(&result, &file));
     } else {
         if a.narrate {
             let events = result
@@ -187,14 +187,14 @@ pub fn run(a: RunArgs) -> Result<u8> {
                 start: splitbrain_check::FaultStart::of(&result.record),
                 ..Default::default()
             };
-            println!("{}", narrate(&result.record.names, events, &opts));
+            outln!("{}", narrate(&result.record.names, events, &opts));
         }
-        print!(
+        out!(
             "{}",
             summary_text(&result, &file, plan.scenario.lesson.as_deref())
         );
         if let Some(t) = &result.trace {
-            println!("trace     {} records, hash {:016x}", t.events, t.hash);
+            outln!("trace     {} records, hash {:016x}", t.events, t.hash);
         }
     }
     Ok(if result.bound.is_some() {

@@ -98,17 +98,21 @@ pub fn run(a: ShrinkArgs) -> Result<u8> {
         }
         Err(e) => return Err(exit::BadInput(e.to_string()).into()),
     };
-    println!(
+    outln!(
         "shrink    {file} seed {seed}: keeping {} violated",
         s.invariant
     );
-    println!(
+    outln!(
         "{:<10}{:<24}{:>6}  {:>12}  {:>8}",
-        "", "faults", "nodes", "duration", "events"
+        "",
+        "faults",
+        "nodes",
+        "duration",
+        "events"
     );
-    println!("{}", size_row("before", &s.before, Some(s.nemesis_faults)));
-    println!("{}", size_row("after", &s.after, None));
-    println!(
+    outln!("{}", size_row("before", &s.before, Some(s.nemesis_faults)));
+    outln!("{}", size_row("after", &s.after, None));
+    outln!(
         "runs      {} of {}{}",
         s.runs,
         a.max_runs,
@@ -118,23 +122,23 @@ pub fn run(a: ShrinkArgs) -> Result<u8> {
             " (no candidate left to try)"
         }
     );
-    println!("faults before (the nemesis draws made explicit):");
-    print!("{}", fault_lines(&explicit(&plan, seed).faults));
-    println!("faults after:");
-    print!("{}", fault_lines(&s.scenario.faults));
-    println!("verified  the result violates {}", s.invariant);
+    outln!("faults before (the nemesis draws made explicit):");
+    out!("{}", fault_lines(&explicit(&plan, seed).faults));
+    outln!("faults after:");
+    out!("{}", fault_lines(&s.scenario.faults));
+    outln!("verified  the result violates {}", s.invariant);
     match &a.out {
         Some(out) => {
             write_atomic(out, s.text.as_bytes())?;
-            println!("wrote     {}", out.display());
-            println!(
+            outln!("wrote     {}", out.display());
+            outln!(
                 "reproduce splitbrain run {}",
                 splitbrain_scenario::vary::shell_word(&out.display().to_string())
             );
         }
         None => {
-            println!();
-            print!("{}", s.text);
+            outln!();
+            out!("{}", s.text);
         }
     }
     Ok(exit::OK)

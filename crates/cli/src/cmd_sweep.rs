@@ -22,7 +22,7 @@ use splitbrain_scenario::threshold::{bisect, Probe, Search};
 use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
 use splitbrain_scenario::{load_str, Plan};
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -104,17 +104,19 @@ fn pct(x: f64) -> String {
 }
 
 /// Prints the per-invariant table of one set of runs.
-fn print_stats(stats: &[InvariantStats], repro: &dyn Fn(u64) -> String) {
-    println!(
+fn print_stats(stats: &[InvariantStats], repro: &dyn Fn(u64) -> String) -> Result<()> {
+    outln!(
         "  {:<26}{:>16}  {:>8}  95% CI",
-        "invariant", "violated", "rate"
+        "invariant",
+        "violated",
+        "rate"
     );
     for s in stats {
         // The rate is over the runs that decided (`violation_rate`): n/a when none did.
         let ci = s.ci.map_or("n/a".to_string(), |(lo, hi)| {
             format!("[{}, {}]", pct(lo), pct(hi))
         });
-        println!(
+        outln!(
             "  {:<26}{:>16}  {:>8}  {ci}{}",
             s.name,
             format!("{}/{}", s.violated, s.decided()),
@@ -122,12 +124,13 @@ fn print_stats(stats: &[InvariantStats], repro: &dyn Fn(u64) -> String) {
             s.notes(),
         );
         for seed in &s.first_seeds {
-            println!("      seed {seed:<8} {}", repro(*seed));
+            outln!("      seed {seed:<8} {}", repro(*seed));
         }
         if s.violated > s.first_seeds.len() as u64 {
-            println!("      ... {} more", s.violated - s.first_seeds.len() as u64);
+            outln!("      ... {} more", s.violated - s.first_seeds.len() as u64);
         }
     }
+    Ok(())
 }
 
 fn progress(total: u64) -> (ProgressBar, bool) {
@@ -248,8 +251,8 @@ fn find_threshold(
         }];
         plan_with(file, src, &set).map_err(|e| exit::BadInput(e.to_string()))?;
     }
-    println!("sweep     {} ({file})", base.scenario.name);
-    println!(
+    outln!("sweep     {} ({file})", base.scenario.name);
+    outln!(
         "search    {} in {}..{} for P({invariant} violated) = {} over seeds {} ({}, {})",
         search.path,
         search.lo.text(),
@@ -259,6 +262,7 @@ fn find_threshold(
         plural(seeds.len(), "seed"),
         plural(threads, "job")
     );
+    let mut stdout_error: Option<std::io::Error> = None;
     let mut measure = |value: &str| -> Result<(u64, u64), String> {
         let set = [Setting {
             path: search.path.clone(),
@@ -286,7 +290,7 @@ fn find_threshold(
         let runs = violated + count(splitbrain_check::Outcome::Holds);
         let inconclusive = count(splitbrain_check::Outcome::Inconclusive);
         let rate = violation_rate(violated, runs);
-        println!(
+        let line = format!(
             "  probe   {:<14} {:>12}  {:>8}  {}{}",
             value,
             format!("{violated}/{runs}"),
@@ -302,6 +306,13 @@ fn find_threshold(
                 String::new()
             }
         );
+        // A probe's error is a string (bisect's); a closed stdout is kept aside to end the
+        // command as one.
+        if let Err(e) = writeln!(std::io::stdout(), "{line}") {
+            let message = e.to_string();
+            stdout_error = Some(e);
+            return Err(message);
+        }
         if runs == 0 {
             return Err(format!(
                 "at {value} no run decided {invariant} ({inconclusive} inconclusive): no rate to compare with the level"
@@ -309,8 +320,11 @@ fn find_threshold(
         }
         Ok((violated, runs))
     };
-    let result = bisect(search, level, a.steps.unwrap_or(8), &mut measure)
-        .map_err(|e| anyhow::anyhow!("a probe failed: {e}"))?;
+    let result = bisect(search, level, a.steps.unwrap_or(8), &mut measure);
+    if let Some(e) = stdout_error {
+        return Err(e.into());
+    }
+    let result = result.map_err(|e| anyhow::anyhow!("a probe failed: {e}"))?;
     let describe = |p: &Probe| {
         format!(
             "{} at {} [{}, {}]",
@@ -320,10 +334,10 @@ fn find_threshold(
             pct(p.ci.1)
         )
     };
-    println!();
+    outln!();
     match &result.bracket {
         Some((below, above)) => {
-            println!(
+            outln!(
                 "threshold {} crosses {} between {} and {} ({} probes)",
                 search.path,
                 pct(level),
@@ -331,13 +345,13 @@ fn find_threshold(
                 above.value.text(),
                 result.probes.len()
             );
-            println!("  below   {}", describe(below));
-            println!("  above   {}", describe(above));
+            outln!("  below   {}", describe(below));
+            outln!("  above   {}", describe(above));
             let unsure = [below, above]
                 .iter()
                 .any(|p| p.ci.0 <= level && level <= p.ci.1);
             if unsure {
-                println!(
+                outln!(
                     "  note    a 95% interval at an end contains the level: more --seeds would \
                      place the threshold surely"
                 );
@@ -346,14 +360,14 @@ fn find_threshold(
         }
         None => {
             let (lo, hi) = (&result.probes[0], &result.probes[1]);
-            println!(
+            outln!(
                 "threshold none: the rate does not cross {} between {} and {}",
                 pct(level),
                 search.lo.text(),
                 search.hi.text()
             );
-            println!("  low     {}", describe(lo));
-            println!("  high    {}", describe(hi));
+            outln!("  low     {}", describe(lo));
+            outln!("  high    {}", describe(hi));
             Ok(exit::MISMATCH)
         }
     }
@@ -482,15 +496,15 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     // No more threads than runs.
     let threads = threads.min(jobs.len().max(1));
 
-    println!("sweep     {} ({file})", base.scenario.name);
+    outln!("sweep     {} ({file})", base.scenario.name);
     match a.shard {
-        Some(s) => println!(
+        Some(s) => outln!(
             "seeds     {} shard {s}: {}, {}",
             a.seeds,
             plural(seeds.len(), "seed"),
             plural(threads, "job")
         ),
-        None => println!(
+        None => outln!(
             "seeds     {}: {}, {}",
             a.seeds,
             plural(seeds.len(), "seed"),
@@ -499,7 +513,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     }
     for v in &a.vary {
         // `|` between values: a value may hold ", " itself (`"x, y"` is one value).
-        println!("vary      {} = {}", v.path, v.values.join(" | "));
+        outln!("vary      {} = {}", v.path, v.values.join(" | "));
     }
 
     let (bar, on_terminal) = progress(total);
@@ -550,21 +564,21 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             .map(|(l, _)| l)
             .collect();
         let stats = invariant_stats(&mine, a.show);
-        println!();
+        outln!();
         let combo = &combos[i];
         if !combo.is_empty() {
             let words: Vec<String> = combo
                 .iter()
                 .map(|s| format!("{} = {}", s.path, s.value))
                 .collect();
-            println!("{}", words.join(", "));
+            outln!("{}", words.join(", "));
         }
         // A failing seed is reproduced by `run` with the varied values applied.
-        print_stats(&stats, &|seed| run_command(&file, seed, combo));
+        print_stats(&stats, &|seed| run_command(&file, seed, combo))?;
         for j in judge_rates(&plans[i].scenario, &mine) {
-            println!("  rate      {j}");
+            outln!("  rate      {j}");
             for w in j.warnings() {
-                println!("            {w}");
+                outln!("            {w}");
             }
             rates_ok &= j.ok;
         }
@@ -580,18 +594,18 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             .into_iter()
             .collect();
         let paths: Vec<&str> = a.vary.iter().map(|v| v.path.as_str()).collect();
-        println!();
-        println!("P(violation) by {}", paths.join(" \u{00d7} "));
+        outln!();
+        outln!("P(violation) by {}", paths.join(" \u{00d7} "));
         for p in &paths {
-            print!("  {p:<14}");
+            out!("  {p:<14}");
         }
         for n in &names {
-            print!("  {n:>26}");
+            out!("  {n:>26}");
         }
-        println!();
+        outln!();
         for (combo, stats) in combos.iter().zip(&per_value) {
             for (s, p) in combo.iter().zip(&paths) {
-                print!("  {:<w$}", s.value, w = p.len().max(14));
+                out!("  {:<w$}", s.value, w = p.len().max(14));
             }
             for n in &names {
                 let cell = stats
@@ -605,9 +619,9 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                             pct_or_na(s.rate)
                         }
                     });
-                print!("  {cell:>26}");
+                out!("  {cell:>26}");
             }
-            println!();
+            outln!();
         }
         if let (Some(f), Some(format)) = (chart_file, chart_format) {
             let series: Vec<RateSeries> = names
@@ -656,8 +670,8 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     let matched = lines.iter().filter(|l| l.matches).count();
     let bounded = lines.iter().filter(|l| l.bound.is_some()).count();
     let events: u64 = lines.iter().map(|l| l.sim_events).sum();
-    println!();
-    println!(
+    outln!();
+    outln!(
         "expected  {matched} of {total} runs matched the file's expectation{}",
         if bounded > 0 {
             format!("; {bounded} hit a bound")
@@ -665,17 +679,17 @@ pub fn run(a: SweepArgs) -> Result<u8> {
             String::new()
         }
     );
-    println!(
+    outln!(
         "speed     {total} {} in {secs:.2} s: {:.0} runs/s, {:.0} events/s ({threads} {})",
         if total == 1 { "run" } else { "runs" },
         total as f64 / secs.max(1e-9),
         events as f64 / secs.max(1e-9),
         if threads == 1 { "job" } else { "jobs" }
     );
-    // Name the bound(s) hit, and how to raise them, as `run` does (a user's report: the
-    // sweep said only "5 hit a bound").
+    // Name the bound(s) hit, and how to raise them, as `run` does (not only "5 hit a
+    // bound").
     for (limit, (count, first)) in bounds_hit(&lines) {
-        println!(
+        outln!(
             "bound     {count} {} hit {limit}; first, seed {}{}: {}",
             if count == 1 { "run" } else { "runs" },
             first.seed,
@@ -688,13 +702,13 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         );
     }
     if let Some(out) = &a.out {
-        println!("results   {}", out.display());
+        outln!("results   {}", out.display());
     }
     if let Some(chart) = &a.chart {
-        println!("chart     {}", chart.display());
+        outln!("chart     {}", chart.display());
     }
     if !rates_ok {
-        println!("rates     NOT as expected: a violation rate is outside the file's expect_rate");
+        outln!("rates     NOT as expected: a violation rate is outside the file's expect_rate");
     }
     Ok(if bounded > 0 {
         exit::BOUND

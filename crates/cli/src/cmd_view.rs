@@ -74,7 +74,7 @@ pub fn run(a: ViewArgs) -> Result<u8> {
         window(a.from, a.to)?.or_else(|| crate::cmd_chart::lesson_window(&saved.header.scenario)),
     );
     write_view(&view, a.from, &a.out).with_context(|| format!("writing {}", a.out.display()))?;
-    println!(
+    outln!(
         "view      {} ({} seed {}, {} steps)",
         a.out.display(),
         saved.header.name,

@@ -51,7 +51,7 @@ pub fn exit_code_of(e: &anyhow::Error) -> u8 {
 mod tests {
     use super::*;
 
-    /// Internal errors have their own code (they were exit 1, the code of a mismatch).
+    /// Internal errors have their own code, not exit 1, the code of a mismatch.
     #[test]
     fn each_error_kind_has_its_code() {
         let code = |e: anyhow::Error| exit_code_of(&e);

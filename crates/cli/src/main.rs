@@ -2,6 +2,27 @@
 //! writes files atomically. Exit codes: 0 as expected, 1 not as expected, 2 bad input or
 //! usage, 3 a run hit its event/time bound, 4 an internal error (a bug).
 
+/// `print!` that returns a write error to the caller (with `?`) instead of panicking, so a
+/// standard output closed early (`splitbrain run ... | head -1`) ends the command through
+/// [`main`]'s error path as an `io::ErrorKind::BrokenPipe`, as ripgrep does.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        std::io::Write::write_fmt(&mut std::io::stdout(), format_args!($($arg)*))?
+    };
+}
+
+/// `println!` that returns a write error to the caller (with `?`): see [`out!`].
+macro_rules! outln {
+    () => {
+        std::io::Write::write_all(&mut std::io::stdout(), b"\n")?
+    };
+    ($($arg:tt)*) => {{
+        let mut stdout = std::io::stdout().lock();
+        std::io::Write::write_fmt(&mut stdout, format_args!($($arg)*))?;
+        std::io::Write::write_all(&mut stdout, b"\n")?;
+    }};
+}
+
 mod atomic;
 mod cmd_chart;
 mod cmd_check;
@@ -16,6 +37,7 @@ mod cmd_shrink;
 mod cmd_sweep;
 mod cmd_view;
 mod exit;
+mod junit;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -79,21 +101,6 @@ enum Cmd {
 
 fn main() -> ExitCode {
     atomic::remove_unfinished_on_interrupt();
-    // `splitbrain run ... | head` closes stdout early; print! then panics on the broken pipe.
-    // End quietly instead, with the status a SIGPIPE would give (128 + 13).
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let text = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        if text.contains("Broken pipe") {
-            std::process::exit(exit::BROKEN_PIPE.into());
-        }
-        default_hook(info);
-    }));
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Run(a) => cmd_run::run(a),
@@ -102,10 +109,7 @@ fn main() -> ExitCode {
         Cmd::View(a) => cmd_view::run(a),
         Cmd::Export(a) => cmd_export::run(a),
         Cmd::Report(a) => cmd_report::run(a),
-        Cmd::Schema => {
-            println!("{}", splitbrain_scenario::json_schema());
-            Ok(exit::OK)
-        }
+        Cmd::Schema => print_schema(),
         Cmd::Sweep(a) => cmd_sweep::run(a),
         Cmd::Compare(a) => cmd_compare::run(a),
         Cmd::Merge(a) => cmd_merge::run(a),
@@ -115,9 +119,27 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
+        // `splitbrain run ... | head` closes standard output early: end quietly, with the
+        // status a SIGPIPE would give (128 + 13).
+        Err(e) if is_broken_pipe(&e) => ExitCode::from(exit::BROKEN_PIPE),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(exit::exit_code_of(&e))
         }
     }
+}
+
+/// `splitbrain schema`: the JSON Schema of scenario files on standard output.
+fn print_schema() -> anyhow::Result<u8> {
+    outln!("{}", splitbrain_scenario::json_schema());
+    Ok(exit::OK)
+}
+
+/// Whether `e` is (or was caused by) a write to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

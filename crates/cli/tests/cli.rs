@@ -1,5 +1,6 @@
 //! The CLI contract: exit codes, located errors for broken scenario files, atomic outputs.
 
+mod book;
 mod common;
 
 use common::{code, repo, splitbrain};
@@ -728,4 +729,110 @@ fn the_report_index_marks_a_vacuous_pass() {
         page.contains("holds (vacuous: no client ever acquired a lock)"),
         "{page}"
     );
+}
+
+/// `check --junit FILE`: one test case per scenario file with its outcome, counts a CI system
+/// reads, and hostile text (a file name and an error quoting markup) escaped into well-formed
+/// XML; the report is written even when the check fails, and is the same bytes every time.
+#[test]
+fn check_writes_a_junit_report_ci_systems_read() {
+    use quick_xml::events::Event;
+    let dir = tempfile::tempdir().unwrap();
+    let lesson =
+        std::fs::read_to_string(repo().join("scenarios/01-bully-leader-crash.json")).unwrap();
+    let wrong = lesson.replace(
+        "\"single_leader\": \"holds\"",
+        "\"single_leader\": \"violated\"",
+    );
+    assert_ne!(
+        wrong, lesson,
+        "the lesson states single_leader's expectation"
+    );
+    let mismatch = dir.path().join("mismatch.json");
+    std::fs::write(&mismatch, wrong).unwrap();
+    let hostile = dir.path().join("a<b&\"c\u{1}.json");
+    std::fs::write(&hostile, "{\"name\": \"<script>alert(1)</script>\", ").unwrap();
+    let report = dir.path().join("report.xml");
+    let args = [
+        "check",
+        "scenarios/01-bully-leader-crash.json",
+        mismatch.to_str().unwrap(),
+        hostile.to_str().unwrap(),
+        "--junit",
+        report.to_str().unwrap(),
+    ];
+    let o = splitbrain(&args);
+    assert_eq!(code(&o), 2, "an invalid file is bad input");
+    let xml = std::fs::read_to_string(&report).unwrap();
+    assert!(!xml.contains("<script>") && !xml.contains('\u{1}'), "{xml}");
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let (mut cases, mut children, mut suite) = (Vec::new(), Vec::new(), None);
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            Event::Eof => break,
+            Event::Start(e) => {
+                let attr = |k: &str| {
+                    e.try_get_attribute(k).unwrap().map(|a| {
+                        a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                            .unwrap()
+                            .to_string()
+                    })
+                };
+                match e.name().as_ref() {
+                    b"testsuite" => suite = Some([attr("tests"), attr("failures"), attr("errors")]),
+                    b"testcase" => cases.push(attr("name").unwrap()),
+                    b"failure" | b"error" | b"skipped" => {
+                        children.push(String::from_utf8(e.name().as_ref().to_vec()).unwrap())
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(suite, Some([some("3"), some("1"), some("1")]));
+    assert_eq!(cases.len(), 3);
+    assert_eq!(cases[0], "scenarios/01-bully-leader-crash.json");
+    assert!(cases[2].contains("a<b&\"c\u{FFFD}.json"), "{cases:?}");
+    assert_eq!(children, ["failure", "error"]);
+    let again = splitbrain(&args);
+    assert_eq!(code(&again), 2);
+    assert_eq!(
+        std::fs::read_to_string(&report).unwrap(),
+        xml,
+        "same files, same bytes"
+    );
+}
+
+/// `splitbrain run FILE --narrate | head -1`: the reader takes one line and closes the pipe;
+/// the next write fails with `BrokenPipe`, which ends the command quietly with the status a
+/// SIGPIPE would give (141), no panic message nor error on stderr. The narration (about
+/// 170 KB) is larger than a pipe's buffer, so the write that fails comes after the close.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_splitbrain"))
+        .args([
+            "run",
+            "scenarios/21b-raft-leader-minority-partition.json",
+            "--narrate",
+        ])
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(
+        !first.is_empty(),
+        "one line was read before the pipe closed"
+    );
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 141);
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
 }

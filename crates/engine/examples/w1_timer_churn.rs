@@ -6,7 +6,7 @@
 //!
 //! **Not event-for-event with the reference.** WORKLOADS.md draws every delay from one
 //! shared stream in processing order; the engine gives each actor its own stream
-//! (`"actor/<name>"`, as DESIGN.md mandates so that adding an actor changes no one else's
+//! (`"actor/<name>"`, as docs/design.md, "Determinism", requires so that adding an actor changes no one else's
 //! draws). The delays have the same distribution and the event count is the same, so the run
 //! is statistically equivalent to the reference (final time near 0.5 s, counters near 1,000),
 //! but its counters, fingerprint and trace hash differ from §4.

@@ -4,8 +4,8 @@
 //! rate can change at a true instant), and a **wall** clock,
 //! `wall(t) = start + offset + mono(t) + sum of clock steps so far`, where `start` is the
 //! run's Unix time at true time 0 (the scenario layer defaults it to 2026-01-01T00:00:00Z,
-//! [`DEFAULT_WALL_START_NS`]) and `offset` the node's own offset from it (DESIGN.md's
-//! `offset` is `start + offset` here). A clock step (NTP step, VM migration) moves the wall
+//! [`DEFAULT_WALL_START_NS`]) and `offset` the node's own offset from it (docs/design.md,
+//! "Clocks"). A clock step (NTP step, VM migration) moves the wall
 //! clock only. All arithmetic is integer nanoseconds.
 //!
 //! **Rounding.** `mono(t)` is rounded down (floor) to the nanosecond. A timer for a local
@@ -64,7 +64,7 @@ impl LocalTime {
 /// 2026-01-01T00:00:00Z as Unix time in ns (1_767_225_600 s): where scenario runs and the
 /// Redis conformance replayer start their wall clocks unless told otherwise. A realistic
 /// value matters: Redis rejects `SET .. PX ttl` when `now_ms + ttl <= 0`, so a wall clock
-/// near the epoch turns a backward clock step into `ERR invalid expire time` (issue 13).
+/// near the epoch turns a backward clock step into `ERR invalid expire time`.
 pub const DEFAULT_WALL_START_NS: i64 = 1_767_225_600_000_000_000;
 
 /// How a node's clocks start: drift in parts per million (must lie in

@@ -42,7 +42,7 @@ pub enum Fault {
     Heal,
     /// Removes one partition rule with exactly these groups (the first such rule in force),
     /// leaving every other rule: the nemesis heals only the partition it drew, not a partition
-    /// the scenario set up itself (issue 17 item 4). Nothing if no such rule is in force.
+    /// the scenario set up itself. Nothing if no such rule is in force.
     HealPartition {
         /// The partition's groups, as in the [`NetRule::Partition`] it heals.
         groups: Vec<Vec<NodeId>>,
@@ -268,7 +268,7 @@ mod tests {
         }
     }
 
-    /// Issue 17 item 4: no drawn fault starts at or after `end` (nor before `start`); only
+    /// No drawn fault starts at or after `end` (nor before `start`); only
     /// the repairs a crash or a partition brings (restart, heal) may land later.
     #[test]
     fn nemesis_never_draws_a_fault_at_or_after_its_end() {

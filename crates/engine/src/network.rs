@@ -1,16 +1,15 @@
 //! The simulated network: per-link delay models, loss, duplication, FIFO, and an ordered
 //! chain of rules (partitions, one-way blocks, cut links, loss overrides).
 //!
-//! At **send** time the link's model draws loss, delay (plus an optional rare spike) and
-//! duplication from the `"net"` stream, in that order, drawing only what a non-zero
-//! parameter needs. At **delivery** time the rule chain is asked whether the link is cut: a
-//! message is dropped if its link is cut at the instant it would arrive (DESIGN.md, Network).
+//! At **send** time the link's model draws loss, duplication, then the delay (plus an
+//! optional rare spike) of the message and of its duplicate from the `"net"` stream, in that
+//! order, drawing only what a non-zero parameter needs. At **delivery** time the rule chain is asked whether the link is cut: a
+//! message is dropped if its link is cut at the instant it would arrive (docs/design.md, "The network").
 //! New fault kinds add a [`NetRule`] variant; the event loop does not change.
 
 use crate::node::NodeId;
 use crate::rng::RngStream;
 use crate::time::{SimDuration, SimTime};
-use petgraph::graphmap::UnGraphMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -210,8 +209,8 @@ const FLAT_FIFO_AT_MOST: usize = 4096;
 /// The latest arrival scheduled on each directed link, for FIFO links, in ns (0: none).
 ///
 /// Up to [`FLAT_FIFO_AT_MOST`] nodes it is one flat table indexed `from * stride + to`, so a
-/// lookup is one index operation: the row pointer of a table of rows was a dependent load
-/// before every FIFO read, a stall of about 7% of W3's time (issue 11 §3). The flat table
+/// lookup is one index operation: the row pointer of a table of rows would be a dependent load
+/// before every FIFO read, a stall of about 7% of W3's time. The flat table
 /// is allocated zeroed at the first FIFO send, sized for every node of the run (the hint
 /// [`Network::reserve_nodes`] gives), so pages of links never used take no memory. Beyond
 /// that size, and for a network that was never told its size, a sender's row grows to its
@@ -433,8 +432,8 @@ impl Network {
             at
         };
         // One call site, so the closure is inlined: with two (the message, its duplicate) it
-        // was an out-of-line call per send, 3% of W3's instructions (issue 11 §3). The
-        // message's arrival is drawn first, then the duplicate's.
+        // would be an out-of-line call per send, 3% of W3's instructions. The message's
+        // arrival is drawn first, then the duplicate's.
         let mut at = [SimTime::ZERO; 2];
         for slot in at.iter_mut().take(1 + usize::from(duplicated)) {
             *slot = arrival(rng);
@@ -442,33 +441,6 @@ impl Network {
         let first = at[0];
         let duplicate = duplicated.then_some(at[1]);
         SendVerdict::Deliver { first, duplicate }
-    }
-
-    /// The sides of the network as undirected connected components over links open in both
-    /// directions, each sorted, in order of their smallest node (for reports and charts).
-    pub fn sides(&self, nodes: usize) -> Vec<Vec<NodeId>> {
-        let mut g: UnGraphMap<u32, ()> = UnGraphMap::new();
-        for a in 0..nodes as u32 {
-            g.add_node(a);
-        }
-        for a in 0..nodes as u32 {
-            for b in (a + 1)..nodes as u32 {
-                if !self.is_cut(NodeId(a), NodeId(b)) && !self.is_cut(NodeId(b), NodeId(a)) {
-                    g.add_edge(a, b, ());
-                }
-            }
-        }
-        let mut uf = petgraph::unionfind::UnionFind::<u32>::new(nodes);
-        for (a, b, _) in g.all_edges() {
-            uf.union(a, b);
-        }
-        let mut by_root: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
-        for a in 0..nodes as u32 {
-            by_root.entry(uf.find(a)).or_default().push(NodeId(a));
-        }
-        let mut sides: Vec<Vec<NodeId>> = by_root.into_values().collect();
-        sides.sort();
-        sides
     }
 }
 
@@ -507,31 +479,21 @@ mod tests {
         net.add_rule(NetRule::Cut { a: n(0), b: n(2) });
         assert!(net.is_cut(n(0), n(2)) && net.is_cut(n(2), n(0)));
         assert!(!net.is_cut(n(0), n(1)) && !net.is_cut(n(1), n(2)));
-        assert_eq!(net.sides(3), vec![vec![n(0), n(1), n(2)]]);
         net.heal();
         assert!(!net.is_cut(n(0), n(2)));
     }
 
+    /// Found by mutation testing (docs/mutation.md): a one-way block cuts its direction only;
+    /// the rules in force and per-link models read back.
     #[test]
-    fn sides_report_partition_components() {
-        let mut net = Network::new(LinkModel::default());
-        net.add_rule(NetRule::Partition {
-            groups: vec![vec![n(0), n(1)], vec![n(2), n(3), n(4)]],
-        });
-        assert_eq!(net.sides(5), vec![vec![n(0), n(1)], vec![n(2), n(3), n(4)]]);
-    }
-
-    /// Found by mutation testing (docs/mutation.md): a one-way block splits the sides (a
-    /// side needs links open both ways); the rules in force and per-link models read back.
-    #[test]
-    fn a_one_way_block_splits_sides_and_state_reads_back() {
+    fn a_one_way_block_cuts_one_direction_and_state_reads_back() {
         let mut net = Network::new(LinkModel::default());
         let block = NetRule::Block {
             from: n(1),
             to: n(0),
         };
         net.add_rule(block.clone());
-        assert_eq!(net.sides(2), vec![vec![n(0)], vec![n(1)]]);
+        assert!(net.is_cut(n(1), n(0)) && !net.is_cut(n(0), n(1)));
         assert_eq!(net.rules(), &[block][..]);
         net.heal();
         assert!(net.rules().is_empty());

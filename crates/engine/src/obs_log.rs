@@ -3,7 +3,7 @@
 //! A `Vec` that grows by doubling copies every element at each growth and, at that instant,
 //! holds the old and the new buffer: a run of lesson 15 lasting 3,000 s (32,000 observations
 //! of 104 bytes) peaked at 5 MB for 3.3 MB of observations, and the allocator kept the freed
-//! buffers' pages resident (issue 11 §4, memory flat in run length). The log keeps its
+//! buffers' pages resident, where memory should stay flat in run length. The log keeps its
 //! elements in chunks of [`CHUNK`] that are allocated once at full size (the first grows like
 //! a `Vec`, so a short run pays for what it records): appending never copies, and the most it
 //! holds beyond its elements is one partly filled chunk.
@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::ops::Index;
 
 /// Decides, as a run goes, which observations its log keeps (a run that is only checked
-/// keeps what its checks read; issue 11 §4). Generic over the observation type: the engine
+/// keeps what its checks read). Generic over the observation type: the engine
 /// knows no algorithm. Set with [`Sim::set_obs_filter`](crate::Sim::set_obs_filter); a left-out
 /// observation still takes its index and is counted by kind ([`ObsLog::skipped`]), and the
 /// trace and fault triggers see every observation either way.

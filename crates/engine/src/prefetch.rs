@@ -3,8 +3,8 @@
 //! The event loop knows a few events ahead which deliveries it will process (bucket 0 of the
 //! queue is in order), and so which receivers' states and FIFO entries they will read, each a
 //! random place among thousands of nodes and millions of links. Asking for the cache lines
-//! early lets the memory fetch overlap the events in between (issue 11; the message itself
-//! travels in its queue entry).
+//! early lets the memory fetch overlap the events in between (the message itself travels in
+//! its queue entry).
 //!
 //! A prefetch changes no value the program computes: results, traces and hashes are the same
 //! with or without it, on every target.

@@ -23,8 +23,8 @@
 //!   becomes `last`; an entry moves at most 16 times.
 //!
 //! Wide digits and sorting the small buckets are what keep dense keys cheap: half a million
-//! messages in flight within a few ms (an election among 1,000 nodes) used to move down one
-//! bit at a time, about a third of W3's instructions (issue 11, measured with cachegrind).
+//! messages in flight within a few ms (an election among 1,000 nodes) moving down one bit at
+//! a time would cost about a third of W3's instructions (measured with cachegrind).
 //!
 //! **Order of ties.** No sequence number is stored: a bucket keeps its entries in the order
 //! they were scheduled (a new entry is appended; a bucket being emptied is walked in order,
@@ -33,7 +33,7 @@
 //!
 //! **Payloads.** An entry is its time, a 64-bit word the engine packs and unpacks, and a
 //! payload of the queue's type `P` that moves with it (the engine's: the message a delivery
-//! carries, so a delivery reads it where the queue already is, issue 11 §3). A payload of
+//! carries, so a delivery reads it where the queue already is). A payload of
 //! no size (a simulation whose message type has no values, W1) leaves an entry at 16 bytes.
 //!
 //! **Entries before `last`.** An entry scheduled before `last` (inside the span of a sorted
@@ -41,8 +41,8 @@
 //! binary heap on `(time, seq)`, `seq` counted by the heap; it leaves before bucket 0's next
 //! entry when its time is earlier, and after it on a tie (bucket 0's entries were all queued
 //! before it), which is its `(time, seq)` place. Bucket 0 is refilled only once both are
-//! empty. Inserting such an entry into bucket 0 instead moved every later entry (32 bytes
-//! each with the protocols' messages), which cost W2 a sixth of its instructions (issue 11).
+//! empty. Inserting such an entry into bucket 0 instead would move every later entry (32
+//! bytes each with the protocols' messages), a sixth of W2's instructions.
 
 use crate::time::SimTime;
 use std::cmp::Ordering;
@@ -125,8 +125,8 @@ pub(crate) struct EventQueue<P> {
     /// The capacity of the large allocation (over [`KEEP`] entries) each bucket kept when it
     /// was emptied (0: none), by bucket. An election among 1,000 nodes fills and empties
     /// buckets of tens of thousands of entries over and over; fresh memory each time (page
-    /// faults, the copies of growth by doubling) made a third of W3's cache misses (issue 11
-    /// §3). The same buckets fill again, so each keeps its own.
+    /// faults, the copies of growth by doubling) would make a third of W3's cache misses. The
+    /// same buckets fill again, so each keeps its own.
     parked: [usize; BUCKETS],
     /// The sum of `parked`, at most [`PARK_AT_MOST`].
     parked_entries: usize,
@@ -208,7 +208,7 @@ impl<P: Default> EventQueue<P> {
 
     /// Queues an entry earlier than `last` in the side heap (see the module doc). Bucket 0
     /// does not grow with them, so the entries served from it meanwhile are not kept longer
-    /// (issue 11 §4: lesson 15 once held 1.7 MB of them).
+    /// (in a long run of lesson 15 they would come to megabytes).
     #[cold]
     fn insert_early(&mut self, item: Item<P>) {
         let seq = self.early_seq;
@@ -250,7 +250,7 @@ impl<P: Default> EventQueue<P> {
     /// non-empty bucket into bucket 0 and the buckets before it. Apart from the test that
     /// bucket 0 is empty, which is always inlined: the event loop asks for an entry twice an
     /// event (peek, pop), and a call of the whole refill, which saved and restored registers
-    /// each time, was 3% of W3's instructions (issue 11 §3).
+    /// each time, would be 3% of W3's instructions.
     #[inline]
     fn refill_from_buckets(&mut self) -> bool {
         self.head = 0;
@@ -310,8 +310,8 @@ impl<P: Default> EventQueue<P> {
     /// allocation becomes bucket 0's. Larger entries are not moved by the sort: they agree on
     /// every bit of their time from the bucket's digit up, so a 64-bit key is the bits below
     /// it and the entry's index (which keeps ties in order); the keys are sorted and the
-    /// entries gathered in their order. Sorting W3's 32-byte entries themselves was a tenth of
-    /// its instructions (issue 11 §3), while W1's 16-byte ones sort faster in place.
+    /// entries gathered in their order. Sorting W3's 32-byte entries themselves would be a tenth
+    /// of its instructions, while W1's 16-byte ones sort faster in place.
     #[inline(never)]
     fn sort_into_zero(&mut self, b: usize, bucket: &mut Vec<Item<P>>) {
         const INDEX_BITS: u32 = 6;
@@ -510,10 +510,9 @@ mod tests {
         }
     }
 
-    /// Issue 11 §4: entries inserted into bucket 0 before its last entry, and served, do not
-    /// stay in it. Bucket 0 holds 16 ns and 31 ns (one bucket, sorted); then 10,000 times an
-    /// entry at 17 ns is queued (before `last`, 31 ns) and served. Bucket 0 held all 10,002
-    /// before the served ones were removed.
+    /// Entries inserted into bucket 0 before its last entry, and served, do not stay in it.
+    /// Bucket 0 holds 16 ns and 31 ns (one bucket, sorted); then 10,000 times an entry at
+    /// 17 ns is queued (before `last`, 31 ns) and served: bucket 0 must not hold all 10,002.
     #[test]
     fn served_entries_leave_bucket_0() {
         let mut q = EventQueue::new();
@@ -640,7 +639,7 @@ mod tests {
         }
     }
 
-    /// Issue 11 §3: bursts of tens of thousands of entries within about 2 ms (an election
+    /// Bursts of tens of thousands of entries within about 2 ms (an election
     /// among 1,000 nodes) fill buckets of more than `KEEP` entries again and again. Emptied,
     /// such a bucket keeps its allocation for the next burst while the kept ones hold at most
     /// `PARK_AT_MOST` entries in all; the order stays exact throughout.

@@ -2,7 +2,7 @@
 //!
 //! Every consumer gets its own ChaCha8 stream derived from `(seed, stream name)`: the key is
 //! `ChaCha8Rng::seed_from_u64(seed)`, the ChaCha stream id is the 64-bit FNV-1a hash of the
-//! name (e.g. `"net"`, `"faults"`, `"nemesis"`, `"actor/client-1"`). Adding a consumer adds a
+//! name (`"net"`, `"nemesis"`, `"actor/client-1"`). Adding a consumer adds a
 //! stream and leaves every other stream's draws unchanged.
 //!
 //! Integer draws never use `rand`'s `gen_range` (its algorithm has changed between versions):

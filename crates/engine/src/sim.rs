@@ -10,7 +10,7 @@
 //! **A message in flight is its queue entry.** The entry's word holds the sender and the
 //! receiver, its payload the message (32 bytes with the protocols' two-word `Msg`; 16 with a
 //! message type that has no values, W1's), so a delivery reads nothing at random but its
-//! receiver (issue 11 §3: the read of a slab slot per delivery was a quarter of W3's time).
+//! receiver (a read of a slab slot per delivery would be a quarter of W3's time).
 //! A message sent while trace ids are kept also takes a slot in `Core::traced` for its id.
 //!
 //! **Timers follow the monotonic clock.** A timer fires when its node's monotonic clock
@@ -18,8 +18,8 @@
 //! instant the current rate gives; a drift change (`Fault::SetDrift`) gives each of the node's
 //! pending timers a new entry at the instant the new rate gives, and bumps the slot's
 //! generation so the old entry is skipped (`Core::reschedule_timers`: O(timer slots), once per
-//! drift change). A clock step moves the wall clock only, and no timer. To keep W1's hot path
-//! as it was, the deadlines are kept only once a drift change is scheduled or a trigger can
+//! drift change). A clock step moves the wall clock only, and no timer. So that W1's hot path
+//! keeps no deadline, the deadlines are kept only once a drift change is scheduled or a trigger can
 //! apply one ([`Sim::schedule_fault`], [`Sim::add_trigger`]), which the scenario layer does
 //! before the run starts.
 //!
@@ -335,8 +335,8 @@ pub(crate) struct Core<A: Actor> {
     /// The sender, receiver, incarnation and trace id of each message sent while trace ids
     /// are kept ([`Core::keeps_ids`]), by the slot its [`Event::Traced`] names; slots are
     /// reused through `free_traced`. A run without a trace uses none: its queue entries say
-    /// all a delivery needs (issue 11 §3: a slot read at random per delivery was a quarter
-    /// of W3's time).
+    /// all a delivery needs (a slot read at random per delivery would be a quarter of W3's
+    /// time).
     traced: Vec<Option<TracedMsg>>,
     free_traced: Vec<u32>,
     /// [`Sim::record_no_trace`] was called: no recorder that builds events will be set.
@@ -944,8 +944,8 @@ impl<A: Actor> Sim<A> {
     }
 
     /// Starts the run (every node's `on_start`) if it has not started. Inlined, so the test
-    /// `step` makes on every event is not a call (in W3 the call was 1.5% of the
-    /// instructions, issue 11 §3).
+    /// `step` makes on every event is not a call (in W3 the call would be 1.5% of the
+    /// instructions).
     #[inline]
     fn start(&mut self) {
         if !self.started {

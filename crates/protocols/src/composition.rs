@@ -237,8 +237,8 @@ role_enum! {
 ///
 /// Every variant but bully's holds its message in a `Box`, so a `Msg` is 16 bytes (the tag
 /// shares bully's spare values) where the largest message (a lease or record request, 72
-/// bytes) made every message 80: an election among 10,000 nodes keeps 50 million messages in flight at
-/// once, all of them bully messages (issue 11). The box is invisible outside this file:
+/// bytes) would make every message 80: an election among 10,000 nodes keeps 50 million
+/// messages in flight at once, all of them bully messages. The box is invisible outside this file:
 /// protocols send and match their own message types through [`Wraps`], and serde writes a
 /// box as its contents, so traces are unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -260,7 +260,7 @@ pub enum Msg {
 
 impl Message for Msg {
     /// Bully's kinds inline (the engine asks on every send and delivery: an out-of-line call
-    /// was 2.6% of W3's instructions, issue 11 §3), the boxed protocols' through one call.
+    /// would be 2.6% of W3's instructions), the boxed protocols' through one call.
     #[inline]
     fn kind(&self) -> &'static str {
         match self {

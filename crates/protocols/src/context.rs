@@ -27,7 +27,7 @@ pub trait Wraps<P>: From<P> {
 /// What a protocol's handler can see and do: the engine's handler context, seen through the
 /// protocol's own types. The node's own clocks only (never true time), `send`, timers, the
 /// node's RNG stream, `observe` for claims the checkers judge, and `persist` for the state
-/// that survives a crash (DESIGN.md, "Actors").
+/// that survives a crash (docs/design.md, "Nodes and actors").
 pub trait Ctx {
     /// The composition's message type.
     type Msg;

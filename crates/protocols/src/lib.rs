@@ -34,9 +34,9 @@ pub mod worker;
 pub use composition::{ClientTimer, Durable, Msg, Node, Timer, MESSAGE_KINDS};
 pub use context::{Ctx, Role, Wraps};
 pub use observation::{Obs, OBSERVATION_KINDS};
-/// The Redis instance actor ([`redis::instance`]), under the path it had before the protocols
-/// moved into folders.
+/// The Redis instance actor ([`redis::instance`]), also at the crate's top level for the
+/// crates that name it there.
 pub use redis::instance as redis_instance;
-/// The lock clients a worker drives ([`worker::lock`]), under the path they had before the
-/// protocols moved into folders.
+/// The lock clients a worker drives ([`worker::lock`]), also at the crate's top level for
+/// the crates that name them there.
 pub use worker::lock;

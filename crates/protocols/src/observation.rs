@@ -394,9 +394,9 @@ mod tests {
     use super::Obs;
     use splitbrain_engine::Observed;
 
-    /// A run keeps tens of thousands of observations (issue 11 §4): the largest kinds (a lock
-    /// acquired, a shared token's release) take 72 bytes and the thread, a 4-byte number that
-    /// is never 0, sits beside the kind; `Obs` was 88 bytes with an `Option<u32>` thread.
+    /// A run keeps tens of thousands of observations: the largest kinds (a lock acquired, a
+    /// shared token's release) take 72 bytes and the thread, a 4-byte number that is never 0,
+    /// sits beside the kind (an `Option<u32>` thread would make `Obs` 88 bytes).
     #[test]
     fn an_observation_is_eighty_bytes() {
         assert_eq!(std::mem::size_of::<Obs>(), 80);

@@ -81,7 +81,7 @@ mod retry_tests {
 
     const MS: u64 = 1_000_000;
 
-    /// Issue 13: exponential backoff doubles from `base` and stops at `cap`, drawing nothing;
+    /// Exponential backoff doubles from `base` and stops at `cap`, drawing nothing;
     /// fixed without jitter is exactly `delay`; fixed with jitter stays within
     /// `delay ± jitter` and draws once per retry, as uniform does.
     #[test]

@@ -197,7 +197,7 @@ fn partition_gives_two_leaders_heal_gives_one() {
         },
     );
     // Heal at 2.5005 s, while 5's beat of 2.5 s is in flight: a link is judged at delivery
-    // time (DESIGN.md, Network), so that beat gets through at 2.501 s.
+    // time (docs/design.md, "The network"), so that beat gets through at 2.501 s.
     sim.schedule_fault(at_us(2_500_500), Fault::Heal);
 
     sim.run_until(at_us(2_500_000)).unwrap();

@@ -1,4 +1,4 @@
-//! The comparison of lock designs (`splitbrain compare`, issue 12 §3): the table as aligned
+//! The comparison of lock designs (`splitbrain compare`): the table as aligned
 //! text, markdown and CSV, a chart (one panel per measure, one row per design, each estimate
 //! with its 95% interval), and the comparison's page for `report`.
 
@@ -616,9 +616,9 @@ mod tests {
         assert_eq!(lines[1].split(',').count(), cols);
     }
 
-    /// Regression: the CSV printed every float as Rust writes it: a Wilson lower bound of
-    /// 2e-19 for 0 of 1000 and bounds such as 0.5614970317550455, where the table shows 0.0
-    /// and 56.1%. Values are at the table's precision now.
+    /// The CSV writes values at the table's precision, not every float as Rust writes it (a
+    /// Wilson lower bound of 2e-19 for 0 of 1000, bounds such as 0.5614970317550455, where
+    /// the table shows 0.0 and 56.1%).
     #[test]
     fn csv_values_are_at_the_tables_precision_without_float_noise() {
         let mut t = table();
@@ -665,10 +665,10 @@ mod tests {
         assert_eq!(&png[1..4], b"PNG");
     }
 
-    /// A user's report: a design whose only Redis instance was down acquired nothing in any
-    /// run and showed P(two accepted writers) 0.0%, P(duplicate effect) 0.0%, P(no progress)
-    /// 0.0%, reading as safety. Each rate says how many runs acquired nothing; the CSV counts
-    /// them; the chart draws no point for them.
+    /// A design whose only Redis instance is down acquires nothing in any run; its 0.0% rates
+    /// (two accepted writers, duplicate effect, no progress) must not read as safety. Each
+    /// rate says how many runs acquired nothing; the CSV counts them; the chart draws no point
+    /// for them.
     #[test]
     fn rates_over_runs_that_acquired_nothing_say_so() {
         let mut t = table();

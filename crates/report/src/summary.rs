@@ -453,8 +453,8 @@ mod tests {
         );
     }
 
-    /// Regression: a kind name longer than 14 characters (RAFT_LEASE_NOT_FOUND) pushed its
-    /// row's counts out of line with the header and the other rows.
+    /// A kind name longer than 14 characters (RAFT_LEASE_NOT_FOUND) keeps its row's counts in
+    /// line with the header and the other rows.
     #[test]
     fn a_long_message_kind_keeps_the_columns_aligned() {
         let mut m = splitbrain_check::metrics(&no_nodes());
@@ -476,9 +476,9 @@ mod tests {
         assert_eq!(col(lines[1]), col(lines[2]), "{text}");
     }
 
-    /// Regression (new-user pass): with messages still in flight at the end the table's
-    /// counts did not add up (3000-node bully: ANSWER 4498500 sent, 498501 delivered, 0
-    /// dropped) and numbers wider than a column pushed the rest out of line.
+    /// With messages still in flight at the end the table's counts add up (3000-node bully:
+    /// ANSWER 4498500 sent, 498501 delivered, 0 dropped, the rest in flight), and numbers
+    /// wider than a column keep the rest in line.
     #[test]
     fn messages_in_flight_get_a_column_and_wide_counts_stay_aligned() {
         use splitbrain_engine::KindCounts;

@@ -797,7 +797,7 @@ mod tests {
         assert!(log_axis_ok(&["a".into()]).is_err());
     }
 
-    /// Regression (issue 16): the sweep chart's value labels overlapped when there were many.
+    /// The sweep chart's value labels do not overlap, however many there are.
     #[test]
     fn many_category_labels_do_not_overlap() {
         let values: Vec<String> = (0..60).map(|i| format!("mode-{i}")).collect();
@@ -895,8 +895,8 @@ mod tests {
             .collect()
     }
 
-    /// Regression: a heat map's row parameter ("↓ faults.0.for") was drawn on the panel
-    /// title's line and ran into it; no two texts of a heat map overlap now.
+    /// No two texts of a heat map overlap: its row parameter ("↓ faults.0.for") is not drawn
+    /// on the panel title's line.
     #[test]
     fn a_heat_maps_labels_do_not_overlap() {
         let c = SweepChart {
@@ -933,9 +933,9 @@ mod tests {
         }
     }
 
-    /// Regression: a heat map's row value wider than the label column (160 px) was drawn
-    /// right-aligned at the grid and ran off the canvas's left edge; it is cut with an
-    /// ellipsis, and a short one is drawn whole.
+    /// A heat map's row value wider than the label column (160 px) is cut with an ellipsis,
+    /// not drawn right-aligned at the grid off the canvas's left edge; a short one is drawn
+    /// whole.
     #[test]
     fn a_long_row_value_is_cut_not_drawn_off_the_canvas() {
         let long = "x".repeat(30) + "-a-very-long-mode-name-that-goes-on";
@@ -996,10 +996,9 @@ mod tests {
         }
     }
 
-    /// Regression (new-user pass): row values cut at the end to the same prefix looked alike
-    /// (`{"normal":{"mean":"5ms"...` for both `"sd":"1ms"` and `"sd":"20ms"`). Every value
-    /// keeps a label of its own: cut in the middle, or, where that is the same too, shown from
-    /// where it differs.
+    /// Every value keeps a label of its own: cut in the middle, or, where that is the same
+    /// too, shown from where it differs (cut at the end, `{"normal":{"mean":"5ms"...` would
+    /// stand for both `"sd":"1ms"` and `"sd":"20ms"`).
     #[test]
     fn distinct_long_row_values_keep_distinct_labels() {
         let rows: Vec<String> = [
@@ -1056,10 +1055,9 @@ mod tests {
         (out, size)
     }
 
-    /// Regression (new-user pass): every heat-map panel was 356 px tall whatever its grid, so
-    /// a grid of 2 or 3 rows left 150-250 px empty below it, and the 900 px canvas 350 px
-    /// empty on the right; a grid of 60 rows (6 px each) ran into the next panel. The canvas
-    /// and each panel are sized to their content.
+    /// The canvas and each heat-map panel are sized to their content: a fixed 356 px panel
+    /// would leave 150-250 px empty below a grid of 2 or 3 rows (and a 900 px canvas 350 px
+    /// empty on the right), and a grid of 60 rows (6 px each) would run into the next panel.
     #[test]
     fn a_heat_map_canvas_fits_its_content() {
         for (nr, nc, long_column) in [
@@ -1113,9 +1111,9 @@ mod tests {
         }
     }
 
-    /// Regression: a value where every run was inconclusive (no rate, "n/a" in the table) was
-    /// drawn as a 0% point with a 0..100% bar, and as a white 0% cell: it looked like safety.
-    /// It is drawn as missing: no dot, the line broken, "n/a", and a caption saying why.
+    /// A value where every run was inconclusive (no rate, "n/a" in the table) is drawn as
+    /// missing (no dot, the line broken, "n/a", and a caption saying why), not as a 0% point
+    /// with a 0..100% bar or a white 0% cell, which would look like safety.
     #[test]
     fn a_value_without_a_decided_run_is_drawn_as_missing_not_zero() {
         let mut c = one(&["0", "100", "1000"], false);
@@ -1161,10 +1159,10 @@ mod tests {
         assert!(!svg(&grid).contains("n/a"));
     }
 
-    /// Regression (new-user pass): a sweep value where every run held vacuously (Redlock
-    /// with a 1 s TTL and 1 s of work: nothing acquired; the table's "(40 vacuous)") was a
-    /// white "0%" cell and a 0% dot, the same as a safe value. It is drawn as `compare` draws
-    /// a design that acquired nothing: hatched and "vacuous" in a heat map, no dot and
+    /// A sweep value where every run held vacuously (Redlock with a 1 s TTL and 1 s of work:
+    /// nothing acquired; the table's "(40 vacuous)") is not a white "0%" cell nor a 0% dot,
+    /// the same as a safe value. It is drawn as `compare` draws a design that acquired
+    /// nothing: hatched and "vacuous" in a heat map, no dot and
     /// "vacuous" in a line chart, with a caption; a value where some runs were vacuous says
     /// how many.
     #[test]

@@ -1,4 +1,4 @@
-//! Comparing lock designs (issue 12 §3, the seed's "choose" as data): the same workload under
+//! Comparing lock designs (the seed's "choose" as data): the same workload under
 //! the same random nemesis, one scenario file per design, run over a range of seeds; per
 //! design the rates of the failures that matter and the costs, each with a 95% interval.
 //!
@@ -657,9 +657,9 @@ mod tests {
         }
     }
 
-    /// Regression (new-user pass): a run that could not decide (inconclusive, or stopped at a
-    /// bound without seeing the failure) counted as "did not happen"; proportions are over
-    /// the runs that decided, as `sweep`'s rates, and n/a when none did.
+    /// A run that could not decide (inconclusive, or stopped at a bound without seeing the
+    /// failure) does not count as "did not happen": proportions are over the runs that
+    /// decided, as `sweep`'s rates, and n/a when none did.
     #[test]
     fn proportions_are_over_the_runs_that_decided() {
         let dir =
@@ -698,9 +698,8 @@ mod tests {
         assert_eq!((none.no_progress.lo, none.no_progress.hi), (None, None));
     }
 
-    /// A user's report: a design whose every run hit the bound showed n/a rates but still
-    /// "time to acquire, mean 2.00 ms" from its truncated runs. Bounded runs feed no time,
-    /// count or message ratio.
+    /// Bounded runs feed no time, count or message ratio: a design whose every run hit the
+    /// bound shows n/a rates and no "time to acquire, mean 2.00 ms" from its truncated runs.
     #[test]
     fn runs_stopped_at_a_bound_feed_no_metrics() {
         let dir =
@@ -785,9 +784,9 @@ mod tests {
         );
     }
 
-    /// Regression (new-user pass): a manifest's `designs` had no length limit (a scenario's
-    /// lists have one each) and manifests had no shape check: a list of a million designs was
-    /// parsed whole, and a list where a design's object goes was said in serde's words.
+    /// A manifest's `designs` has a length limit (as a scenario's lists have) and manifests
+    /// get the shape check: a list of a million designs is refused at the first design past
+    /// the limit, and a list where a design's object goes is said in the format's words.
     #[test]
     fn a_manifest_has_a_design_limit_and_a_shape_check() {
         let manifest = |designs: &str| {

@@ -1,4 +1,4 @@
-//! Measuring the checkers (issue 10 §6): false alarms on designs that are safe by
+//! Measuring the checkers: false alarms on designs that are safe by
 //! construction, and detection of planted bugs, each over a seed sweep under an aggressive
 //! nemesis.
 //!

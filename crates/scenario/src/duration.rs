@@ -65,7 +65,7 @@ pub fn ns_hint_set(path: &str) -> String {
 /// Parses `"<number><unit>"` (units ns, us, µs, ms, s, m/min, h; the number may have a
 /// decimal fraction) into nanoseconds, exactly. Errors say what was expected; a negative one
 /// (`"-1s"`) is named as such, in a file and on the command line alike. A space before or
-/// after it (`" 2s"`) is refused, as every other malformed duration is (it was accepted).
+/// after it (`" 2s"`) is refused, as every other malformed duration is.
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     no_spaces(text)?;
     let s = text;
@@ -305,7 +305,7 @@ impl<'de> Deserialize<'de> for UnixTime {
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<UnixTime, E> {
                 // Say the accepted range, not only that a field is out of it; a year outside
-                // it is said as such (it was blamed on the date and the time of day).
+                // it is said as such, not blamed on the date and the time of day.
                 let year = s.trim().get(0..4).and_then(|y| y.parse::<i64>().ok());
                 let out_of_range = match year {
                     Some(y) if !(1970..=2200).contains(&y) => {

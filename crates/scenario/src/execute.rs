@@ -323,7 +323,7 @@ pub enum Keep {
     /// Only those the checkers, the metrics and the report read ([`ObsNeeds`]): the others
     /// are counted by kind. Verdicts, evidence (which cites observations by their index among
     /// all of them) and metrics are the same as with [`Keep::All`]; the record's memory grows
-    /// far less with the run's length (issue 11 §4).
+    /// far less with the run's length.
     Checked,
 }
 
@@ -440,9 +440,9 @@ mod tests {
 
     const OUTCOMES: [Outcome; 3] = [Outcome::Holds, Outcome::Violated, Outcome::Inconclusive];
 
-    /// Regression (new-user pass): an invariant in `check` without an `expect` entry passed
-    /// when it was inconclusive or held vacuously (`None => got != Violated`), while the
-    /// README says it "is expected to hold" and an explicit `"holds"` was a mismatch.
+    /// An invariant in `check` without an `expect` entry "is expected to hold" (README),
+    /// exactly as an explicit `"holds"`: inconclusive or a vacuous pass is a mismatch, not a
+    /// pass (`None => got != Violated` would pass them).
     #[test]
     fn no_expect_entry_is_judged_exactly_as_an_explicit_holds() {
         for got in OUTCOMES {
@@ -501,10 +501,9 @@ mod tests {
             .collect()
     }
 
-    /// Regression (new-user pass): a file of bully nodes without `check` or `expect` was
-    /// checked against every invariant, and the eight about locks, writes and Raft were
-    /// MISMATCHes (vacuous or inconclusive) that no bully run can meet. A file that names no
-    /// invariant checks those its roles can apply to.
+    /// A file that names no invariant checks those its roles can apply to: a file of bully
+    /// nodes without `check` or `expect` is not checked against the eight invariants about
+    /// locks, writes and Raft, MISMATCHes (vacuous or inconclusive) no bully run can meet.
     #[test]
     fn a_file_naming_no_invariant_checks_those_its_roles_apply_to() {
         let bully = r#""n": {"role": "bully", "count": 3}"#;

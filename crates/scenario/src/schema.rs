@@ -58,7 +58,7 @@ pub struct Scenario {
     /// A random fault generator drawn from the seed (its own stream).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nemesis: Option<NemesisSpec>,
-    /// Invariants to check (names as in DESIGN.md; at most 100 entries). Absent or empty: the
+    /// Invariants to check (names as in docs/design.md, "Invariants"; at most 100 entries). Absent or empty: the
     /// names in `expect` and `expect_rate`, else every invariant the file's roles can apply to.
     #[serde(default)]
     #[schemars(length(max = "crate::validate::MAX_CHECKS"))]
@@ -631,8 +631,8 @@ mod unique_keys {
 }
 
 /// Lists and maps with a limit on their length, read by visitors that stop at the first entry
-/// past it: a 190 MB file of faults used to be held whole in memory (and abort the process)
-/// before validation counted them. The visitor's error names the entry past the limit;
+/// past it, so a 190 MB file of faults is never held whole in memory (which would abort the
+/// process) before validation counts them. The visitor's error names the entry past the limit;
 /// [`limits::past_limit`] turns it into the path and words `load.rs` reports.
 pub(crate) mod limits {
     use crate::locate::Seg;

@@ -603,8 +603,8 @@ mod tests {
         format!("{}:{}: {}: {}", p.line, p.column, p.path, p.message)
     }
 
-    /// Regression (new-user pass): serde read a JSON list into a struct field by field, so
-    /// `"network": [{"fixed": "5s"}]` was taken as a network and ran.
+    /// serde reads a JSON list into a struct field by field, so without the shape check
+    /// `"network": [{"fixed": "5s"}]` would be taken as a network and run: it is refused.
     #[test]
     fn a_list_where_an_object_goes_is_refused_for_every_struct() {
         let list = "expected an object `{...}`, found a list `[...]`";
@@ -651,7 +651,7 @@ mod tests {
              `uniform`"
         ));
         assert!(first(", \"network\": {\"delay\": {}}").ends_with("found an empty object"));
-        // Regression (new-user pass): two keys were "expected value".
+        // Two keys are said as such, not as "expected value".
         assert!(first(
             ", \"network\": {\"delay\": {\"fixed\": \"1ms\", \"uniform\": [\"1ms\", \"2ms\"]}}"
         )
@@ -664,8 +664,8 @@ mod tests {
         );
     }
 
-    /// Regression (new-user pass): only `faults` and `nodes` had read limits; a huge list
-    /// elsewhere was held whole before any error.
+    /// Every list has a read limit, not only `faults` and `nodes`: a huge list anywhere is
+    /// refused before it is held whole.
     #[test]
     fn every_list_has_a_limit_that_bites_at_its_first_entry_past_it() {
         use crate::validate::{MAX_NODES, MAX_RULES};
@@ -786,10 +786,9 @@ mod tests {
             .collect()
     }
 
-    /// Regression (new-user pass): the published schema (`splitbrain schema`) admitted null in
-    /// 135 places (`limits.max_events` had type `["integer", "null"]`, `nemesis`, `chart`,
-    /// `wall_clock_start` an `anyOf` with null) while the tool refuses null everywhere. No
-    /// schema of the formats names the type null now.
+    /// The tool refuses null everywhere, so no schema of the formats names the type null:
+    /// schemars would admit it in 135 places (`limits.max_events` as `["integer", "null"]`,
+    /// `nemesis`, `chart`, `wall_clock_start` as an `anyOf` with null).
     #[test]
     fn no_schema_admits_null() {
         fn nulls(v: &serde_json::Value, at: &str, out: &mut Vec<String>) {
@@ -837,11 +836,11 @@ mod tests {
         );
     }
 
-    /// Regression (new-user pass): `"count": null` in a node group was read as no count (one
-    /// node named `n`, then "unknown node n5"), while a field that is not optional refuses
-    /// null: serde reads null as absent for every optional field (135 places of the format:
-    /// a node's durations, counts and names, `nemesis`, `chart`, a fault's `at` and action,
-    /// `network.delay`, ...). Every one refuses it, saying what goes there.
+    /// serde reads null as absent for every optional field (135 places of the format: a
+    /// node's durations, counts and names, `nemesis`, `chart`, a fault's `at` and action,
+    /// `network.delay`, ...), so `"count": null` in a node group would read as no count (one
+    /// node named `n`, then "unknown node n5"). Every one refuses null, saying what goes
+    /// there, as a field that is not optional does.
     #[test]
     fn null_is_refused_at_every_optional_field() {
         let places = optional_fields();

@@ -81,7 +81,7 @@ impl std::str::FromStr for SeedRange {
                 }
             })
         };
-        // Spaces were trimmed (`" 0..3"` was accepted): refused like any other malformed range.
+        // Spaces are not trimmed (`" 0..3"`): refused like any other malformed range.
         if s.chars().any(char::is_whitespace) {
             let bare: String = s.chars().filter(|c| !c.is_whitespace()).collect();
             return Err(format!(
@@ -909,8 +909,8 @@ mod tests {
 
     #[test]
     fn a_damaged_results_line_names_its_file_line_and_column_once() {
-        // Regression (new-user pass): "line 1: not a sweep results file: expected value at
-        // line 1 column 1", the location given twice; a later line said "at line 1" too.
+        // The location is given once, and is the line's own: not "line 1: not a sweep results
+        // file: expected value at line 1 column 1", nor "at line 1" on a later line.
         let err = parse_results("r.jsonl", "xx\n").unwrap_err().to_string();
         assert_eq!(
             err,
@@ -918,8 +918,8 @@ mod tests {
         );
     }
 
-    /// Regression (new-user pass): `merge s05.json` said "not a sweep results file: EOF while
-    /// parsing an object (column 1)".
+    /// `merge s05.json` (a scenario) names what the file is, not "not a sweep results file:
+    /// EOF while parsing an object (column 1)".
     #[test]
     fn a_scenario_given_as_results_is_named_as_one() {
         let err = parse_results("s05.json", "{\n  \"name\": \"x\",\n  \"nodes\": {}\n}\n")
@@ -943,14 +943,14 @@ mod tests {
         );
         assert!("5..5".parse::<SeedRange>().is_err());
         assert!("a..b".parse::<SeedRange>().is_err());
-        // Regression (new-user pass): a bound past u64 read as a malformed range.
+        // A bound past u64 is said as such, not as a malformed range.
         assert_eq!(
             "0..18446744073709551616".parse::<SeedRange>().unwrap_err(),
             "a seed is an integer in 0..=18446744073709551615, found 18446744073709551616 in \
              `0..18446744073709551616`"
         );
-        // Regression (new-user pass): the largest seed could not be swept ("a range can reach
-        // at most seed 18446744073709551614") although `run --seed` took it.
+        // The largest seed can be swept, as `run --seed` takes it (not "a range can reach at
+        // most seed 18446744073709551614").
         let top: SeedRange = "18446744073709551610..=18446744073709551615"
             .parse()
             .unwrap();
@@ -1003,9 +1003,9 @@ mod tests {
         }
     }
 
-    /// Regression (new-user pass): with `limits.max_events=100` every run was inconclusive
-    /// and `sweep` printed `single_leader 0/5 0.00% [0.00%, 43.45%] (5 inconclusive)`: the
-    /// inconclusive runs counted as "not violated".
+    /// Inconclusive runs do not count as "not violated": with `limits.max_events=100` every
+    /// run is inconclusive, and `sweep` must not print `single_leader 0/5 0.00% [0.00%,
+    /// 43.45%] (5 inconclusive)`.
     #[test]
     fn rates_are_over_the_runs_that_decided() {
         let all_inconclusive: Vec<SeedLine> =
@@ -1079,9 +1079,9 @@ mod tests {
         assert!(j.ok);
     }
 
-    /// Regression (new-user pass): `violated_at_least` passed with 0 violations over a few
-    /// seeds, the interval too wide to reject it, and said only "ok"; vacuous runs counted as
-    /// holds without a word.
+    /// A `violated_at_least` claim that passes with 0 violations over a few seeds, only
+    /// because the interval is too wide to reject it, says so (not only "ok"); vacuous runs
+    /// counted as holds are named.
     #[test]
     fn an_at_least_rate_passed_by_too_few_runs_and_vacuous_runs_are_named() {
         let sc: Scenario = serde_json::from_value(serde_json::json!({
@@ -1158,7 +1158,7 @@ mod tests {
         // 0 of 10: (0, 0.2775); 5 of 10: (0.2366, 0.7634) (Wilson 1927; standard tables).
         let (lo, hi) = wilson(0, 10);
         assert!(lo.abs() < 1e-12 && (hi - 0.2775).abs() < 1e-4, "{lo} {hi}");
-        // Regression: 0 of 1000 gave a lower bound of 2e-19, not 0 (and the CSV printed it).
+        // 0 of 1000 gives a lower bound of exactly 0, not 2e-19 (the CSV prints it).
         for n in [1, 7, 10, 1000, 12345] {
             assert_eq!(wilson(0, n).0, 0.0, "0 of {n}");
             assert_eq!(wilson(n, n).1, 1.0, "{n} of {n}");

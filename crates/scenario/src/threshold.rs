@@ -286,8 +286,8 @@ mod tests {
         );
     }
 
-    /// Regression (new-user pass): `--vary` takes `5s,5000000000` (integer ns beside a
-    /// duration) but `--find-threshold` refused `1s..5000000000`.
+    /// `--find-threshold` takes `1s..5000000000` (integer ns beside a duration), as `--vary`
+    /// takes `5s,5000000000`.
     #[test]
     fn a_duration_beside_integer_nanoseconds_is_a_duration_range() {
         let s: Search = "duration=1s..5000000000".parse().unwrap();
@@ -325,8 +325,8 @@ mod tests {
         }
     }
 
-    /// Regression (new-user pass): `--find-threshold name=1..9` set the scenario's name to
-    /// "1", "5", "9", probed a rate that never moved and exited 1; a text parameter is refused.
+    /// A text parameter is refused: `--find-threshold name=1..9` would set the scenario's name
+    /// to "1", "5", "9" and probe a rate that never moves.
     #[test]
     fn a_text_parameter_is_refused() {
         let src = r#"{"name": "x", "duration": "10s", "faults": [{"at": "2s", "for": "1s"}],
@@ -351,9 +351,8 @@ mod tests {
         }
     }
 
-    /// Regression (new-user pass): `--level 0` found where the first runs violate, but
-    /// `--level 1` never found anything (no rate is above 1): it finds where every run
-    /// violates now, the mirror of level 0.
+    /// `--level 0` finds where the first runs violate, and `--level 1`, its mirror, where
+    /// every run violates (no rate is above 1, so "above the level" would find nothing).
     #[test]
     fn levels_0_and_1_find_the_first_and_the_full_violation() {
         // 0 of 100 below 300, 50 of 100 from 300, 100 of 100 from 700.

@@ -228,7 +228,7 @@ mod tests {
             err.to_string(),
             "line 2: not a splitbrain trace header: no `splitbrain_trace` format version"
         );
-        // Regression (new-user pass): a scenario given as a trace said "not JSON: EOF".
+        // A scenario given as a trace is named as such, not "not JSON: EOF".
         let scenario = "{\n  \"splitbrain\": 1,\n  \"name\": \"x\"\n}\n";
         assert_eq!(
             TraceFile::parse(scenario.into()).unwrap_err().to_string(),

@@ -127,8 +127,8 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
              the default 5,000,000)",
         );
     }
-    // A user's report: a window of 0 s was accepted and made every instant a client waited
-    // with nobody holding the lock a violation. `settle` 0 s stays allowed: it claims the
+    // A window of 0 s is refused: it would make every instant a client waits with nobody
+    // holding the lock a violation. `settle` 0 s stays allowed: it claims the
     // last fault disturbed no leadership (a follower restarted, a partition healed that did
     // not cut the leader), a strict claim but a meaningful one.
     if scenario
@@ -766,7 +766,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
 
 /// A fencing storage behind Redis or Redlock workers rejects every write they send (they
 /// carry no fencing token), so the write invariants would "hold" because nothing was ever
-/// accepted (issue 10, no vacuous passes). A located error names the storage, its clients and
+/// accepted (no vacuous passes). A located error names the storage, its clients and
 /// the fix.
 fn fencing_behind_redis(c: &mut Checker, scenario: &Scenario, nodes: &[PlannedNode]) {
     for (key, spec) in &scenario.nodes {
@@ -866,9 +866,8 @@ mod tests {
         }
     }
 
-    /// Issue 11: 5,000 named nodes used to get one "too many nodes" error per node past the
-    /// (then 1,000) limit (4,000 lines, each located by a scan of the file: quadratic); one is
-    /// enough. 40,000 names, four times the limit.
+    /// Names past the node limit get one "too many nodes" error, not one per node (each
+    /// located by a scan of the file: quadratic). 40,000 names, four times the limit.
     #[test]
     fn nodes_past_the_limit_are_one_error() {
         let nodes: Vec<String> = (0..4 * MAX_NODES)
@@ -884,9 +883,9 @@ mod tests {
         );
     }
 
-    /// A file of millions of faults (190 MB) was read whole into memory before validation
-    /// counted them, and the process aborted. The reader stops at the first fault past the
-    /// limit: text after it is never parsed (here, a syntax error the old reader reported).
+    /// A file of millions of faults (190 MB) is not read whole into memory (the process would
+    /// abort): the reader stops at the first fault past the limit, and text after it is never
+    /// parsed (here, a syntax error a whole-file reader would report).
     #[test]
     fn faults_past_the_limit_stop_the_reading() {
         use super::MAX_FAULTS;

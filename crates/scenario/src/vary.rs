@@ -343,7 +343,7 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
                     .or_insert_with(|| Json::Object(IndexMap::new()))
             }
             Json::Array(items) => {
-                // `faults.00` was read as index 0: an index has no leading zero.
+                // `faults.00` is not index 0: an index has no leading zero.
                 if seg.len() > 1 && seg.starts_with('0') && seg.bytes().all(|b| b.is_ascii_digit())
                 {
                     return Err(err(format!(
@@ -456,8 +456,8 @@ pub fn shell_word(word: &str) -> String {
 
 /// The scenario text `src` with every setting applied in order. Each new value is put in
 /// place of the old one in the text, so every other line keeps its line and column and an
-/// error elsewhere in the file points where the user's file has it (a one-line file used to
-/// be pretty-printed, and errors named lines it does not have). A setting that adds a key puts
+/// error elsewhere in the file points where the user's file has it (pretty-printing a one-line
+/// file would make errors name lines it does not have). A setting that adds a key puts
 /// it first in the deepest object the file has on its path. Should the text not read back as
 /// the edited tree, the tree is pretty-printed instead.
 pub fn apply_settings(src: &str, settings: &[Setting]) -> Result<String, VaryError> {
@@ -749,8 +749,8 @@ mod tests {
         assert!(out.contains("\"z\": -3"), "{out}");
     }
 
-    /// Regression: `--vary faults.0.for=5s,5s` ran every seed twice and printed (and drew)
-    /// the same row twice.
+    /// A value given twice is refused: `--vary faults.0.for=5s,5s` would run every seed twice
+    /// and print (and draw) the same row twice.
     #[test]
     fn a_value_given_twice_is_refused() {
         let err = |s: &str| s.parse::<Vary>().unwrap_err().to_string();
@@ -770,8 +770,8 @@ mod tests {
         assert!("nodes.c.ttl=5s,5".parse::<Vary>().is_ok());
     }
 
-    /// Regression (new-user pass): `--vary` split at every comma, so a list or object value
-    /// could not be varied (`[{"fixed":"5s"}]` became `[{"fixed":"5s"}]`... in pieces).
+    /// `--vary` splits at top-level commas only, so a list or object value can be varied
+    /// (`[{"fixed":"5s"}]` is one value, not pieces).
     #[test]
     fn vary_splits_only_at_top_level_commas() {
         let v: Vary = r#"network.delay={"uniform":["1ms","5ms"]},{"fixed":"2ms"}"#
@@ -790,10 +790,9 @@ mod tests {
         assert!(e.contains("the same value"), "{e}");
     }
 
-    /// Regression (new-user pass): `--set faults.00.at=3s` set `faults[0]` (an index with a
-    /// leading zero was read as the index), and `--set 'nodes.n.role=["worker"]'` set the role
-    /// to the text `["worker"]`, refused as an unknown role `["worker"]` rather than as a list
-    /// where a name goes.
+    /// `--set faults.00.at=3s` is refused (an index has no leading zero), and `--set
+    /// 'nodes.n.role=["worker"]'` sets a list, refused as a list where a name goes (not as an
+    /// unknown role, the text `["worker"]`).
     #[test]
     fn set_refuses_leading_zeros_and_takes_lists_as_lists() {
         let src = r#"{"nodes": {"n": {"role": "bully"}}, "faults": [{"at": "2s"}]}"#;
@@ -812,9 +811,9 @@ mod tests {
         assert!(out.contains(r#""role": "worker""#), "{out}");
     }
 
-    /// Regression (new-user pass): a stray `}` or `]` left the comma split at a wrong depth
-    /// and an unclosed `{` was read as text (validation then said "found the string ..."):
-    /// unbalanced brackets, braces and quotes are refused with their place.
+    /// Unbalanced brackets, braces and quotes are refused with their place: a stray `}` or `]`
+    /// would leave the comma split at a wrong depth, and an unclosed `{` would read as text
+    /// (validation then saying "found the string ...").
     #[test]
     fn unbalanced_brackets_in_vary_values_are_refused() {
         let err = |s: &str| s.parse::<Vary>().unwrap_err().to_string();
@@ -834,9 +833,9 @@ mod tests {
         assert_eq!(v.values, vec![r#""a}b""#, "c"]);
     }
 
-    /// Regression (new-user pass): `--vary '"5s",5s'` ran the same value twice.
-    /// Regression (new user): `--set seed=18446744073709551616` was set as the float
-    /// `1.8446744073709552e+19`, and a duration field said the text had no unit.
+    /// `--vary '"5s",5s'` lists one value twice. `--set seed=18446744073709551616` is said not
+    /// to fit in 64 bits, not set as the float `1.8446744073709552e+19`, and a duration field
+    /// does not say the text has no unit.
     #[test]
     fn an_integer_past_64_bits_is_said_as_such() {
         for current in [
@@ -864,8 +863,8 @@ mod tests {
         assert!(r#"x="5",5"#.parse::<Vary>().is_ok());
     }
 
-    /// Regression (new-user pass): a key given twice in a `--set` value was accepted (the last
-    /// copy kept silently), though a file with one is refused.
+    /// A key given twice in a `--set` value is refused, as a file with one is (not the last
+    /// copy kept without a word).
     #[test]
     fn a_key_given_twice_in_a_set_value_is_refused() {
         let e = vary_text(SRC, "a", r#"{"x":"5s","x":"6s"}"#).unwrap_err();
@@ -878,8 +877,8 @@ mod tests {
         assert!(vary_text(SRC, "a", r#"{"x":"5s","y":{"x":1}}"#).is_ok());
     }
 
-    /// Regression (new-user pass): a duration without a unit given on the command line was
-    /// told to be written "as a JSON number without quotes", which a shell word cannot show.
+    /// A duration without a unit given on the command line is told how to write it there, not
+    /// "as a JSON number without quotes", which a shell word cannot show.
     #[test]
     fn the_duration_hint_is_worded_for_where_the_value_came_from() {
         let src = "{\"splitbrain\": 1, \"name\": \"x\", \"duration\": \"10s\",\n \"nodes\": \
@@ -919,8 +918,8 @@ mod tests {
             vary_text(SRC, "b.c", "1"),
             Err(VaryError::Path { .. })
         ));
-        // Regression: an index into a list the file lacks used to create an object with a key
-        // "0", reported as "invalid type: map, expected a sequence" past the file's end.
+        // An index into a list the file lacks creates no object with a key "0" (which would be
+        // reported as "invalid type: map, expected a sequence" past the file's end).
         let e = vary_text(SRC, "faults.0.at", "1s").unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -932,7 +931,7 @@ mod tests {
         // One entry is an entry.
         let e = vary_text(r#"{"l": [1]}"#, "l.3", "1").unwrap_err();
         assert!(e.to_string().contains("`l` has 1 entry, index 3"), "{e}");
-        // Regression: a misspelt node name used to add a node with no role ("missing field
+        // A misspelt node name adds no node with no role (which would be "missing field
         // `role`" at a line of the edited text the user never saw).
         let nodes = r#"{"nodes": {"client-1": {"role": "worker"}}}"#;
         let e = vary_text(nodes, "nodes.client1.ttl", "5s").unwrap_err();
@@ -948,8 +947,8 @@ mod tests {
         assert_eq!(v.values, vec!["1s", "5s", "15s"]);
     }
 
-    /// Regression (new-user pass): `--vary faults.0.at=1s,2s --vary 'faults.0={...}'` ran
-    /// every combination with the second value's `at`, labelled 1s and 2s.
+    /// `--vary faults.0.at=1s,2s --vary 'faults.0={...}'` (one setting inside another) is
+    /// refused: every combination would run with the second value's `at`, labelled 1s and 2s.
     #[test]
     fn a_path_inside_another_set_path_is_refused() {
         let src = r#"{"splitbrain": 1, "faults": [{"at": "1s", "crash": "a"}]}"#;
@@ -985,12 +984,12 @@ mod tests {
 
     #[test]
     fn a_path_set_twice_is_refused() {
-        // Regression: `--vary faults.1.at=1s,2s --vary faults.1.at=3s` ran every combination
-        // at 3s and reported it as 1s and 2s.
+        // `--vary faults.1.at=1s,2s --vary faults.1.at=3s` is refused: every combination would
+        // run at 3s and be reported as 1s and 2s.
         let src = r#"{"splitbrain": 1}"#;
         let twice: Vec<Setting> = vec!["seed=1".parse().unwrap(), "seed=2".parse().unwrap()];
-        // Regression (new-user pass): `run broken.json --set seed=1` said "the scenario is not
-        // valid JSON: expected value at line 3 column 11", without the file.
+        // `run broken.json --set seed=1` names the file in its error, not only "the scenario is
+        // not valid JSON: expected value at line 3 column 11".
         let broken = "{\n  \"splitbrain\": 1,\n  \"name\": x\n}\n";
         let one: Setting = "seed=1".parse().unwrap();
         assert_eq!(

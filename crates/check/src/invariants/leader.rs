@@ -13,7 +13,7 @@ use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeSet;
 
-/// `single_leader` (DESIGN.md): "at no true instant do two live nodes both claim
+/// `single_leader` (docs/design.md, "Invariants"): "at no true instant do two live nodes both claim
 /// leadership". Reports each maximal true-time window `[from, to)` during which two or more
 /// nodes believe they are leader, with the claims (and the step-downs or crashes that ended
 /// the overlap) as evidence.
@@ -50,7 +50,7 @@ pub fn single_leader(record: &RunRecord) -> Verdict {
     Verdict::from_violations(violations)
 }
 
-/// `single_leader_per_term` (issue 10; Raft's election safety, Ongaro & Ousterhout 2014,
+/// `single_leader_per_term` (Raft's election safety, Ongaro & Ousterhout 2014,
 /// section 5.2: "at most one leader can be elected in a given term"): at most one node
 /// claims leadership for any one term (epoch). Terms are the `LeaderClaim`s' own: bully terms,
 /// lease fencing tokens for lease-based leaders. Distinct from `single_leader`, which is about
@@ -109,8 +109,9 @@ fn quiet_since(record: &RunRecord) -> Option<SimTime> {
         .max()
 }
 
-/// `eventual_leader { settle }` (DESIGN.md): "after the last fault plus `settle`, exactly one
-/// live leader that every live node agrees on". Judged at the end of the run, which must be
+/// `eventual_leader { settle }` (docs/design.md, "Invariants"): "after the last fault that
+/// changed something plus `settle`, exactly one live node believes it leads and every live
+/// participant agrees". Judged at the end of the run, which must be
 /// at least the last fault (a pause counts until it ends) plus `settle` (true ns), else the
 /// verdict is `Inconclusive`; so is a run in which no participant is live at the end (every
 /// one crashed: no live node to agree on a leader). At the end exactly one live node must
@@ -143,7 +144,7 @@ pub fn eventual_leader(record: &RunRecord, settle: SimDuration) -> Verdict {
     let live = Liveness::new(record);
     // With every participant crashed at the end there is no live node to agree on a leader:
     // the premise of "exactly one live leader that every live node agrees on" is absent, so
-    // the run shows nothing either way (it was a violation naming the crashed last leader).
+    // the run shows nothing either way (a violation would name the crashed last leader).
     if !participants.is_empty() && participants.iter().all(|&p| !live.is_up(p, end)) {
         let all_down = (0..record.names.len()).all(|i| !live.is_up(NodeId(i as u32), end));
         let reason = if all_down {
@@ -395,7 +396,7 @@ mod tests {
         use super::*;
         use crate::invariants::leader::single_leader_per_term;
 
-        /// Issue 10 section 5: two nodes claiming one term is a violation even when the
+        /// Two nodes claiming one term is a violation even when the
         /// claims never overlap in true time (single_leader holds there).
         #[test]
         fn one_term_claimed_twice_is_a_violation_without_overlap() {
@@ -465,9 +466,9 @@ mod tests {
             assert_eq!(eventual_leader(&r, SETTLE), Verdict::Holds);
         }
 
-        /// Regression: a pause of 5 s at 2 s cut short by a crash at 3.5 s counted until
-        /// 7 s, so a run ending at 10 s with settle 5 s was inconclusive; the engine ends a
-        /// pause at a crash, and the last fault is the restart at 4 s.
+        /// A pause of 5 s at 2 s cut short by a crash at 3.5 s counts until the crash, as the
+        /// engine ends it: the last fault is the restart at 4 s, so a run ending at 10 s with
+        /// settle 5 s is decided (counting the pause until 7 s would make it inconclusive).
         #[test]
         fn a_pause_cut_short_by_a_crash_counts_until_the_crash() {
             let r = three()
@@ -484,9 +485,9 @@ mod tests {
             assert_eq!(eventual_leader(&r, SETTLE), Verdict::Holds);
         }
 
-        /// Regression: a restart of a node that was up (or a heal with nothing to heal, a
-        /// pause of a node that is down) at 8 s counted as the last fault, so a run ending at
-        /// 10 s with settle 5 s was inconclusive; such a fault changes nothing and ends no quiet.
+        /// A restart of a node that is up (or a heal with nothing to heal, a pause of a node
+        /// that is down) at 8 s changes nothing and ends no quiet: it is not the last fault,
+        /// so a run ending at 10 s with settle 5 s is decided.
         #[test]
         fn a_fault_without_effect_is_not_the_last_fault() {
             for idle in [restart(0), Fault::Heal] {
@@ -538,9 +539,8 @@ mod tests {
             assert_eq!(eventual_leader(&r, SETTLE).outcome(), Outcome::Inconclusive);
         }
 
-        /// Regression (new-user pass): with every node crashed at 1 s, the run was VIOLATED,
-        /// "no live node claims leadership at the end [n3]", naming a crashed node. No node is
-        /// live to agree on a leader: inconclusive, and so when only non-participants are up.
+        /// With every node crashed at 1 s no node is live to agree on a leader: inconclusive
+        /// (not a violation naming a crashed node), and so when only non-participants are up.
         #[test]
         fn inconclusive_when_no_participant_is_live_at_the_end() {
             let r = three()
@@ -625,7 +625,7 @@ mod tests {
             assert_eq!(v[0].nodes, vec!["n1", "n3"]);
         }
 
-        /// Issue 17, item 1: lease-based leaders never observe `LeaderKnown`; they agree
+        /// Lease-based leaders never observe `LeaderKnown`; they agree
         /// through the lease service. Three of them, one crashed holder, one new holder: holds.
         #[test]
         fn lease_leaders_agree_through_the_service_without_naming_a_leader() {

@@ -13,7 +13,7 @@ use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// `exclusive_holders` (DESIGN.md): "at no true instant do two clients both believe they
+/// `exclusive_holders` (docs/design.md, "Invariants"): "at no true instant do two clients both believe they
 /// hold the same lock". Reports, per lock name, each maximal true-time window `[from, to)`
 /// in which two or more clients believe they hold it, with the acquisitions (and the
 /// releases, losses or crashes that ended the overlap) as evidence.
@@ -66,7 +66,7 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
 
 /// Whether two clients' beliefs in one lock ([`lock_beliefs`]) may overlap: `false` only if
 /// at no instant two of them are held, found in one pass over the run that makes no belief
-/// (issue 11 §4: a long run has thousands of beliefs, and the list and its overlap events
+/// (a long run has thousands of beliefs, and the list and its overlap events
 /// are 0.5 MB of resident memory in lesson 15 run for 3,000 s, for a verdict that holds).
 /// Follows [`beliefs`](crate::timeline::beliefs)' rule: an acquisition opens the node's
 /// belief in its lock (continues an open one), a release or loss closes it, a crash closes
@@ -125,7 +125,7 @@ fn beliefs_may_overlap(record: &RunRecord) -> bool {
     opened.iter().any(|lock| count[lock] >= 2)
 }
 
-/// `holder_writes_only` (DESIGN.md): "every write the storage accepts was sent by the client
+/// `holder_writes_only` (docs/design.md, "Invariants"): "every write the storage accepts was sent by the client
 /// that truly held the lock at the instant of acceptance". Every `WriteAccepted` (applied or
 /// not) at true time `t` is judged against the truth at `t` (`Truth`): the hold the write
 /// was SENT under (`sent.rs`: its `WriteSent`'s hold, or its token's) must be true at
@@ -724,7 +724,7 @@ mod tests {
             );
         }
 
-        /// Issue 11 §4: a long run's truth keeps no facts; the violation cites them all the
+        /// A long run's truth keeps no facts; the violation cites them all the
         /// same, in the same words.
         #[test]
         fn a_long_run_cites_the_facts_its_truth_did_not_keep() {
@@ -827,7 +827,7 @@ mod tests {
             );
         }
 
-        /// Issue 17 item 2 with leases: the summary names the hold a write was sent under
+        /// Writes judged by the hold they were sent under, with leases: the summary names the hold a write was sent under
         /// only when it is not the writer's latest. client-1 sends request 1 under token 1
         /// and request 2 under token 3; request 1 lands under token 3 (the old hold ended),
         /// request 2 after token 3 was freed.
@@ -942,7 +942,7 @@ mod tests {
             );
         }
 
-        /// Issue 11 §4: a long run's truth keeps no facts; the violation cites them all the
+        /// A long run's truth keeps no facts; the violation cites them all the
         /// same, in the same words (here the key's expiry).
         #[test]
         fn a_long_run_cites_the_facts_its_truth_did_not_keep() {

@@ -1,5 +1,5 @@
-//! The invariant checkers, one module per family. Each `pub fn` implements the DESIGN.md
-//! definition quoted in its doc, judging observations against true time.
+//! The invariant checkers, one module per family. Each `pub fn` implements the definition of
+//! docs/design.md ("Invariants") quoted in its doc, judging observations against true time.
 
 pub mod leader;
 pub mod locks;
@@ -62,7 +62,7 @@ impl<'r> Shared<'r> {
 
     /// `(from, to, lock)` of every hold of [`Shared::truth`], in its order: read from the
     /// truth where a verdict reads its holds anyway (or it was built), else from
-    /// [`Truth::spans`], whose holds are never all alive (issue 11 §4).
+    /// [`Truth::spans`], whose holds are never all alive.
     pub(crate) fn spans(&self) -> Box<dyn Iterator<Item = (SimTime, SimTime, &str)> + '_> {
         if self.reads_holds || self.truth.get().is_some() {
             return Box::new(self.truth().all().map(|h| (h.from, h.to, &*h.lock)));

@@ -10,9 +10,10 @@ use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// `lock_progress { window }` (DESIGN.md): "while a majority of lock servers is up and
-/// reachable, some client acquires the lock within every `window`". Lock servers are the
-/// run's `LeaseService` and `RedisInstance` nodes (one lease service is 1 of 1); up/down comes
+/// `lock_progress { window }` (docs/design.md, "Invariants"): "while a majority of lock
+/// servers is up, no more than `window` of owed time passes between acquisitions". Lock
+/// servers are the run's nodes whose role [`Role::is_lock_server`] (lease services, Redis
+/// instances, Raft replicas; one lease service is 1 of 1); up/down comes
 /// from `Crash` / `Restart` faults only (pauses and partitions are not counted).
 ///
 /// Only time that owes progress counts: time during which some client waits for a lock (from
@@ -174,7 +175,7 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
     if !asks {
         return Vec::new();
     }
-    // The truth first, then the waits, taken as they close (issue 11 §4).
+    // The truth first, then the waits, taken as they close.
     let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
     for (from, to, lock) in shared.spans() {
         held.entry(lock).or_default().push((from, to));
@@ -185,7 +186,7 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
         .collect();
     let mut out = Vec::new();
     // The waits, each as it closes, not a list of them; lock names borrowed from the
-    // observations, not a copy per wait (issue 11 §4).
+    // observations, not a copy per wait.
     let waits = |o: &'r Obs| match o {
         Obs::LockRequested { lock, .. } => Some(Change::Start(lock.as_str())),
         Obs::LockAcquired { lock, .. } => Some(Change::Stop(lock.as_str())),
@@ -205,7 +206,7 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
     });
     // A wait's stretches are disjoint and each wait has its own request, so `(from, to,
     // request)` tells any two apart: an unstable sort gives the stable sort's order without
-    // its scratch list (issue 11 §4).
+    // its scratch list.
     out.sort_unstable_by_key(|o| (o.from, o.to, o.request));
     out
 }
@@ -517,7 +518,7 @@ mod tests {
         );
     }
 
-    /// Issue 10 section 3: an idle lock owes no progress. Nobody asks between 2 s and 40 s.
+    /// An idle lock owes no progress. Nobody asks between 2 s and 40 s.
     #[test]
     fn an_idle_lock_is_not_a_stall() {
         let r = Builder::new(&[("locks", LeaseService), ("client-1", Worker)])
@@ -538,7 +539,7 @@ mod tests {
         assert_eq!(lock_progress(&r, WINDOW), Verdict::Holds);
     }
 
-    /// Issue 17 item 3 (lesson 15's failing seeds): a client that waits out another's valid
+    /// A client that waits out another's valid
     /// hold is not a stall. client-1's lease (TTL 10 s) runs 1 s..11 s at the service;
     /// client-2 asks at 2 s and gets it at 11.5 s: 0.5 s owed, within a 5 s window.
     #[test]
@@ -686,11 +687,11 @@ mod tests {
         );
     }
 
-    /// A user's report: a Redlock client cut from a majority, in a run of exactly the window
-    /// (10 s), "held (vacuous: ... a majority was up for only 10.000 s of the run)", a false
-    /// reason; at 10.001 s it was violated. No gap can owe more than its majority-up span, so
-    /// a run whose every such span is no longer than the window cannot show a stall: it is
-    /// inconclusive, as `eventual_leader` is for a run shorter than `settle`.
+    /// A Redlock client cut from a majority, in a run of exactly the window (10 s): no gap can
+    /// owe more than its majority-up span, so a run whose every such span is no longer than
+    /// the window cannot show a stall: it is inconclusive (as `eventual_leader` is for a run
+    /// shorter than `settle`), not a vacuous pass with a false reason; at 10.001 s it is
+    /// violated.
     #[test]
     fn a_run_no_longer_than_the_window_is_inconclusive() {
         let run = |end| redis3().end(ms(end)).build();

@@ -66,7 +66,7 @@ struct Window {
     writes: Vec<usize>,
 }
 
-/// `no_two_accepted_writers` (DESIGN.md): "the storage's accepted writes, in acceptance
+/// `no_two_accepted_writers` (docs/design.md, "Invariants"): "the storage's accepted writes, in acceptance
 /// order, never return to an earlier holder after a later holder's write was accepted (A A B
 /// B is fine, A B A is a violation)". Each accepted write (applied or not) belongs to the
 /// holder epoch it was SENT under (`sent.rs`): (writer, the writer's latest
@@ -86,8 +86,8 @@ struct Window {
 pub fn no_two_accepted_writers(record: &RunRecord) -> Verdict {
     let sent = SentUnder::new(record);
     let mut windows: Vec<(NodeId, Window)> = Vec::new();
-    // Each storage's accepted writes in order, read from the log: no list of them (issue 11
-    // §4: a long run accepts thousands).
+    // Each storage's accepted writes in order, read from the log: no list of them (a long
+    // run accepts thousands).
     let storages: BTreeSet<NodeId> = record
         .observations
         .iter()
@@ -171,7 +171,7 @@ pub fn no_two_accepted_writers(record: &RunRecord) -> Verdict {
     Verdict::from_violations(violations)
 }
 
-/// `fencing_monotonic` (DESIGN.md): "accepted tokens never decrease". Per storage node, the
+/// `fencing_monotonic` (docs/design.md, "Invariants"): "accepted tokens never decrease". Per storage node, the
 /// accepted writes that carry a token, in acceptance order, must have non-decreasing tokens
 /// (equal tokens are fine: one holder writing twice). Each decreasing write is reported with
 /// the window from the write that set the highest token to it.
@@ -368,7 +368,7 @@ mod tests {
             assert_eq!(v[0].faults, vec!["A was paused 2.500 s to 12.500 s"]);
         }
 
-        /// Issue 17 item 2: A's write sent under its first hold lands after B's write and
+        /// A's write sent under its first hold lands after B's write and
         /// after A re-acquired; it is a write of A's first hold (A1 B1 A1), not of A2.
         #[test]
         fn a_write_belongs_to_the_hold_it_was_sent_under() {

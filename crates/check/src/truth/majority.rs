@@ -4,8 +4,8 @@
 //! **Which instances.** A lock is named by its key within the set of instances its clients
 //! ask (each client's `LockRequested { servers }`): two single-instance locks on different
 //! instances are two locks, even under one name, and an instance no client of the lock asks
-//! has no say in it. A key no client requested (a hand-built record, a trace written before
-//! `servers` existed) is judged over every Redis instance of the run.
+//! has no say in it. A key no client requested (a hand-built record, a trace whose requests name
+//! no `servers`) is judged over every Redis instance of the run.
 //!
 //! **Replication.** A primary and its replicas count as one instance, named by the configured
 //! primary, holding what the current primary holds ([`super::replication`]).
@@ -54,7 +54,7 @@ const CHUNK: usize = 256;
 /// `(key, value)`, for each instance set the key is asked of; in chunks of [`CHUNK`], which the
 /// caller joins once it has freed the key pieces (or, in a long run's truth for the checkers,
 /// keeps as they are: [`Truth::all`](super::Truth::all)): one list grown by doubling would at its peak
-/// hold up to twice its holds and its previous buffer beside them (issue 11 §4). The key
+/// hold up to twice its holds and its previous buffer beside them. The key
 /// pieces come in `batches`, each holding every piece of the `(key, value)` pairs it has, in
 /// `(key, value)` order from batch to batch ([`key_hold_batches`](super::redis_keys::key_hold_batches)),
 /// so only one batch need be alive at a time; one batch of every piece gives the same holds.
@@ -78,7 +78,7 @@ pub(crate) fn holds<B: AsRef<[KeyHold]>>(
 }
 
 /// The holds of [`holds`], in its order, each given to `emit` as it is made (a caller that
-/// keeps less of a hold than the hold never has them all: issue 11 §4).
+/// keeps less of a hold than the hold never has them all).
 pub(crate) fn for_each_hold<B: AsRef<[KeyHold]>>(
     record: &RunRecord,
     batches: impl IntoIterator<Item = B>,
@@ -156,7 +156,7 @@ fn majority_windows(
                 .map(|h| h.start.clone())
                 .collect();
             started_by.sort_by_key(Fact::t);
-            // Exactly as long as they are: a long run keeps thousands of holds (issue 11 §4).
+            // Exactly as long as they are: a long run keeps thousands of holds.
             let ended_by = members
                 .iter()
                 .filter(|h| h.to == o.to)
@@ -206,8 +206,8 @@ mod tests {
         }
     }
 
-    /// Issue 10 §1: a lock's truth is a majority of its OWN instances. Two single-instance
-    /// locks on two instances each hold with 1 of 1; before, each needed 2 of the run's 2.
+    /// A lock's truth is a majority of its OWN instances. Two single-instance
+    /// locks on two instances each hold with 1 of 1, not 2 of the run's 2.
     /// A same-named lock on another instance set is a separate lock.
     #[test]
     fn each_lock_is_judged_over_the_instances_its_clients_ask() {

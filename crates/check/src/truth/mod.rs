@@ -29,11 +29,11 @@ use std::sync::Arc;
 pub use redis_keys::KeyHold;
 
 /// Who truly held a lock over `[from, to)` (true time, ns): a lease grant, or a majority of
-/// Redis instances holding one value (DESIGN.md, `holder_writes_only`).
+/// Redis instances holding one value (docs/truth.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hold {
     /// Lock (lease or key) name (one string shared by a key's pieces and majority holds:
-    /// a long run keeps thousands of holds, issue 11 §4).
+    /// a long run keeps thousands of holds).
     pub lock: Arc<str>,
     /// The client holding it, if known (a Redis value no client reported acquiring is held
     /// by nobody we can name).
@@ -55,7 +55,7 @@ pub struct Hold {
 /// fault by index) and put in words ([`Fact::evidence`]) only when a verdict cites it: a run
 /// has a fact for every key and hold, and a verdict cites a few. A fact derived from the run
 /// (a key's expiry by its instance's wall clock) is kept as what it says, shared by its copies.
-/// 16 bytes: a long run keeps two for every key piece and several for every hold (issue 11 §4).
+/// 16 bytes: a long run keeps two for every key piece and several for every hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fact(FactRef);
 
@@ -223,7 +223,7 @@ pub(crate) struct HoldId {
 impl Hold {
     /// What the hold is, in words ("lease grant with token 17", "value v1 on a majority (2 of
     /// 3) of Redis instances"): put in words when a verdict cites it, not kept with every
-    /// hold (issue 11 §4).
+    /// hold.
     pub fn what(&self) -> String {
         match &self.source {
             HoldSource::Lease { token, .. } => format!("lease grant with token {token}"),
@@ -279,9 +279,9 @@ pub(crate) fn servers_of(record: &RunRecord, lock: Option<&str>) -> BTreeSet<Nod
     out
 }
 
-/// The truth about locks over the run (DESIGN.md, `holder_writes_only`: "truth = the lock
-/// servers' state: the lease service's grant, or a majority of the lock's Redis instances
-/// holding the client's value"), rebuilt from a [`RunRecord`]: the lease services' grant observations and
+/// The truth about locks over the run (docs/truth.md: the lock servers' state, such as the
+/// lease service's grant, or a majority of the lock's Redis instances holding the client's
+/// value), rebuilt from a [`RunRecord`]: the lease services' grant observations and
 /// the Redis instances' key observations, keys expiring by the instance's wall clock
 /// ([`WallClocks`], [`key_expired`](crate::key_expired)). Intervals are half-open in true ns; one still open at
 /// the end is closed at [`RunRecord::horizon`]; empty ones are dropped.
@@ -347,7 +347,7 @@ pub(crate) enum Facts {
 
 /// Sorts `holds` by start, then lock, then holder, keeping the order of equals (as a stable
 /// sort does) without a stable sort's scratch buffer, which holds up to as many holds again
-/// (issue 11 §4: 163 KB beside the 163 KB list in lesson 15 run for 3,000 s): the order is
+/// (163 KB beside the 163 KB list in lesson 15 run for 3,000 s): the order is
 /// found on a list of positions (4 bytes each) and applied by swapping along its cycles.
 fn sort_in_place(holds: &mut [Hold]) {
     let n = u32::try_from(holds.len()).expect("fewer than 2^32 holds");
@@ -381,7 +381,7 @@ impl Truth {
     /// [`Truth::new`] without [`Truth::keys`], for the checkers, which read only the holds:
     /// the key pieces (one a key set on an instance, thousands in a long run) are made in
     /// batches of a few hundred `(key, value)` pairs' pieces, each freed once its holds are
-    /// made, so they are never all alive (issue 11 §4: in lesson 15 run for 3,000 s they are
+    /// made, so they are never all alive (in lesson 15 run for 3,000 s they are
     /// 6,857 pieces, 0.66 MB, beside a 1.45 MB record); the same holds in the same order.
     pub fn holds_only(record: &RunRecord, clocks: &WallClocks) -> Truth {
         Truth::build(record, clocks, false, Facts::Keep)
@@ -392,7 +392,7 @@ impl Truth {
     /// (more than [`redis_keys::BATCH`] keys set), the Redis majority holds keep no facts
     /// (`started_by`, `ended_by` empty, no key expiry derived as a fact), and a verdict that
     /// cites one finds them in a truth built with them ([`Truth::holds_only`], the same holds
-    /// in the same order): issue 11 §4, lesson 15 run for 3,000 s has 1,355 holds with 3,
+    /// in the same order): lesson 15 run for 3,000 s has 1,355 holds with 3,
     /// 4 or 5 facts at each end, 0.2 MB of facts no verdict cites. [`Truth::keeps_facts`] says
     /// which this truth is.
     pub(crate) fn holds_uncited(record: &RunRecord, clocks: &WallClocks) -> Truth {
@@ -403,7 +403,7 @@ impl Truth {
     /// order (by start, then lock, then holder, equals as they were made), for the readers
     /// that need no more of a hold (`lock_progress`, the metric `no_valid_hold_ns`). Each hold
     /// is made as there and reduced to a [`Span`] as it is made, so the holds are never all
-    /// alive: issue 11 §4, lesson 15 run for 3,000 s has 1,355 majority holds of 112 bytes
+    /// alive: lesson 15 run for 3,000 s has 1,355 majority holds of 112 bytes
     /// (0.16 MB with their list of places); their spans take 32 bytes each, gathered in
     /// lists of [`SPAN_LIST`] and moved into one list of the exact size, never grown by
     /// doubling (which held 1.5 times the final list's memory at once).
@@ -477,7 +477,7 @@ impl Truth {
             (keys, majority, true)
         } else {
             // The key pieces in batches, each freed before the next is made: they are never
-            // all alive at once (issue 11 §4).
+            // all alive at once.
             let (kept, batches) =
                 redis_keys::key_hold_batches(record, clocks, redis_keys::BATCH, facts);
             (Vec::new(), majority::holds(record, batches, kept), kept)
@@ -486,7 +486,7 @@ impl Truth {
         if !kept {
             // A long run's holds are left in the lists they were made in, and sorted by a
             // list of their places (8 bytes a hold): one list of them all would be made while
-            // the lists are alive, 0.15 MB in lesson 15 run for 3,000 s (issue 11 §4).
+            // the lists are alive, 0.15 MB in lesson 15 run for 3,000 s.
             let mut chunks = majority;
             chunks.insert(0, lease);
             chunks.push(raft);
@@ -655,7 +655,7 @@ mod tests {
         assert_eq!(super::majority::holds(&r, batches, kept).concat(), want);
     }
 
-    /// Issue 11 §4: the checkers' truth of a run with more keys set than one batch makes
+    /// The checkers' truth of a run with more keys set than one batch makes
     /// keeps its holds in the lists they were made in, without facts; [`Truth::all`] gives
     /// the holds of the truth built with them, in the same order, without their facts.
     #[test]
@@ -763,7 +763,7 @@ mod tests {
     }
 
     /// A fact is 16 bytes, and so is one that may be missing: a long run keeps two for every
-    /// key piece and several for every hold (issue 11 §4; they were 32 bytes).
+    /// key piece and several for every hold.
     #[test]
     fn a_fact_is_sixteen_bytes() {
         assert_eq!(std::mem::size_of::<super::Fact>(), 16);

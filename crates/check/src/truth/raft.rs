@@ -144,4 +144,20 @@ mod tests {
             ]
         );
     }
+
+    /// A key created and deleted at the same instant (an acquire and its release or expiry
+    /// applied in one step) was never held for any time: it is no hold, so no checker can
+    /// find two holders at that instant.
+    #[test]
+    fn a_hold_of_no_length_is_no_hold() {
+        let r = Builder::new(&[("r1", Raft), ("r2", Raft), ("r3", Raft), ("a", Worker)])
+            .obs(ms(1_000), 0, created(3, 2))
+            .obs(ms(1_000), 0, deleted(2))
+            .obs(ms(2_000), 0, created(3, 3))
+            .obs(ms(2_500), 0, deleted(3))
+            .end(ms(10_000))
+            .build();
+        let spans: Vec<(SimTime, SimTime)> = holds(&r).iter().map(|h| (h.from, h.to)).collect();
+        assert_eq!(spans, vec![(ms(2_000), ms(2_500))]);
+    }
 }

@@ -126,7 +126,7 @@ type PairRange<'r> = ((&'r str, &'r str), (&'r str, &'r str));
 /// of a contiguous range of `(key, value)` pairs, the ranges in `(key, value)` order, each
 /// batch's pieces in the order they ended. Sorted by `(key, value)` (stably), the batches one
 /// after another are [`key_holds`] sorted so; a caller that reads the pieces one `(key, value)`
-/// at a time (the majority holds) never holds them all (issue 11 §4: lesson 15 run for 3,000 s
+/// at a time (the majority holds) never holds them all (lesson 15 run for 3,000 s
 /// has 6,857 pieces, 0.66 MB, beside a 1.45 MB record). Each batch is one pass over the key
 /// reports, skipping the pieces of other pairs.
 ///
@@ -151,9 +151,9 @@ pub(crate) fn key_hold_batches<'r>(
                 pass.facts = facts == super::Facts::Keep;
                 let mut ranges = pass.ranges(batch);
                 // Every batch reserves as much as the largest: one size of list, whose memory
-                // each batch reuses (issue 11 §4: the allocator keeps memory for each size of
-                // block it gave, so lists of a dozen slightly different sizes were each given
-                // and kept their own).
+                // each batch reuses (the allocator keeps memory for each size of
+                // block it gave, so lists of a dozen slightly different sizes would each keep
+                // their own).
                 let most = ranges.iter().map(|r| r.1).max().unwrap_or(0);
                 for r in &mut ranges {
                     r.1 = most;
@@ -262,7 +262,7 @@ impl<'r> Pass<'r> {
         // so that a report's key is looked up as `&str`, without a copy). A report of a pair
         // outside the batch still ends the open segment of its key (of another value), but
         // opens none and interns nothing: each batch's pass over every report stays cheap
-        // (each pass interned every value before, which made a long run's truth quadratic).
+        // (interning every value on each pass would make a long run's truth quadratic).
         let mut open: BTreeMap<NodeId, BTreeMap<String, KeySeg>> = BTreeMap::new();
         let mut held: Vec<KeyHold> = Vec::with_capacity(capacity);
         let mut strings = Strings(&record.redis_keys, BTreeSet::new());
@@ -424,7 +424,7 @@ mod tests {
             .collect()
     }
 
-    /// Issue 17 item 6: the key is still live (deadline 100 s) when the instance crashes at
+    /// The key is still live (deadline 100 s) when the instance crashes at
     /// 4 s. Down, it grants to nobody and keeps counting for its value; it comes back at 6 s
     /// (after a restart delay) with no keys, which ends the key there.
     #[test]

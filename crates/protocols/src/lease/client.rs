@@ -25,7 +25,7 @@
 //! - `UntilDenied`: the deadline ends nothing; the client believes until a reply says no
 //!   (a denied renewal), as a client does that trusts its session until the reconnected
 //!   server says it expired. Without renewals it believes until it releases.
-//! - `KeepBelieving`, **the classic bug** (the old `stop_on_renew_failure: false`): on a
+//! - `KeepBelieving`, **the classic bug** (also written `stop_on_renew_failure: false`): on a
 //!   denied or timed-out renewal the client carries on as if it had succeeded, extending its
 //!   own belief to `renew send time + ttl - margin` (observed as `LockRenewed`, which is its
 //!   belief), so it never emits `LockLost` while renewals keep failing. Without renewals
@@ -604,11 +604,6 @@ impl LeaseClient {
             State::Held { token, .. } => Some(token),
             _ => None,
         }
-    }
-
-    /// Whether an acquisition is in progress.
-    pub fn is_acquiring(&self) -> bool {
-        matches!(self.state, State::Acquiring(_))
     }
 
     /// Forgets all volatile state (after a crash of the owning node; the engine has already

@@ -13,7 +13,7 @@
 //! `no_two_accepted_writers` unless the storage fences. Storage acks are not acted on.
 //!
 //! With `raft: Some(cfg)` the leadership is the Raft lock service's key instead (etcd's
-//! election recipe: a key created with a lease, issue 12): the node drives a [`RaftLock`]
+//! election recipe: a key created with a lease): the node drives a [`RaftLock`]
 //! client, which keeps its lease alive on its own, and its term is the key's create revision,
 //! which also only grows across holders. The lease client config is then unused.
 //!

@@ -183,11 +183,6 @@ impl<H: Copy> RaftLockClient<H> {
         self.cfg.replicas[self.target]
     }
 
-    /// True while no request is outstanding and the lock is not held.
-    pub fn is_idle(&self) -> bool {
-        self.state == State::Idle
-    }
-
     /// Starts acquiring (ignored unless idle; while a release is outstanding, acquiring starts
     /// once the release is answered, so the client never competes with its own lease).
     pub fn acquire<E: RaftClientEnv<TimerHandle = H>>(&mut self, env: &mut E) {

@@ -1,4 +1,4 @@
-//! A Raft-replicated, etcd-style lock service (issue 12), as pure state machines.
+//! A Raft-replicated, etcd-style lock service, as pure state machines.
 //!
 //! - [`config`]: replica group and timing ([`RaftConfig`]).
 //! - [`msg`]: the wire vocabulary ([`RaftMsg`]), log entries and commands, timers.

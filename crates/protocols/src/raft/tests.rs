@@ -62,12 +62,17 @@ struct Net {
     cut_in_flight: bool,
     durable: Vec<RaftDurable>,
     sent: BTreeMap<&'static str, u64>,
+    /// AppendEntries refused (answered with `success: false`), by the refusing node.
+    refused: Vec<u64>,
     said: Vec<(u64, NodeId, Said)>,
 }
 
 impl Net {
     fn send(&mut self, from: NodeId, to: NodeId, msg: RaftMsg) {
         *self.sent.entry(msg.kind()).or_default() += 1;
+        if matches!(msg, RaftMsg::AppendEntriesResponse { success: false, .. }) {
+            self.refused[from.index()] += 1;
+        }
         if self.group[from.index()] != self.group[to.index()] {
             return;
         }
@@ -219,6 +224,7 @@ impl Cluster {
             cut_in_flight: false,
             durable: vec![RaftDurable::default(); total],
             sent: BTreeMap::new(),
+            refused: vec![0; total],
             said: Vec::new(),
         };
         let mut c = Cluster {
@@ -975,4 +981,248 @@ fn a_grant_after_the_deadline_is_handed_back() {
         .collect();
     assert_eq!(freed, vec![false], "revoked by the client, not expired");
     c.check_safety().unwrap();
+}
+
+/// Delivers `msg` from `from` to replica `to` now (after anything already due now).
+fn deliver(c: &mut Cluster, from: usize, to: usize, msg: RaftMsg) {
+    c.net.push(
+        c.net.now,
+        Ev::Msg {
+            from: NodeId(from as u32),
+            to: NodeId(to as u32),
+            msg,
+        },
+    );
+    c.run_until(c.net.now);
+}
+
+/// Figure 2, RequestVote receiver: only a *higher* term turns a leader or candidate into a
+/// follower. A RequestVote of the node's own term (a second candidate of that term, or a
+/// candidate's late request reaching the winner) is refused and changes nothing.
+#[test]
+fn a_request_vote_of_the_same_term_deposes_no_leader_and_no_candidate() {
+    let mut c = Cluster::new(1, 3, 0, (1, 1));
+    let l = c.run_until_leader(10_000 * MS);
+    c.run_until(c.net.now + 10 * MS);
+    let t = c.replica(l).term();
+    let other = (l + 1) % 3;
+    let vote = |term| RaftMsg::RequestVote {
+        term,
+        last_log_index: 9,
+        last_log_term: term,
+    };
+    deliver(&mut c, other, l, vote(t));
+    assert_eq!(c.replica(l).role(), Role::Leader, "the leader stays leader");
+    assert_eq!(c.replica(l).term(), t);
+    // A candidate of term t+1 (cut off, its election timer fired) meets another candidate's
+    // RequestVote of the same term: it stays a candidate and keeps its own vote.
+    let x = (l + 2) % 3;
+    c.net.group[x] = 1;
+    while c.replica(x).role() != Role::Candidate {
+        assert!(c.step(), "queue ran dry");
+    }
+    let tx = c.replica(x).term();
+    deliver(&mut c, other, x, vote(tx));
+    assert_eq!(
+        c.replica(x).role(),
+        Role::Candidate,
+        "the candidate stays candidate"
+    );
+    assert_eq!(c.replica(x).voted_for(), Some(NodeId(x as u32)));
+    assert!(c.raft_said().all(|(_, n, o)| !(n.index() == x
+        && matches!(o, RaftObs::Voted { candidate, .. } if candidate.index() == other))));
+}
+
+/// Figure 2, Rules for Servers, Leaders: the commit index becomes the *highest* N stored on a
+/// majority with log[N].term == currentTerm, so the scan goes down from the log's end. A
+/// current-term entry on a majority commits while a later one is still only on the leader.
+#[test]
+fn the_commit_scan_finds_a_majority_entry_below_an_unreplicated_one() {
+    let mut c = Cluster::new(1, 3, 0, (1, 1));
+    let l = c.run_until_leader(10_000 * MS);
+    c.run_until(c.net.now + 10 * MS);
+    let k = c.replica(l).commit_index();
+    assert_eq!(c.replica(l).log().last_index(), k);
+    let (f1, f2) = ((l + 1) % 3, (l + 2) % 3);
+    c.net.group[f1] = 1;
+    c.net.group[f2] = 1;
+    for (req, lock) in [(1, "A"), (2, "B")] {
+        let acquire = RaftMsg::Acquire {
+            req,
+            lock: lock.into(),
+            ttl: SimDuration::from_millis(1000),
+        };
+        deliver(&mut c, f1, l, acquire);
+    }
+    assert_eq!(c.replica(l).log().last_index(), k + 2);
+    let ack = RaftMsg::AppendEntriesResponse {
+        term: c.replica(l).term(),
+        success: true,
+        match_index: k + 1,
+        seq: 1_000_000,
+    };
+    deliver(&mut c, f1, l, ack);
+    assert_eq!(c.replica(l).commit_index(), k + 1);
+}
+
+/// Figure 2, AppendEntries receiver (and Rules for Servers: "if RPC request contains term
+/// T greater than currentTerm: set currentTerm = T"): a follower adopts the higher term of a
+/// leader it already follows, as when that leader is re-elected in a later term.
+#[test]
+fn a_follower_adopts_the_higher_term_of_the_leader_it_already_follows() {
+    let mut c = Cluster::new(1, 3, 0, (1, 1));
+    let l = c.run_until_leader(10_000 * MS);
+    c.run_until(c.net.now + 10 * MS);
+    let f = (l + 1) % 3;
+    let t = c.replica(l).term();
+    assert_eq!(c.replica(f).leader_hint(), Some(NodeId(l as u32)));
+    assert_eq!(c.replica(f).term(), t);
+    let log = c.replica(f).log();
+    let heartbeat = RaftMsg::AppendEntries {
+        term: t + 1,
+        prev_log_index: log.last_index(),
+        prev_log_term: log.last_term(),
+        entries: Vec::new(),
+        leader_commit: c.replica(f).commit_index(),
+        seq: 1_000_000,
+    };
+    deliver(&mut c, l, f, heartbeat);
+    assert_eq!(c.replica(f).term(), t + 1);
+    assert_eq!(c.replica(f).role(), Role::Follower);
+    assert_eq!(c.replica(f).leader_hint(), Some(NodeId(l as u32)));
+}
+
+/// Figure 2's "decrement nextIndex and retry", with the follower's hint (its last index, as
+/// the paper's §5.3 optimisation and etcd's `rejectHint` allow): a follower that is merely
+/// behind costs the new leader one refused AppendEntries, however far behind it is; a
+/// follower whose suffix conflicts is walked back one entry per refusal, never past what it
+/// is known to match.
+#[test]
+fn a_refused_append_backs_off_to_the_followers_hint() {
+    let mut c = Cluster::new(1, 3, 0, (1, 1));
+    let l1 = c.run_until_leader(10_000 * MS);
+    c.run_until(c.net.now + 10 * MS);
+    let (f1, f2) = ((l1 + 1) % 3, (l1 + 2) % 3);
+    // f2 is down while l1 and f1 commit 30 entries.
+    c.crash(f2);
+    for req in 0..30 {
+        let acquire = RaftMsg::Acquire {
+            req,
+            lock: format!("k{req}"),
+            ttl: SimDuration::from_millis(100_000),
+        };
+        deliver(&mut c, f1, l1, acquire);
+        c.run_until(c.net.now + 5 * MS);
+    }
+    let long = c.replica(l1).commit_index();
+    assert!(long >= 31, "commit index {long}");
+    // l1 crashes and f2 comes back 30 entries behind: f1 (up to date) wins.
+    c.crash(l1);
+    c.restart(f2);
+    let behind = c.replica(f2).log().last_index();
+    assert!(long - behind >= 30);
+    let l2 = c.run_until_leader(c.net.now + 10_000 * MS);
+    assert_eq!(l2, f1);
+    c.run_until(c.net.now + 50 * MS);
+    assert_eq!(c.net.refused[f2], 1, "one refusal, then the hint");
+    assert_eq!(c.replica(f2).log().entries(), c.replica(f1).log().entries());
+    // l1 returns with a log that ends where f1's ended; f1's new term's no-op conflicts
+    // with nothing, so l1 needs no refusal either, only its new entries.
+    c.restart(l1);
+    c.run_until(c.net.now + 1_000 * MS);
+    assert_eq!(c.replica(l1).log().entries(), c.replica(f1).log().entries());
+    c.check_safety().unwrap();
+}
+
+/// A conflicting suffix: an isolated leader appends entries no one else stores; the others
+/// elect a new leader whose no-op takes the first of those indexes. The new leader's
+/// nextIndex starts just past its own log as it was when it won (Figure 2, "Volatile state on
+/// leaders"), which is where the two logs still match, so the stale suffix is truncated by the
+/// first AppendEntries (receiver rule 3) with no refusal at all, and the logs converge.
+#[test]
+fn a_stale_suffix_is_truncated_without_a_refusal() {
+    let mut c = Cluster::new(1, 3, 0, (1, 1));
+    let l1 = c.run_until_leader(10_000 * MS);
+    c.run_until(c.net.now + 10 * MS);
+    let f1 = (l1 + 1) % 3;
+    c.net.group[l1] = 1;
+    for req in 0..4 {
+        let acquire = RaftMsg::Acquire {
+            req,
+            lock: format!("old{req}"),
+            ttl: SimDuration::from_millis(100_000),
+        };
+        deliver(&mut c, f1, l1, acquire);
+    }
+    let l2 = loop {
+        if let Some(l2) = (0..3).find(|&i| i != l1 && c.replica(i).role() == Role::Leader) {
+            break l2;
+        }
+        assert!(c.step() && c.net.now < 100_000 * MS, "no second leader");
+    };
+    assert!(c.replica(l2).term() > c.replica(l1).term());
+    c.run_until(c.net.now + 100 * MS);
+    let before = c.net.refused[l1];
+    c.net.group[l1] = 0;
+    c.run_until(c.net.now + 1_000 * MS);
+    assert_eq!(c.replica(l1).log().entries(), c.replica(l2).log().entries());
+    assert_eq!(c.net.refused[l1] - before, 0);
+    c.check_safety().unwrap();
+}
+
+/// What each replica says in a first election and one grant, in order: the observations
+/// the checkers and the narration read (a follower's BecameFollower once per leader it
+/// learns, CommitAdvanced once per advance, on the leader before the followers).
+#[test]
+fn one_election_is_observed_in_this_order() {
+    let mut c = Cluster::new(1, 3, 1, (1, 1));
+    let l = c.run_until_leader(10_000 * MS);
+    c.run_until(c.net.now + 10 * MS);
+    c.acquire(3);
+    c.run_until(c.net.now + 20 * MS);
+    let said = |node: usize| -> Vec<String> {
+        c.raft_said()
+            .filter(|(_, n, _)| n.index() == node)
+            .map(|(_, _, o)| {
+                let s = format!("{o:?}");
+                s[..s.find([' ', '{']).unwrap_or(s.len())]
+                    .trim()
+                    .to_string()
+            })
+            .collect()
+    };
+    let f = (l + 1) % 3;
+    assert_eq!(
+        said(l),
+        [
+            "BecameFollower",
+            "BecameCandidate",
+            "Voted",
+            "BecameLeader",
+            "LeasesPromoted",
+            "Appended",
+            "CommitAdvanced",
+            "Applied",
+            "Appended",
+            "CommitAdvanced",
+            "Applied",
+            "KeyCreated",
+            "Granted"
+        ],
+        "leader {l}"
+    );
+    assert_eq!(
+        said(f),
+        [
+            "BecameFollower",
+            "BecameFollower",
+            "Voted",
+            "BecameFollower",
+            "Appended",
+            "Appended",
+            "CommitAdvanced",
+            "Applied"
+        ],
+        "follower {f}"
+    );
 }

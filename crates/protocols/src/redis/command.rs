@@ -250,11 +250,6 @@ impl Reply {
             Reply::Error(_) => "error",
         }
     }
-
-    /// Whether this is an error reply.
-    pub fn is_error(&self) -> bool {
-        matches!(self, Reply::Error(_))
-    }
 }
 
 /// Errors of the typed lock helpers: the reply was a Redis error, or not of the shape the

@@ -41,7 +41,7 @@
 //! (redis-py's `Lock(thread_local=False)`: one token field for the node, loaded into a
 //! thread's client before each of its steps and stored back after, so a thread that acquires
 //! overwrites the token another thread releases with). The sharing stays inside one node:
-//! nodes share no state (DESIGN.md).
+//! nodes share no state (docs/design.md, "Nodes and actors").
 
 pub mod lock;
 
@@ -555,11 +555,6 @@ impl Worker {
     /// The threads' lock clients, thread 1 first.
     pub fn clients(&self) -> impl Iterator<Item = &LockClient> {
         self.threads.iter().map(|t| &t.client)
-    }
-
-    /// The shared lock object's token field (`None` unless `lock_object` is shared).
-    pub fn shared_token(&self) -> Option<&str> {
-        self.token.as_deref()
     }
 
     /// Runs one step of thread `i` (0-based) in its own context; with a shared lock object,

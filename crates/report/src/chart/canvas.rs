@@ -34,8 +34,8 @@ pub(crate) const ROSE: RGBColor = RGBColor(204, 102, 119);
 pub(crate) const SAND: RGBColor = RGBColor(221, 204, 119);
 
 /// Message-kind colours, in the order kinds (by name) take them: Okabe-Ito's first, then Tol's
-/// muted ones, so up to twelve kinds are told apart (six used to repeat: APPEND_ACK,
-/// RAFT_KEPT_ALIVE and WRITE were all blue). The static chart and the HTML view both take
+/// muted ones, so up to twelve kinds are told apart (with six, APPEND_ACK, RAFT_KEPT_ALIVE
+/// and WRITE would all be blue in lesson 21b). The static chart and the HTML view both take
 /// them from `kind_colours`.
 pub(crate) const KIND_TONES: [RGBColor; 12] = [
     BLUE, GREEN, PURPLE, ORANGE, SKY, INK, INDIGO, WINE, OLIVE, TEAL, ROSE, SAND,

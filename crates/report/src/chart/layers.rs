@@ -17,7 +17,7 @@ use super::clocks::draw_clocks;
 use super::layout::{fmt_secs, Layout, LegendItem, GROUP_H, LABEL_ROW_H, LANE_H};
 
 /// The tint of a cut or blocked link: a neutral slate, so it cannot be read as the red of a
-/// violation (issue 16: the two were both pinkish).
+/// violation (two pinkish tints would be told apart by no one).
 pub(crate) const CUT: RGBColor = RGBColor(70, 90, 120);
 
 /// Draws every layer, bottom to top.
@@ -876,7 +876,7 @@ pub(crate) fn band_look(kind: &BandKind) -> Option<(RGBColor, String, String)> {
 mod tests {
     use super::{CUT, VIOLATION};
 
-    /// Regression (issue 16): the cut-link tint was the violation's hue.
+    /// The cut-link tint and the violation's have different hues.
     #[test]
     fn cut_links_and_violations_have_different_hues() {
         let hue = |c: plotters::style::RGBColor| {

@@ -547,8 +547,8 @@ pub(crate) const BULK_ARROWS: usize = 100;
 /// repeat). The most frequent kind, when it is bulk traffic, is faint grey so the rare kinds
 /// (elections, grants) stand out, and the HTML view starts with it unticked: bulk is over
 /// three quarters of the traffic (heartbeats), or over half of it in at least [`BULK_ARROWS`]
-/// arrows (Raft's APPEND_ENTRIES, 62% of lesson 21b's 2531 messages, was drawn in colour
-/// and ticked). A few messages stay in colour even as a majority: a lesson's point, like ten
+/// arrows (Raft's APPEND_ENTRIES, 62% of lesson 21b's 2531 messages, would otherwise be
+/// drawn in colour and ticked). A few messages stay in colour even as a majority: a lesson's point, like ten
 /// ELECTION messages against six ANSWERs.
 pub(crate) fn kind_colours(arrows: &[Arrow]) -> Vec<(String, RGBColor, bool)> {
     let mut kind_counts: BTreeMap<&str, usize> = BTreeMap::new();
@@ -602,8 +602,8 @@ mod tests {
         v
     }
 
-    /// Regression: the palette had six colours, so the seventh kind took the first's
-    /// (APPEND_ACK, RAFT_KEPT_ALIVE and WRITE were all blue in lesson 21b).
+    /// The palette has more than six colours, so the seventh kind does not take the first's
+    /// (APPEND_ACK, RAFT_KEPT_ALIVE and WRITE are told apart in lesson 21b).
     #[test]
     fn twelve_kinds_get_twelve_colours() {
         let names: Vec<String> = (0..12).map(|i| format!("K{i:02}")).collect();
@@ -617,8 +617,9 @@ mod tests {
         assert!(kinds.iter().all(|k| !k.2));
     }
 
-    /// Regression: a kind that was most of the traffic but not three quarters of it (Raft's
-    /// APPEND_ENTRIES, 62% in lesson 21b) was drawn in colour and started ticked in the view.
+    /// A kind that is most of the traffic but not three quarters of it (Raft's
+    /// APPEND_ENTRIES, 62% in lesson 21b) is not drawn in colour and starts unticked in the
+    /// view.
     #[test]
     fn a_kind_that_is_most_of_many_messages_is_faint() {
         let faint = |counts: &[(&str, usize)]| -> Vec<String> {

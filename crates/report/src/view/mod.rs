@@ -218,7 +218,7 @@ fn hex(c: RGBColor) -> String {
 }
 
 /// Every node's clocks over true time, replayed from its initial clock and its clock faults
-/// as the engine applies them (DESIGN.md, "Clocks").
+/// as the engine applies them (docs/design.md, "Clocks").
 struct Clocks {
     snaps: Vec<Vec<(SimTime, LocalClock)>>,
 }
