@@ -4,9 +4,10 @@
 //! One entry point, [`execute`], takes the argument list a client would send (the command
 //! name first, matched case-insensitively) and the instance's wall clock in **ns**, and returns
 //! the [`Reply`] Redis would give. Supported: `GET`, `SET` (all Redis 7.0 options), `DEL`,
-//! `PTTL`, `PEXPIRE` (with `NX|XX|GT|LT`) and `EVAL` of exactly the two lock scripts
-//! ([`RELEASE_SCRIPT`], [`EXTEND_SCRIPT`]). Every other command gets Redis's
-//! "unknown command" error.
+//! `PTTL`, `PEXPIRE` (with `NX|XX|GT|LT`), and `EVAL`, `EVALSHA` and `SCRIPT LOAD` of the
+//! recognised lock scripts ([`KNOWN_SCRIPTS`]: [`RELEASE_SCRIPT`], [`EXTEND_SCRIPT`] and the
+//! real client libraries' scripts) with a server's script cache ([`ScriptCache`]). Every
+//! other command gets Redis's "unknown command" error.
 //!
 //! One command sees one clock reading: the wall clock is converted to ms once
 //! ([`wall_ns_to_ms`]) and used for every expiry check and deadline of that command, including
@@ -22,8 +23,9 @@
 //! unknown-command errors), `t_string.c` (`SET`/`GET`), `db.c` (`DEL`, lazy expiry),
 //! `expire.c` (`PEXPIRE`, `PTTL`), `eval.c` and `script_lua.c` (`EVAL`), `util.c`
 //! (`string2ll`, the integer syntax), and the command pages of the Redis documentation
-//! (redis.io/commands/set, /pexpire, /pttl, /eval). Exact texts are pinned by the recorded
-//! vectors in `shared/conformance/redis-vectors.json` where they cover them.
+//! (redis.io/commands/set, /pexpire, /pttl, /eval). Exact texts are pinned by the vectors
+//! recorded from a live redis-server 7.0 (`conformance/redis/vectors.json`, replayed by
+//! [`super::conformance`]) where they cover them.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -41,12 +43,142 @@ pub const RELEASE_SCRIPT: &str = "if redis.call('get',KEYS[1]) == ARGV[1] then r
 /// matched, else 0.
 pub const EXTEND_SCRIPT: &str = "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('pexpire',KEYS[1],ARGV[2]) else return 0 end";
 
-/// Error reply for an `EVAL` whose script is neither [`RELEASE_SCRIPT`] nor
-/// [`EXTEND_SCRIPT`]. This model has no Lua interpreter: it recognises the two lock scripts
-/// by their exact text. This text is the model's own (real Redis would run the script); it
-/// starts with `ERR` like every Redis error.
+/// Error reply for an `EVAL` (or `EVALSHA`) of a script that is not one of
+/// [`KNOWN_SCRIPTS`]. This model has no Lua interpreter: it recognises the lock scripts by the
+/// SHA1 of their exact text. This text is the model's own (real Redis would run the script);
+/// it starts with `ERR` like every Redis error.
 pub const UNSUPPORTED_SCRIPT_ERROR: &str =
     "ERR splitbrain model: unsupported script (only the lock release and extend scripts are modelled)";
+
+/// `NOSCRIPT No matching script. Please use EVAL.` (`shared.noscripterr`, Redis
+/// `src/server.c`): `EVALSHA` of a SHA1 the server's script cache does not hold.
+pub const NOSCRIPT_ERROR: &str = "NOSCRIPT No matching script. Please use EVAL.";
+
+/// What a recognised lock script does (`KEYS[1]` = lock key, `ARGV[1]` = the holder's value;
+/// every variant first runs `redis.call('get', KEYS[1])` and does nothing but reply 0 unless
+/// the key is live and holds exactly `ARGV[1]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScriptKind {
+    /// Compare-and-delete: replies `DEL`'s reply (1).
+    CompareDel,
+    /// Compare-and-pexpire: replies `PEXPIRE KEYS[1] ARGV[2]`'s reply; an error of that
+    /// `PEXPIRE` is the script's error.
+    ComparePexpire,
+    /// redis-py's extend: 0 unless the key has a deadline (`PTTL >= 0`); then the new TTL is
+    /// `ARGV[2]` if `ARGV[3] ~= "0"`, else `ARGV[2] + PTTL` (the time is added to what is
+    /// left); `PEXPIRE` with it (an error is the script's error) and reply 1.
+    AddOrReplaceTtl,
+    /// pottery's "acquired": the key's `PTTL` if it is positive, else 0.
+    RemainingTtl,
+}
+
+/// A Lua script the model recognises, named by the SHA1 of its text as Redis names a cached
+/// script (`sha1hex` of the body in `luaCreateFunction`, Redis `src/eval.c`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KnownScript {
+    /// Who sends it.
+    pub name: &'static str,
+    /// SHA1 of the exact text, 40 lower-case hex digits.
+    pub sha1: &'static str,
+    /// What it does.
+    pub kind: ScriptKind,
+}
+
+/// The scripts the model runs (it has no Lua interpreter): the simulated clients' two, and
+/// those the real client libraries of the recorded client cases send, pinned by the SHA1 of
+/// their text (`conformance/redis/` records their `SCRIPT LOAD` replies from a real server):
+/// redis-py's `Lock.LUA_RELEASE_SCRIPT`, `LUA_EXTEND_SCRIPT` and `LUA_REACQUIRE_SCRIPT`
+/// (`redis/lock.py`), and pottery's `Redlock` acquired / extend / release scripts (the
+/// `Scripts` mixin of `pottery/redlock.py`). redis-py's release and reacquire reply 1 where
+/// [`ScriptKind::CompareDel`] / [`ScriptKind::ComparePexpire`] reply `DEL`'s / `PEXPIRE`'s
+/// reply, which is 1 whenever they run (the key was just read live, and no option is given).
+pub const KNOWN_SCRIPTS: [KnownScript; 8] = [
+    KnownScript {
+        name: "splitbrain release",
+        sha1: "ae3671744a5dbb24ea37ef607b8b10ac7856d43e",
+        kind: ScriptKind::CompareDel,
+    },
+    KnownScript {
+        name: "splitbrain extend",
+        sha1: "0be193f9697b4b30826e1bc553c0064e0e04668c",
+        kind: ScriptKind::ComparePexpire,
+    },
+    KnownScript {
+        name: "redis-py Lock release",
+        sha1: "c3f8721cbb97f72bc19e972846bd7aaf91901658",
+        kind: ScriptKind::CompareDel,
+    },
+    KnownScript {
+        name: "redis-py Lock extend",
+        sha1: "a4e8783852e6b949f9ef3a97212805108459a890",
+        kind: ScriptKind::AddOrReplaceTtl,
+    },
+    KnownScript {
+        name: "redis-py Lock reacquire",
+        sha1: "1cac51482acf5858da00f6d685d68f886cd6b6b2",
+        kind: ScriptKind::ComparePexpire,
+    },
+    KnownScript {
+        name: "pottery Redlock acquired",
+        sha1: "f5f7bd3a3aa4a63c507c1155c5ea1219b350d992",
+        kind: ScriptKind::RemainingTtl,
+    },
+    KnownScript {
+        name: "pottery Redlock extend",
+        sha1: "ba015a80261b616e7a62d35df0b8e3edbe6c9414",
+        kind: ScriptKind::ComparePexpire,
+    },
+    KnownScript {
+        name: "pottery Redlock release",
+        sha1: "a4aada0b36710970eedaaaeec4a6b7d8c78c4f80",
+        kind: ScriptKind::CompareDel,
+    },
+];
+
+/// The SHA1 of a script text as 40 lower-case hex digits (what `SCRIPT LOAD` replies).
+pub fn script_sha1(text: &str) -> String {
+    sha1_smol::Sha1::from(text).digest().to_string()
+}
+
+/// The recognised script with this SHA1 (lower-case hex), if any.
+pub fn known_script(sha1: &str) -> Option<&'static KnownScript> {
+    KNOWN_SCRIPTS.iter().find(|s| s.sha1 == sha1)
+}
+
+/// A server's script cache: the SHA1s (lower-case hex) of the scripts it has compiled, by
+/// `EVAL` or `SCRIPT LOAD` (`luaCreateFunction`, Redis `src/eval.c`). It lives in the
+/// server's memory only: not in the AOF, so a restart empties it (then `EVALSHA` replies
+/// [`NOSCRIPT_ERROR`] until the script is loaded again).
+///
+/// Boxed and allocated at the first script, so that an instance that runs none (and every
+/// simulated instance, by its size) pays one pointer for it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScriptCache {
+    // One pointer in the instance instead of the set's three words (see above).
+    #[allow(clippy::box_collection)]
+    loaded: Option<Box<std::collections::BTreeSet<String>>>,
+}
+
+impl ScriptCache {
+    /// Whether the script with this SHA1 (lower-case hex) is cached.
+    pub fn contains(&self, sha1: &str) -> bool {
+        self.loaded.as_ref().is_some_and(|s| s.contains(sha1))
+    }
+
+    /// Caches the script with this SHA1 (lower-case hex).
+    pub fn insert(&mut self, sha1: &str) {
+        if !self.contains(sha1) {
+            self.loaded
+                .get_or_insert_with(Default::default)
+                .insert(sha1.to_string());
+        }
+    }
+
+    /// Forgets every script (a restart).
+    pub fn clear(&mut self) {
+        self.loaded = None;
+    }
+}
 
 /// `ERR syntax error` (`shared.syntaxerr`, Redis `src/server.c`), e.g. `SET k v NX XX`.
 pub const ERR_SYNTAX: &str = "ERR syntax error";
@@ -175,8 +307,28 @@ pub fn parse_redis_integer(s: &str) -> Option<i64> {
 /// `args[0]` is the command name (case-insensitive); an empty `args` is answered like an
 /// unknown command with an empty name (real Redis ignores an empty request; a reply is needed
 /// here).
+///
+/// The server's script cache is not part of a [`Keyspace`]: here it starts empty and is
+/// dropped after the command (`EVALSHA` replies [`NOSCRIPT_ERROR`]); a server that keeps it
+/// runs commands through [`execute_with_scripts`].
 pub fn execute(keyspace: &mut Keyspace, args: &[String], now_wall_ns: i64) -> Reply {
-    execute_at_ms(keyspace, args, wall_ns_to_ms(now_wall_ns))
+    execute_at_ms(
+        keyspace,
+        &mut ScriptCache::default(),
+        args,
+        wall_ns_to_ms(now_wall_ns),
+    )
+}
+
+/// [`execute`] on a server whose script cache is `scripts`: `EVAL` and `SCRIPT LOAD` add to
+/// it, `EVALSHA` runs from it.
+pub fn execute_with_scripts(
+    keyspace: &mut Keyspace,
+    scripts: &mut ScriptCache,
+    args: &[String],
+    now_wall_ns: i64,
+) -> Reply {
+    execute_at_ms(keyspace, scripts, args, wall_ns_to_ms(now_wall_ns))
 }
 
 impl Keyspace {
@@ -359,17 +511,21 @@ enum Cmd {
     Pttl,
     Pexpire,
     Eval,
+    Evalsha,
+    Script,
 }
 
 /// (lower-case name, Redis arity, command). Arity as in Redis's command table: positive =
 /// exact argument count including the name, negative = at least `-arity`.
-const COMMANDS: [(&str, i32, Cmd); 6] = [
+const COMMANDS: [(&str, i32, Cmd); 8] = [
     ("get", 2, Cmd::Get),
     ("set", -3, Cmd::Set),
     ("del", -2, Cmd::Del),
     ("pttl", 2, Cmd::Pttl),
     ("pexpire", -3, Cmd::Pexpire),
     ("eval", -3, Cmd::Eval),
+    ("evalsha", -3, Cmd::Evalsha),
+    ("script", -2, Cmd::Script),
 ];
 
 /// Replaces CR and LF by spaces, as Redis does before emitting an error text that contains
@@ -428,7 +584,12 @@ fn integer_arg(s: &str) -> Result<i64, Reply> {
 /// [`execute`] with the wall clock already in ms (one reading per command). Generic over the
 /// argument type so that clients' `String`s and a script's borrowed `&str`s run through the
 /// same code without copying.
-fn execute_at_ms<S: AsRef<str>>(ks: &mut Keyspace, args: &[S], now_ms: i64) -> Reply {
+fn execute_at_ms<S: AsRef<str>>(
+    ks: &mut Keyspace,
+    scripts: &mut ScriptCache,
+    args: &[S],
+    now_ms: i64,
+) -> Reply {
     let Some(name) = args.first().map(AsRef::as_ref) else {
         return unknown_command::<&str>("", &[]);
     };
@@ -451,7 +612,9 @@ fn execute_at_ms<S: AsRef<str>>(ks: &mut Keyspace, args: &[S], now_ms: i64) -> R
         Cmd::Del => Ok(cmd_del(ks, &args[1..], now_ms)),
         Cmd::Pttl => Ok(cmd_pttl(ks, args[1].as_ref(), now_ms)),
         Cmd::Pexpire => cmd_pexpire(ks, args, now_ms),
-        Cmd::Eval => cmd_eval(ks, args, now_ms),
+        Cmd::Eval => cmd_eval(ks, scripts, args, now_ms),
+        Cmd::Evalsha => cmd_evalsha(ks, scripts, args, now_ms),
+        Cmd::Script => cmd_script(scripts, args),
     };
     result.unwrap_or_else(|error_reply| error_reply)
 }
@@ -732,16 +895,89 @@ fn cmd_pexpire<S: AsRef<str>>(ks: &mut Keyspace, args: &[S], now_ms: i64) -> Res
 }
 
 // ---------------------------------------------------------------------------------------
-// EVAL (the two lock scripts)
+// EVAL, EVALSHA, SCRIPT LOAD (the recognised lock scripts)
 // ---------------------------------------------------------------------------------------
 
 /// `EVAL script numkeys key... arg...` (`evalGenericCommand`, `src/eval.c`;
 /// redis.io/commands/eval). `numkeys` must be an integer ([`ERR_NOT_INTEGER`]), not larger
 /// than the number of remaining arguments ([`ERR_NUMKEYS_TOO_BIG`]) and not negative
-/// ([`ERR_NUMKEYS_NEGATIVE`]). Then the script is recognised by its exact text:
-/// [`RELEASE_SCRIPT`] and [`EXTEND_SCRIPT`] are interpreted; anything else gets
-/// [`UNSUPPORTED_SCRIPT_ERROR`].
-fn cmd_eval<S: AsRef<str>>(ks: &mut Keyspace, args: &[S], now_ms: i64) -> Result<Reply, Reply> {
+/// ([`ERR_NUMKEYS_NEGATIVE`]). Then the script is named by the SHA1 of its text: a
+/// [`KNOWN_SCRIPTS`] entry is run and cached (Redis compiles and caches every `EVAL`ed script,
+/// so a later `EVALSHA` finds it); anything else gets [`UNSUPPORTED_SCRIPT_ERROR`].
+fn cmd_eval<S: AsRef<str>>(
+    ks: &mut Keyspace,
+    scripts: &mut ScriptCache,
+    args: &[S],
+    now_ms: i64,
+) -> Result<Reply, Reply> {
+    let (keys, argv) = split_keys(args)?;
+    let text = args[1].as_ref();
+    // The simulated clients' own scripts are matched by text, sparing them the hash.
+    let script = if text == RELEASE_SCRIPT {
+        Some(&KNOWN_SCRIPTS[0])
+    } else if text == EXTEND_SCRIPT {
+        Some(&KNOWN_SCRIPTS[1])
+    } else {
+        known_script(&script_sha1(text))
+    };
+    let Some(script) = script else {
+        return Err(Reply::Error(UNSUPPORTED_SCRIPT_ERROR.to_string()));
+    };
+    scripts.insert(script.sha1);
+    Ok(run_script(ks, script.kind, keys, argv, now_ms))
+}
+
+/// `EVALSHA sha1 numkeys key... arg...` (`evalShaCommand` and `evalGenericCommand`,
+/// `src/eval.c`): a `sha1` that is not 40 bytes long is [`NOSCRIPT_ERROR`] at once; then
+/// `numkeys` is checked as for `EVAL`; the SHA1 is matched case-insensitively (Redis lowers
+/// it) against the script cache: [`NOSCRIPT_ERROR`] if absent, else the script runs.
+fn cmd_evalsha<S: AsRef<str>>(
+    ks: &mut Keyspace,
+    scripts: &mut ScriptCache,
+    args: &[S],
+    now_ms: i64,
+) -> Result<Reply, Reply> {
+    if args[1].as_ref().len() != 40 {
+        return Err(Reply::Error(NOSCRIPT_ERROR.to_string()));
+    }
+    let (keys, argv) = split_keys(args)?;
+    let sha = args[1].as_ref().to_ascii_lowercase();
+    if !scripts.contains(&sha) {
+        return Err(Reply::Error(NOSCRIPT_ERROR.to_string()));
+    }
+    match known_script(&sha) {
+        Some(script) => Ok(run_script(ks, script.kind, keys, argv, now_ms)),
+        None => Err(Reply::Error(UNSUPPORTED_SCRIPT_ERROR.to_string())),
+    }
+}
+
+/// `SCRIPT LOAD script` (`scriptCommand`, `src/eval.c`): caches the script and replies its
+/// SHA1 as a bulk string. Real Redis compiles the text first and replies a compile error for
+/// invalid Lua; this model has no Lua compiler and caches any text (running an unrecognised
+/// one later gives [`UNSUPPORTED_SCRIPT_ERROR`]). Other subcommands are not modelled and get
+/// Redis's unknown-subcommand error; `LOAD` with another argument count gets the
+/// container command's arity error (`script|load`).
+fn cmd_script<S: AsRef<str>>(scripts: &mut ScriptCache, args: &[S]) -> Result<Reply, Reply> {
+    let sub = args[1].as_ref();
+    if !sub.eq_ignore_ascii_case("load") {
+        return Err(Reply::Error(sanitize(format!(
+            "ERR unknown subcommand '{}'. Try SCRIPT HELP.",
+            truncate_bytes(sub, 128)
+        ))));
+    }
+    if args.len() != 3 {
+        return Err(Reply::Error(
+            "ERR wrong number of arguments for 'script|load' command".to_string(),
+        ));
+    }
+    let sha = script_sha1(args[2].as_ref());
+    scripts.insert(&sha);
+    Ok(Reply::Bulk(sha))
+}
+
+/// Splits `script numkeys key... arg...` (from `args[2]` on) into keys and args, with
+/// `evalGenericCommand`'s checks of `numkeys`.
+fn split_keys<S: AsRef<str>>(args: &[S]) -> Result<(&[S], &[S]), Reply> {
     let numkeys = integer_arg(args[2].as_ref())?;
     let rest = &args[3..];
     let available = i64::try_from(rest.len()).unwrap_or(i64::MAX);
@@ -751,32 +987,16 @@ fn cmd_eval<S: AsRef<str>>(ks: &mut Keyspace, args: &[S], now_ms: i64) -> Result
     let Ok(numkeys) = usize::try_from(numkeys) else {
         return Err(Reply::Error(ERR_NUMKEYS_NEGATIVE.to_string()));
     };
-    let (keys, argv) = rest.split_at(numkeys);
-    let script = args[1].as_ref();
-    if script == RELEASE_SCRIPT {
-        Ok(run_lock_script(ks, keys, argv, now_ms, ScriptTail::Del))
-    } else if script == EXTEND_SCRIPT {
-        Ok(run_lock_script(ks, keys, argv, now_ms, ScriptTail::Pexpire))
-    } else {
-        Err(Reply::Error(UNSUPPORTED_SCRIPT_ERROR.to_string()))
-    }
-}
-
-/// What the lock script does when the value matches.
-#[derive(Clone, Copy)]
-enum ScriptTail {
-    /// `return redis.call('del',KEYS[1])`
-    Del,
-    /// `return redis.call('pexpire',KEYS[1],ARGV[2])`
-    Pexpire,
+    Ok(rest.split_at(numkeys))
 }
 
 /// `redis.call(...)`: every argument must be a Lua string or number (a missing `KEYS[i]` or
 /// `ARGV[i]` is `nil` -> [`ERR_LUA_ARGS`]); the command runs through the same dispatcher as a
-/// client's command, at the script's frozen time; an error reply is raised as the script's
-/// error (`luaRedisGenericCommand`, `src/script_lua.c`). Real Redis appends
-/// ` script: <sha1>, on @user_script:1.` to such errors; this model gives the command's own
-/// error text (the conformance README allows comparing up to that suffix).
+/// client's command, at the script's frozen time (`scriptTimeSnapshot`, `src/script.c`: a
+/// script sees one wall-clock reading); an error reply is raised as the script's error
+/// (`luaRedisGenericCommand`, `src/script_lua.c`). Real Redis appends
+/// ` script: <sha1>, on @user_script:<line>.` to such errors; this model gives the command's
+/// own error text (the conformance replayer compares up to that suffix).
 fn redis_call<const N: usize>(
     ks: &mut Keyspace,
     call: [Option<&str>; N],
@@ -789,24 +1009,24 @@ fn redis_call<const N: usize>(
             None => return Err(Reply::Error(ERR_LUA_ARGS.to_string())),
         }
     }
-    match execute_at_ms(ks, &args, now_ms) {
+    match execute_at_ms(ks, &mut ScriptCache::default(), &args, now_ms) {
         e @ Reply::Error(_) => Err(e),
         ok => Ok(ok),
     }
 }
 
-/// Interprets `if redis.call('get',KEYS[1]) == ARGV[1] then return <tail> else return 0 end`.
+/// Runs a recognised lock script (see [`ScriptKind`]).
 ///
 /// Lua semantics used: `GET` of an absent key returns `false`, which never equals a string nor
 /// `nil`, so an absent key (or a missing `ARGV[1]`) gives 0, also for an empty value; a
-/// present value equals `ARGV[1]` iff the bytes are equal. The tail's integer reply is
-/// returned unchanged (integer -> Lua number -> integer).
-fn run_lock_script<S: AsRef<str>>(
+/// present value equals `ARGV[1]` iff the bytes are equal. An integer reply of `redis.call`
+/// is returned unchanged (integer -> Lua number -> integer).
+fn run_script<S: AsRef<str>>(
     ks: &mut Keyspace,
+    kind: ScriptKind,
     keys: &[S],
     argv: &[S],
     now_ms: i64,
-    tail: ScriptTail,
 ) -> Reply {
     let key = keys.first().map(AsRef::as_ref);
     let arg = |i: usize| argv.get(i).map(AsRef::as_ref);
@@ -823,11 +1043,53 @@ fn run_lock_script<S: AsRef<str>>(
     if !matches {
         return Reply::Integer(0);
     }
-    let result = match tail {
-        ScriptTail::Del => redis_call(ks, [Some("del"), key], now_ms),
-        ScriptTail::Pexpire => redis_call(ks, [Some("pexpire"), key, arg(1)], now_ms),
+    let result = match kind {
+        ScriptKind::CompareDel => redis_call(ks, [Some("del"), key], now_ms),
+        ScriptKind::ComparePexpire => redis_call(ks, [Some("pexpire"), key, arg(1)], now_ms),
+        ScriptKind::RemainingTtl => match cmd_pttl(ks, k, now_ms) {
+            Reply::Integer(ms) if ms > 0 => Ok(Reply::Integer(ms)),
+            _ => Ok(Reply::Integer(0)),
+        },
+        ScriptKind::AddOrReplaceTtl => add_or_replace_ttl(ks, k, arg(1), arg(2), now_ms),
     };
     result.unwrap_or_else(|e| e)
+}
+
+/// The tail of redis-py's extend script, once the value matched:
+/// `expiration = PTTL; if expiration < 0 then return 0 end; newttl = ARGV[2];
+/// if ARGV[3] == "0" then newttl = ARGV[2] + expiration end; PEXPIRE key newttl; return 1`.
+/// Lua's `ARGV[2] + expiration` converts the string to a number; the model takes a Redis
+/// integer there (redis-py sends `int(seconds * 1000)`), and replies an `ERR` error of its
+/// own otherwise (real Redis: a Lua arithmetic error) or on overflow.
+fn add_or_replace_ttl(
+    ks: &mut Keyspace,
+    key: &str,
+    ttl: Option<&str>,
+    mode: Option<&str>,
+    now_ms: i64,
+) -> Result<Reply, Reply> {
+    let Reply::Integer(expiration) = cmd_pttl(ks, key, now_ms) else {
+        return Ok(Reply::Integer(0));
+    };
+    if expiration < 0 {
+        return Ok(Reply::Integer(0));
+    }
+    let new_ttl = if mode == Some("0") {
+        let added = ttl
+            .and_then(parse_redis_integer)
+            .and_then(|t| t.checked_add(expiration));
+        let Some(added) = added else {
+            return Err(Reply::Error(
+                "ERR splitbrain model: ARGV[2] of the redis-py extend script is not an integer"
+                    .to_string(),
+            ));
+        };
+        Some(added.to_string())
+    } else {
+        ttl.map(str::to_string)
+    };
+    redis_call(ks, [Some("pexpire"), Some(key), new_ttl.as_deref()], now_ms)?;
+    Ok(Reply::Integer(1))
 }
 
 #[cfg(test)]
@@ -1160,8 +1422,12 @@ mod tests {
             err("ERR unknown command 'FOO', with args beginning with: 'a' 'b c' ")
         );
         assert_eq!(
+            run(&mut ks, &["fcall"], 0),
+            err("ERR unknown command 'fcall', with args beginning with: ")
+        );
+        assert_eq!(
             run(&mut ks, &["evalsha"], 0),
-            err("ERR unknown command 'evalsha', with args beginning with: ")
+            err("ERR wrong number of arguments for 'evalsha' command")
         );
         assert_eq!(
             execute(&mut ks, &[], 0),
@@ -1320,5 +1586,217 @@ mod tests {
             assert_eq!(back, r);
         }
         assert_eq!(Reply::Nil.type_name(), "nil");
+    }
+
+    fn scripted(ks: &mut Keyspace, cache: &mut ScriptCache, parts: &[&str], now_ms: i64) -> Reply {
+        execute_with_scripts(ks, cache, &a(parts), now_ms * MS)
+    }
+
+    /// The known scripts' SHA1s are those of their texts (the model's own two here; the
+    /// client libraries' are pinned by the recorded `SCRIPT LOAD` replies).
+    #[test]
+    fn known_script_shas_are_the_texts_sha1() {
+        assert_eq!(KNOWN_SCRIPTS[0].sha1, script_sha1(RELEASE_SCRIPT));
+        assert_eq!(KNOWN_SCRIPTS[1].sha1, script_sha1(EXTEND_SCRIPT));
+        assert_eq!(
+            known_script(&script_sha1(RELEASE_SCRIPT)).map(|s| s.kind),
+            Some(ScriptKind::CompareDel)
+        );
+        assert_eq!(
+            known_script(&script_sha1(EXTEND_SCRIPT)).map(|s| s.kind),
+            Some(ScriptKind::ComparePexpire)
+        );
+        assert_eq!(
+            script_sha1("return 1"),
+            "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"
+        );
+        for (i, s) in KNOWN_SCRIPTS.iter().enumerate() {
+            assert_eq!(s.sha1.len(), 40);
+            assert!(KNOWN_SCRIPTS[i + 1..].iter().all(|o| o.sha1 != s.sha1));
+        }
+    }
+
+    /// EVALSHA runs only what EVAL or SCRIPT LOAD cached (NOSCRIPT before, and for a SHA of
+    /// another length); the SHA is case-insensitive; SCRIPT's other subcommands and arities.
+    #[test]
+    fn evalsha_runs_from_the_script_cache() {
+        let mut ks = Keyspace::new();
+        let mut cache = ScriptCache::default();
+        let rel = script_sha1(RELEASE_SCRIPT);
+        let ext = script_sha1(EXTEND_SCRIPT);
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "a", "PX", "1000"], 0),
+            Reply::ok()
+        );
+        assert_eq!(
+            scripted(&mut ks, &mut cache, &["EVALSHA", &rel, "1", "k", "a"], 1),
+            err(NOSCRIPT_ERROR)
+        );
+        assert_eq!(
+            scripted(&mut ks, &mut cache, &["EVALSHA", "abc", "1", "k", "a"], 1),
+            err(NOSCRIPT_ERROR)
+        );
+        assert_eq!(
+            scripted(&mut ks, &mut cache, &["SCRIPT", "LOAD", RELEASE_SCRIPT], 1),
+            Reply::Bulk(rel.clone())
+        );
+        assert_eq!(
+            scripted(&mut ks, &mut cache, &["EVALSHA", &rel, "x", "k"], 1),
+            err(ERR_NOT_INTEGER)
+        );
+        assert_eq!(
+            scripted(&mut ks, &mut cache, &["EVALSHA", &rel, "1", "k", "b"], 1),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            scripted(
+                &mut ks,
+                &mut cache,
+                &["EVAL", EXTEND_SCRIPT, "1", "k", "a", "5000"],
+                2
+            ),
+            Reply::Integer(1)
+        );
+        let upper = ext.to_ascii_uppercase();
+        assert_eq!(
+            scripted(
+                &mut ks,
+                &mut cache,
+                &["evalsha", &upper, "1", "k", "a", "3000"],
+                3
+            ),
+            Reply::Integer(1)
+        );
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 3), Reply::Integer(3000));
+        assert_eq!(
+            scripted(&mut ks, &mut cache, &["EVALSHA", &rel, "1", "k", "a"], 4),
+            Reply::Integer(1)
+        );
+        // An unrecognised text is cached by SCRIPT LOAD but cannot run.
+        let other = script_sha1("return 1");
+        assert_eq!(
+            scripted(&mut ks, &mut cache, &["SCRIPT", "LOAD", "return 1"], 5),
+            Reply::Bulk(other.clone())
+        );
+        assert_eq!(
+            scripted(&mut ks, &mut cache, &["EVALSHA", &other, "0"], 5),
+            err(UNSUPPORTED_SCRIPT_ERROR)
+        );
+        assert_eq!(
+            scripted(&mut ks, &mut cache, &["SCRIPT", "FLUSH"], 5),
+            err("ERR unknown subcommand 'FLUSH'. Try SCRIPT HELP.")
+        );
+        assert_eq!(
+            scripted(&mut ks, &mut cache, &["SCRIPT", "LOAD"], 5),
+            err("ERR wrong number of arguments for 'script|load' command")
+        );
+        // Without a cache (a bare keyspace) nothing stays loaded.
+        assert_eq!(
+            run(&mut ks, &["SCRIPT", "LOAD", RELEASE_SCRIPT], 6),
+            Reply::Bulk(rel.clone())
+        );
+        assert_eq!(
+            run(&mut ks, &["EVALSHA", &rel, "1", "k", "a"], 6),
+            err(NOSCRIPT_ERROR)
+        );
+    }
+
+    /// redis-py's extend adds to the remaining TTL when ARGV[3] is "0" and replaces it
+    /// otherwise; it refuses a key without a deadline; pottery's "acquired" replies the
+    /// remaining TTL.
+    #[test]
+    fn client_library_scripts() {
+        let sha = |name: &str| KNOWN_SCRIPTS.iter().find(|s| s.name == name).unwrap().sha1;
+        let mut ks = Keyspace::new();
+        let mut cache = ScriptCache::default();
+        for s in KNOWN_SCRIPTS {
+            cache.insert(s.sha1);
+        }
+        let py_ext = sha("redis-py Lock extend");
+        let acquired = sha("pottery Redlock acquired");
+        assert_eq!(
+            run(&mut ks, &["SET", "k", "t", "PX", "1000"], 0),
+            Reply::ok()
+        );
+        assert_eq!(
+            scripted(
+                &mut ks,
+                &mut cache,
+                &["EVALSHA", py_ext, "1", "k", "t", "500", "0"],
+                100
+            ),
+            Reply::Integer(1)
+        );
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 100), Reply::Integer(1400));
+        assert_eq!(
+            scripted(
+                &mut ks,
+                &mut cache,
+                &["EVALSHA", py_ext, "1", "k", "t", "2000", "1"],
+                200
+            ),
+            Reply::Integer(1)
+        );
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 200), Reply::Integer(2000));
+        assert_eq!(
+            scripted(
+                &mut ks,
+                &mut cache,
+                &["EVALSHA", py_ext, "1", "k", "u", "2000", "1"],
+                200
+            ),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            scripted(
+                &mut ks,
+                &mut cache,
+                &["EVALSHA", acquired, "1", "k", "t"],
+                300
+            ),
+            Reply::Integer(1900)
+        );
+        assert_eq!(
+            scripted(
+                &mut ks,
+                &mut cache,
+                &["EVALSHA", acquired, "1", "k", "u"],
+                300
+            ),
+            Reply::Integer(0)
+        );
+        assert_eq!(run(&mut ks, &["SET", "k", "t"], 400), Reply::ok());
+        assert_eq!(
+            scripted(
+                &mut ks,
+                &mut cache,
+                &["EVALSHA", py_ext, "1", "k", "t", "500", "0"],
+                400
+            ),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            scripted(
+                &mut ks,
+                &mut cache,
+                &["EVALSHA", acquired, "1", "k", "t"],
+                400
+            ),
+            Reply::Integer(0)
+        );
+        assert_eq!(run(&mut ks, &["PTTL", "k"], 400), Reply::Integer(-1));
+        assert_eq!(
+            run(&mut ks, &["PEXPIRE", "k", "100"], 400),
+            Reply::Integer(1)
+        );
+        let Reply::Error(e) = scripted(
+            &mut ks,
+            &mut cache,
+            &["EVALSHA", py_ext, "1", "k", "t", "x", "0"],
+            400,
+        ) else {
+            panic!("error expected");
+        };
+        assert!(e.starts_with("ERR "), "{e}");
     }
 }

@@ -7,11 +7,11 @@
 //! expiry, as in real Redis.
 //!
 //! **Messages.** `RedisMsg::Command { req, args }` (kind = the command name: `SET`, `GET`,
-//! `DEL`, `EVAL`, `PEXPIRE`, `PTTL`, any other `CMD`) is answered with
+//! `DEL`, `EVAL`, `EVALSHA`, `PEXPIRE`, `PTTL`, any other `CMD`) is answered with
 //! `RedisMsg::Reply { req, reply }` (kind `REPLY`) to the sender.
 //!
 //! **Truth.** After each command the instance compares the touched keys (the keys the
-//! command names: `SET`/`GET`/`PTTL`/`PEXPIRE` its first argument, `DEL` all, `EVAL` its
+//! command names: `SET`/`GET`/`PTTL`/`PEXPIRE` its first argument, `DEL` all, `EVAL`/`EVALSHA` its
 //! `KEYS`) as they were live just before and just after, at the same wall reading, and
 //! observes what changed: `RedisKeySet` (a new value, or a key that was absent or expired),
 //! `RedisKeyExpiry` (same value, new deadline), `RedisKeyDeleted` (a live key is gone).
@@ -107,10 +107,10 @@ pub struct CommandArgs {
 }
 
 impl CommandArgs {
-    /// The message kind of a command named `name`: `SET`, `GET`, `DEL`, `EVAL`, `PEXPIRE`,
-    /// `PTTL` (case-insensitive), `CMD` for anything else.
+    /// The message kind of a command named `name`: `SET`, `GET`, `DEL`, `EVAL`, `EVALSHA`,
+    /// `PEXPIRE`, `PTTL` (case-insensitive), `CMD` for anything else.
     fn kind_of(name: &str) -> &'static str {
-        const NAMED: [&str; 6] = ["SET", "GET", "DEL", "EVAL", "PEXPIRE", "PTTL"];
+        const NAMED: [&str; 7] = ["SET", "GET", "DEL", "EVAL", "EVALSHA", "PEXPIRE", "PTTL"];
         NAMED
             .into_iter()
             .find(|k| name.eq_ignore_ascii_case(k))
@@ -213,7 +213,7 @@ pub enum RedisMsg {
 
 impl RedisMsg {
     /// The message kind for traces and metrics: the command name (`SET`, `GET`, `DEL`,
-    /// `EVAL`, `PEXPIRE`, `PTTL`; `CMD` for anything else) or `REPLY`.
+    /// `EVAL`, `EVALSHA`, `PEXPIRE`, `PTTL`; `CMD` for anything else) or `REPLY`.
     pub fn kind(&self) -> &'static str {
         match self {
             RedisMsg::Command { args, .. } => args.kind(),
@@ -381,7 +381,7 @@ fn touched_keys(args: &CommandArgs) -> Touched<'_> {
         &[]
     } else if is("DEL") {
         &args[1..]
-    } else if is("EVAL") {
+    } else if is("EVAL") || is("EVALSHA") {
         let n = args
             .get(2)
             .and_then(|s| parse_redis_integer(s))
@@ -795,8 +795,18 @@ impl RedisInstance {
 }
 
 /// Whether a command writes (a replica refuses it).
-fn is_write(args: &CommandArgs) -> bool {
-    matches!(args.kind(), "SET" | "DEL" | "EVAL" | "PEXPIRE")
+pub(crate) fn is_write(args: &CommandArgs) -> bool {
+    matches!(args.kind(), "SET" | "DEL" | "EVAL" | "EVALSHA" | "PEXPIRE")
+}
+
+/// The keys a command names (`SET`/`GET`/`PTTL`/`PEXPIRE` its first argument, `DEL` all,
+/// `EVAL`/`EVALSHA` its `KEYS`), deduplicated, in byte order: what a primary ships to its
+/// replicas after a write (each key's stored state after it).
+pub(crate) fn touched_key_names(args: &CommandArgs) -> Vec<String> {
+    match touched_keys(args) {
+        Touched::Args(a) => a.to_vec(),
+        Touched::Sorted(v) => v.iter().map(|s| s.to_string()).collect(),
+    }
 }
 
 impl<C: InstanceCtx> Role<C> for RedisInstance {

@@ -7,22 +7,26 @@
 //!   replica and a Sentinel-style failover rule (see its module doc).
 //! - [`store`]: the keyspace (`BTreeMap`), absolute wall-clock deadlines in ms, lazy expiry
 //!   with Redis's `now > deadline` rule, and the ns -> ms mapping of the simulated wall clock.
-//! - [`command`]: [`execute`] for `SET` (Redis 7.0 options), `GET`, `DEL`, `PTTL`, `PEXPIRE`
-//!   and `EVAL` of the two lock scripts, with Redis's exact reply and error texts; the typed
-//!   lock helpers and the argument builders / reply decoders lock clients use.
+//! - [`command`]: [`execute`] for `SET` (Redis 7.0 options), `GET`, `DEL`, `PTTL`, `PEXPIRE`,
+//!   and `EVAL` / `EVALSHA` / `SCRIPT LOAD` of the recognised lock scripts (the simulated
+//!   clients' two, and those redis-py's `Lock` and pottery's `Redlock` send), with Redis's exact
+//!   reply and error texts; the typed lock helpers and the argument builders / reply decoders
+//!   lock clients use.
 //! - [`persistence`]: [`Instance`], a keyspace plus its durable copy under
 //!   [`Persistence::None`], [`Persistence::AofEverysec`] or [`Persistence::AofAlways`], with
 //!   graceful and crash stops.
-//! - [`conformance`]: the replayer for `shared/conformance/redis-vectors.json`, the replies
-//!   recorded from a real redis-server 7.0.15.
+//! - [`conformance`]: the replayer for the vectors the repository's harness records from a
+//!   live redis-server 7.0 (`conformance/redis/`): replies, key states, AOF contents,
+//!   restarts, wall-clock steps, replication, and the real client libraries' sequences.
 //!
 //! Time: nothing in the model reads a clock. Every operation takes the instance's wall clock as
 //! `now_wall_ns: i64` (nanoseconds, as the engine's wall clock reads it; it may be stepped
 //! forward or backward) and converts it to Redis's milliseconds by flooring. See [`store`]
 //! for the exact expiry boundary and what a wall-clock step does.
 //!
-//! Not modelled (deliberately): other data types and commands, `EVALSHA`/`SCRIPT LOAD`/
-//! `FUNCTION` and any Lua beyond the two lock scripts, RESP3, RDB snapshots,
+//! Not modelled (deliberately): other data types and commands, `FUNCTION`, `SCRIPT`
+//! subcommands other than `LOAD`, any Lua beyond the recognised lock scripts, RESP3, RDB
+//! snapshots,
 //! the active expire cycle (it changes no reply), memory limits and eviction, `WRONGTYPE`
 //! (every value is a string), binary-unsafe values (keys and values are UTF-8 `String`s).
 

@@ -39,8 +39,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::command::{
-    decode_flag, decode_get, decode_set_nx_px, execute, extend_args, get_args, release_args,
-    set_nx_px_args, CommandError, Reply,
+    decode_flag, decode_get, decode_set_nx_px, execute_with_scripts, extend_args, get_args,
+    release_args, set_nx_px_args, CommandError, Reply, ScriptCache,
 };
 use super::store::{Entry, Keyspace};
 
@@ -93,6 +93,10 @@ pub struct Instance {
     running: bool,
     live: Keyspace,
     durable: Keyspace,
+    /// The script cache (`EVAL`, `SCRIPT LOAD`, `EVALSHA`): process memory, not in the AOF,
+    /// so every stop empties it.
+    #[serde(skip)]
+    scripts: ScriptCache,
 }
 
 impl Instance {
@@ -103,6 +107,7 @@ impl Instance {
             running: true,
             live: Keyspace::new(),
             durable: Keyspace::new(),
+            scripts: ScriptCache::default(),
         }
     }
 
@@ -121,6 +126,7 @@ impl Instance {
             running: true,
             live: aof.clone(),
             durable: aof,
+            scripts: ScriptCache::default(),
         }
     }
 
@@ -145,13 +151,14 @@ impl Instance {
         &self.durable
     }
 
-    /// Runs one command (see [`execute`]) at wall-clock `now_wall_ns` (ns). With
+    /// Runs one command (see [`super::execute`]; `EVAL`, `SCRIPT LOAD` and `EVALSHA` use this
+    /// instance's script cache) at wall-clock `now_wall_ns` (ns). With
     /// [`Persistence::AofAlways`] the result is durable before this returns.
     pub fn execute(&mut self, args: &[String], now_wall_ns: i64) -> Result<Reply, InstanceError> {
         if !self.running {
             return Err(InstanceError::NotRunning);
         }
-        let reply = execute(&mut self.live, args, now_wall_ns);
+        let reply = execute_with_scripts(&mut self.live, &mut self.scripts, args, now_wall_ns);
         if self.persistence == Persistence::AofAlways {
             self.durable.clone_from(&self.live);
         }
@@ -207,6 +214,7 @@ impl Instance {
             self.durable.clone_from(&self.live);
         }
         self.live = Keyspace::new();
+        self.scripts.clear();
         self.running = false;
         Ok(())
     }
@@ -390,5 +398,32 @@ mod tests {
         );
         let p: Persistence = serde_json::from_str("\"aof_always\"").unwrap();
         assert_eq!(p, Persistence::AofAlways);
+    }
+
+    /// The script cache is process memory: a stop (graceful or not) empties it, whatever the
+    /// persistence, and EVALSHA is NOSCRIPT again after the restart.
+    #[test]
+    fn a_restart_empties_the_script_cache() {
+        use crate::redis::command::{script_sha1, NOSCRIPT_ERROR, RELEASE_SCRIPT};
+        let sha = script_sha1(RELEASE_SCRIPT);
+        let cmd = |parts: &[&str]| -> Vec<String> { parts.iter().map(|s| s.to_string()).collect() };
+        for kind in [StopKind::Graceful, StopKind::Crash] {
+            let mut i = acquired(Persistence::AofAlways);
+            assert_eq!(
+                i.execute(&cmd(&["SCRIPT", "LOAD", RELEASE_SCRIPT]), 0),
+                Ok(Reply::Bulk(sha.clone()))
+            );
+            assert_eq!(
+                i.execute(&cmd(&["EVALSHA", &sha, "1", "k", "b"]), 0),
+                Ok(Reply::Integer(0))
+            );
+            i.stop(kind).unwrap();
+            i.start().unwrap();
+            assert_eq!(
+                i.execute(&cmd(&["EVALSHA", &sha, "1", "k", "a"]), 0),
+                Ok(Reply::Error(NOSCRIPT_ERROR.to_string()))
+            );
+            assert_eq!(i.get("k", 0), Ok(Some("a".into())));
+        }
     }
 }
