@@ -32,3 +32,4 @@ CARGO_TARGET_DIR="$target_dir" "${cargo_cmd[@]}" -p splitbrain-web --lib \
 unset RUSTFLAGS RUSTC RUSTC_BOOTSTRAP
 wasm="$target_dir/wasm32-unknown-unknown/web/splitbrain_web.wasm"
 cargo run -q --profile "${SPLITBRAIN_SITE_PROFILE:-quick}" -p splitbrain-web --bin splitbrain-site -- "$wasm" scenarios site
+site/fingerprint.sh > site/FINGERPRINT
