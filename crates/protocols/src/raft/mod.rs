@@ -33,7 +33,7 @@ pub use client::{RaftClientConfig, RaftClientTimer, RaftLockClient};
 pub use config::RaftConfig;
 pub use env::{RaftDurable, RaftEnv, RaftObs};
 pub use lock::{RaftLock, RaftLockCtx};
-pub use msg::{Command, Entry, LeaseId, LogIndex, RaftMsg, RaftTimer, Term};
+pub use msg::{Command, Entry, Kv, LeaseId, LogIndex, RaftMsg, RaftTimer, RangeOrder, Term};
 pub use node::{RaftCtx, RaftNode};
 pub use replica::{RaftReplica, Role};
 pub use store::LockStore;
