@@ -1055,7 +1055,7 @@ impl<H: Copy> RaftReplica<H> {
             && self
                 .store
                 .key(&w.key)
-                .is_none_or(|kv| kv.create_revision != w.create_revision)
+                .map_or(true, |kv| kv.create_revision != w.create_revision)
     }
 
     /// Pushes `WatchFired` for every registered watch whose key is gone.
