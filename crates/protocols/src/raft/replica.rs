@@ -1046,16 +1046,10 @@ impl<H: Copy> RaftReplica<H> {
         }
     }
 
-    /// True if the watched key is gone from the applied store: the store has reached the
-    /// key's create revision (a leader that has not applied the key's creation yet must not
-    /// call it deleted; etcd's watch waits for its start revision the same way) and holds no
-    /// key by that name with that create revision.
+    /// True if the watched key is gone from the applied store
+    /// ([`LockStore::deleted_since_created`]).
     fn watch_fired(&self, w: &PendingWatch) -> bool {
-        self.store.revision() >= w.create_revision
-            && self
-                .store
-                .key(&w.key)
-                .map_or(true, |kv| kv.create_revision != w.create_revision)
+        self.store.deleted_since_created(&w.key, w.create_revision)
     }
 
     /// Pushes `WatchFired` for every registered watch whose key is gone.

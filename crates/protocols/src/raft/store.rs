@@ -456,6 +456,19 @@ impl LockStore {
         }
     }
 
+    /// True if the key `key` created at `create_revision` has been deleted: the store has
+    /// reached that revision (a replica that has not applied the creation yet must not call the
+    /// key deleted; an etcd watch from a revision waits for it the same way) and holds no key
+    /// by that name with that create revision (a deleted key never comes back with its old
+    /// create revision). What a watch for the key's DELETE event waits for.
+    pub fn deleted_since_created(&self, key: &str, create_revision: u64) -> bool {
+        self.revision >= create_revision
+            && self
+                .keys
+                .get(key)
+                .map_or(true, |kv| kv.create_revision != create_revision)
+    }
+
     /// The keys from `key` (every key starting with it if `prefix`), created at or before
     /// `max_create_revision` (0: any), in `order`, at most `limit` (0: all). etcd's
     /// `WithFirstCreate` / `WithLastCreate` are this with limit 1.
