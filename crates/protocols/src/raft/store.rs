@@ -718,4 +718,32 @@ mod tests {
         );
         assert_eq!(s.revision(), 5);
     }
+
+    /// A watch for a key's deletion fires only once the store has applied the key's creation
+    /// and no longer holds it: a store behind the creation (a new leader still applying) says
+    /// nothing yet.
+    #[test]
+    fn a_key_is_deleted_only_after_its_creation_was_applied() {
+        let mut s = LockStore::new();
+        assert!(!s.deleted_since_created("m/1", 2), "not created yet");
+        s.apply(
+            1,
+            &Command::LeaseGrant {
+                client: NodeId(7),
+                req: 1,
+                ttl: SimDuration::from_secs(60),
+            },
+        );
+        s.apply(2, &txn(7, 2, 1));
+        assert!(!s.deleted_since_created("m/1", 2));
+        s.apply(
+            3,
+            &Command::Delete {
+                client: NodeId(7),
+                req: 3,
+                key: "m/1".into(),
+            },
+        );
+        assert!(s.deleted_since_created("m/1", 2));
+    }
 }
