@@ -47,8 +47,8 @@ fn validity_within_truth_on_every_lesson() {
     }
     // 07a ignores failed renewals; 09's DEL, 10's empty restart, 13's clock step, 14a's
     // empty restart, 17a's forgetful lease service and 22's failover to a replica without
-    // the key, and 24a's release with another thread's token, end a hold under a client
-    // that still counts on it (17b's durable service
+    // the key, 24a's release with another thread's token, and 25a's waiter whose key expired
+    // while it waited (etcd v3.4.3's Lock), end a hold under a client that still counts on it (17b's durable service
     // restores the grant, so its hold spans the outage).
     assert_eq!(
         got,
@@ -61,6 +61,7 @@ fn validity_within_truth_on_every_lesson() {
             "17a-lease-service-restart-forgetful",
             "22-redis-failover-async-replication",
             "24a-redis-shared-lock-object",
+            "25a-etcd-waiter-expired-session-v3.4.3",
         ]
     );
 }

@@ -555,6 +555,7 @@ fn describe_claim(record: &RunRecord, obs: &Obs) -> String {
             lock,
             holder,
             revision,
+            ..
         } => format!(
             "committed {lock} to {} (create revision {revision})",
             name(holder)

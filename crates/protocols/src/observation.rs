@@ -255,6 +255,11 @@ pub enum Obs {
         holder: NodeId,
         /// The key's create revision: the fencing token.
         revision: u64,
+        /// For a key an etcd `Mutex` put: the lock's name (the key's prefix without its
+        /// trailing `/`). The lock is held by the owner of the first-created key under the
+        /// prefix, not by every key's owner.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mutex: Option<String>,
     },
     /// Raft replica: applying a committed lease revocation (release, or expiry decided by the
     /// leader) deleted the lock key `lock` created at `revision`.

@@ -385,6 +385,7 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
             lock,
             holder,
             revision,
+            ..
         } => format!(
             "{who} applies the COMMITTED grant of \"{lock}\" to {} (create revision {revision}: the fencing token)",
             name(names, *holder)

@@ -264,7 +264,10 @@ pub fn applicable_invariants(s: &Scenario) -> Vec<&'static str> {
             }
             NodeSpec::Worker(w) => {
                 (client, writer) = (true, true);
-                tokens |= matches!(w.lock, LockKind::Lease | LockKind::Raft);
+                tokens |= matches!(
+                    w.lock,
+                    LockKind::Lease | LockKind::Raft | LockKind::EtcdMutex
+                );
                 jobs |= w.idempotent == Some(true);
             }
             NodeSpec::Raft(_) => (leader, raft) = (true, true),

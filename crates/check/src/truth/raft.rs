@@ -5,6 +5,13 @@
 //! no replica applies an entry before it is committed) until the first `RaftKeyDeleted {
 //! revision: r }` (the first application of the committed `Release` or `ExpireLease`).
 //!
+//! **etcd `Mutex` keys** (`RaftKeyCreated` with `mutex: Some(name)`): the lock `name` is held
+//! by the owner of the **first-created live key** under its prefix (etcd
+//! client/v3/concurrency/mutex.go at v3.5.0: "oldest waiter holds lock"), with that key's
+//! create revision as the token. A waiter's key is no hold; it becomes one when every key
+//! created before it is deleted (at that deletion's first application), whether or not its
+//! owner has noticed yet.
+//!
 //! This is the linearizable view: the store's state changes at the commit of each command
 //! (its linearization point), whatever any replica or client believes. Crashes do not end a
 //! hold: the log is durable, and a key lives until a committed command deletes it, even while
@@ -29,6 +36,10 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
         start: Fact,
     }
     let mut open: BTreeMap<(String, u64), Open> = BTreeMap::new();
+    // Live mutex keys: by lock name, by create revision, the key's owner and name. The first
+    // entry of each lock is the open hold in `open` (keyed by the lock name).
+    let mut mutex_live: BTreeMap<String, BTreeMap<u64, (NodeId, String)>> = BTreeMap::new();
+    let mut mutex_of: BTreeMap<(String, u64), String> = BTreeMap::new();
     let mut closed: BTreeMap<(String, u64), ()> = BTreeMap::new();
     let mut out = Vec::new();
     let hold = |lock: String, revision: u64, o: Open, to: SimTime, end: Option<Fact>| Hold {
@@ -46,9 +57,67 @@ pub(crate) fn holds(record: &RunRecord) -> Vec<Hold> {
     for (index, ob) in record.observations.iter_indexed() {
         match &ob.obs {
             Obs::RaftKeyCreated {
+                lock: key,
+                holder,
+                revision,
+                mutex: Some(name),
+            } => {
+                let k = (key.clone(), *revision);
+                if mutex_of.contains_key(&k) || closed.contains_key(&k) {
+                    continue;
+                }
+                mutex_of.insert(k, name.clone());
+                let live = mutex_live.entry(name.clone()).or_default();
+                live.insert(*revision, (*holder, key.clone()));
+                if live.len() == 1 {
+                    open.insert(
+                        (name.clone(), *revision),
+                        Open {
+                            holder: *holder,
+                            since: ob.t,
+                            start: Fact::obs(record, index),
+                        },
+                    );
+                }
+            }
+            Obs::RaftKeyDeleted {
+                lock: key,
+                revision,
+                ..
+            } if mutex_of.contains_key(&(key.clone(), *revision)) => {
+                let k = (key.clone(), *revision);
+                let name = mutex_of.remove(&k).expect("checked by the guard");
+                closed.insert(k, ());
+                let live = mutex_live.get_mut(&name).expect("a live key's lock");
+                let first = live.keys().next().copied();
+                live.remove(revision);
+                if first == Some(*revision) {
+                    if let Some(o) = open.remove(&(name.clone(), *revision)) {
+                        out.push(hold(
+                            name.clone(),
+                            *revision,
+                            o,
+                            ob.t,
+                            Some(Fact::obs(record, index)),
+                        ));
+                    }
+                    if let Some((next, (owner, _))) = live.iter().next() {
+                        open.insert(
+                            (name.clone(), *next),
+                            Open {
+                                holder: *owner,
+                                since: ob.t,
+                                start: Fact::obs(record, index),
+                            },
+                        );
+                    }
+                }
+            }
+            Obs::RaftKeyCreated {
                 lock,
                 holder,
                 revision,
+                mutex: None,
             } => {
                 let k = (lock.clone(), *revision);
                 if !open.contains_key(&k) && !closed.contains_key(&k) {
@@ -98,6 +167,7 @@ mod tests {
             lock: "l".to_string(),
             holder: id(holder),
             revision,
+            mutex: None,
         }
     }
     fn deleted(revision: u64) -> Obs {
@@ -159,5 +229,52 @@ mod tests {
             .build();
         let spans: Vec<(SimTime, SimTime)> = holds(&r).iter().map(|h| (h.from, h.to)).collect();
         assert_eq!(spans, vec![(ms(2_000), ms(2_500))]);
+    }
+
+    fn mutex_created(key: &str, holder: u32, revision: u64) -> Obs {
+        Obs::RaftKeyCreated {
+            lock: key.to_string(),
+            holder: id(holder),
+            revision,
+            mutex: Some("m".to_string()),
+        }
+    }
+    fn key_deleted(key: &str, revision: u64, expired: bool) -> Obs {
+        Obs::RaftKeyDeleted {
+            lock: key.to_string(),
+            revision,
+            expired,
+        }
+    }
+
+    /// An etcd mutex is held by the owner of its first-created live key: a waiter's key is no
+    /// hold; when the holder's key goes, the next-oldest key's owner holds from that instant;
+    /// a waiter whose key expired while waiting never holds.
+    #[test]
+    fn the_first_created_mutex_key_holds() {
+        let r = Builder::new(&[("r1", Raft), ("a", Worker), ("b", Worker), ("c", Worker)])
+            .obs(ms(1_000), 0, mutex_created("m/1", 1, 2))
+            .obs(ms(1_100), 0, mutex_created("m/2", 2, 3))
+            .obs(ms(1_200), 0, mutex_created("m/3", 3, 4))
+            // b's session expires while it waits: its key goes, the lock stays a's.
+            .obs(ms(2_000), 0, key_deleted("m/2", 3, true))
+            .obs(ms(3_000), 0, key_deleted("m/1", 2, false))
+            // A replica re-applying history changes nothing.
+            .obs(ms(3_500), 0, mutex_created("m/1", 1, 2))
+            .obs(ms(4_000), 0, key_deleted("m/3", 4, false))
+            .end(ms(10_000))
+            .build();
+        let hs = holds(&r);
+        let spans: Vec<(&str, Option<u32>, SimTime, SimTime)> = hs
+            .iter()
+            .map(|h| (&*h.lock, h.holder.map(|n| n.0), h.from, h.to))
+            .collect();
+        assert_eq!(
+            spans,
+            vec![
+                ("m", Some(1), ms(1_000), ms(3_000)),
+                ("m", Some(3), ms(3_000), ms(4_000)),
+            ]
+        );
     }
 }

@@ -116,8 +116,11 @@ pub enum RaftObs {
         revision: u64,
         /// The lease the key is attached to.
         lease: LeaseId,
+        /// For a key an etcd `Mutex` created: the lock's name (its prefix without the
+        /// trailing `/`); the first-created key under the prefix owns the lock.
+        mutex: Option<String>,
     },
-    /// Applying a committed `Release` or `ExpireLease` deleted the lock key `lock` (every
+    /// Applying a committed `Release`, `ExpireLease` or `Delete` deleted the key `lock` (every
     /// replica that applies the entry says so).
     KeyDeleted {
         /// The lock key.

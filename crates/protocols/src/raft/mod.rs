@@ -11,6 +11,8 @@
 //! - [`node`]: the replica as a role of the composition ([`RaftNode`], [`RaftCtx`]): an
 //!   adapter implements [`RaftEnv`] over the shared context trait and maps [`RaftObs`] onto
 //!   the shared `Obs`.
+//! - [`etcd_mutex`]: etcd's `concurrency` Session + Mutex over the same store
+//!   ([`EtcdMutexClient`], and [`EtcdMutexLock`] for a worker).
 //! - [`lock`]: the client as one of the lock clients a worker drives ([`RaftLock`]).
 //!
 //! The replica and the client know neither the engine's `Context` nor the other protocols:
@@ -19,6 +21,7 @@
 pub mod client;
 pub mod config;
 pub mod env;
+pub mod etcd_mutex;
 pub mod lock;
 pub mod log;
 pub mod msg;
@@ -32,8 +35,11 @@ mod tests;
 pub use client::{RaftClientConfig, RaftClientTimer, RaftLockClient};
 pub use config::RaftConfig;
 pub use env::{RaftDurable, RaftEnv, RaftObs};
+pub use etcd_mutex::{
+    EtcdMutexClient, EtcdMutexConfig, EtcdMutexCtx, EtcdMutexLock, OnSessionDone,
+};
 pub use lock::{RaftLock, RaftLockCtx};
-pub use msg::{Command, Entry, LeaseId, LogIndex, RaftMsg, RaftTimer, Term};
+pub use msg::{Command, Entry, Kv, LeaseId, LogIndex, RaftMsg, RaftTimer, RangeOrder, Term};
 pub use node::{RaftCtx, RaftNode};
 pub use replica::{RaftReplica, Role};
 pub use store::LockStore;

@@ -50,6 +50,97 @@ pub enum Command {
         /// The expired lease.
         lease: LeaseId,
     },
+    /// etcd `LeaseGrant(ttl)` alone (a concurrency `Session`'s lease): a lease with id = the
+    /// entry's log index, no key.
+    LeaseGrant {
+        /// The client that asked.
+        client: NodeId,
+        /// The client's request id.
+        req: u64,
+        /// The lease's TTL, ns of the leader's monotonic clock.
+        ttl: SimDuration,
+    },
+    /// The transaction of etcd's `concurrency.Mutex` (`tryAcquire`, client/v3/concurrency/
+    /// mutex.go at v3.5.0): `Txn(If(CreateRevision(key) == 0), Then(Put(key, "",
+    /// WithLease(lease)), Get(prefix, WithFirstCreate())), Else(Get(key), Get(prefix,
+    /// WithFirstCreate())))`. A put under a lease that does not exist fails the whole txn
+    /// (etcd `ErrLeaseNotFound`) and changes nothing.
+    MutexTxn {
+        /// The client that asked.
+        client: NodeId,
+        /// The client's request id.
+        req: u64,
+        /// The key to create (`prefix` + the lease id in hex).
+        key: String,
+        /// The lease to attach it to.
+        lease: LeaseId,
+        /// The prefix whose first-created key owns the lock.
+        prefix: String,
+    },
+    /// etcd `Range`, served linearizably: the keys from `key` (every key under it if `prefix`),
+    /// those with create revision at most `max_create_revision` (0: no bound), sorted by
+    /// `order`, at most `limit` of them (0: all).
+    Range {
+        /// The client that asked.
+        client: NodeId,
+        /// The client's request id.
+        req: u64,
+        /// The key, or the prefix.
+        key: String,
+        /// True for every key starting with `key` (etcd `WithPrefix`).
+        prefix: bool,
+        /// Only keys created at or before this revision (etcd `WithMaxCreateRev`); 0: all.
+        max_create_revision: u64,
+        /// The order of the result.
+        order: RangeOrder,
+        /// At most this many keys (etcd `WithLimit`); 0: all.
+        limit: u64,
+    },
+    /// etcd `DeleteRange` of one key (what `Mutex.Unlock` sends).
+    Delete {
+        /// The client that asked.
+        client: NodeId,
+        /// The client's request id.
+        req: u64,
+        /// The key.
+        key: String,
+    },
+}
+
+/// The order of a [`Command::Range`] result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RangeOrder {
+    /// By key, ascending (etcd's default).
+    Key,
+    /// By create revision, ascending (etcd `WithFirstCreate` with limit 1).
+    FirstCreate,
+    /// By create revision, descending (etcd `WithLastCreate` with limit 1).
+    LastCreate,
+}
+
+impl RangeOrder {
+    fn code(self) -> u8 {
+        match self {
+            RangeOrder::Key => 0,
+            RangeOrder::FirstCreate => 1,
+            RangeOrder::LastCreate => 2,
+        }
+    }
+}
+
+/// One key of a range result, as etcd's `mvccpb.KeyValue` reports it (value left out: the
+/// recipes never read it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kv {
+    /// The key.
+    pub key: String,
+    /// Its create revision.
+    pub create_revision: u64,
+    /// Its last modification's revision.
+    pub mod_revision: u64,
+    /// Its lease (0: none).
+    pub lease: LeaseId,
 }
 
 impl Command {
@@ -87,6 +178,53 @@ impl Command {
             Command::ExpireLease { lease } => {
                 eat(b"expire_lease");
                 eat(&lease.to_le_bytes());
+            }
+            Command::LeaseGrant { client, req, ttl } => {
+                eat(b"lease_grant");
+                eat(&client.0.to_le_bytes());
+                eat(&req.to_le_bytes());
+                eat(&ttl.0.to_le_bytes());
+            }
+            Command::MutexTxn {
+                client,
+                req,
+                key,
+                lease,
+                prefix,
+            } => {
+                eat(b"mutex_txn");
+                eat(&client.0.to_le_bytes());
+                eat(&req.to_le_bytes());
+                eat(&(key.len() as u64).to_le_bytes());
+                eat(key.as_bytes());
+                eat(&lease.to_le_bytes());
+                eat(&(prefix.len() as u64).to_le_bytes());
+                eat(prefix.as_bytes());
+            }
+            Command::Range {
+                client,
+                req,
+                key,
+                prefix,
+                max_create_revision,
+                order,
+                limit,
+            } => {
+                eat(b"range");
+                eat(&client.0.to_le_bytes());
+                eat(&req.to_le_bytes());
+                eat(&(key.len() as u64).to_le_bytes());
+                eat(key.as_bytes());
+                eat(&[u8::from(*prefix), order.code()]);
+                eat(&max_create_revision.to_le_bytes());
+                eat(&limit.to_le_bytes());
+            }
+            Command::Delete { client, req, key } => {
+                eat(b"delete");
+                eat(&client.0.to_le_bytes());
+                eat(&req.to_le_bytes());
+                eat(&(key.len() as u64).to_le_bytes());
+                eat(key.as_bytes());
             }
         }
         h
@@ -224,6 +362,112 @@ pub enum RaftMsg {
         /// True if the lease existed and was revoked by this request.
         freed: bool,
     },
+    /// Client -> replica: grant a lease of `ttl` (etcd `LeaseGrant`, a `Session`'s start).
+    LeaseGrant {
+        /// Client request id.
+        req: u64,
+        /// Lease TTL, ns.
+        ttl: SimDuration,
+    },
+    /// Client -> replica: the `Mutex` transaction ([`Command::MutexTxn`]).
+    MutexTxn {
+        /// Client request id.
+        req: u64,
+        /// The key to create.
+        key: String,
+        /// Its lease.
+        lease: LeaseId,
+        /// The lock's prefix.
+        prefix: String,
+    },
+    /// Client -> replica: a linearizable range read ([`Command::Range`]).
+    Range {
+        /// Client request id.
+        req: u64,
+        /// The key, or the prefix.
+        key: String,
+        /// True for every key under `key`.
+        prefix: bool,
+        /// Only keys created at or before this revision; 0: all.
+        max_create_revision: u64,
+        /// The result's order.
+        order: RangeOrder,
+        /// At most this many; 0: all.
+        limit: u64,
+    },
+    /// Client -> replica: delete one key ([`Command::Delete`]).
+    Delete {
+        /// Client request id.
+        req: u64,
+        /// The key.
+        key: String,
+    },
+    /// Client -> replica: tell me when the key `key` created at `create_revision` is deleted
+    /// (etcd `Watch(key, WithRev(rev))` waiting for a DELETE event, as `waitDelete` in
+    /// client/v3/concurrency/key.go does). The leader answers at once (`WatchPending` or
+    /// `WatchFired`) and, while it leads, pushes `WatchFired` when it applies the deletion;
+    /// the client re-sends the registration every request timeout, which stands for the watch
+    /// stream's liveness (a watch on a member that is gone is re-established elsewhere).
+    WatchDelete {
+        /// Client request id.
+        req: u64,
+        /// The key.
+        key: String,
+        /// Its create revision (a deleted key with this create revision never comes back).
+        create_revision: u64,
+    },
+    /// Leader -> client: the lease is granted.
+    LeaseGranted {
+        /// Request id of the `LeaseGrant`.
+        req: u64,
+        /// The lease id.
+        lease: LeaseId,
+        /// Its TTL, ns.
+        ttl: SimDuration,
+    },
+    /// Leader -> client: the `MutexTxn` committed.
+    TxnResult {
+        /// Request id.
+        req: u64,
+        /// The store revision after the txn (etcd's response header revision).
+        revision: u64,
+        /// True if the compare held and the key was put.
+        succeeded: bool,
+        /// The key's create revision (new or existing).
+        key_create_revision: u64,
+        /// The first-created key under the prefix, if any.
+        owner: Option<Kv>,
+    },
+    /// Leader -> client: the result of a `Range`.
+    RangeResult {
+        /// Request id.
+        req: u64,
+        /// The store revision the read saw (etcd's header revision).
+        revision: u64,
+        /// The keys.
+        kvs: Vec<Kv>,
+    },
+    /// Leader -> client: the `Delete` committed.
+    DeleteResult {
+        /// Request id.
+        req: u64,
+        /// The store revision after it.
+        revision: u64,
+        /// How many keys went (0 or 1).
+        deleted: u64,
+    },
+    /// Leader -> client: the watched key still exists; the watch is registered.
+    WatchPending {
+        /// Request id of the `WatchDelete`.
+        req: u64,
+    },
+    /// Leader -> client: the watched key is gone.
+    WatchFired {
+        /// Request id of the `WatchDelete`.
+        req: u64,
+        /// The key.
+        key: String,
+    },
     /// Non-leader -> client: ask the leader instead (`None` when this replica knows none).
     Redirect {
         /// Request id.
@@ -250,6 +494,17 @@ impl RaftMsg {
             RaftMsg::LeaseNotFound { .. } => "RAFT_LEASE_NOT_FOUND",
             RaftMsg::Released { .. } => "RAFT_RELEASED",
             RaftMsg::Redirect { .. } => "RAFT_REDIRECT",
+            RaftMsg::LeaseGrant { .. } => "ETCD_LEASE_GRANT",
+            RaftMsg::MutexTxn { .. } => "ETCD_MUTEX_TXN",
+            RaftMsg::Range { .. } => "ETCD_RANGE",
+            RaftMsg::Delete { .. } => "ETCD_DELETE",
+            RaftMsg::WatchDelete { .. } => "ETCD_WATCH_DELETE",
+            RaftMsg::LeaseGranted { .. } => "ETCD_LEASE_GRANTED",
+            RaftMsg::TxnResult { .. } => "ETCD_TXN_RESULT",
+            RaftMsg::RangeResult { .. } => "ETCD_RANGE_RESULT",
+            RaftMsg::DeleteResult { .. } => "ETCD_DELETE_RESULT",
+            RaftMsg::WatchPending { .. } => "ETCD_WATCH_PENDING",
+            RaftMsg::WatchFired { .. } => "ETCD_WATCH_FIRED",
         }
     }
 }

@@ -101,11 +101,13 @@ pub fn to_obs(obs: RaftObs) -> Option<Obs> {
             lock,
             owner,
             revision,
+            mutex,
             ..
         } => Obs::RaftKeyCreated {
             lock,
             holder: owner,
             revision,
+            mutex,
         },
         RaftObs::KeyDeleted {
             lock,

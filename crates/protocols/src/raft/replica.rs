@@ -72,6 +72,16 @@ struct PendingRead {
     lease: LeaseId,
 }
 
+/// A registered watch for a key's deletion (leader-local, dropped when the leader steps down:
+/// the client re-registers wherever the leader is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PendingWatch {
+    client: NodeId,
+    req: u64,
+    key: String,
+    create_revision: u64,
+}
+
 /// One replica. `H` is the environment's timer handle type.
 #[derive(Clone, Debug)]
 pub struct RaftReplica<H> {
@@ -97,6 +107,7 @@ pub struct RaftReplica<H> {
     pending_reads: Vec<PendingRead>,
     lease_expiry: BTreeMap<LeaseId, LocalTime>,
     revoking: BTreeSet<LeaseId>,
+    watches: Vec<PendingWatch>,
     election_timer: Option<H>,
     heartbeat_timer: Option<H>,
     lease_timer: Option<H>,
@@ -135,6 +146,7 @@ impl<H: Copy> RaftReplica<H> {
             pending_reads: Vec::new(),
             lease_expiry: BTreeMap::new(),
             revoking: BTreeSet::new(),
+            watches: Vec::new(),
             election_timer: None,
             heartbeat_timer: None,
             lease_timer: None,
@@ -319,8 +331,106 @@ impl<H: Copy> RaftReplica<H> {
                 self.broadcast_append(env);
                 self.check_reads(env);
             }
+            RaftMsg::LeaseGrant { req, ttl } => {
+                if self.redirect(env, from, req) {
+                    return;
+                }
+                self.propose(
+                    env,
+                    Command::LeaseGrant {
+                        client: from,
+                        req,
+                        ttl,
+                    },
+                );
+            }
+            RaftMsg::MutexTxn {
+                req,
+                key,
+                lease,
+                prefix,
+            } => {
+                if self.redirect(env, from, req) {
+                    return;
+                }
+                self.propose(
+                    env,
+                    Command::MutexTxn {
+                        client: from,
+                        req,
+                        key,
+                        lease,
+                        prefix,
+                    },
+                );
+            }
+            RaftMsg::Range {
+                req,
+                key,
+                prefix,
+                max_create_revision,
+                order,
+                limit,
+            } => {
+                if self.redirect(env, from, req) {
+                    return;
+                }
+                self.propose(
+                    env,
+                    Command::Range {
+                        client: from,
+                        req,
+                        key,
+                        prefix,
+                        max_create_revision,
+                        order,
+                        limit,
+                    },
+                );
+            }
+            RaftMsg::Delete { req, key } => {
+                if self.redirect(env, from, req) {
+                    return;
+                }
+                self.propose(
+                    env,
+                    Command::Delete {
+                        client: from,
+                        req,
+                        key,
+                    },
+                );
+            }
+            RaftMsg::WatchDelete {
+                req,
+                key,
+                create_revision,
+            } => {
+                if self.redirect(env, from, req) {
+                    return;
+                }
+                self.watches.retain(|w| !(w.client == from && w.key == key));
+                let w = PendingWatch {
+                    client: from,
+                    req,
+                    key,
+                    create_revision,
+                };
+                if self.watch_fired(&w) {
+                    env.send(from, RaftMsg::WatchFired { req, key: w.key });
+                } else {
+                    self.watches.push(w);
+                    env.send(from, RaftMsg::WatchPending { req });
+                }
+            }
             // Replies are for clients; a replica ignores them.
-            RaftMsg::Granted { .. }
+            RaftMsg::LeaseGranted { .. }
+            | RaftMsg::TxnResult { .. }
+            | RaftMsg::RangeResult { .. }
+            | RaftMsg::DeleteResult { .. }
+            | RaftMsg::WatchPending { .. }
+            | RaftMsg::WatchFired { .. }
+            | RaftMsg::Granted { .. }
             | RaftMsg::Denied { .. }
             | RaftMsg::KeptAlive { .. }
             | RaftMsg::LeaseNotFound { .. }
@@ -427,6 +537,7 @@ impl<H: Copy> RaftReplica<H> {
                 env.cancel_timer(t);
             }
             self.pending_reads.clear();
+            self.watches.clear();
             self.lease_expiry.clear();
             self.revoking.clear();
         }
@@ -767,7 +878,33 @@ impl<H: Copy> RaftReplica<H> {
                     owner: *client,
                     revision: *revision,
                     lease: *lease,
+                    mutex: None,
                 }),
+                ApplyResult::Txn {
+                    client,
+                    created: Some(c),
+                    ..
+                } => env.observe(RaftObs::KeyCreated {
+                    lock: c.key.clone(),
+                    owner: *client,
+                    revision: c.revision,
+                    lease: c.lease,
+                    mutex: Some(
+                        c.mutex_prefix
+                            .strip_suffix('/')
+                            .unwrap_or(&c.mutex_prefix)
+                            .to_string(),
+                    ),
+                }),
+                ApplyResult::Deleted { deleted, .. } => {
+                    for (lock, revision) in deleted {
+                        env.observe(RaftObs::KeyDeleted {
+                            lock: lock.clone(),
+                            revision: *revision,
+                            expired: false,
+                        });
+                    }
+                }
                 ApplyResult::Released { deleted, .. } | ApplyResult::Expired { deleted, .. } => {
                     let expired = matches!(result, ApplyResult::Expired { .. });
                     for (lock, revision) in deleted {
@@ -855,7 +992,101 @@ impl<H: Copy> RaftReplica<H> {
                 ApplyResult::Expired { lease, deleted, .. } => {
                     self.forget_lease(env, lease, deleted, true);
                 }
+                ApplyResult::LeaseGranted {
+                    client,
+                    req,
+                    lease,
+                    ttl,
+                } => {
+                    // etcd `lessor.Grant` on the primary: `refresh(0)`.
+                    let now = env.mono_now();
+                    self.lease_expiry.insert(lease, now.saturating_add(ttl));
+                    if reply {
+                        env.send(client, RaftMsg::LeaseGranted { req, lease, ttl });
+                    }
+                }
+                ApplyResult::Txn {
+                    client,
+                    req,
+                    revision,
+                    succeeded,
+                    key_create_revision,
+                    owner,
+                    ..
+                } => {
+                    if reply {
+                        env.send(
+                            client,
+                            RaftMsg::TxnResult {
+                                req,
+                                revision,
+                                succeeded,
+                                key_create_revision,
+                                owner,
+                            },
+                        );
+                    }
+                }
+                ApplyResult::TxnLeaseNotFound { client, req, lease } => {
+                    if reply {
+                        env.send(client, RaftMsg::LeaseNotFound { req, lease });
+                    }
+                }
+                ApplyResult::Range {
+                    client,
+                    req,
+                    revision,
+                    kvs,
+                } => {
+                    if reply {
+                        env.send(client, RaftMsg::RangeResult { req, revision, kvs });
+                    }
+                }
+                ApplyResult::Deleted {
+                    client,
+                    req,
+                    revision,
+                    deleted,
+                } => {
+                    if reply {
+                        env.send(
+                            client,
+                            RaftMsg::DeleteResult {
+                                req,
+                                revision,
+                                deleted: deleted.len() as u64,
+                            },
+                        );
+                    }
+                }
             }
+        }
+        if self.role == Role::Leader && !self.watches.is_empty() {
+            self.fire_watches(env);
+        }
+    }
+
+    /// True if the watched key is gone from the applied store
+    /// ([`LockStore::deleted_since_created`]).
+    fn watch_fired(&self, w: &PendingWatch) -> bool {
+        self.store.deleted_since_created(&w.key, w.create_revision)
+    }
+
+    /// Pushes `WatchFired` for every registered watch whose key is gone.
+    fn fire_watches<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        let (fired, waiting): (Vec<PendingWatch>, Vec<PendingWatch>) =
+            std::mem::take(&mut self.watches)
+                .into_iter()
+                .partition(|w| self.watch_fired(w));
+        self.watches = waiting;
+        for w in fired {
+            env.send(
+                w.client,
+                RaftMsg::WatchFired {
+                    req: w.req,
+                    key: w.key,
+                },
+            );
         }
     }
 

@@ -19,11 +19,19 @@
 //! - `Release` and `ExpireLease` = `LeaseRevoke(lease)`: the lease and every key attached to it
 //!   are deleted (one new revision if a key went).
 //!
+//! - The etcd `concurrency` recipes' operations (etcd `mvcc`, `etcdserver/apply.go`):
+//!   `LeaseGrant` creates a lease with no key; `MutexTxn` is `Mutex.tryAcquire`'s transaction
+//!   (create-if-absent put under a lease, plus the first-created key under the prefix; a put
+//!   under a missing lease fails the whole txn with `ErrLeaseNotFound` and changes nothing);
+//!   `Range` reads keys (by prefix, bounded by create revision, ordered by create revision,
+//!   limited) without changing the revision; `Delete` deletes one key (one new revision if
+//!   it existed) and detaches it from its lease.
+//!
 //! Because revisions only grow and every grant puts a new key at a new revision, fencing
 //! tokens strictly increase across grants, across leader changes and across restarts (the
 //! revision is a function of the committed log).
 
-use super::msg::{Command, LeaseId, LogIndex};
+use super::msg::{Command, Kv, LeaseId, LogIndex, RangeOrder};
 use splitbrain_engine::{NodeId, SimDuration};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -40,6 +48,20 @@ pub struct KeyValue {
     pub owner: NodeId,
     /// That `Acquire`'s request id.
     pub owner_req: u64,
+    /// For a key a `MutexTxn` created: the lock's prefix (the first-created key under it owns
+    /// the lock). `None` for an `Acquire`'s key (the key is the lock).
+    pub mutex_prefix: Option<String>,
+}
+
+impl KeyValue {
+    fn kv(&self, key: &str) -> Kv {
+        Kv {
+            key: key.to_string(),
+            create_revision: self.create_revision,
+            mod_revision: self.mod_revision,
+            lease: self.lease,
+        }
+    }
 }
 
 /// One lease of the store.
@@ -109,6 +131,78 @@ pub enum ApplyResult {
         /// Keys deleted with it, with their create revisions.
         deleted: Vec<(String, u64)>,
     },
+    /// A lease was granted (`LeaseGrant`).
+    LeaseGranted {
+        /// The client.
+        client: NodeId,
+        /// Its request id.
+        req: u64,
+        /// The new lease.
+        lease: LeaseId,
+        /// Its TTL.
+        ttl: SimDuration,
+    },
+    /// A `MutexTxn` ran.
+    Txn {
+        /// The client.
+        client: NodeId,
+        /// Its request id.
+        req: u64,
+        /// The store revision after it.
+        revision: u64,
+        /// True if the key was absent and is now put.
+        succeeded: bool,
+        /// The key's create revision.
+        key_create_revision: u64,
+        /// The first-created key under the prefix.
+        owner: Option<Kv>,
+        /// The key it created, if it did.
+        created: Option<Created>,
+    },
+    /// A `MutexTxn` named a lease that does not exist: nothing changed.
+    TxnLeaseNotFound {
+        /// The client.
+        client: NodeId,
+        /// Its request id.
+        req: u64,
+        /// The missing lease.
+        lease: LeaseId,
+    },
+    /// A `Range` read.
+    Range {
+        /// The client.
+        client: NodeId,
+        /// Its request id.
+        req: u64,
+        /// The store revision it saw.
+        revision: u64,
+        /// The keys found.
+        kvs: Vec<Kv>,
+    },
+    /// A `Delete` ran.
+    Deleted {
+        /// The client.
+        client: NodeId,
+        /// Its request id.
+        req: u64,
+        /// The store revision after it.
+        revision: u64,
+        /// The key deleted, with its create revision (none if it was absent).
+        deleted: Vec<(String, u64)>,
+    },
+}
+
+/// A key a command created (the replica reports it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Created {
+    /// The key.
+    pub key: String,
+    /// Its create revision.
+    pub revision: u64,
+    /// Its lease.
+    pub lease: LeaseId,
+    /// The mutex prefix it contends under.
+    pub mutex_prefix: String,
 }
 
 /// The key space and leases. See the module docs for the rules.
@@ -212,6 +306,7 @@ impl LockStore {
                         lease,
                         owner: *client,
                         owner_req: *req,
+                        mutex_prefix: None,
                     },
                 );
                 ApplyResult::Granted {
@@ -242,7 +337,170 @@ impl LockStore {
                     deleted,
                 }
             }
+            Command::LeaseGrant { client, req, ttl } => {
+                let lease = index;
+                assert!(
+                    !self.leases.contains_key(&lease),
+                    "lease ids are log indexes, applied once"
+                );
+                self.leases.insert(
+                    lease,
+                    Lease {
+                        id: lease,
+                        ttl: *ttl,
+                        keys: BTreeSet::new(),
+                    },
+                );
+                ApplyResult::LeaseGranted {
+                    client: *client,
+                    req: *req,
+                    lease,
+                    ttl: *ttl,
+                }
+            }
+            Command::MutexTxn {
+                client,
+                req,
+                key,
+                lease,
+                prefix,
+            } => self.mutex_txn(*client, *req, key, *lease, prefix),
+            Command::Range {
+                client,
+                req,
+                key,
+                prefix,
+                max_create_revision,
+                order,
+                limit,
+            } => ApplyResult::Range {
+                client: *client,
+                req: *req,
+                revision: self.revision,
+                kvs: self.range(key, *prefix, *max_create_revision, *order, *limit),
+            },
+            Command::Delete { client, req, key } => {
+                let mut deleted = Vec::new();
+                if let Some(kv) = self.keys.remove(key) {
+                    if let Some(l) = self.leases.get_mut(&kv.lease) {
+                        l.keys.remove(key);
+                    }
+                    self.revision += 1;
+                    deleted.push((key.clone(), kv.create_revision));
+                }
+                ApplyResult::Deleted {
+                    client: *client,
+                    req: *req,
+                    revision: self.revision,
+                    deleted,
+                }
+            }
         }
+    }
+
+    /// `Mutex.tryAcquire`'s txn (client/v3/concurrency/mutex.go at v3.5.0): put `key` under
+    /// `lease` if absent; either way report the key's create revision and the first-created
+    /// key under `prefix`. etcd checks the put's lease before running the txn
+    /// (`checkRequestPut` in etcdserver/apply.go): a missing lease fails it whole.
+    fn mutex_txn(
+        &mut self,
+        client: NodeId,
+        req: u64,
+        key: &str,
+        lease: LeaseId,
+        prefix: &str,
+    ) -> ApplyResult {
+        let exists = self.keys.contains_key(key);
+        if !exists && !self.leases.contains_key(&lease) {
+            return ApplyResult::TxnLeaseNotFound { client, req, lease };
+        }
+        let mut created = None;
+        if !exists {
+            self.revision += 1;
+            self.keys.insert(
+                key.to_string(),
+                KeyValue {
+                    create_revision: self.revision,
+                    mod_revision: self.revision,
+                    lease,
+                    owner: client,
+                    owner_req: req,
+                    mutex_prefix: Some(prefix.to_string()),
+                },
+            );
+            self.leases
+                .get_mut(&lease)
+                .expect("checked above")
+                .keys
+                .insert(key.to_string());
+            created = Some(Created {
+                key: key.to_string(),
+                revision: self.revision,
+                lease,
+                mutex_prefix: prefix.to_string(),
+            });
+        }
+        let key_create_revision = self.keys[key].create_revision;
+        let owner = self
+            .range(prefix, true, 0, RangeOrder::FirstCreate, 1)
+            .into_iter()
+            .next();
+        ApplyResult::Txn {
+            client,
+            req,
+            revision: self.revision,
+            succeeded: !exists,
+            key_create_revision,
+            owner,
+            created,
+        }
+    }
+
+    /// True if the key `key` created at `create_revision` has been deleted: the store has
+    /// reached that revision (a replica that has not applied the creation yet must not call the
+    /// key deleted; an etcd watch from a revision waits for it the same way) and holds no key
+    /// by that name with that create revision (a deleted key never comes back with its old
+    /// create revision). What a watch for the key's DELETE event waits for.
+    pub fn deleted_since_created(&self, key: &str, create_revision: u64) -> bool {
+        self.revision >= create_revision
+            && self
+                .keys
+                .get(key)
+                .map_or(true, |kv| kv.create_revision != create_revision)
+    }
+
+    /// The keys from `key` (every key starting with it if `prefix`), created at or before
+    /// `max_create_revision` (0: any), in `order`, at most `limit` (0: all). etcd's
+    /// `WithFirstCreate` / `WithLastCreate` are this with limit 1.
+    pub fn range(
+        &self,
+        key: &str,
+        prefix: bool,
+        max_create_revision: u64,
+        order: RangeOrder,
+        limit: u64,
+    ) -> Vec<Kv> {
+        let mut kvs: Vec<Kv> = if prefix {
+            self.keys
+                .range(key.to_string()..)
+                .take_while(|(k, _)| k.starts_with(key))
+                .map(|(k, v)| v.kv(k))
+                .collect()
+        } else {
+            self.keys.get(key).map(|v| v.kv(key)).into_iter().collect()
+        };
+        if max_create_revision > 0 {
+            kvs.retain(|kv| kv.create_revision <= max_create_revision);
+        }
+        match order {
+            RangeOrder::Key => {}
+            RangeOrder::FirstCreate => kvs.sort_by_key(|kv| kv.create_revision),
+            RangeOrder::LastCreate => kvs.sort_by_key(|kv| std::cmp::Reverse(kv.create_revision)),
+        }
+        if limit > 0 {
+            kvs.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        }
+        kvs
     }
 
     /// etcd `LeaseRevoke`: deletes the lease and its keys; one new revision if a key went.
@@ -349,5 +607,143 @@ mod tests {
         ));
         assert_eq!(s.revision(), 3);
         assert!(s.key("L").is_none());
+    }
+
+    fn txn(client: u32, req: u64, lease: LeaseId) -> Command {
+        Command::MutexTxn {
+            client: NodeId(client),
+            req,
+            key: format!("m/{lease:x}"),
+            lease,
+            prefix: "m/".into(),
+        }
+    }
+
+    fn last_below(max: u64) -> Command {
+        Command::Range {
+            client: NodeId(9),
+            req: 1,
+            key: "m/".into(),
+            prefix: true,
+            max_create_revision: max,
+            order: RangeOrder::LastCreate,
+            limit: 1,
+        }
+    }
+
+    /// The etcd Mutex's operations: create-if-absent under a lease with the prefix's first
+    /// key, the waiter's read of the last key created before its own, a delete, and a lease
+    /// revocation taking the lease's key with it; reads change no revision.
+    #[test]
+    fn mutex_txn_range_delete_and_revoke() {
+        let mut s = LockStore::new();
+        let grant = |c: u32| Command::LeaseGrant {
+            client: NodeId(c),
+            req: 1,
+            ttl: SimDuration::from_secs(60),
+        };
+        assert!(matches!(
+            s.apply(1, &grant(7)),
+            ApplyResult::LeaseGranted { lease: 1, .. }
+        ));
+        s.apply(2, &grant(8));
+        let ApplyResult::Txn {
+            succeeded: true,
+            revision: 2,
+            key_create_revision: 2,
+            owner: Some(owner),
+            created: Some(_),
+            ..
+        } = s.apply(3, &txn(7, 2, 1))
+        else {
+            panic!("the first txn puts the key")
+        };
+        assert_eq!(owner.create_revision, 2);
+        let ApplyResult::Txn {
+            succeeded: true,
+            key_create_revision: 3,
+            owner: Some(owner),
+            ..
+        } = s.apply(4, &txn(8, 2, 2))
+        else {
+            panic!("the second txn puts its own key")
+        };
+        assert_eq!((owner.key.as_str(), owner.create_revision), ("m/1", 2));
+        // A retry finds the key: the Else branch, same create revision, no new revision.
+        assert!(matches!(
+            s.apply(5, &txn(8, 2, 2)),
+            ApplyResult::Txn {
+                succeeded: false,
+                key_create_revision: 3,
+                revision: 3,
+                ..
+            }
+        ));
+        let ApplyResult::Range {
+            kvs, revision: 3, ..
+        } = s.apply(6, &last_below(2))
+        else {
+            panic!("a range")
+        };
+        assert_eq!(kvs.len(), 1);
+        assert_eq!((kvs[0].key.as_str(), kvs[0].lease), ("m/1", 1));
+        // A put under a lease that does not exist fails whole.
+        assert!(matches!(
+            s.apply(7, &txn(9, 1, 99)),
+            ApplyResult::TxnLeaseNotFound { lease: 99, .. }
+        ));
+        assert!(matches!(
+            s.apply(
+                8,
+                &Command::Delete {
+                    client: NodeId(7),
+                    req: 3,
+                    key: "m/1".into()
+                }
+            ),
+            ApplyResult::Deleted { revision: 4, .. }
+        ));
+        assert!(s.lease(1).is_some_and(|l| l.keys.is_empty()));
+        let ApplyResult::Range { kvs, .. } = s.apply(9, &last_below(2)) else {
+            panic!("a range")
+        };
+        assert!(kvs.is_empty());
+        assert_eq!(
+            s.apply(10, &Command::ExpireLease { lease: 2 }),
+            ApplyResult::Expired {
+                lease: 2,
+                existed: true,
+                deleted: vec![("m/2".into(), 3)]
+            }
+        );
+        assert_eq!(s.revision(), 5);
+    }
+
+    /// A watch for a key's deletion fires only once the store has applied the key's creation
+    /// and no longer holds it: a store behind the creation (a new leader still applying) says
+    /// nothing yet.
+    #[test]
+    fn a_key_is_deleted_only_after_its_creation_was_applied() {
+        let mut s = LockStore::new();
+        assert!(!s.deleted_since_created("m/1", 2), "not created yet");
+        s.apply(
+            1,
+            &Command::LeaseGrant {
+                client: NodeId(7),
+                req: 1,
+                ttl: SimDuration::from_secs(60),
+            },
+        );
+        s.apply(2, &txn(7, 2, 1));
+        assert!(!s.deleted_since_created("m/1", 2));
+        s.apply(
+            3,
+            &Command::Delete {
+                client: NodeId(7),
+                req: 3,
+                key: "m/1".into(),
+            },
+        );
+        assert!(s.deleted_since_created("m/1", 2));
     }
 }

@@ -1,12 +1,12 @@
-//! The lock clients a worker can drive: one enum over the lease, single-Redis, Redlock and
-//! Raft clients, with the same methods on each. (Also reachable as `splitbrain_protocols::lock`.)
+//! The lock clients a worker can drive: one enum over the lease, single-Redis, Redlock, Raft
+//! and etcd-mutex clients, with the same methods on each. (Also reachable as `splitbrain_protocols::lock`.)
 //!
 //! A client emits its own `LockRequested` / `LockAcquired` / `LockFailed` / `LockReleased` /
 //! `LockLost` observations; it tells its worker what happened through [`LockEvent`].
 //! [`LockConfig`] selects and configures a client; [`LockClient::new`] builds it.
 
 use crate::lease::{Belief, LeaseClient, LeaseClientConfig, LeaseClientCtx};
-use crate::raft::{RaftClientConfig, RaftLock, RaftLockCtx};
+use crate::raft::{EtcdMutexConfig, EtcdMutexLock, RaftClientConfig, RaftLock, RaftLockCtx};
 use crate::redis_lock::{RedisLockClient, RedisLockConfig, RedisLockCtx};
 use crate::redlock::{RedlockClient, RedlockConfig, RedlockCtx};
 use splitbrain_engine::{LocalTime, NodeId};
@@ -29,6 +29,8 @@ pub enum LockConfig {
     Redlock(RedlockConfig),
     /// A client of the Raft lock service.
     Raft(RaftClientConfig),
+    /// etcd's `concurrency` Session + Mutex over the Raft lock service's store.
+    EtcdMutex(EtcdMutexConfig),
 }
 
 /// A lock client of any kind.
@@ -42,6 +44,8 @@ pub enum LockClient {
     Redlock(RedlockClient),
     /// Raft lock service client.
     Raft(RaftLock),
+    /// etcd Session + Mutex client.
+    EtcdMutex(EtcdMutexLock),
 }
 
 macro_rules! each {
@@ -51,6 +55,7 @@ macro_rules! each {
             LockClient::Redis($c) => $e,
             LockClient::Redlock($c) => $e,
             LockClient::Raft($c) => $e,
+            LockClient::EtcdMutex($c) => $e,
         }
     };
 }
@@ -63,6 +68,7 @@ impl LockClient {
             LockConfig::Redis(c) => LockClient::Redis(RedisLockClient::new(c)),
             LockConfig::Redlock(c) => LockClient::Redlock(RedlockClient::new(c)),
             LockConfig::Raft(c) => LockClient::Raft(RaftLock::new(c)),
+            LockConfig::EtcdMutex(c) => LockClient::EtcdMutex(EtcdMutexLock::new(c)),
         }
     }
     /// The lock's name (lease name or Redis key), as the client's observations carry it.
@@ -81,7 +87,7 @@ impl LockClient {
         match self {
             LockClient::Redlock(c) => c.extend(ctx),
             LockClient::Redis(c) => c.extend(ctx),
-            LockClient::Lease(_) | LockClient::Raft(_) => false,
+            LockClient::Lease(_) | LockClient::Raft(_) | LockClient::EtcdMutex(_) => false,
         }
     }
     /// Releases the lock (if held).

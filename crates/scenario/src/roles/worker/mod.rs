@@ -3,6 +3,7 @@
 //! Defaults as the protocol's `WorkerConfig::new`: `name` "lock", `work_time` 2 s,
 //! `think_time` 1 s, `write_delay` 1 ms, `start_after` 0, no bound on rounds, not idempotent.
 
+mod etcd_mutex;
 mod lease;
 mod raft;
 mod redis;
@@ -10,8 +11,8 @@ mod redlock;
 mod spec;
 
 pub use spec::{
-    LockKind, LockObjectSpec, OnRefreshFailureSpec, RedlockModeSpec, RefreshSpec, ReleaseSpec,
-    StartTimeSpec, WorkerSpec,
+    LockKind, LockObjectSpec, OnRefreshFailureSpec, OnSessionDoneSpec, RedlockModeSpec,
+    RefreshSpec, ReleaseSpec, StartTimeSpec, WorkerSpec,
 };
 
 use crate::checker::NodeCheck;
@@ -31,6 +32,7 @@ impl LockKind {
             LockKind::Redis => redis::own_fields(w),
             LockKind::Redlock => redlock::own_fields(w),
             LockKind::Raft => raft::own_fields(w),
+            LockKind::EtcdMutex => etcd_mutex::own_fields(w),
         }
     }
 }
@@ -89,6 +91,7 @@ impl Role for WorkerSpec {
             LockKind::Redis => redis::validate(self, v),
             LockKind::Redlock => redlock::validate(self, v),
             LockKind::Raft => raft::validate(self, v),
+            LockKind::EtcdMutex => etcd_mutex::validate(self, v),
         }
         redlock::check_drift_factor(self, v);
     }
@@ -132,6 +135,7 @@ impl Role for WorkerSpec {
             LockKind::Redis => redis::config(self, roster, name),
             LockKind::Redlock => redlock::config(self, roster, name),
             LockKind::Raft => raft::config(self, roster, name),
+            LockKind::EtcdMutex => etcd_mutex::config(self, roster, name),
         };
         let mut c = WorkerConfig::new(lock, roster.id(&self.storage));
         c.work_time = or(self.work_time, c.work_time);

@@ -19,7 +19,8 @@ pub(super) fn own_fields(w: &WorkerSpec) -> Vec<(&'static str, bool)> {
     ]
 }
 
-/// Checks what a raft worker needs: `replicas`, a non-empty list of distinct raft nodes.
+/// Checks what a raft (or etcd_mutex) worker needs: `replicas`, a non-empty list of distinct
+/// raft nodes.
 pub(super) fn validate(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
     match &w.replicas {
         Some(list) if !list.is_empty() => {
@@ -30,7 +31,13 @@ pub(super) fn validate(w: &WorkerSpec, v: &mut NodeCheck<'_, '_>) {
                 v.node_ref_item("replicas", j, s, &["raft"]);
             }
         }
-        _ => v.err_node("a raft worker needs `replicas`, a non-empty list of raft nodes"),
+        _ => {
+            let kind = w.lock.name();
+            let a = if kind.starts_with('e') { "an" } else { "a" };
+            v.err_node(format!(
+                "{a} {kind} worker needs `replicas`, a non-empty list of raft nodes"
+            ))
+        }
     }
 }
 

@@ -87,15 +87,18 @@ pub enum LockKind {
     Redlock,
     /// The Raft-replicated lock service (`replicas`).
     Raft,
+    /// etcd's `concurrency` Session + Mutex over the Raft-replicated store (`replicas`).
+    EtcdMutex,
 }
 
 impl LockKind {
     /// Every lock kind, in the order of the schema.
-    pub const ALL: [LockKind; 4] = [
+    pub const ALL: [LockKind; 5] = [
         LockKind::Lease,
         LockKind::Redis,
         LockKind::Redlock,
         LockKind::Raft,
+        LockKind::EtcdMutex,
     ];
 
     /// The kind's name in files (`"lock": "redlock"`).
@@ -105,6 +108,7 @@ impl LockKind {
             LockKind::Redis => "redis",
             LockKind::Redlock => "redlock",
             LockKind::Raft => "raft",
+            LockKind::EtcdMutex => "etcd_mutex",
         }
     }
 }
@@ -302,11 +306,32 @@ pub struct WorkerSpec {
     /// field, so a thread that acquires overwrites the token another thread releases with).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock_object: Option<LockObjectSpec>,
-    /// raft: the replicas of the Raft lock service (node names), tried in this order (at most
-    /// 10,000, the node limit).
+    /// raft, etcd_mutex: the replicas of the Raft lock service (node names), tried in this
+    /// order (at most 10,000, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = "crate::validate::MAX_NODES"))]
     pub replicas: Option<Vec<String>>,
+    /// etcd_mutex: after waiting, `Lock` reads its own key and fails with
+    /// `ErrSessionExpired` if it is gone (etcd v3.5.0 on, the fix of etcd issue #11456;
+    /// default true). false: etcd v3.4.3's `Lock`, which reports success to a waiter whose
+    /// session expired while it waited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recheck_own_key: Option<bool>,
+    /// etcd_mutex: what the holder does when its session ends: "stop" (default: believe the
+    /// lock until the session's `Done`) or "ignore" (never consult the session; hold until
+    /// released).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_session_done: Option<OnSessionDoneSpec>,
+}
+
+/// What an etcd mutex holder does when its session ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnSessionDoneSpec {
+    /// Stop believing at the session's `Done` (keepalive deadline or lease not found).
+    Stop,
+    /// Never consult the session: the lock is believed until released.
+    Ignore,
 }
 
 impl WorkerSpec {
