@@ -166,6 +166,32 @@ const PINNED: &[(&str, u32, u64, u64)] = &[
         24,
         0x562291eff96062c3,
     ),
+    (
+        "25a-etcd-waiter-expired-session-v3.4.3",
+        1,
+        3,
+        0xab400b3742067c8f,
+    ),
+    (
+        "25a-etcd-waiter-expired-session-v3.4.3",
+        2,
+        3,
+        0xab400b3742067c8f,
+    ),
+    (
+        "25b-etcd-waiter-expired-session-fixed",
+        1,
+        3,
+        0xc4e63ec490119520,
+    ),
+    (
+        "25b-etcd-waiter-expired-session-fixed",
+        2,
+        3,
+        0xc4e63ec490119520,
+    ),
+    ("25c-etcd-mutex-gc-pause-fenced", 1, 7, 0x86e35576dbbbe2da),
+    ("25c-etcd-mutex-gc-pause-fenced", 2, 7, 0x86e35576dbbbe2da),
 ];
 
 fn repo() -> PathBuf {
