@@ -992,3 +992,53 @@ fn a_closed_stdout_ends_the_command_quietly() {
     assert_eq!(code(&o), 141);
     assert_eq!(String::from_utf8_lossy(&o.stderr), "");
 }
+
+/// Scenario text is data in every output a person reads: a lesson and description holding
+/// markup, a terminal escape, a bidi override and line breaks reach the terminal as one line
+/// with the controls written as escapes, and the report's markdown page and index with HTML's
+/// characters as entities (a book passes raw HTML through).
+#[test]
+fn hostile_scenario_text_is_shown_as_text_in_the_terminal_and_in_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        std::fs::read_to_string(repo().join("scenarios/05-lease-gc-pause-unfenced.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    let hostile = "<script>alert(1)</script>\u{1b}[31mRED\u{1b}[0m\u{202e}evil\nline <img src=x onerror=alert(1)> | &";
+    v["lesson"] = hostile.into();
+    v["description"] = hostile.into();
+    v["$schema"] = "x".into();
+    let file = dir.path().join("hostile.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = splitbrain(&["run", file.to_str().unwrap()]);
+    assert_eq!(code(&o), 0);
+    let out = String::from_utf8(o.stdout).unwrap();
+    let line = out.lines().find(|l| l.starts_with("lesson")).unwrap();
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{202e}'),
+        "{out}"
+    );
+    assert!(
+        line.contains("\\u{1b}[31mRED") && line.contains("\\u{202e}evil line"),
+        "{line}"
+    );
+    let rep = dir.path().join("rep");
+    let o = splitbrain(&[
+        "report",
+        file.to_str().unwrap(),
+        "-o",
+        rep.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    for page in ["lease-gc-pause-unfenced.md", "README.md"] {
+        let md = std::fs::read_to_string(rep.join(page)).unwrap();
+        assert!(
+            !md.contains("<script>") && !md.contains("<img"),
+            "{page}: {md}"
+        );
+        assert!(!md.contains('\u{1b}') && !md.contains('\u{202e}'), "{page}");
+        assert!(
+            md.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{page}: {md}"
+        );
+    }
+}

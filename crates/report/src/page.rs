@@ -34,7 +34,26 @@ fn outcome_word(o: Outcome) -> &'static str {
 
 /// Escapes `|` for a table cell and keeps it on one line.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    md_text(s).replace('|', "\\|")
+}
+
+/// Scenario text (a lesson, a description, a manifest's title) as markdown that shows it as
+/// written: `&`, `<` and `>` as entities, since markdown renderers (a book, a static-site
+/// generator) pass raw HTML through and `<script>` in a lesson would run there; a line break
+/// as a space, so the text stays one paragraph; a control character as U+FFFD.
+pub fn md_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() || crate::summary::is_bidi_control(c) => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The markdown page of one lesson.
@@ -47,10 +66,10 @@ pub fn lesson_page(
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", r.name);
     if let Some(l) = lesson {
-        let _ = writeln!(out, "**Lesson.** {l}\n");
+        let _ = writeln!(out, "**Lesson.** {}\n", md_text(l));
     }
     if let Some(d) = description {
-        let _ = writeln!(out, "{d}\n");
+        let _ = writeln!(out, "{}\n", md_text(d));
     }
     let _ = writeln!(
         out,
