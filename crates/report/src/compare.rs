@@ -449,8 +449,8 @@ pub struct ComparePage<'a> {
 /// and the command that reproduces them.
 pub fn compare_page(t: &CompareTable, p: &ComparePage<'_>) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# {}\n", crate::page::md_text(&p.title));
-    let _ = writeln!(out, "{}\n", crate::page::md_text(&p.lesson));
+    let _ = writeln!(out, "# {}\n", crate::page::md_text(p.title));
+    let _ = writeln!(out, "{}\n", crate::page::md_text(p.lesson));
     if let Some(d) = p.description {
         let _ = writeln!(out, "{d}\n");
     }

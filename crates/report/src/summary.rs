@@ -419,6 +419,30 @@ pub fn summary_json(r: &RunResult, file: &str, settings: &[Setting]) -> String {
     serde_json::to_string_pretty(&s).expect("summary serialises")
 }
 
+/// Unicode's explicit bidirectional formatting characters (UAX #9, "Explicit Directional
+/// Embeddings/Overrides/Isolates" and the marks): text from a file must not reorder what a
+/// terminal or a page shows around it.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Scenario text as one terminal line that shows it as written: a line break as a space, and
+/// every other control character (an ESC that would start a terminal escape sequence, C1) or
+/// bidirectional control as its `\u{..}` escape.
+pub fn terminal_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() || is_bidi_control(c) => {
+                out.push_str(&c.escape_unicode().to_string());
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -560,28 +584,4 @@ mod tests {
              \x20   ELECTION          20         16        4\n"
         );
     }
-}
-
-/// Unicode's explicit bidirectional formatting characters (UAX #9, "Explicit Directional
-/// Embeddings/Overrides/Isolates" and the marks): text from a file must not reorder what a
-/// terminal or a page shows around it.
-pub fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
-
-/// Scenario text as one terminal line that shows it as written: a line break as a space, and
-/// every other control character (an ESC that would start a terminal escape sequence, C1) or
-/// bidirectional control as its `\u{..}` escape.
-pub fn terminal_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() || is_bidi_control(c) => {
-                out.push_str(&c.escape_unicode().to_string());
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
