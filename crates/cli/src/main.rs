@@ -37,6 +37,8 @@ mod cmd_run;
 mod cmd_shrink;
 mod cmd_sweep;
 mod cmd_view;
+#[cfg(test)]
+mod docs_gen;
 mod exit;
 mod junit;
 
