@@ -27,6 +27,10 @@ pub struct DrawArgs {
     /// Draw no message arrows.
     #[arg(long)]
     pub no_messages: bool,
+    /// Image width in pixels, 600 to 10000 (default 1400); the height follows the number of
+    /// lanes. 1280 suits a 16:9 slide.
+    #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(600..=10_000))]
+    pub width: Option<u32>,
     /// Add a panel with each node's wall clock minus true time.
     #[arg(long)]
     pub clocks: bool,
@@ -101,6 +105,7 @@ impl DrawArgs {
             hide_kinds: self.hide_kinds.clone(),
             no_messages: self.no_messages,
             clocks: self.clocks,
+            width: self.width.unwrap_or(ChartOptions::default().width),
             ..ChartOptions::default()
         })
     }

@@ -53,7 +53,7 @@ pub struct RunArgs {
 }
 
 /// Refuses drawing flags that nothing would use: `--from`/`--to` without `--chart` or
-/// `--view`, `--clocks`/`--no-messages`/`--hide` without `--chart` (`--hide` also serves
+/// `--view`, `--clocks`/`--no-messages`/`--width`/`--hide` without `--chart` (`--hide` also serves
 /// `--narrate`), rather than ignore them without a word.
 fn unused_drawing_flags(a: &RunArgs) -> Result<()> {
     let d = &a.draw;
@@ -69,6 +69,9 @@ fn unused_drawing_flags(a: &RunArgs) -> Result<()> {
     }
     if d.clocks && !chart {
         return unused("--clocks", "--chart");
+    }
+    if d.width.is_some() && !chart {
+        return unused("--width", "--chart");
     }
     if d.no_messages && !chart {
         return unused("--no-messages", "--chart");

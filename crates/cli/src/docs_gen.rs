@@ -64,7 +64,10 @@ pub fn pages() -> Vec<(&'static str, String)> {
 
 /// Every subcommand of `splitbrain`, its usage and every argument with its default.
 fn cli() -> String {
-    let mut out = head("Command-line reference", "clap's definitions (crates/cli/src)");
+    let mut out = head(
+        "Command-line reference",
+        "clap's definitions (crates/cli/src)",
+    );
     let root = crate::Cli::command();
     let _ = writeln!(
         out,
@@ -76,7 +79,9 @@ fn cli() -> String {
         let _ = writeln!(out, "- [`{0}`](#{0})", sub.get_name());
     }
     for sub in root.get_subcommands() {
-        let mut sub = sub.clone().bin_name(format!("splitbrain {}", sub.get_name()));
+        let mut sub = sub
+            .clone()
+            .bin_name(format!("splitbrain {}", sub.get_name()));
         let about = sub
             .get_long_about()
             .or(sub.get_about())
@@ -287,7 +292,9 @@ fn rows(
             .and_then(Value::as_str)
             .or(variant_doc.filter(|_| only))
             .unwrap_or("");
-        let is_tag = p.get("enum").is_some_and(|e| e.as_array().is_some_and(|a| a.len() == 1))
+        let is_tag = p
+            .get("enum")
+            .is_some_and(|e| e.as_array().is_some_and(|a| a.len() == 1))
             && required.contains(&name.as_str());
         if desc.is_empty() && !is_tag {
             undocumented.push(format!("{at}.{prefix}{name}"));
@@ -525,7 +532,9 @@ fn invariants() -> String {
         if !fields.is_empty() {
             let defaults = serde_json::to_value(&inv).expect("an invariant serializes");
             for (f, d) in &fields {
-                let ns = defaults[&name][f].as_u64().expect("a parameter is a duration in ns");
+                let ns = defaults[&name][f]
+                    .as_u64()
+                    .expect("a parameter is a duration in ns");
                 let _ = writeln!(
                     out,
                     "- parameter `{f}`: {} Default {} s; written `{{\"{name}\": {{\"{f}\": \"2s\"}}}}`.",
@@ -538,7 +547,10 @@ fn invariants() -> String {
         let _ = writeln!(
             out,
             "- vacuous when: {}",
-            vacuous.map_or("never (it cannot hold without its premise)".to_string(), |v| cell(&v))
+            vacuous.map_or(
+                "never (it cannot hold without its premise)".to_string(),
+                |v| cell(&v)
+            )
         );
         let roles = ROLES.iter().find(|(n, _)| *n == name).map(|r| r.1);
         let _ = writeln!(out, "- applies to files with {}\n", roles.unwrap_or("?"));
@@ -611,7 +623,10 @@ mod tests {
     #[test]
     fn reference_every_item_is_documented() {
         let (_, gaps) = scenario_format_and_gaps();
-        assert!(gaps.is_empty(), "schema fields without a description: {gaps:?}");
+        assert!(
+            gaps.is_empty(),
+            "schema fields without a description: {gaps:?}"
+        );
         let obs = enum_variants(OBS_SOURCE, "Obs");
         let mut kinds: Vec<String> = obs.iter().map(|v| snake(&v.0)).collect();
         let mut known = splitbrain_protocols::OBSERVATION_KINDS.to_vec();
@@ -628,10 +643,19 @@ mod tests {
         let names: Vec<String> = invs.iter().map(|v| snake(&v.0)).collect();
         assert_eq!(names, Invariant::NAMES, "Invariant's variants");
         let rows: Vec<&str> = ROLES.iter().map(|r| r.0).collect();
-        assert_eq!(rows, Invariant::NAMES, "docs_gen::ROLES has a row per invariant");
-        assert!(invs.iter().all(|v| !v.1.is_empty()), "an invariant without a doc comment");
+        assert_eq!(
+            rows,
+            Invariant::NAMES,
+            "docs_gen::ROLES has a row per invariant"
+        );
+        assert!(
+            invs.iter().all(|v| !v.1.is_empty()),
+            "an invariant without a doc comment"
+        );
         let codes = exit_codes();
-        for code in ["| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 130 |", "| 141 |"] {
+        for code in [
+            "| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 130 |", "| 141 |",
+        ] {
             assert!(codes.contains(code), "exit code {code} missing");
         }
     }

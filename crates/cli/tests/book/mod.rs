@@ -109,8 +109,8 @@ fn run_page(file: &str) {
     let page = std::fs::read_to_string(repo().join("docs/book/src").join(file)).unwrap();
     let (steps, files) = steps(&page);
     assert!(!steps.is_empty(), "{file}: no command to run");
-    let stem = file.trim_end_matches(".md");
-    let (bin, scratch) = sandbox(stem);
+    let stem = file.trim_end_matches(".md").replace('/', "-");
+    let (bin, scratch) = sandbox(&stem);
     for (name, body) in &files {
         std::fs::write(scratch.join(name), body).unwrap();
     }
@@ -166,15 +166,180 @@ fn the_ci_how_to_runs_as_written() {
     run_page("howto-ci.md");
 }
 
+#[test]
+fn the_redis_how_to_runs_as_written() {
+    run_page("howto/redis-lock.md");
+}
+
+#[test]
+fn the_kubernetes_how_to_runs_as_written() {
+    run_page("howto/k8s-leader-election.md");
+}
+
+#[test]
+fn the_etcd_how_to_runs_as_written() {
+    run_page("howto/etcd-lock.md");
+}
+
+#[test]
+fn the_threshold_how_to_runs_as_written() {
+    run_page("howto/threshold.md");
+}
+
+#[test]
+fn the_cluster_how_to_runs_as_written() {
+    run_page("howto/cluster.md");
+}
+
+#[test]
+fn the_choose_explanation_runs_as_written() {
+    run_page("explain/choose.md");
+}
+
+#[test]
+fn the_lectures_run_as_written() {
+    for l in 1..=4 {
+        run_page(&format!("teach/lecture-{l}.md"));
+    }
+}
+
+#[test]
+fn the_exercises_page_runs_as_written() {
+    run_page("teach/exercises.md");
+}
+
+/// The pages under `docs/book/src`, folders included, as paths relative to it.
+fn pages(dir: &Path, rel: &str, out: &mut Vec<String>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = format!("{rel}{}", e.file_name().into_string().unwrap());
+        if e.file_type().unwrap().is_dir() {
+            pages(&e.path(), &format!("{name}/"), out);
+        } else if name.ends_with(".md") {
+            out.push(name);
+        }
+    }
+}
+
 /// Every page with a runnable block is run by a test above: a new page's commands cannot
 /// escape the check by being forgotten here.
 #[test]
 fn every_page_with_commands_is_run() {
-    let tested = ["tutorial.md", "howto-ci.md"];
-    for e in std::fs::read_dir(repo().join("docs/book/src")).unwrap() {
-        let name = e.unwrap().file_name().into_string().unwrap();
+    let tested = [
+        "tutorial.md",
+        "howto-ci.md",
+        "howto/redis-lock.md",
+        "howto/k8s-leader-election.md",
+        "howto/etcd-lock.md",
+        "howto/threshold.md",
+        "howto/cluster.md",
+        "explain/choose.md",
+        "teach/lecture-1.md",
+        "teach/lecture-2.md",
+        "teach/lecture-3.md",
+        "teach/lecture-4.md",
+        "teach/exercises.md",
+    ];
+    let mut all = Vec::new();
+    pages(&repo().join("docs/book/src"), "", &mut all);
+    for name in all {
         let page = std::fs::read_to_string(repo().join("docs/book/src").join(&name)).unwrap();
         let runnable = !steps(&page).0.is_empty();
         assert_eq!(runnable, tested.contains(&name.as_str()), "{name}");
     }
+}
+
+/// The teacher's pack's exercises (`docs/book/exercises/`): each comes as a starting file and
+/// a solution (`NAME.start.json`, `NAME.solution.json`), and `check` finds every one as it
+/// expects, so a change of the model that breaks an exercise fails here.
+#[test]
+fn the_exercises_check_as_they_expect() {
+    let dir = repo().join("docs/book/exercises");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "the exercises went missing: {names:?}");
+    for n in &names {
+        let (stem, kind) = n
+            .trim_end_matches(".json")
+            .rsplit_once('.')
+            .unwrap_or_else(|| panic!("{n}: not NAME.start.json or NAME.solution.json"));
+        let twin = match kind {
+            "start" => format!("{stem}.solution.json"),
+            "solution" => format!("{stem}.start.json"),
+            _ => panic!("{n}: not NAME.start.json or NAME.solution.json"),
+        };
+        assert!(names.contains(&twin), "{n} has no {twin}");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_splitbrain"))
+        .args(["check", "docs/book/exercises"])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The teacher's pack's figures, `docs/book/src/figures/LESSON.png`: each lesson drawn by `run
+/// --chart` 1280 px wide (a 16:9 slide) on the lesson's chart window. Compared byte for byte,
+/// so a figure cannot show another model than the one that runs; `SPLITBRAIN_UPDATE_REFERENCE=1`
+/// redraws them (then look at them).
+#[test]
+fn the_slide_figures_are_current() {
+    const FIGURES: [&str; 7] = [
+        "03-bully-partition-split-brain",
+        "05-lease-gc-pause-unfenced",
+        "06-lease-gc-pause-fenced",
+        "12-redlock-gc-pause",
+        "14a-redlock-restart-empty",
+        "21c-raft-gc-pause-unfenced",
+        "21d-raft-gc-pause-fenced",
+    ];
+    let dir = repo().join("docs/book/src/figures");
+    let scratch = tempfile::tempdir().unwrap();
+    let update = std::env::var_os("SPLITBRAIN_UPDATE_REFERENCE").is_some();
+    let mut stale = Vec::new();
+    for f in FIGURES {
+        let out = scratch.path().join(format!("{f}.png"));
+        let o = Command::new(env!("CARGO_BIN_EXE_splitbrain"))
+            .args([
+                "run",
+                &format!("scenarios/{f}.json"),
+                "--width",
+                "1280",
+                "--chart",
+            ])
+            .arg(&out)
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{f}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let drawn = std::fs::read(&out).unwrap();
+        let committed = dir.join(format!("{f}.png"));
+        if std::fs::read(&committed).ok().as_deref() != Some(drawn.as_slice()) {
+            if update {
+                std::fs::write(&committed, &drawn).unwrap();
+            } else {
+                stale.push(f);
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale figures {stale:?}: run `SPLITBRAIN_UPDATE_REFERENCE=1 cargo test -p \
+         splitbrain-cli --test cli book` and look at them"
+    );
 }
