@@ -1042,3 +1042,40 @@ fn hostile_scenario_text_is_shown_as_text_in_the_terminal_and_in_reports() {
         );
     }
 }
+
+/// `--width PX` sets a chart's width (a slide's 1280 px); it is refused without a chart to
+/// apply to, and below 600 px, where the lanes' labels no longer fit.
+#[test]
+fn chart_width_sets_the_image_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("slide.png");
+    let o = splitbrain(&[
+        "run",
+        "scenarios/05-lease-gc-pause-unfenced.json",
+        "--width",
+        "1280",
+        "--chart",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&png).unwrap();
+    // A PNG's IHDR chunk starts at byte 16 with the width, big-endian.
+    assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 1280);
+    let o = splitbrain(&[
+        "run",
+        "scenarios/05-lease-gc-pause-unfenced.json",
+        "--width",
+        "1280",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--width applies to --chart"));
+    let o = splitbrain(&[
+        "run",
+        "scenarios/05-lease-gc-pause-unfenced.json",
+        "--width",
+        "100",
+        "--chart",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2);
+}
