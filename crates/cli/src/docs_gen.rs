@@ -349,6 +349,13 @@ fn definition(out: &mut String, name: &str, d: &Value, undocumented: &mut Vec<St
                     let e = p.get("enum")?.as_array()?;
                     (e.len() == 1).then(|| format!("`\"{k}\": {}`", e[0]))
                 })
+                .or_else(|| {
+                    // serde's externally tagged form: `{"fixed": "1ms"}`.
+                    match v.get("required")?.as_array()?.as_slice() {
+                        [only] => Some(format!("`{{\"{}\": …}}`", only.as_str()?)),
+                        _ => None,
+                    }
+                })
                 .unwrap_or_else(|| format!("form {}", i + 1));
             let _ = writeln!(out, "\n### {tag}\n\n{}\n", cell(desc));
             property_rows(out, v, undocumented, &format!("{name}[{i}]"), Some(desc));
