@@ -238,7 +238,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         let png_name = format!("{name}.png");
         let md_name = format!("{name}.md");
         let html_name = format!("{name}.html");
-        let view = view_of_run(&result, opts.window);
+        let view = view_of_run(&result, opts.window).for_scenario(&plan.scenario);
         write_atomic(&a.out.join(&html_name), view.html().as_bytes())?;
         write_atomic(
             &a.out.join(&svg_name),

@@ -261,7 +261,7 @@ fn outputs_of(
     let view = match &a.view {
         Some(_) => {
             let window = crate::cmd_view::window(a.draw.from, a.draw.to)?.or(lesson);
-            let view = splitbrain_report::view_of_run(result, window);
+            let view = splitbrain_report::view_of_run(result, window).for_scenario(&plan.scenario);
             if let Some(from) = a.draw.from {
                 crate::cmd_chart::starts_before_end(
                     "--from",

@@ -130,6 +130,20 @@ pub fn render_svg(model: &TimelineModel, opts: &ChartOptions) -> Result<String, 
     svg_surface((layout.width, layout.height), |cv| draw(cv, model, &layout))
 }
 
+/// The message kinds the chart of `model` with `opts` draws, each with its colour as
+/// `#rrggbb` (the browser view gives each kind the same colour).
+pub fn kind_legend(
+    model: &TimelineModel,
+    opts: &ChartOptions,
+) -> Result<Vec<(String, String)>, ChartError> {
+    let layout = Layout::new(model, opts)?;
+    Ok(layout
+        .kinds
+        .iter()
+        .map(|(k, c, _)| (k.clone(), format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)))
+        .collect())
+}
+
 /// Renders `model` as a PNG image.
 pub fn render_png(model: &TimelineModel, opts: &ChartOptions) -> Result<Vec<u8>, ChartError> {
     let layout = Layout::new(model, opts)?;
