@@ -474,10 +474,27 @@
     zoom(ev.deltaY < 0 ? 0.8 : 1.25, Math.max(0, Math.min(M.end, t)));
   }, { passive: false });
   let drag = null;
-  svg.addEventListener("mousedown", ev => { drag = { x: ev.clientX, from: state.from }; chart.classList.add("dragging"); });
-  window.addEventListener("mouseup", () => { drag = null; chart.classList.remove("dragging"); });
+  svg.addEventListener("mousedown", ev => { drag = { x: ev.clientX, y: ev.clientY, from: state.from, moved: false }; chart.classList.add("dragging"); });
+  window.addEventListener("mouseup", ev => {
+    const d = drag;
+    drag = null; chart.classList.remove("dragging");
+    // In the lab (the page embeds this view), a click on a lane's background, not a drag,
+    // tells the page which node and true time were clicked, to add a fault there.
+    if (d && !d.moved && window.parent !== window && ev.target && ev.target.closest && ev.target.closest("#timeline")
+        && !(ev.target.classList && ev.target.classList.contains("clickable"))) laneClick(ev);
+  });
+  function laneClick(ev) {
+    const r = svg.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top - T;
+    if (px < G.left || px > state.W - RIGHT || py < 0 || py > lanesH) return;
+    const lane = laneY.findIndex((ly, i) => py >= ly && py < ly + G.lane_h);
+    if (lane < 0) return;
+    const t = Math.round(state.from + (px - G.left) / plotW() * (state.to - state.from));
+    window.parent.postMessage({ splitbrain: "lane", node: M.lanes[lane].name, t: Math.max(0, Math.min(M.end, t)) }, "*");
+  }
   window.addEventListener("mousemove", ev => {
     if (!drag) return;
+    if (Math.abs(ev.clientX - drag.x) + Math.abs(ev.clientY - drag.y) > 3) drag.moved = true;
+    if (!drag.moved) return;
     const span = state.to - state.from, dt = (ev.clientX - drag.x) / plotW() * span;
     state.from = Math.max(0, Math.min(M.end - span, drag.from - dt));
     state.to = state.from + span;
