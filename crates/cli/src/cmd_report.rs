@@ -233,7 +233,11 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         let result = execute(plan, seed, Some(Recorder::hash_only().keep_events()))?;
         let model = model_of_run(&result);
         let lesson = crate::cmd_chart::lesson_window(&plan.scenario);
-        let opts = a.draw.options_in(model.end, lesson)?;
+        let opts = a.draw.options_in(
+            model.end,
+            lesson,
+            &crate::cmd_chart::lesson_kinds(&plan.scenario),
+        )?;
         let svg_name = format!("{name}.svg");
         let png_name = format!("{name}.png");
         let md_name = format!("{name}.md");

@@ -253,7 +253,11 @@ fn outputs_of(
         Some(c) => {
             let model = splitbrain_report::model_of_run(result);
             let format = crate::cmd_chart::format_of(c)?;
-            let opts = a.draw.options_in(model.end, lesson)?;
+            let opts = a.draw.options_in(
+                model.end,
+                lesson,
+                &crate::cmd_chart::lesson_kinds(&plan.scenario),
+            )?;
             Some(splitbrain_report::render(&model, &opts, format)?)
         }
         None => None,

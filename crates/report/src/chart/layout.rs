@@ -178,7 +178,8 @@ impl Layout {
             by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
             let mut total = arrows.len();
             let mut hidden: Vec<(String, usize)> = Vec::new();
-            for (kind, c) in by_count {
+            let kept = |k: &str| opts.keep_kinds.iter().any(|x| x.eq_ignore_ascii_case(k));
+            for (kind, c) in by_count.into_iter().filter(|(k, _)| !kept(k)) {
                 // Keep at least one kind; thinning handles the rest.
                 if total <= opts.max_arrows || hidden.len() + 1 >= counts_len(&arrows) {
                     break;

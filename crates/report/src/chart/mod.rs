@@ -41,6 +41,9 @@ pub struct ChartOptions {
     pub clocks: bool,
     /// Above this many arrows, the most frequent kinds are hidden (then arrows thinned).
     pub max_arrows: usize,
+    /// Kinds the lesson is about (case-insensitive): never hidden as too many (only
+    /// thinned), e.g. lesson 01b's storm of ELECTION, ANSWER and COORDINATOR.
+    pub keep_kinds: Vec<String>,
     /// Image width, px.
     pub width: u32,
 }
@@ -53,6 +56,7 @@ impl Default for ChartOptions {
             no_messages: false,
             clocks: false,
             max_arrows: 400,
+            keep_kinds: Vec::new(),
             width: 1400,
         }
     }
