@@ -23,6 +23,8 @@ import { join, resolve, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+// SPLITBRAIN_SITE: another built site folder to test (default site/).
+const site = resolve(root, process.env.SPLITBRAIN_SITE || "site");
 const bin = resolve(root, process.env.SPLITBRAIN_BIN || "target/release/splitbrain");
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
 // 20 seeds besides each lesson's own: small ones, and large ones a JavaScript number cannot hold.
@@ -59,13 +61,13 @@ async function open(url) {
 }
 
 // 1. every lesson, its own seed and 20 others.
-const lessons = readdirSync(join(root, "site/lessons")).filter(f => f.endsWith(".html")).sort()
+const lessons = readdirSync(join(site, "lessons")).filter(f => f.endsWith(".html")).sort()
   .filter(f => !only || f.startsWith(only));
 const rows = [];
 for (const f of lessons) {
   const stem = f.replace(/\.html$/, "");
   const file = "scenarios/" + stem + ".json";
-  const url = pathToFileURL(join(root, "site/lessons", f)).href;
+  const url = pathToFileURL(join(site, "lessons", f)).href;
   const { page, errors } = await open(url);
   const own = await page.evaluate(() => ({ seed: SPLITBRAIN_PAGE.base.seed, hash: SPLITBRAIN_PAGE.base.trace_hash, ms: SPLITBRAIN_PAGE.timings[0].engine_ms, shown: document.getElementById("hash").dataset.hash }));
   const want = nativeHash(file, own.seed);
@@ -87,7 +89,7 @@ for (const f of lessons) {
 
 // 2. what if, on lesson 06: switch fencing off; the verdicts change; the link reproduces it.
 if (!only || "06-lease-gc-pause-fenced".startsWith(only)) {
-  const url = pathToFileURL(join(root, "site/lessons/06-lease-gc-pause-fenced.html")).href;
+  const url = pathToFileURL(join(site, "lessons/06-lease-gc-pause-fenced.html")).href;
   const { page, errors } = await open(url);
   const verdict = (name, col) => page.$eval(`#verdicts tr[data-invariant="${name}"] td.${col}`, td => td.textContent);
   const runs = await page.evaluate(() => SPLITBRAIN_PAGE.runs);
@@ -119,11 +121,68 @@ if (!only || "06-lease-gc-pause-fenced".startsWith(only)) {
   await page.close(); await again.page.close();
 }
 
+// 2b. a fault added by clicking a lane (the view posts the node and time), the first step
+//     where the runs part, the fault moved and deleted (lesson 06).
+if (!only || "06-lease-gc-pause-fenced".startsWith(only)) {
+  const url = pathToFileURL(join(site, "lessons/06-lease-gc-pause-fenced.html")).href;
+  const { page, errors } = await open(url);
+  const runs = () => page.evaluate(() => SPLITBRAIN_PAGE.runs);
+  const settle = n => page.waitForFunction(k => SPLITBRAIN_PAGE.runs > k && !SPLITBRAIN.busy(), n);
+  // A click on the lock server's lane at 0.5 ms, as the view in its frame posts it.
+  await page.frameLocator("#view").locator("body").evaluate(() => window.parent.postMessage({ splitbrain: "lane", node: "locks", t: 500000 }, "*"));
+  await page.waitForSelector("#fault-form:not([hidden])");
+  if ((await page.$eval("#fault-node", e => e.textContent)) !== "locks") fail("06 lane click: the form names another node");
+  if ((await page.$eval("#fault-at", e => e.value)) !== "1ms") fail("06 lane click: the form's time");
+  await page.selectOption("#fault-kind", "crash");
+  let n = await runs();
+  await page.click("#fault-add");
+  await settle(n);
+  const changed = await page.$$eval("#verdicts tr.changed", t => t.length);
+  const div = await page.$eval("#diverge", e => ({ hidden: e.hidden, text: e.textContent, step: e.dataset.step }));
+  if (changed < 1) fail("06 crash of locks at 1 ms: no verdict changed");
+  if (div.hidden || !div.text.startsWith("the runs first differ at step ")) fail("06: the first diverging step is not shown: " + JSON.stringify(div));
+  const faults = await page.evaluate(() => JSON.parse(SPLITBRAIN_PAGE.text).faults);
+  if (!faults.some(f => f.crash === "locks" && f.at === "1ms")) fail("06: the fault is not in the scenario: " + JSON.stringify(faults));
+  // Move it past the end of the lesson's action: the run changes again.
+  const k = faults.findIndex(f => f.crash === "locks");
+  n = await runs();
+  await page.fill(`#faults .fault[data-index="${k}"] input.fault-at`, "39s");
+  await page.$eval(`#faults .fault[data-index="${k}"] input.fault-at`, e => e.dispatchEvent(new Event("change")));
+  await settle(n);
+  const moved = await page.evaluate(() => JSON.parse(SPLITBRAIN_PAGE.text).faults);
+  if (!moved.some(f => f.crash === "locks" && f.at === "39s")) fail("06: the fault did not move: " + JSON.stringify(moved));
+  // Delete it: the lesson's run again.
+  n = await runs();
+  await page.click(`#faults .fault[data-index="${k}"] button.fault-delete`);
+  await settle(n);
+  const back = await page.evaluate(() => ({ same: SPLITBRAIN_PAGE.last.trace_hash === SPLITBRAIN_PAGE.base.trace_hash, div: document.getElementById("diverge").textContent }));
+  if (!back.same || back.div !== "the same steps as the lesson's run") fail("06: deleting the fault: " + JSON.stringify(back));
+  if (errors.length) fail("06 faults: page errors " + errors.join("; "));
+  console.log(`faults on 06: a click adds a crash of locks at 1 ms (${changed} verdicts change; ${div.text.slice(0, 90)}...), moved to 39 s, deleted`);
+  await page.close();
+}
+
+// 2c. a link to a scenario far larger than a lesson says so before it runs, with a Stop.
+if (!only || "01-bully-leader-crash".startsWith(only)) {
+  const big = JSON.parse(readFileSync(join(root, "scenarios/01-bully-leader-crash.json"), "utf8"));
+  big.duration = "24h";
+  const url = pathToFileURL(join(site, "lessons/01-bully-leader-crash.html")).href + "#scenario=" + Buffer.from(JSON.stringify(big), "utf8").toString("base64url");
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForSelector("#huge:not([hidden])", { timeout: 600000 });
+  const warn = await page.$eval("#huge", e => e.textContent);
+  if (!warn.includes("24h") || !warn.includes("Stop")) fail("huge link: the warning says " + warn);
+  await page.click("#huge-stop");
+  await page.waitForFunction(() => document.body.dataset.ready === "yes" || document.getElementById("status").textContent === "stopped", null, { timeout: 600000 });
+  console.log("huge link: warned (" + warn.slice(0, 80) + "...) and stopped");
+  await page.close();
+}
+
 // 3. "how often?": 1,000 seeds in the page give sweep's table rows.
 for (const stem of ["03-bully-partition-split-brain", "12-redlock-gc-pause"]) {
   if (only && !stem.startsWith(only)) continue;
   const file = "scenarios/" + stem + ".json";
-  const { page, errors } = await open(pathToFileURL(join(root, "site/lessons", stem + ".html")).href);
+  const { page, errors } = await open(pathToFileURL(join(site, "lessons", stem + ".html")).href);
   await page.click("#how-often-run");
   await page.waitForFunction(() => SPLITBRAIN_PAGE.howOften !== undefined, null, { timeout: 600000 });
   const rows = await page.evaluate(() => SPLITBRAIN_PAGE.howOften.rows);
@@ -144,7 +203,7 @@ if (!only) {
   lesson.lesson = "</script><script>window.PWNED=2</script><img src=x onerror=\"window.PWNED=1\"><b onmouseover=alert(1)>bold</b>";
   lesson.description = "<script>window.PWNED=3</script>";
   const b64 = s => Buffer.from(s, "utf8").toString("base64url");
-  const url = pathToFileURL(join(root, "site/lessons/01-bully-leader-crash.html")).href;
+  const url = pathToFileURL(join(site, "lessons/01-bully-leader-crash.html")).href;
   const { page, errors } = await open(url + "#scenario=" + b64(JSON.stringify(lesson, null, 2)));
   const seen = await page.evaluate(() => ({
     pwned: window.PWNED, lesson: document.getElementById("lesson").textContent,
@@ -172,7 +231,7 @@ if (!only) {
 }
 
 await browser.close();
-const size = statSync(join(root, "site/engine.js")).size;
+const size = statSync(join(site, "engine.js")).size;
 console.log(`site/engine.js ${(size / 1e6).toFixed(2)} MB`);
 if (failures) { console.log(`${failures} failures`); process.exit(1); }
 console.log("site test passed");

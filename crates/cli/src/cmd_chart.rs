@@ -64,6 +64,13 @@ pub fn lesson_window(s: &splitbrain_scenario::schema::Scenario) -> Option<(SimTi
         .map(|w| (SimTime(w.from.0.as_nanos()), SimTime(w.to.0.as_nanos())))
 }
 
+/// The message kinds the lesson's `chart.shown_kinds` names (never hidden as too many).
+pub fn lesson_kinds(s: &splitbrain_scenario::schema::Scenario) -> Vec<String> {
+    s.chart
+        .as_ref()
+        .map_or_else(Vec::new, |c| c.shown_kinds.clone())
+}
+
 /// Refuses a window starting at or after the run's `end` (`what` names where the start came
 /// from: "--from", or the lesson's chart window): `chart` and `view` alike, nothing to show.
 pub fn starts_before_end(what: &str, from: SimTime, end: SimTime) -> Result<()> {
@@ -78,11 +85,12 @@ pub fn starts_before_end(what: &str, from: SimTime, end: SimTime) -> Result<()> 
 
 impl DrawArgs {
     /// The chart options for a run ending at `end` whose lesson names `window` (used when
-    /// neither --from nor --to is given).
+    /// neither --from nor --to is given) and the message kinds `keep` it is about.
     pub fn options_in(
         &self,
         end: SimTime,
         window: Option<(SimTime, SimTime)>,
+        keep: &[String],
     ) -> Result<ChartOptions> {
         let (wf, wt) = match (self.from, self.to, window) {
             (None, None, Some((f, t))) => (Some(f.0), Some(t.0)),
@@ -106,6 +114,7 @@ impl DrawArgs {
             no_messages: self.no_messages,
             clocks: self.clocks,
             width: self.width.unwrap_or(ChartOptions::default().width),
+            keep_kinds: keep.to_vec(),
             ..ChartOptions::default()
         })
     }
@@ -127,10 +136,11 @@ pub fn write_chart(
     model: &TimelineModel,
     draw: &DrawArgs,
     window: Option<(SimTime, SimTime)>,
+    keep: &[String],
     out: &Path,
 ) -> Result<()> {
     let format = format_of(out)?;
-    let opts = draw.options_in(model.end, window)?;
+    let opts = draw.options_in(model.end, window, keep)?;
     let bytes = render(model, &opts, format)?;
     write_atomic(out, &bytes)
 }
@@ -158,8 +168,14 @@ pub fn run(a: ChartArgs) -> Result<u8> {
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
     let model = saved.model();
     let window = lesson_window(&saved.header.scenario);
-    write_chart(&model, &a.draw, window, &a.out)
-        .with_context(|| format!("drawing {}", a.out.display()))?;
+    write_chart(
+        &model,
+        &a.draw,
+        window,
+        &lesson_kinds(&saved.header.scenario),
+        &a.out,
+    )
+    .with_context(|| format!("drawing {}", a.out.display()))?;
     outln!(
         "chart     {} ({} seed {}, {} events)",
         a.out.display(),

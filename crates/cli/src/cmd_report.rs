@@ -233,12 +233,16 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         let result = execute(plan, seed, Some(Recorder::hash_only().keep_events()))?;
         let model = model_of_run(&result);
         let lesson = crate::cmd_chart::lesson_window(&plan.scenario);
-        let opts = a.draw.options_in(model.end, lesson)?;
+        let opts = a.draw.options_in(
+            model.end,
+            lesson,
+            &crate::cmd_chart::lesson_kinds(&plan.scenario),
+        )?;
         let svg_name = format!("{name}.svg");
         let png_name = format!("{name}.png");
         let md_name = format!("{name}.md");
         let html_name = format!("{name}.html");
-        let view = view_of_run(&result, opts.window);
+        let view = view_of_run(&result, opts.window).for_scenario(&plan.scenario);
         write_atomic(&a.out.join(&html_name), view.html().as_bytes())?;
         write_atomic(
             &a.out.join(&svg_name),

@@ -256,7 +256,11 @@ fn outputs_of(
         Some(c) => {
             let model = splitbrain_report::model_of_run(result);
             let format = crate::cmd_chart::format_of(c)?;
-            let opts = a.draw.options_in(model.end, lesson)?;
+            let opts = a.draw.options_in(
+                model.end,
+                lesson,
+                &crate::cmd_chart::lesson_kinds(&plan.scenario),
+            )?;
             Some(splitbrain_report::render(&model, &opts, format)?)
         }
         None => None,
@@ -264,7 +268,7 @@ fn outputs_of(
     let view = match &a.view {
         Some(_) => {
             let window = crate::cmd_view::window(a.draw.from, a.draw.to)?.or(lesson);
-            let view = splitbrain_report::view_of_run(result, window);
+            let view = splitbrain_report::view_of_run(result, window).for_scenario(&plan.scenario);
             if let Some(from) = a.draw.from {
                 crate::cmd_chart::starts_before_end(
                     "--from",

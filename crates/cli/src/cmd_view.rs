@@ -70,9 +70,12 @@ pub fn run(a: ViewArgs) -> Result<u8> {
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
     let saved = read_trace(BufReader::new(file))
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
-    let view = saved.view(
-        window(a.from, a.to)?.or_else(|| crate::cmd_chart::lesson_window(&saved.header.scenario)),
-    );
+    let view = saved
+        .view(
+            window(a.from, a.to)?
+                .or_else(|| crate::cmd_chart::lesson_window(&saved.header.scenario)),
+        )
+        .for_scenario(&saved.header.scenario);
     write_view(&view, a.from, &a.out).with_context(|| format!("writing {}", a.out.display()))?;
     outln!(
         "view      {} ({} seed {}, {} steps)",

@@ -1079,3 +1079,90 @@ fn chart_width_sets_the_image_width() {
     ]);
     assert_eq!(code(&o), 2);
 }
+
+/// Hostile scenario text through every output `report` writes (the SVG chart, the browser
+/// view page, the markdown pages and index): a lesson sentence and description of markup
+/// (`<img onerror>`, `<script>`) and bidi and control characters never reach any of them as
+/// markup or raw controls; a node name holding them is refused with a located error (names
+/// are `[A-Za-z0-9._-]`), its text escaped in the message.
+#[test]
+fn hostile_scenario_text_reaches_no_output_as_markup() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        std::fs::read_to_string(repo().join("scenarios/06-lease-gc-pause-fenced.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    let hostile = "<img src=x onerror=alert(1)><script>alert(2)</script>\u{202e}\u{2066}bidi\u{1b}[2J\u{7}\u{0}end";
+    v["lesson"] = hostile.into();
+    v["description"] = hostile.into();
+    v["$schema"] = "x".into();
+    let file = dir.path().join("hostile.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let rep = dir.path().join("rep");
+    let o = splitbrain(&[
+        "report",
+        file.to_str().unwrap(),
+        "-o",
+        rep.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let mut seen = Vec::new();
+    for e in std::fs::read_dir(&rep).unwrap() {
+        let p = e.unwrap().path();
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue; // a PNG
+        };
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        for bad in [
+            "<img",
+            "<script>alert",
+            "\u{202e}",
+            "\u{2066}",
+            "\u{1b}",
+            "\u{7}",
+            "\u{0}",
+        ] {
+            assert!(!text.contains(bad), "{name} holds {bad:?}");
+        }
+        seen.push(name);
+    }
+    seen.sort();
+    assert!(
+        [
+            "hostile-lease-gc-pause-fenced.svg",
+            "README.md",
+            "lease-gc-pause-fenced.html",
+            "lease-gc-pause-fenced.md",
+            "lease-gc-pause-fenced.svg"
+        ]
+        .iter()
+        .filter(|n| seen.iter().any(|s| s == *n))
+        .count()
+            >= 4,
+        "the chart, view and pages were written: {seen:?}"
+    );
+    // The view page opened from a run of the file (`run --view`) likewise.
+    let page = dir.path().join("view.html");
+    let o = splitbrain(&[
+        "run",
+        file.to_str().unwrap(),
+        "--view",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("<img") && !html.contains("<script>alert") && !html.contains('\u{202e}')
+    );
+    // A node name of markup is refused where it stands, escaped in the message.
+    let mut named = v.clone();
+    let nodes = named["nodes"].as_object_mut().unwrap();
+    let spec = nodes.remove("client-2").unwrap();
+    nodes.insert("<img src=x onerror=alert(1)>\u{202e}".into(), spec);
+    let bad = dir.path().join("named.json");
+    std::fs::write(&bad, serde_json::to_string_pretty(&named).unwrap()).unwrap();
+    let o = splitbrain(&["run", bad.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("named.json:"), "{err}");
+    assert!(!err.contains('\u{202e}'), "{err}");
+}

@@ -188,6 +188,8 @@ pub struct Arrow {
     pub kind: String,
     /// Dropped rather than delivered.
     pub dropped: bool,
+    /// The message's id in the trace (a duplicate delivered twice has two arrows of one id).
+    pub id: u64,
 }
 
 /// A network rule in force over `[from, to)`.
@@ -380,6 +382,7 @@ impl TimelineModel {
                                 end: *t,
                                 kind,
                                 dropped,
+                                id: *id,
                             });
                         }
                     }

@@ -11,7 +11,9 @@ pub mod summary;
 pub mod sweep_chart;
 pub mod view;
 
-pub use chart::{render, render_png, render_svg, ChartError, ChartFormat, ChartOptions};
+pub use chart::{
+    kind_legend, render, render_png, render_svg, ChartError, ChartFormat, ChartOptions,
+};
 pub use chart_model::{ModelInput, TimelineModel};
 pub use chart_trace::{model_of_run, read_trace, view_of_run, SavedTrace};
 pub use narrate::{

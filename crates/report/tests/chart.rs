@@ -391,3 +391,35 @@ fn a_crashed_instances_key_band_ends_at_the_crash() {
         "{keys:?}"
     );
 }
+
+/// A lesson's `chart.shown_kinds` are never hidden as too many: lesson 01b's storm of
+/// ELECTION, ANSWER and COORDINATOR is its point (the chart hid all three).
+#[test]
+fn the_kinds_a_lesson_is_about_are_not_hidden_as_too_many() {
+    let plan = load_file(&lesson("01b-bully-literal-storm.json")).unwrap();
+    let keep = plan.scenario.chart.as_ref().unwrap().shown_kinds.clone();
+    assert_eq!(keep, ["ELECTION", "ANSWER", "COORDINATOR"]);
+    let r = execute(
+        &plan,
+        plan.scenario.seed,
+        Some(Recorder::hash_only().keep_events()),
+    )
+    .unwrap();
+    let model = model_of_run(&r);
+    let svg = render_svg(
+        &model,
+        &ChartOptions {
+            keep_kinds: keep,
+            ..ChartOptions::default()
+        },
+    )
+    .unwrap();
+    let note = svg
+        .lines()
+        .find(|l| l.contains("too many messages to draw: hid"))
+        .unwrap_or("");
+    for k in ["ELECTION", "ANSWER", "COORDINATOR"] {
+        assert!(!note.contains(k), "{k} hidden: {note}");
+    }
+    assert!(note.contains("HEARTBEAT"), "{note}");
+}

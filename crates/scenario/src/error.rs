@@ -60,7 +60,10 @@ fn render_problems(file: &str, problems: &[Problem]) -> String {
         }
         s.push_str(&format!(
             "{file}:{}:{}: {}: {}",
-            p.line, p.column, p.path, p.message
+            p.line,
+            p.column,
+            shown_path(&p.path),
+            p.message
         ));
     }
     s
@@ -71,9 +74,28 @@ impl fmt::Display for Problem {
         write!(
             f,
             "{}:{}: {}: {}",
-            self.line, self.column, self.path, self.message
+            self.line,
+            self.column,
+            shown_path(&self.path),
+            self.message
         )
     }
+}
+
+/// A field path as an error shows it: a key from the file (a node name that is refused) may
+/// hold controls or bidi overrides, written as `\u{..}` escapes so a terminal shows the text
+/// as it is and in its order.
+fn shown_path(path: &str) -> String {
+    path.chars()
+        .map(|c| {
+            let bidi = matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            if c.is_control() || bidi {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// serde_json's message for `e` without its " at line L column C" tail, for a line of a JSON

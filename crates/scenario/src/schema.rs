@@ -111,6 +111,12 @@ pub struct ChartWindow {
     /// `--set`/`--vary` that makes `duration` shorter than `to` clamps `to` to it (and a
     /// window starting at or after the end becomes the whole run).
     pub to: Dur,
+    /// Message kinds the lesson is about (e.g. a storm of ELECTIONs): the browser view opens
+    /// with them ticked even when they are bulk traffic, which otherwise starts unticked. At
+    /// most 100 entries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = "crate::validate::MAX_CHECKS"))]
+    pub shown_kinds: Vec<String>,
 }
 
 /// Expected outcome of one invariant.

@@ -137,6 +137,8 @@
     show(r.answer);
     $("status").textContent = "ran in " + r.ms.toFixed(0) + " ms" + (edited() ? " \u00b7 edited scenario" : "");
     buildKnobs();
+    buildFaults();
+    showDivergence();
   }
   /** Each seed's trace hash and outcome (no views). */
   async function hashes(seeds, text) {
@@ -203,6 +205,119 @@
     });
   }
 
+  // --- faults: add one by clicking a node's lane in the run, move it (its time), delete it --
+  // The view (a sandboxed frame) posts {splitbrain: "lane", node, t} when a lane's background
+  // is clicked; only messages from that frame, of that shape, are read.
+  function make(tag, attrs, text) {
+    const e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(k => e.setAttribute(k, attrs[k]));
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  const faultsBox = make("details", { id: "faults-box", open: "" });
+  faultsBox.appendChild(make("summary", {}, "what if? faults (click a node's lane in the run below to add one there)"));
+  const faultList = make("div", { id: "faults" });
+  const faultForm = make("div", { id: "fault-form" });
+  faultForm.hidden = true;
+  faultsBox.appendChild(faultForm);
+  faultsBox.appendChild(faultList);
+  const diverge = make("p", { id: "diverge" });
+  diverge.hidden = true;
+  $("knobs-box").parentNode.insertBefore(faultsBox, $("knobs-box"));
+  $("verdicts").parentNode.insertBefore(diverge, $("verdicts").nextSibling);
+
+  function docOf() { try { const d = JSON.parse(page.text); return d && typeof d === "object" ? d : null; } catch (e) { return null; } }
+  function setDoc(d) { page.text = JSON.stringify(d, null, 2) + "\n"; rerun(); }
+  function msText(ns) { return Math.round(ns / 1e6) + "ms"; }
+  const FAULT_KINDS = ["pause", "crash", "restart", "clock_step", "partition", "heal"];
+  function faultOf(kind, node, at, extra, doc) {
+    if (kind === "pause") return { at, pause: node, for: extra || "5s" };
+    if (kind === "crash") return { at, crash: node };
+    if (kind === "restart") return { at, restart: node };
+    if (kind === "clock_step") return { at, clock_step: node, by: extra || "+5s" };
+    if (kind === "partition") return { at, partition: [[node], Object.keys(doc.nodes || {}).filter(n => n !== node)] };
+    return { at, heal: true };
+  }
+  /** The form a lane click opens: node and time filled in, the kind and its amount chosen. */
+  function openFaultForm(node, t) {
+    faultForm.replaceChildren();
+    faultsBox.open = true;
+    faultForm.hidden = false;
+    const kind = make("select", { id: "fault-kind" });
+    FAULT_KINDS.forEach(k => kind.appendChild(make("option", { value: k }, k.replace("_", " "))));
+    const at = make("input", { id: "fault-at", size: "10" }); at.value = msText(t);
+    const extra = make("input", { id: "fault-extra", size: "8" }); extra.value = "5s";
+    const extraLabel = make("span", {}, " for ");
+    kind.addEventListener("change", () => {
+      extra.hidden = extraLabel.hidden = !(kind.value === "pause" || kind.value === "clock_step");
+      extraLabel.textContent = kind.value === "pause" ? " for " : " by ";
+      extra.value = kind.value === "pause" ? "5s" : "+5s";
+    });
+    const add = make("button", { id: "fault-add" }, "add and run");
+    add.addEventListener("click", () => {
+      const d = docOf();
+      if (!d) { showError("the scenario is not JSON: edit it below"); return; }
+      d.faults = (Array.isArray(d.faults) ? d.faults : []).concat([faultOf(kind.value, node, at.value.trim(), extra.value.trim(), d)]);
+      faultForm.hidden = true;
+      setDoc(d);
+    });
+    const cancel = make("button", {}, "cancel");
+    cancel.addEventListener("click", () => { faultForm.hidden = true; });
+    faultForm.append(make("span", {}, "add a "), kind, make("span", {}, " on "), make("b", { id: "fault-node" }, node),
+      make("span", {}, " at "), at, extraLabel, extra, make("span", {}, " "), add, make("span", {}, " "), cancel);
+  }
+  /** The scenario's faults, each with its time (change it to move the fault) and delete. */
+  function buildFaults() {
+    faultList.replaceChildren();
+    const d = docOf();
+    const faults = d && Array.isArray(d.faults) ? d.faults : [];
+    if (!faults.length) faultList.appendChild(make("p", {}, "no faults"));
+    faults.forEach((f, i) => {
+      const row = make("div", { class: "fault", "data-index": String(i) });
+      const rest = Object.assign({}, f); delete rest.at;
+      if (typeof f.at === "string") {
+        const at = make("input", { class: "fault-at", size: "10" }); at.value = f.at;
+        at.addEventListener("change", () => { const e = docOf(); e.faults[i].at = at.value.trim(); setDoc(e); });
+        row.append(make("span", {}, "at "), at, make("span", {}, " "));
+      }
+      row.appendChild(make("code", {}, JSON.stringify(rest)));
+      const del = make("button", { class: "fault-delete" }, "delete");
+      del.addEventListener("click", () => { const e = docOf(); e.faults.splice(i, 1); setDoc(e); });
+      row.append(make("span", {}, " "), del);
+      faultList.appendChild(row);
+    });
+  }
+  window.addEventListener("message", ev => {
+    if (ev.source !== $("view").contentWindow) return;
+    const m = ev.data;
+    if (!m || m.splitbrain !== "lane" || typeof m.node !== "string" || !Number.isFinite(m.t)) return;
+    openFaultForm(m.node, m.t);
+  });
+  page.openFaultForm = openFaultForm;
+
+  // --- where the runs part: the first step of this run that differs from the lesson's run ---
+  function stepsOf(answer) {
+    const v = answer && answer.view;
+    if (typeof v !== "string") return null;
+    const open = '<script type="application/json" id="model">', a = v.indexOf(open);
+    const b = a < 0 ? -1 : v.indexOf("</" + "script>", a);
+    if (b < 0) return null;
+    try { return JSON.parse(v.slice(a + open.length, b).replace(/<\\\//g, "</")).steps; } catch (e) { return null; }
+  }
+  function showDivergence() {
+    const base = stepsOf(page.base), now = stepsOf(page.last);
+    if (!page.base || page.last === page.base || !base || !now) { diverge.hidden = true; return; }
+    diverge.hidden = false;
+    let i = 0;
+    while (i < base.length && i < now.length && base[i].t === now[i].t && base[i].text === now[i].text) i++;
+    const secs = ns => (ns / 1e9).toFixed(3) + " s";
+    if (i === base.length && i === now.length) { diverge.textContent = "the same steps as the lesson's run"; diverge.dataset.step = ""; return; }
+    const was = base[i], is = now[i];
+    diverge.dataset.step = String(i);
+    diverge.textContent = "the runs first differ at step " + (i + 1) + ": the lesson's run: " +
+      (was ? secs(was.t) + " " + was.text : "(ended)") + " \u00b7 this run: " + (is ? secs(is.t) + " " + is.text : "(ended)");
+  }
+
   // --- controls ---------------------------------------------------------------------------
   $("file").textContent = LESSON.file;
   $("run").addEventListener("click", () => { page.seed = $("seed").value.trim() || null; rerun(); });
@@ -225,6 +340,41 @@
     if (page.text !== before[0] || page.seed !== before[1]) rerun();
   });
 
+  // --- a link's scenario far larger than any lesson: said before it runs, with a stop -----
+  // The engine refuses what a file may not hold (the same limits); within them a run can
+  // still take long, so a link whose run is larger than these says so and can be stopped.
+  const HUGE = { seconds: 120, nodes: 32, faults: 200 };
+  function seconds(d) {
+    const m = /^([0-9]+(?:\.[0-9]+)?)\s*(ns|us|\u00b5s|ms|s|m|h)$/.exec(typeof d === "string" ? d.trim() : "");
+    if (!m) return 0;
+    return Number(m[1]) * { ns: 1e-9, us: 1e-6, "\u00b5s": 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 }[m[2]];
+  }
+  function hugeness(text) {
+    let d;
+    try { d = JSON.parse(text); } catch (e) { return null; }
+    if (!d || typeof d !== "object") return null;
+    const nodes = d.nodes && typeof d.nodes === "object" ? Object.values(d.nodes).reduce((n, x) => n + (x && Number.isSafeInteger(x.count) ? x.count : 1), 0) : 0;
+    const parts = [];
+    if (seconds(d.duration) > HUGE.seconds) parts.push("it runs " + d.duration + " of simulated time");
+    if (nodes > HUGE.nodes) parts.push("it has " + nodes + " nodes");
+    if (Array.isArray(d.faults) && d.faults.length > HUGE.faults) parts.push("it has " + d.faults.length + " faults");
+    return parts.length ? parts.join(", ") : null;
+  }
+  function warnHuge(what) {
+    let w = $("huge");
+    if (!w) {
+      w = make("p", { id: "huge", class: "warning" });
+      $("error").parentNode.insertBefore(w, $("error"));
+    }
+    w.replaceChildren(make("span", { id: "huge-text" }, "This link's scenario is far larger than a lesson (" + what +
+      "): running it may take long. "));
+    const stop = make("button", { id: "huge-stop" }, "Stop");
+    stop.addEventListener("click", () => SPLITBRAIN.stop());
+    w.appendChild(stop);
+    w.hidden = false;
+  }
+  page.hugeness = hugeness;
+
   // --- first runs: the lesson at its own seed (the "before" column), then the link's run ---
   page.ready = (async () => {
     readFragment();
@@ -234,7 +384,10 @@
     page.base = page.last;
     if (linked[0] !== LESSON.scenario || (linked[1] !== null && linked[1] !== page.base.seed)) {
       page.text = linked[0]; page.seed = linked[1];
+      const big = hugeness(linked[0]);
+      if (big) warnHuge(big);
       await rerun();
+      if ($("huge")) $("huge").hidden = true;
     } else {
       writeFragment();
     }

@@ -226,7 +226,9 @@ pub fn answer(request: &str) -> String {
             .chart
             .as_ref()
             .map(|w| (SimTime(w.from.0.as_nanos()), SimTime(w.to.0.as_nanos())));
-        splitbrain_report::view_of_run(&r, window).html()
+        splitbrain_report::view_of_run(&r, window)
+            .for_scenario(&plan.scenario)
+            .html()
     });
     serde_json::json!({
         "ok": true,

@@ -178,7 +178,8 @@ impl Layout {
             by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
             let mut total = arrows.len();
             let mut hidden: Vec<(String, usize)> = Vec::new();
-            for (kind, c) in by_count {
+            let kept = |k: &str| opts.keep_kinds.iter().any(|x| x.eq_ignore_ascii_case(k));
+            for (kind, c) in by_count.into_iter().filter(|(k, _)| !kept(k)) {
                 // Keep at least one kind; thinning handles the rest.
                 if total <= opts.max_arrows || hidden.len() + 1 >= counts_len(&arrows) {
                     break;
@@ -331,7 +332,14 @@ impl Layout {
         }
         // Message kinds: each its colour; the most frequent kind, if it is most of the
         // traffic (heartbeats), faint so the rare kinds (elections, grants) stand out.
-        let mut kinds = kind_colours(&arrows);
+        // Colours (and faintness) are the run's, so a kind has one colour in every chart of
+        // the run and in its browser view, whatever the window shows.
+        let present: std::collections::BTreeSet<&str> =
+            arrows.iter().map(|a| a.kind.as_str()).collect();
+        let mut kinds: Vec<(String, RGBColor, bool)> = kind_colours(&model.arrows)
+            .into_iter()
+            .filter(|k| present.contains(k.0.as_str()))
+            .collect();
         if kinds.len() > 8 {
             // Too many to tell apart: one neutral colour.
             for k in &mut kinds {
@@ -596,6 +604,7 @@ mod tests {
                     end: SimTime(1),
                     kind: k.to_string(),
                     dropped: false,
+                    id: 0,
                 });
             }
         }

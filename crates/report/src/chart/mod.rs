@@ -41,6 +41,9 @@ pub struct ChartOptions {
     pub clocks: bool,
     /// Above this many arrows, the most frequent kinds are hidden (then arrows thinned).
     pub max_arrows: usize,
+    /// Kinds the lesson is about (case-insensitive): never hidden as too many (only
+    /// thinned), e.g. lesson 01b's storm of ELECTION, ANSWER and COORDINATOR.
+    pub keep_kinds: Vec<String>,
     /// Image width, px.
     pub width: u32,
 }
@@ -53,6 +56,7 @@ impl Default for ChartOptions {
             no_messages: false,
             clocks: false,
             max_arrows: 400,
+            keep_kinds: Vec::new(),
             width: 1400,
         }
     }
@@ -128,6 +132,20 @@ pub fn render(
 pub fn render_svg(model: &TimelineModel, opts: &ChartOptions) -> Result<String, ChartError> {
     let layout = Layout::new(model, opts)?;
     svg_surface((layout.width, layout.height), |cv| draw(cv, model, &layout))
+}
+
+/// The message kinds the chart of `model` with `opts` draws, each with its colour as
+/// `#rrggbb` (the browser view gives each kind the same colour).
+pub fn kind_legend(
+    model: &TimelineModel,
+    opts: &ChartOptions,
+) -> Result<Vec<(String, String)>, ChartError> {
+    let layout = Layout::new(model, opts)?;
+    Ok(layout
+        .kinds
+        .iter()
+        .map(|(k, c, _)| (k.clone(), format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)))
+        .collect())
 }
 
 /// Renders `model` as a PNG image.

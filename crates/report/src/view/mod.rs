@@ -84,7 +84,7 @@ pub struct ViewLane {
     /// Node name.
     pub name: String,
     /// Role, in words.
-    pub role: &'static str,
+    pub role: String,
     /// Group heading.
     pub group: &'static str,
 }
@@ -108,6 +108,10 @@ pub struct ViewBand {
     pub fill: String,
     /// Whether it is a belief of the node (leader or holds), shown in the cursor's table.
     pub belief: bool,
+    /// The steps `[first, end)` at which the cursor's table shows it: a belief or stale part
+    /// lasts through the steps of its last instant on its lane that come before the one that
+    /// ends it (a paused holder's stale write comes before its give-up at the same instant).
+    pub steps: (usize, usize),
 }
 
 /// A point marker.
@@ -123,6 +127,9 @@ pub struct ViewMark {
     pub label: String,
     /// Colour.
     pub colour: String,
+    /// The short text beside a write's mark, as on the static chart: its token (or writer),
+    /// "rejected" or "duplicate, no effect".
+    pub tag: Option<String>,
 }
 
 /// A message from send to handling (or drop).
@@ -140,7 +147,13 @@ pub struct ViewArrow {
     pub kind: String,
     /// Dropped rather than delivered.
     pub dropped: bool,
+    /// The message as the trace writes it (JSON), cut at [`PAYLOAD_CHARS`] characters.
+    pub payload: String,
 }
+
+/// Longest payload text a message carries in the page, chars (a Raft append of many entries
+/// is cut, with `…`).
+pub const PAYLOAD_CHARS: usize = 400;
 
 /// A message kind.
 #[derive(Clone, Debug, Serialize)]
@@ -151,7 +164,8 @@ pub struct ViewKind {
     pub colour: String,
     /// Number of messages of the kind.
     pub count: usize,
-    /// Shown when the page opens (a kind that is most of the traffic, e.g. heartbeats, is not).
+    /// Shown when the page opens: bulk traffic is not (see [`BULK_SHARE`]), unless the lesson's
+    /// `chart.shown_kinds` names it.
     pub shown: bool,
 }
 
@@ -192,6 +206,8 @@ pub struct ViewViolation {
     pub evidence: Vec<(u64, String, String)>,
     /// Faults that contributed, in words.
     pub faults: Vec<String>,
+    /// Per evidence line, the step it is (the step at its instant on its node's lane), if any.
+    pub evidence_steps: Vec<Option<usize>>,
 }
 
 /// A step of the cursor: something that happened at true time `t`.
@@ -207,6 +223,10 @@ pub struct Step {
     pub text: String,
     /// What caused it, in words (the message or timer being handled, the pause woken from).
     pub cause: Option<String>,
+    /// The step that caused it (the pause a resume ends), if one.
+    pub cause_step: Option<usize>,
+    /// The message whose handling caused it (an index into the arrows), if one.
+    pub cause_arrow: Option<usize>,
     /// Per lane, the node's monotonic clock reading at `t` (ns) and its wall clock reading
     /// as an RFC 3339 UTC time, as the narration writes it (Unix ns would lose precision in
     /// the page's numbers and read as a bare count of seconds).
@@ -295,12 +315,21 @@ impl ViewModel {
                 .collect()
         };
 
+        // Each delivered (or dropped) message's arrow, by message id and handling time.
+        let arrow_of: BTreeMap<(u64, SimTime), usize> = model
+            .arrows
+            .iter()
+            .enumerate()
+            .map(|(i, a)| ((a.id, a.end), i))
+            .collect();
         // Steps: faults, observations and resumptions in trace order, the derived facts
-        // after the events of their instant, violations after both.
+        // after the events of their instant, violations after both. A step's cause names
+        // another step by its place in this list until the list is sorted.
         let mut steps: Vec<(SimTime, u8, Step)> = Vec::new();
         let mut kinds_of: BTreeMap<u64, (String, NodeId, SimTime)> = BTreeMap::new();
-        let mut handling: BTreeMap<NodeId, (SimTime, String)> = BTreeMap::new();
-        let mut paused_at: BTreeMap<NodeId, SimTime> = BTreeMap::new();
+        let mut payloads: BTreeMap<u64, String> = BTreeMap::new();
+        let mut handling: BTreeMap<NodeId, (SimTime, String, Option<usize>)> = BTreeMap::new();
+        let mut paused_at: BTreeMap<NodeId, (SimTime, usize)> = BTreeMap::new();
         let mut accepted = crate::narrate::Acceptances::default();
         let mut idle = crate::narrate::faults_without_effect(
             &splitbrain_check::FaultStart::of(record),
@@ -310,9 +339,15 @@ impl ViewModel {
         for ev in input.events {
             let (t, node, what, text) = match ev {
                 Event::Send {
-                    id, kind, from, t, ..
+                    id,
+                    kind,
+                    from,
+                    t,
+                    msg,
+                    ..
                 } => {
                     kinds_of.insert(*id, (kind.clone(), *from, *t));
+                    payloads.insert(*id, payload_text(msg));
                     continue;
                 }
                 Event::Deliver { t, to, id, .. } => {
@@ -325,6 +360,7 @@ impl ViewModel {
                                     "handling {kind} from {} (sent at {sent})",
                                     record.name(*from)
                                 ),
+                                arrow_of.get(&(*id, *t)).copied(),
                             ),
                         );
                     }
@@ -336,27 +372,33 @@ impl ViewModel {
                         (
                             *t,
                             "one of its own timers fired (by its monotonic clock)".into(),
+                            None,
                         ),
                     );
                     continue;
                 }
                 Event::Start { t, node } => {
-                    handling.insert(*node, (*t, "its start".into()));
+                    handling.insert(*node, (*t, "its start".into(), None));
                     continue;
                 }
                 Event::Drop { .. } | Event::End { .. } => continue,
                 Event::Resume { t, node } => {
                     let since = paused_at.remove(node);
-                    let cause = since.map(|p| format!("its pause that began at {p}"));
+                    let cause = since.map(|(p, _)| format!("its pause that began at {p}"));
                     handling.insert(
                         *node,
-                        (*t, "waking from its pause: what queued up runs now".into()),
+                        (
+                            *t,
+                            "waking from its pause: what queued up runs now".into(),
+                            None,
+                        ),
                     );
                     let text = match since {
-                        Some(p) => format!(
-                            "{} resumes after a {} pause, unaware of it",
+                        Some((p, _)) => format!(
+                            "{} resumes after a {} pause, unaware of it{}",
                             record.name(*node),
-                            t.saturating_since(p)
+                            t.saturating_since(p),
+                            lane(*node).map_or(String::new(), |l| still_believes(&model, l, *t))
                         ),
                         None => format!("{} resumes", record.name(*node)),
                     };
@@ -369,6 +411,8 @@ impl ViewModel {
                             what: "event",
                             text,
                             cause,
+                            cause_step: since.map(|(_, pid)| pid),
+                            cause_arrow: None,
                             clocks: Vec::new(),
                         },
                     ));
@@ -385,12 +429,17 @@ impl ViewModel {
                     };
                     let state = idle.next().flatten();
                     match fault {
+                        // A pause of a paused node extends the first pause: the resume
+                        // names the pause that stopped it.
                         Fault::Pause { node, .. } if state.is_none() => {
-                            paused_at.insert(*node, *t);
+                            paused_at.entry(*node).or_insert((*t, steps.len()));
                         }
-                        Fault::Crash { node } => accepted.crashed(*node),
+                        Fault::Crash { node } => {
+                            paused_at.remove(node);
+                            accepted.crashed(*node)
+                        }
                         Fault::Restart { node } if state.is_none() => {
-                            handling.insert(*node, (*t, "its restart".into()));
+                            handling.insert(*node, (*t, "its restart".into(), None));
                         }
                         _ => {}
                     }
@@ -410,13 +459,16 @@ impl ViewModel {
                     describe_obs(names, &record.name(*node), obs),
                 ),
             };
-            let cause = match (what, node) {
+            let (cause, cause_arrow) = match (what, node) {
                 ("event", Some(n)) => handling
                     .get(&n)
-                    .filter(|(at, _)| *at == t)
-                    .map(|(_, c)| c.clone()),
-                ("fault", _) => Some("the scenario's fault plan (or its nemesis)".to_string()),
-                _ => None,
+                    .filter(|(at, _, _)| *at == t)
+                    .map_or((None, None), |(_, c, a)| (Some(c.clone()), *a)),
+                ("fault", _) => (
+                    Some("the scenario's fault plan (or its nemesis)".to_string()),
+                    None,
+                ),
+                _ => (None, None),
             };
             steps.push((
                 t,
@@ -427,6 +479,8 @@ impl ViewModel {
                     what,
                     text,
                     cause,
+                    cause_step: None,
+                    cause_arrow,
                     clocks: Vec::new(),
                 },
             ));
@@ -441,6 +495,8 @@ impl ViewModel {
                     what: "fact",
                     text: fact,
                     cause: Some("derived from the servers' truth, not reported by a node".into()),
+                    cause_step: None,
+                    cause_arrow: None,
                     clocks: Vec::new(),
                 },
             ));
@@ -458,15 +514,18 @@ impl ViewModel {
                 .filter_map(|nm| names.iter().position(|x| x == nm))
                 .filter_map(|i| lane_of.get(i).copied())
                 .collect();
+            let at = evident_at(v);
             steps.push((
-                v.from,
+                at,
                 2,
                 Step {
-                    t: v.from.0,
+                    t: at.0,
                     lane: lanes.first().copied(),
                     what: "violation",
                     text: format!("{} VIOLATED: {}", v.invariant, v.summary),
                     cause: (!v.faults.is_empty()).then(|| v.faults.join("; ")),
+                    cause_step: None,
+                    cause_arrow: None,
                     clocks: Vec::new(),
                 },
             ));
@@ -482,26 +541,55 @@ impl ViewModel {
                     .map(|e| (e.t.0, e.node.clone(), e.text.clone()))
                     .collect(),
                 faults: v.faults.clone(),
+                evidence_steps: Vec::new(),
             });
         }
         // Stable: trace order within an instant, then facts, then violations.
-        steps.sort_by_key(|s| (s.0, s.1));
-        let steps: Vec<Step> = steps
-            .into_iter()
-            .map(|(t, _, mut s)| {
+        let mut order: Vec<usize> = (0..steps.len()).collect();
+        order.sort_by_key(|&i| (steps[i].0, steps[i].1));
+        let mut place = vec![0; steps.len()];
+        for (new, &old) in order.iter().enumerate() {
+            place[old] = new;
+        }
+        let mut slots: Vec<Option<(SimTime, u8, Step)>> = steps.into_iter().map(Some).collect();
+        let steps: Vec<Step> = order
+            .iter()
+            .map(|&i| {
+                let (t, _, mut s) = slots[i].take().expect("each step once");
                 s.clocks = clocks_at(t);
+                s.cause_step = s.cause_step.map(|c| place[c]);
                 s
             })
             .collect();
+        for v in &mut violations {
+            v.evidence_steps = v
+                .evidence
+                .iter()
+                .map(|(t, node, _)| {
+                    let on = names
+                        .iter()
+                        .position(|n| n == node)
+                        .and_then(|i| lane_of.get(i).copied());
+                    steps
+                        .iter()
+                        .position(|s| s.t == *t && s.lane == on && s.what != "violation")
+                        .or_else(|| steps.iter().position(|s| s.t == *t))
+                })
+                .collect();
+        }
 
         let colours = kind_colours(&model.arrows);
+        let total = model.arrows.len();
         let kinds = colours
             .iter()
-            .map(|(k, c, faint)| ViewKind {
-                name: k.clone(),
-                colour: hex(*c),
-                count: model.arrows.iter().filter(|a| a.kind == *k).count(),
-                shown: !faint,
+            .map(|(k, c, _)| {
+                let count = model.arrows.iter().filter(|a| a.kind == *k).count();
+                ViewKind {
+                    name: k.clone(),
+                    colour: hex(*c),
+                    count,
+                    shown: !is_bulk(count, total, colours.len()),
+                }
             })
             .collect();
         let bands = model
@@ -538,6 +626,7 @@ impl ViewModel {
                     _ => (GREY, "down".into(), String::new()),
                 });
                 ViewBand {
+                    steps: band_steps(&steps, b),
                     lane: b.lane,
                     from: b.from.0,
                     to: b.to.0,
@@ -607,12 +696,30 @@ impl ViewModel {
                         PURPLE,
                     ),
                 };
+                let tag = match &m.kind {
+                    MarkKind::WriteAccepted {
+                        writer,
+                        token,
+                        applied,
+                    } => Some(match (token, applied) {
+                        (Some(t), true) => t.to_string(),
+                        (Some(t), false) => format!("{t} duplicate, no effect"),
+                        (None, true) => writer.clone(),
+                        (None, false) => format!("{writer} duplicate, no effect"),
+                    }),
+                    MarkKind::WriteRejected { writer, token } => Some(match token {
+                        Some(t) => format!("{t} rejected"),
+                        None => format!("{writer} rejected"),
+                    }),
+                    _ => None,
+                };
                 ViewMark {
                     lane: m.lane,
                     t: m.t.0,
                     kind,
                     label,
                     colour: hex(colour),
+                    tag,
                 }
             })
             .collect();
@@ -664,7 +771,7 @@ impl ViewModel {
                 .iter()
                 .map(|l| ViewLane {
                     name: l.name.clone(),
-                    role: role_label(l.role),
+                    role: role_label(l.role).to_string(),
                     group: l.group.title(),
                 })
                 .collect(),
@@ -680,6 +787,7 @@ impl ViewModel {
                     end: a.end.0,
                     kind: a.kind.clone(),
                     dropped: a.dropped,
+                    payload: payloads.get(&a.id).cloned().unwrap_or_default(),
                 })
                 .collect(),
             kinds,
@@ -703,6 +811,33 @@ impl ViewModel {
         }
     }
 
+    /// The view as the run's scenario wants it: the kinds its `chart.shown_kinds` names start
+    /// ticked (a storm that is the lesson's point), and a lane whose role shares its checker
+    /// role with another is named by the file's role (a Kubernetes `lease_candidate` is a
+    /// lease candidate, not a "lease leader"; a `lease_record` is the Lease object, not
+    /// "storage").
+    pub fn for_scenario(mut self, scenario: &splitbrain_scenario::schema::Scenario) -> Self {
+        if let Some(chart) = &scenario.chart {
+            for k in &mut self.kinds {
+                if chart
+                    .shown_kinds
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case(&k.name))
+                {
+                    k.shown = true;
+                }
+            }
+        }
+        for lane in &mut self.lanes {
+            match scenario.nodes.get(&lane.name).map(|n| n.role_name()) {
+                Some("lease_candidate") => lane.role = "lease candidate".into(),
+                Some("lease_record") => lane.role = "lease record".into(),
+                _ => {}
+            }
+        }
+        self
+    }
+
     /// The self-contained HTML page (model as JSON, script and style inlined).
     pub fn html(&self) -> String {
         let json = serde_json::to_string(self)
@@ -720,7 +855,14 @@ impl ViewModel {
              <header><h1>{title}</h1>\n{stopped}\
              <div id=\"controls\">\
              <button id=\"prev\" title=\"previous step (Left, p)\">\u{25c0} prev</button>\
+             <button id=\"play\" title=\"play or pause (Space)\" data-playing=\"no\">\u{25b6} play</button>\
              <button id=\"next\" title=\"next step (Right, n)\">next \u{25b6}</button>\
+             <label title=\"steps per second while playing\">speed <select id=\"speed\">\
+             <option value=\"0.5\">0.5</option><option value=\"1\">1</option>\
+             <option value=\"2\" selected>2</option><option value=\"5\">5</option>\
+             <option value=\"10\">10</option><option value=\"25\">25</option></select> steps/s</label> \
+             <input type=\"range\" id=\"slider\" min=\"0\" max=\"10000\" value=\"0\" \
+             title=\"true time: drag to rewind or skip ahead\" aria-label=\"true time\"> \
              <button id=\"zoom-in\" title=\"zoom in (+)\">+</button>\
              <button id=\"zoom-out\" title=\"zoom out (-)\">\u{2212}</button>\
              <button id=\"zoom-reset\" title=\"whole run (0)\">whole run</button>\
@@ -731,12 +873,86 @@ impl ViewModel {
              <aside><h2>At the cursor</h2><table id=\"state\"><thead><tr><th>node</th>\
              <th>monotonic</th><th>wall</th><th>believes</th></tr></thead><tbody></tbody></table>\n\
              <h2>Details</h2><div id=\"details\">Click an event, a message, a band or a violation.</div>\n\
-             <p class=\"help\">Keys: Right/n next step, Left/p previous, +/- zoom, 0 whole run, \
-             drag to pan, wheel to zoom.</p></aside></main>\n\
+             <p class=\"help\">Keys: Right/n next step, Left/p previous, Space play/pause, \
+             +/- zoom around the cursor, 0 whole run, drag to pan, wheel to zoom.</p></aside></main>\n\
              <script type=\"application/json\" id=\"model\">{json}</script>\n\
              <script>\n{VIEW_JS}</script>\n</body>\n</html>\n"
         )
     }
+}
+
+/// Fewest messages in a run for any kind to count as bulk traffic.
+pub const BULK_MIN_MESSAGES: usize = 200;
+
+/// Whether a kind of `count` of a run's `total` messages over `kinds` kinds is bulk traffic,
+/// which the view opens unticked so the rare kinds and the band labels stay readable: more
+/// than twice a kind's even share (`2 / kinds` of the messages) in a run of at least
+/// [`BULK_MIN_MESSAGES`]. Raft's APPEND_ENTRIES and APPEND_ACK (46% each of 21e's 2,534 in
+/// 12 kinds), heartbeats, and Redlock's REPLY (49% of lesson 12's 524 in 5 kinds) are bulk;
+/// its SET and EVAL (25% each) are not.
+pub fn is_bulk(count: usize, total: usize, kinds: usize) -> bool {
+    total >= BULK_MIN_MESSAGES && count * kinds > 2 * total
+}
+
+/// When a violation is first evident from the run: at its window's start for an overlap
+/// (two leaders, two holders: the second claim shows it), but at its window's end for an
+/// invariant whose window runs from an earlier event to the one that breaks it (a stale
+/// write accepted after a newer writer's, a job applied again, a wait that never ended), so
+/// the step never comes before its cause.
+pub fn evident_at(v: &splitbrain_check::Violation) -> SimTime {
+    match v.invariant {
+        "no_two_accepted_writers"
+        | "exactly_once_effects"
+        | "lock_progress"
+        | "eventual_leader" => v.to,
+        _ => v.from,
+    }
+}
+
+/// The message as the trace writes it, cut at [`PAYLOAD_CHARS`].
+fn payload_text<M: Serialize>(msg: &M) -> String {
+    let full = serde_json::to_string(msg).unwrap_or_default();
+    match full.char_indices().nth(PAYLOAD_CHARS) {
+        Some((cut, _)) => format!("{}\u{2026}", &full[..cut]),
+        None => full,
+    }
+}
+
+/// "; it still believes it holds …" for a node on `lane` that resumes at `t` holding a belief
+/// (its belief band reaches `t`), as the narration says it; empty otherwise.
+fn still_believes(model: &TimelineModel, lane: usize, t: SimTime) -> String {
+    model
+        .bands
+        .iter()
+        .filter(|b| b.lane == lane && b.from < t && t <= b.to)
+        .find_map(|b| match &b.kind {
+            BandKind::Holds { .. } | BandKind::Leader { .. } => {
+                band_look(&b.kind).map(|(_, label, _)| match b.kind {
+                    BandKind::Leader { .. } => format!("; it still believes it is {label}"),
+                    _ => format!("; it still believes it {label}"),
+                })
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// The steps `[first, end)` at which `band` is shown in the cursor's table (see
+/// [`ViewBand::steps`]).
+fn band_steps(steps: &[Step], band: &crate::chart_model::Band) -> (usize, usize) {
+    let first = steps.partition_point(|s| s.t < band.from.0);
+    let lasting = matches!(
+        band.kind,
+        BandKind::Holds { .. } | BandKind::Leader { .. } | BandKind::Stale
+    );
+    let last_here = steps
+        .iter()
+        .rposition(|s| s.t == band.to.0 && s.lane == Some(band.lane) && s.what != "violation");
+    let end = match last_here {
+        Some(i) if lasting => i,
+        _ => steps.partition_point(|s| s.t < band.to.0),
+    };
+    (first, end.max(first))
 }
 
 fn escape(s: &str) -> String {

@@ -1,5 +1,11 @@
 // splitbrain view: draws the embedded TimelineModel (lanes, bands, arrows, marks, network
-// rules, violations) as SVG over a zoomable true-time window, with a cursor on the run's steps.
+// rules, violations) as SVG over a zoomable true-time window, with a cursor on the run's steps
+// that can be stepped, played at a speed, or dragged on a time slider.
+//
+// Speed: the picture is drawn once per window (zoom, pan, kinds ticked, resize); moving the
+// cursor inside the window moves one line and rewrites the side table, so a step costs the
+// same on a run of 3,000 messages as on one of 30. The chart's width is read once per draw
+// (reading it while drawing would force a layout for every element).
 "use strict";
 (function () {
   const M = JSON.parse(document.getElementById("model").textContent);
@@ -7,11 +13,13 @@
   const NS = "http://www.w3.org/2000/svg";
   const svg = document.getElementById("timeline");
   const chart = document.getElementById("chart");
+  const $ = id => document.getElementById(id);
   const RIGHT = 30, AXIS = 40;
   let T = 30; // top of the lanes: below the label rows, set by each draw
   const state = {
-    from: M.window[0], to: M.window[1], step: -1, selected: null,
+    from: M.window[0], to: M.window[1], step: -1, selected: null, W: 0,
     shown: Object.fromEntries(M.kinds.map(k => [k.name, k.shown])),
+    timer: null, speed: 2,
   };
 
   // Lane tops, with a heading row where the group changes (as on the static chart).
@@ -22,14 +30,16 @@
     laneY[i] = y; y += G.lane_h;
   });
   const lanesH = y;
+  // Bands per lane, for the cursor's table.
+  const bandsOf = M.lanes.map(() => []);
+  M.bands.forEach((b, i) => { if (bandsOf[b.lane]) bandsOf[b.lane].push(i); });
 
   function secs(ns) { return (ns / 1e9).toFixed(3) + " s"; }
   function clockText(ns) { return (ns < 0 ? "-" : "") + (Math.abs(ns) / 1e9).toFixed(6) + " s"; }
-  function width() { return Math.max(600, chart.clientWidth || 1000); }
-  function x(t) {
-    const w = width() - G.left - RIGHT;
-    return G.left + (t - state.from) / (state.to - state.from) * w;
-  }
+  // The chart's width, px: read from the page once per draw (and on resize), never per element.
+  function measure() { state.W = Math.max(320, chart.clientWidth || 1000); }
+  function plotW() { return Math.max(1, state.W - G.left - RIGHT); }
+  function x(t) { return G.left + (t - state.from) / (state.to - state.from) * plotW(); }
   function el(name, attrs, parent, text) {
     const e = document.createElementNS(NS, name);
     for (const k in attrs) e.setAttribute(k, attrs[k]);
@@ -50,15 +60,23 @@
     return 10 * mag;
   }
 
+  function arrowInfo(a) {
+    const lines = [M.lanes[a.from].name + " \u2192 " + M.lanes[a.to].name,
+      "sent at " + secs(a.sent) + ", " + (a.dropped ? "dropped" : "handled") + " at " + secs(a.end)];
+    if (a.payload) lines.push("payload: " + a.payload);
+    return { title: a.kind + (a.dropped ? " (dropped)" : ""), t: a.sent, to: a.end, lines };
+  }
+
   function draw() {
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    const W = width();
+    measure();
+    const frag = document.createDocumentFragment();
+    const W = state.W;
     // Labels above the lanes (violations, network rules), each on the first row it fits.
     const labels = [], rowsEnd = [];
     M.violations.forEach((v, i) => { if (visible(v.from, v.to)) labels.push([v.from, v.invariant, P.violation, "violation-" + i]); });
-    M.net.forEach((p, i) => { if (visible(p.from, p.to) && p.top_label !== null) labels.push([p.from, p.top_label, P.grey, null]); });
+    M.net.forEach(p => { if (visible(p.from, p.to) && p.top_label !== null) labels.push([p.from, p.top_label, P.grey, null]); });
     labels.forEach(l => {
-      const lx = Math.min(Math.max(x(clip(l[0])), G.left), W - RIGHT - l[1].length * 7), w = l[1].length * 7 + 10;
+      const lx = Math.max(G.left, Math.min(x(clip(l[0])), W - RIGHT - l[1].length * 7)), w = l[1].length * 7 + 10;
       let row = rowsEnd.findIndex(e => e < lx);
       if (row < 0) { rowsEnd.push(0); row = rowsEnd.length - 1; }
       rowsEnd[row] = lx + w;
@@ -66,35 +84,39 @@
     });
     T = 16 + 15 * rowsEnd.length;
     const lanesBottom = T + lanesH, height = lanesBottom + AXIS;
-    svg.setAttribute("width", W); svg.setAttribute("height", height);
+    const x0 = G.left, x1 = W - RIGHT;
+    defs(frag, x0, x1, lanesBottom);
     // Brackets first, then each label on a white ground, so no bracket runs through a label.
     labels.forEach(([t, text, c, id, lx, row]) => {
-      el("line", { x1: x(clip(t)), x2: x(clip(t)), y1: 14 + 15 * row + 3, y2: T, stroke: c, "stroke-opacity": 0.6 });
+      el("line", { x1: x(clip(t)), x2: x(clip(t)), y1: 14 + 15 * row + 3, y2: T, stroke: c, "stroke-opacity": 0.6 }, frag);
     });
     labels.forEach(([t, text, c, id, lx, row]) => {
       const ty = 14 + 15 * row;
-      el("rect", { x: lx - 1, y: ty - 11, width: text.length * 7 + 2, height: 14, fill: "#ffffff" });
-      const e = el("text", { x: lx, y: ty, "font-size": 12, fill: c }, svg, text);
-      if (id) { e.classList.add("clickable"); e.addEventListener("click", () => document.getElementById(id).dispatchEvent(new MouseEvent("click"))); }
+      el("rect", { x: lx - 1, y: ty - 11, width: text.length * 7 + 2, height: 14, fill: "#ffffff" }, frag);
+      const e = el("text", { x: lx, y: ty, "font-size": 12, fill: c }, frag, text);
+      if (id) { e.classList.add("clickable"); e.addEventListener("click", () => $(id).dispatchEvent(new MouseEvent("click"))); }
     });
-    const x0 = G.left, x1 = W - RIGHT;
     // Lanes and group headings.
     groups.forEach(([gy, title]) => {
-      el("text", { x: 10, y: T + gy + 13, "font-size": 11, fill: P.grey }, svg, title.toUpperCase());
+      el("text", { x: 10, y: T + gy + 13, "font-size": 11, fill: P.grey }, frag, title.toUpperCase());
     });
     M.lanes.forEach((l, i) => {
-      if (i % 2 === 1) el("rect", { x: x0, y: (T + laneY[i]), width: x1 - x0, height: G.lane_h, fill: "#f7f7f7" });
-      el("text", { x: 12, y: (T + laneY[i]) + G.lane_h / 2 - 3, "font-size": 14, fill: P.ink }, svg, l.name);
-      el("text", { x: 12, y: (T + laneY[i]) + G.lane_h / 2 + 13, "font-size": 11, fill: P.grey }, svg, l.role);
+      if (i % 2 === 1) el("rect", { x: x0, y: (T + laneY[i]), width: x1 - x0, height: G.lane_h, fill: "#f7f7f7" }, frag);
+      el("text", { x: 12, y: (T + laneY[i]) + G.lane_h / 2 - 3, "font-size": 14, fill: P.ink }, frag, l.name);
+      el("text", { x: 12, y: (T + laneY[i]) + G.lane_h / 2 + 13, "font-size": 11, fill: P.grey }, frag, l.role);
     });
     // Time grid and axis.
-    const stepS = niceStep((state.to - state.from) / 1e9, 12), dec = stepS >= 1 ? 0 : Math.ceil(-Math.log10(stepS));
-    for (let s = Math.ceil(state.from / 1e9 / stepS) * stepS; s * 1e9 <= state.to; s += stepS) {
-      const tx = x(s * 1e9);
-      el("line", { x1: tx, x2: tx, y1: T, y2: lanesBottom, stroke: "#ebebeb" });
-      el("text", { x: tx, y: lanesBottom + 16, "font-size": 12, "text-anchor": "middle", fill: P.ink }, svg, s.toFixed(dec));
+    const stepS = niceStep((state.to - state.from) / 1e9, Math.max(4, Math.round(plotW() / 80))),
+      dec = stepS >= 1 ? 0 : Math.ceil(-Math.log10(stepS) - 1e-9);
+    for (let k = Math.ceil(state.from / 1e9 / stepS); k * stepS * 1e9 <= state.to; k++) {
+      const s = k * stepS, tx = x(s * 1e9);
+      el("line", { x1: tx, x2: tx, y1: T, y2: lanesBottom, stroke: "#ebebeb" }, frag);
+      el("text", { x: tx, y: lanesBottom + 16, "font-size": 12, "text-anchor": "middle", fill: P.ink }, frag, s.toFixed(dec));
     }
-    el("text", { x: (x0 + x1) / 2, y: lanesBottom + 34, "font-size": 13, "text-anchor": "middle" }, svg, "true time (s)");
+    el("text", { x: (x0 + x1) / 2, y: lanesBottom + 34, "font-size": 13, "text-anchor": "middle" }, frag, "true time (s)");
+    // Everything on true time is clipped to the plot area: a zoomed window shows no arrow,
+    // band or label past its edges.
+    const plot = el("g", { id: "plot", "clip-path": "url(#plot-clip)" }, frag);
     // Network rules: partition sides tinted, cut or blocked links marked on their lanes.
     const tints = [P.sky, P.orange, P.green, P.purple];
     M.net.forEach((p, i) => {
@@ -102,7 +124,7 @@
       p.sides.forEach((side, lane) => {
         if (side === null) return;
         const r = el("rect", { x: x(clip(p.from)), y: (T + laneY[lane]) + 1, width: Math.max(1, x(clip(p.to)) - x(clip(p.from))),
-          height: G.lane_h - 2, fill: p.partition ? tints[side % 4] : P.grey, "fill-opacity": 0.16, id: "net-" + i + "-" + lane });
+          height: G.lane_h - 2, fill: p.partition ? tints[side % 4] : P.grey, "fill-opacity": 0.16, id: "net-" + i + "-" + lane }, plot);
         onClick(r, { title: p.label, t: p.from, to: p.to, lines: [] });
       });
       // A one-way block: an arrow from the sender's lane to a bar on the receiver's.
@@ -110,8 +132,8 @@
         const k = M.net.slice(0, i).filter(q => q.blocked && q.from === p.from).length;
         const bx = x(clip(p.from)) + 6 + 7 * k, ya = T + laneY[p.blocked[0]] + G.lane_h / 2, yb = T + laneY[p.blocked[1]] + G.lane_h / 2;
         const dir = yb > ya ? 1 : -1;
-        const a = el("line", { id: "block-" + i, x1: bx, y1: ya, x2: bx, y2: yb - dir * 6, stroke: "#465a78", "stroke-width": 2, "marker-end": "url(#head)" });
-        el("line", { x1: bx - 5, x2: bx + 5, y1: yb - dir * 2, y2: yb - dir * 2, stroke: "#465a78", "stroke-width": 3 });
+        const a = el("line", { id: "block-" + i, x1: bx, y1: ya, x2: bx, y2: yb - dir * 6, stroke: "#465a78", "stroke-width": 2, "marker-end": "url(#head)" }, plot);
+        el("line", { x1: bx - 5, x2: bx + 5, y1: yb - dir * 2, y2: yb - dir * 2, stroke: "#465a78", "stroke-width": 3 }, plot);
         onClick(a, { title: p.label, t: p.from, to: p.to, lines: ["messages one way only: " + M.lanes[p.blocked[0]].name + " \u2192 " + M.lanes[p.blocked[1]].name + " are dropped"] });
       }
     });
@@ -122,23 +144,23 @@
       const bx0 = x(clip(b.from)), bx1 = Math.max(bx0 + 1, x(clip(b.to))), ly = (T + laneY[b.lane]);
       let r;
       if (b.kind === "down") {
-        r = el("rect", { x: bx0, y: ly + 2, width: bx1 - bx0, height: G.lane_h - 4, fill: "#a0a0a0", "fill-opacity": 0.75 });
+        r = el("rect", { x: bx0, y: ly + 2, width: bx1 - bx0, height: G.lane_h - 4, fill: "#a0a0a0", "fill-opacity": 0.75 }, plot);
       } else if (b.kind === "unavailable") {
-        r = el("rect", { x: bx0, y: ly + 2, width: bx1 - bx0, height: G.lane_h - 4, fill: "#a0a0a0", "fill-opacity": 0.3, stroke: "#787878" });
-        if (bx1 - bx0 > 200) el("text", { x: bx0 + 5, y: ly + G.lane_h - 5, "font-size": 12, "pointer-events": "none" }, svg, b.label.split(":")[0]);
+        r = el("rect", { x: bx0, y: ly + 2, width: bx1 - bx0, height: G.lane_h - 4, fill: "#a0a0a0", "fill-opacity": 0.3, stroke: "#787878" }, plot);
+        if (bx1 - bx0 > 200) el("text", { x: bx0 + 5, y: ly + G.lane_h - 5, "font-size": 12, "pointer-events": "none" }, plot, b.label.split(":")[0]);
       } else if (b.kind === "paused") {
-        r = el("rect", { x: bx0, y: ly + 2, width: bx1 - bx0, height: G.lane_h - 4, fill: "url(#hatch)", stroke: P.ink });
-        if (bx1 - bx0 > 80) el("text", { x: bx0 + 5, y: ly + G.lane_h - 5, "font-size": 12 }, svg, b.label);
+        r = el("rect", { x: bx0, y: ly + 2, width: bx1 - bx0, height: G.lane_h - 4, fill: "url(#hatch)", stroke: P.ink }, plot);
+        if (bx1 - bx0 > 80) el("text", { x: bx0 + 5, y: ly + G.lane_h - 5, "font-size": 12 }, plot, b.label);
       } else if (b.kind === "truth") {
-        r = el("rect", { x: bx0, y: ly + G.band_bottom + 3, width: bx1 - bx0, height: 5, fill: P.ink });
+        r = el("rect", { x: bx0, y: ly + G.band_bottom + 3, width: bx1 - bx0, height: 5, fill: P.ink }, plot);
       } else if (b.kind === "stale") {
         r = el("rect", { x: bx0, y: ly + G.band_top, width: bx1 - bx0, height: G.band_bottom - G.band_top,
-          fill: "url(#stale)", stroke: P.vermillion, "stroke-width": 2 });
+          fill: "url(#stale)", stroke: P.vermillion, "stroke-width": 2 }, plot);
       } else {
         r = el("rect", { x: bx0, y: ly + G.band_top, width: bx1 - bx0, height: G.band_bottom - G.band_top,
-          fill: b.fill, "fill-opacity": 0.85, stroke: b.fill });
+          fill: b.fill, "fill-opacity": 0.85, stroke: b.fill }, plot);
         const label = (bx1 - bx0) > b.label.length * 7 + 8 ? b.label : ((bx1 - bx0) > b.short.length * 7 + 4 ? b.short : "");
-        if (label) el("text", { x: bx0 + 5, y: ly + (G.band_top + G.band_bottom) / 2 + 4, "font-size": 12, fill: textOn(b.fill), "pointer-events": "none" }, svg, label);
+        if (label) el("text", { x: bx0 + 5, y: ly + (G.band_top + G.band_bottom) / 2 + 4, "font-size": 12, fill: textOn(b.fill), "pointer-events": "none" }, plot, label);
       }
       r.id = "band-" + i;
       onClick(r, { title: b.label, t: b.from, to: b.to, lines: [M.lanes[b.lane].name] });
@@ -148,11 +170,11 @@
       if (!visible(v.from, v.to)) return;
       const vx0 = x(clip(v.from)), vx1 = Math.max(vx0 + 3, x(clip(v.to)));
       const r = el("rect", { id: "violation-" + i, x: vx0, y: T, width: vx1 - vx0, height: lanesBottom - T,
-        fill: P.violation, "fill-opacity": 0.10, stroke: P.violation, "stroke-opacity": 0.7 });
+        fill: P.violation, "fill-opacity": 0.10, stroke: P.violation, "stroke-opacity": 0.7 }, plot);
       v.lanes.forEach(l => el("rect", { x: vx0, y: (T + laneY[l]) + 1, width: vx1 - vx0, height: G.lane_h - 2, fill: "none",
-        stroke: P.violation, "stroke-opacity": 0.8, "pointer-events": "none" }));
+        stroke: P.violation, "stroke-opacity": 0.8, "pointer-events": "none" }, plot));
       onClick(r, { title: v.invariant + " violated", t: v.from, to: v.to, lines: [v.summary],
-        evidence: v.evidence, causes: v.faults });
+        evidence: v.evidence, causes: v.faults, evidenceSteps: v.evidence_steps });
     });
     // Messages of the shown kinds.
     const colour = Object.fromEntries(M.kinds.map(k => [k.name, k.colour]));
@@ -161,41 +183,64 @@
       const ay0 = (T + laneY[a.from]) + G.lane_h / 2, ay1 = (T + laneY[a.to]) + G.lane_h / 2;
       const c = a.dropped ? P.vermillion : colour[a.kind];
       const ln = el("line", { id: "arrow-" + i, x1: x(a.sent), y1: ay0, x2: x(Math.max(a.end, a.sent)), y2: ay1,
-        stroke: c, "stroke-opacity": 0.9, "stroke-width": 1.2, "marker-end": a.dropped ? "" : "url(#head)" });
-      onClick(ln, { title: a.kind + (a.dropped ? " (dropped)" : ""), t: a.sent, to: a.end,
-        lines: [M.lanes[a.from].name + " \u2192 " + M.lanes[a.to].name, "sent at " + secs(a.sent) + ", " + (a.dropped ? "dropped" : "handled") + " at " + secs(a.end)] });
+        stroke: c, "stroke-opacity": 0.9, "stroke-width": 1.2, "marker-end": a.dropped ? "" : "url(#head)" }, plot);
+      onClick(ln, arrowInfo(a));
     });
-    // Point marks.
+    // Point marks; a write's token (or writer) beside it, as on the static chart, where it fits.
+    const tagEnd = {};
     M.marks.forEach((m, i) => {
       if (!visible(m.t, m.t)) return;
       const mx = x(m.t), ly = (T + laneY[m.lane]), mid = ly + G.lane_h / 2;
       let e;
-      if (m.kind === "validity") e = el("path", { d: `M${mx - 5},${ly + G.band_top - 8}L${mx + 5},${ly + G.band_top - 8}L${mx},${ly + G.band_top - 2}Z`, fill: P.ink });
-      else if (m.kind === "rejected") e = el("path", { d: `M${mx - 6},${mid - 6}L${mx + 6},${mid + 6}M${mx - 6},${mid + 6}L${mx + 6},${mid - 6}`, stroke: P.vermillion, "stroke-width": 3 });
-      else if (m.kind === "duplicate") e = el("circle", { cx: mx, cy: mid, r: 6, fill: "#ffffff", stroke: P.grey, "stroke-width": 2 });
-      else if (m.kind === "clock_step") e = el("line", { x1: mx, x2: mx, y1: ly + 2, y2: ly + G.lane_h - 2, stroke: P.purple, "stroke-width": 3 });
-      else e = el("circle", { cx: mx, cy: mid, r: 5, fill: m.colour, stroke: P.ink });
+      if (m.kind === "validity") e = el("path", { d: `M${mx - 5},${ly + G.band_top - 8}L${mx + 5},${ly + G.band_top - 8}L${mx},${ly + G.band_top - 2}Z`, fill: P.ink }, plot);
+      else if (m.kind === "rejected") e = el("path", { d: `M${mx - 6},${mid - 6}L${mx + 6},${mid + 6}M${mx - 6},${mid + 6}L${mx + 6},${mid - 6}`, stroke: P.vermillion, "stroke-width": 3 }, plot);
+      else if (m.kind === "duplicate") e = el("circle", { cx: mx, cy: mid, r: 6, fill: "#ffffff", stroke: P.grey, "stroke-width": 2 }, plot);
+      else if (m.kind === "clock_step") e = el("line", { x1: mx, x2: mx, y1: ly + 2, y2: ly + G.lane_h - 2, stroke: P.purple, "stroke-width": 3 }, plot);
+      else e = el("circle", { cx: mx, cy: mid, r: 5, fill: m.colour, stroke: P.ink }, plot);
       e.id = "mark-" + i;
       onClick(e, { title: m.label, t: m.t, lines: [M.lanes[m.lane].name] });
+      if (m.tag) {
+        const w = m.tag.length * 7, lx = mx - w / 2;
+        const rows = m.kind === "rejected" ? [true, false] : [false, true];
+        for (const below of rows) {
+          const k = m.lane + (below ? "b" : "a");
+          if (tagEnd[k] !== undefined && tagEnd[k] + 4 >= lx) continue;
+          tagEnd[k] = lx + w;
+          el("text", { id: "tag-" + i, x: mx, y: below ? mid + 20 : mid - 10, "font-size": 12, "text-anchor": "middle",
+            fill: m.kind === "rejected" ? P.vermillion : P.ink, "pointer-events": "none" }, plot, m.tag);
+          break;
+        }
+      }
     });
-    // Step ticks above the lanes and the cursor.
+    // Step ticks above the lanes.
     M.steps.forEach((s, i) => {
       if (!visible(s.t, s.t)) return;
-      const tick = el("line", { x1: x(s.t), x2: x(s.t), y1: T - 4, y2: T + 2,
-        stroke: s.what === "violation" ? P.violation : P.grey, "stroke-width": 2 });
+      const tick = el("line", { id: "tick-" + i, x1: x(s.t), x2: x(s.t), y1: T - 4, y2: T + 2,
+        stroke: s.what === "violation" ? P.violation : P.grey, "stroke-width": 2 }, frag);
       tick.classList.add("clickable");
       tick.addEventListener("click", () => setStep(i));
     });
-    if (state.step >= 0 && visible(M.steps[state.step].t, M.steps[state.step].t)) {
-      const cx = x(M.steps[state.step].t);
-      el("line", { id: "cursor", x1: cx, x2: cx, y1: T - 4, y2: lanesBottom, stroke: P.ink, "stroke-width": 1.5, "stroke-dasharray": "4 3" });
-    }
-    el("rect", { x: x0, y: T, width: x1 - x0, height: lanesBottom - T, fill: "none", stroke: P.grey, "pointer-events": "none" });
-    defs();
+    el("rect", { x: x0, y: T, width: x1 - x0, height: lanesBottom - T, fill: "none", stroke: P.grey, "pointer-events": "none" }, frag);
+    el("line", { id: "cursor", x1: 0, x2: 0, y1: T - 4, y2: lanesBottom, stroke: P.ink, "stroke-width": 1.5,
+      "stroke-dasharray": "4 3", visibility: "hidden", "pointer-events": "none" }, frag);
+    svg.replaceChildren(frag);
+    svg.setAttribute("width", W); svg.setAttribute("height", height);
+    if (state.selected) { const s = $(state.selected); if (s) s.classList.add("selected"); }
+    placeCursor();
   }
 
-  function defs() {
-    const d = el("defs", {});
+  // The cursor line only: a step inside the window redraws nothing else.
+  function placeCursor() {
+    const c = $("cursor");
+    if (!c) return;
+    const s = M.steps[state.step];
+    if (!s || !visible(s.t, s.t)) { c.setAttribute("visibility", "hidden"); return; }
+    c.setAttribute("x1", x(s.t)); c.setAttribute("x2", x(s.t));
+    c.setAttribute("visibility", "visible");
+  }
+
+  function defs(parent, x0, x1, bottom) {
+    const d = el("defs", {}, parent);
     const h = el("pattern", { id: "hatch", width: 7, height: 7, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, d);
     el("rect", { width: 7, height: 7, fill: "#ffffff", "fill-opacity": 0.6 }, h);
     el("line", { x1: 0, y1: 0, x2: 0, y2: 7, stroke: P.ink, "stroke-opacity": 0.45 }, h);
@@ -204,6 +249,8 @@
     el("line", { x1: 0, y1: 0, x2: 0, y2: 5, stroke: P.vermillion }, s);
     const m = el("marker", { id: "head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" }, d);
     el("path", { d: "M0,0L10,5L0,10Z", fill: "context-stroke" }, m);
+    const cp = el("clipPath", { id: "plot-clip" }, d);
+    el("rect", { id: "plot-clip-rect", x: x0, y: 0, width: Math.max(1, x1 - x0), height: bottom }, cp);
   }
 
   function textOn(hex) {
@@ -211,11 +258,20 @@
     return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? P.ink : "#ffffff";
   }
 
-  // What each node believes at true time t: its beliefs, pause or crash, server state.
-  function beliefsAt(lane, t) {
+  // Whether band b is in force at step i: by the steps it spans when the model gives them
+  // (a belief lasts through the steps of its last instant that come before its end, such as
+  // a paused holder's stale write), else by true time.
+  function bandAt(b, i) {
+    if (b.steps) return b.steps[0] <= i && i < b.steps[1];
+    const t = M.steps[i].t;
+    return b.from <= t && t < b.to;
+  }
+  // What each node believes at step i: its beliefs, pause or crash, server state.
+  function beliefsAt(lane, i) {
     const out = [];
-    M.bands.forEach(b => {
-      if (b.lane !== lane || b.from > t || t >= b.to) return;
+    bandsOf[lane].forEach(k => {
+      const b = M.bands[k];
+      if (!bandAt(b, i)) return;
       if (b.belief) out.push(b.label);
       else if (b.kind === "stale") out.push("(stale: the servers no longer grant it)");
       else if (b.kind === "paused") out.push("PAUSED");
@@ -225,74 +281,121 @@
     return out.length ? out.join("; ") : "\u2014";
   }
 
-  function setStep(i) {
+  function setStep(i, opts) {
     if (M.steps.length === 0) return;
     state.step = Math.max(0, Math.min(M.steps.length - 1, i));
     const s = M.steps[state.step];
-    // Keep the cursor in view.
+    // Keep the cursor in view: pan (same span) only when it leaves the window.
+    let moved = false;
     if (s.t < state.from || s.t > state.to) {
       const span = state.to - state.from;
       state.from = Math.max(0, Math.min(M.end - span, s.t - span / 2));
       state.to = state.from + span;
+      moved = true;
     }
-    document.getElementById("step-index").textContent = "step " + (state.step + 1) + " of " + M.steps.length;
-    document.getElementById("cursor-time").textContent = secs(s.t);
-    document.getElementById("step-text").textContent = s.text;
-    const body = document.querySelector("#state tbody");
-    body.innerHTML = "";
-    M.lanes.forEach((l, lane) => {
+    $("step-index").textContent = "step " + (state.step + 1) + " of " + M.steps.length;
+    $("cursor-time").textContent = secs(s.t);
+    $("step-text").textContent = s.text;
+    $("slider").value = String(Math.round(s.t / M.end * SLIDER));
+    const rows = M.lanes.map((l, lane) => {
       const tr = document.createElement("tr");
       tr.dataset.node = l.name;
       if (s.lane === lane) tr.className = "here";
-      const cells = [l.name, clockText(s.clocks[lane][0]), s.clocks[lane][1], beliefsAt(lane, s.t)];
+      const cells = [l.name, clockText(s.clocks[lane][0]), s.clocks[lane][1], beliefsAt(lane, state.step)];
       ["name", "mono", "wall", "belief"].forEach((cls, k) => {
         const td = document.createElement("td");
         td.className = cls + (k === 1 || k === 2 ? " num" : "");
         td.textContent = cells[k];
         tr.appendChild(td);
       });
-      body.appendChild(tr);
+      return tr;
     });
-    showDetails({ title: s.text, t: s.t, lines: [], causes: s.cause ? [s.cause] : [] });
+    document.querySelector("#state tbody").replaceChildren(...rows);
+    if (!(opts && opts.keepDetails)) {
+      showDetails({ title: s.text, t: s.t, lines: [], causes: s.cause ? [s.cause] : [],
+        causeStep: s.cause_step, causeArrow: s.cause_arrow });
+    }
+    if (moved || !$("cursor")) draw(); else placeCursor();
+  }
+
+  // A link in the details that goes to a step or shows a message.
+  function link(text, go) {
+    const a = document.createElement("a");
+    a.href = "#";
+    a.className = "goto";
+    a.textContent = text;
+    a.addEventListener("click", ev => { ev.preventDefault(); go(); });
+    return a;
+  }
+  function gotoArrow(k) {
+    const a = M.arrows[k];
+    if (!state.shown[a.kind]) { state.shown[a.kind] = true; const cb = $("kind-" + a.kind); if (cb) { cb.checked = true; cb.setAttribute("checked", ""); } }
+    if (!visible(a.sent, a.end)) {
+      const span = state.to - state.from;
+      state.from = Math.max(0, Math.min(M.end - span, a.sent - span / 4));
+      state.to = state.from + span;
+    }
     draw();
+    const e = $("arrow-" + k);
+    if (e) select(e, arrowInfo(a)); else showDetails(arrowInfo(a));
   }
 
   function showDetails(info) {
-    const d = document.getElementById("details");
+    const d = $("details");
     let text = info.title + "\n" + "at " + secs(info.t) + (info.to !== undefined && info.to !== info.t ? " \u2013 " + secs(info.to) : "");
     (info.lines || []).forEach(l => { text += "\n" + l; });
-    if (info.evidence && info.evidence.length) {
-      text += "\n\nevidence:";
-      info.evidence.forEach(([t, node, what]) => { text += "\n  " + secs(t) + "  " + node + ": " + what; });
-    }
     d.textContent = text;
+    if (info.evidence && info.evidence.length) {
+      const ev = document.createElement("span");
+      ev.className = "evidence";
+      ev.appendChild(document.createTextNode("\nevidence:"));
+      info.evidence.forEach(([t, node, what], k) => {
+        const line = "\n  " + secs(t) + "  " + node + ": " + what;
+        const target = info.evidenceSteps ? info.evidenceSteps[k] : null;
+        if (target !== null && target !== undefined) {
+          ev.appendChild(document.createTextNode("\n  "));
+          ev.appendChild(link(secs(t) + "  " + node + ": " + what, () => setStep(target)));
+        } else ev.appendChild(document.createTextNode(line));
+      });
+      d.appendChild(ev);
+    }
     if (info.causes && info.causes.length) {
       const c = document.createElement("div");
       c.className = "cause";
       c.id = "causes";
-      c.textContent = "\ncaused by:\n" + info.causes.map(x => "  " + x).join("\n");
+      c.appendChild(document.createTextNode("\ncaused by:"));
+      info.causes.forEach(text => {
+        c.appendChild(document.createTextNode("\n  "));
+        if (info.causeArrow !== null && info.causeArrow !== undefined) c.appendChild(link(text, () => gotoArrow(info.causeArrow)));
+        else if (info.causeStep !== null && info.causeStep !== undefined) c.appendChild(link(text, () => setStep(info.causeStep)));
+        else c.appendChild(document.createTextNode(text));
+      });
       d.appendChild(c);
     }
   }
 
   function select(e, info) {
-    if (state.selected) { const old = document.getElementById(state.selected); if (old) old.classList.remove("selected"); }
+    if (state.selected) { const old = $(state.selected); if (old) old.classList.remove("selected"); }
     state.selected = e.id;
     e.classList.add("selected");
     showDetails(info);
   }
 
+  // Zoom by factor around the cursor when it is in view (else around the window's middle),
+  // keeping the cursor at the same place on the screen.
   function zoom(factor, centre) {
-    const span = state.to - state.from, c = centre === undefined ? (state.from + state.to) / 2 : centre;
+    const span = state.to - state.from, s = M.steps[state.step];
+    const c = centre !== undefined ? centre : (s && visible(s.t, s.t) ? s.t : (state.from + state.to) / 2);
     const ns = Math.max(1e6, Math.min(M.end, span * factor));
     const f = (c - state.from) / span;
     state.from = Math.max(0, Math.min(M.end - ns, c - f * ns));
     state.to = state.from + ns;
     draw();
   }
+  function whole() { state.from = 0; state.to = M.end; draw(); }
 
   function kindControls() {
-    const box = document.getElementById("kinds");
+    const box = $("kinds");
     M.kinds.forEach(k => {
       const lab = document.createElement("label");
       const cb = document.createElement("input");
@@ -308,6 +411,38 @@
     });
   }
 
+  // Play: the cursor moves on by one step every 1/speed s until the last step or a pause.
+  function play() {
+    if (state.timer !== null) return;
+    if (state.step >= M.steps.length - 1) setStep(0);
+    $("play").textContent = "\u23f8 pause";
+    $("play").dataset.playing = "yes";
+    state.timer = setInterval(() => {
+      if (state.step >= M.steps.length - 1) { pause(); return; }
+      setStep(state.step + 1);
+    }, 1000 / state.speed);
+  }
+  function pause() {
+    if (state.timer !== null) clearInterval(state.timer);
+    state.timer = null;
+    $("play").textContent = "\u25b6 play";
+    $("play").dataset.playing = "no";
+  }
+  function setSpeed(v) {
+    state.speed = Math.max(0.1, Number(v) || 2);
+    if (state.timer !== null) { pause(); play(); }
+  }
+
+  // The time slider: SLIDER positions over the whole run; the cursor goes to the last step at
+  // or before the slider's time (rewinding or skipping ahead).
+  const SLIDER = 10000;
+  function stepAtOrBefore(t) {
+    let lo = 0, hi = M.steps.length - 1;
+    if (hi < 0 || M.steps[0].t > t) return 0;
+    while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (M.steps[mid].t <= t) lo = mid; else hi = mid - 1; }
+    return lo;
+  }
+
   function key(name) {
     if (name === "ArrowRight" || name === "n") setStep(state.step + 1);
     else if (name === "ArrowLeft" || name === "p") setStep(state.step - 1);
@@ -315,34 +450,59 @@
     else if (name === "End") setStep(M.steps.length - 1);
     else if (name === "+" || name === "=") zoom(0.5);
     else if (name === "-") zoom(2);
-    else if (name === "0") { state.from = 0; state.to = M.end; draw(); }
+    else if (name === "0") whole();
+    else if (name === " ") { if (state.timer === null) play(); else pause(); }
     else return false;
     return true;
   }
-  document.addEventListener("keydown", ev => { if (key(ev.key)) ev.preventDefault(); });
-  document.getElementById("next").addEventListener("click", () => setStep(state.step + 1));
-  document.getElementById("prev").addEventListener("click", () => setStep(state.step - 1));
-  document.getElementById("zoom-in").addEventListener("click", () => zoom(0.5));
-  document.getElementById("zoom-out").addEventListener("click", () => zoom(2));
-  document.getElementById("zoom-reset").addEventListener("click", () => { state.from = 0; state.to = M.end; draw(); });
+  document.addEventListener("keydown", ev => {
+    if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT") && ev.key !== " ") return;
+    if (key(ev.key)) ev.preventDefault();
+  });
+  $("next").addEventListener("click", () => setStep(state.step + 1));
+  $("prev").addEventListener("click", () => setStep(state.step - 1));
+  $("play").addEventListener("click", () => { if (state.timer === null) play(); else pause(); });
+  $("speed").addEventListener("change", () => setSpeed($("speed").value));
+  $("slider").max = String(SLIDER);
+  $("slider").addEventListener("input", () => setStep(stepAtOrBefore(Number($("slider").value) / SLIDER * M.end)));
+  $("zoom-in").addEventListener("click", () => zoom(0.5));
+  $("zoom-out").addEventListener("click", () => zoom(2));
+  $("zoom-reset").addEventListener("click", whole);
   svg.addEventListener("wheel", ev => {
     ev.preventDefault();
-    const t = state.from + (ev.offsetX - G.left) / (width() - G.left - RIGHT) * (state.to - state.from);
+    const t = state.from + (ev.offsetX - G.left) / plotW() * (state.to - state.from);
     zoom(ev.deltaY < 0 ? 0.8 : 1.25, Math.max(0, Math.min(M.end, t)));
   }, { passive: false });
   let drag = null;
-  svg.addEventListener("mousedown", ev => { drag = { x: ev.clientX, from: state.from }; chart.classList.add("dragging"); });
-  window.addEventListener("mouseup", () => { drag = null; chart.classList.remove("dragging"); });
+  svg.addEventListener("mousedown", ev => { drag = { x: ev.clientX, y: ev.clientY, from: state.from, moved: false }; chart.classList.add("dragging"); });
+  window.addEventListener("mouseup", ev => {
+    const d = drag;
+    drag = null; chart.classList.remove("dragging");
+    // In the lab (the page embeds this view), a click on a lane's background, not a drag,
+    // tells the page which node and true time were clicked, to add a fault there.
+    if (d && !d.moved && window.parent !== window && ev.target && ev.target.closest && ev.target.closest("#timeline")
+        && !(ev.target.classList && ev.target.classList.contains("clickable"))) laneClick(ev);
+  });
+  function laneClick(ev) {
+    const r = svg.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top - T;
+    if (px < G.left || px > state.W - RIGHT || py < 0 || py > lanesH) return;
+    const lane = laneY.findIndex((ly, i) => py >= ly && py < ly + G.lane_h);
+    if (lane < 0) return;
+    const t = Math.round(state.from + (px - G.left) / plotW() * (state.to - state.from));
+    window.parent.postMessage({ splitbrain: "lane", node: M.lanes[lane].name, t: Math.max(0, Math.min(M.end, t)) }, "*");
+  }
   window.addEventListener("mousemove", ev => {
     if (!drag) return;
-    const span = state.to - state.from, dt = (ev.clientX - drag.x) / (width() - G.left - RIGHT) * span;
+    if (Math.abs(ev.clientX - drag.x) + Math.abs(ev.clientY - drag.y) > 3) drag.moved = true;
+    if (!drag.moved) return;
+    const span = state.to - state.from, dt = (ev.clientX - drag.x) / plotW() * span;
     state.from = Math.max(0, Math.min(M.end - span, drag.from - dt));
     state.to = state.from + span;
     draw();
   });
   window.addEventListener("resize", draw);
 
-  // Scripted use: #step=N&keys=ArrowRight,ArrowLeft&click=violation-0&kinds=ALL&zoom=A-B
+  // Scripted use: #step=N&keys=ArrowRight,ArrowLeft&click=violation-0&kinds=ALL&zoom=A-B&speed=S
   function fromHash() {
     const h = new URLSearchParams(location.hash.replace(/^#/, ""));
     if (h.get("kinds") === "ALL") M.kinds.forEach(k => { state.shown[k.name] = true; });
@@ -350,13 +510,19 @@
       const [a, b] = h.get("zoom").split("-").map(Number);
       if (a < b) { state.from = Math.max(0, a); state.to = Math.min(M.end, b); }
     }
+    if (h.get("speed")) { $("speed").value = h.get("speed"); setSpeed(h.get("speed")); }
     kindControls();
-    setStep(h.has("step") ? Number(h.get("step")) : 0);
+    draw();
+    // The cursor opens on the first step inside the window the page opens on, so the lesson's
+    // window is what the student sees first (and the next step does not jump away from it).
+    let first = M.steps.findIndex(s => s.t >= state.from && s.t <= state.to);
+    if (first < 0) first = 0;
+    setStep(h.has("step") ? Number(h.get("step")) : first);
     (h.get("keys") || "").split(",").filter(k => k).forEach(k => {
-      document.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
+      document.dispatchEvent(new KeyboardEvent("keydown", { key: k === "Space" ? " " : k, bubbles: true }));
     });
     if (h.get("click")) {
-      const e = document.getElementById(h.get("click"));
+      const e = $(h.get("click"));
       if (e) e.dispatchEvent(new MouseEvent("click", { bubbles: true }));
     }
     document.body.dataset.ready = "yes";
