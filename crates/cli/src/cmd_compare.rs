@@ -10,15 +10,15 @@ use crate::cmd_check::is_manifest;
 use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
+use splitbrain_lab::compare::{
+    compare, design_differences, load_manifest, not_a_lock_design, Design,
+};
 use splitbrain_report::compare::{
     compare_csv, compare_page, compare_text, render_compare, ComparePage,
 };
 use splitbrain_report::ChartFormat;
-use splitbrain_scenario::compare::{
-    compare, design_differences, is_manifest_text, load_manifest, not_a_lock_design, Design,
-    MANIFEST_SUFFIX,
-};
-use splitbrain_scenario::sweep::SeedRange;
+use splitbrain_scenario::format::{is_manifest_text, MANIFEST_SUFFIX};
+use splitbrain_scenario::seeds::SeedRange;
 use splitbrain_scenario::{load_file, read_scenario};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -112,7 +112,7 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
         .into());
     }
     // The manifest's limit holds for scenario files named on the command line too.
-    let max = splitbrain_scenario::compare::MAX_DESIGNS;
+    let max = splitbrain_lab::compare::MAX_DESIGNS;
     if a.inputs.len() > max {
         return Err(exit::BadInput(format!(
             "{} scenario files: a comparison takes at most {max} designs",

@@ -5,9 +5,9 @@ use crate::atomic::write_atomic;
 use crate::exit;
 use anyhow::Result;
 use clap::Args;
+use splitbrain_lab::shrink::{explicit, shrink, ShrinkError, ShrinkOptions, Size};
 use splitbrain_scenario::load_file;
 use splitbrain_scenario::schema::FaultSpec;
-use splitbrain_scenario::shrink::{explicit, shrink, ShrinkError, ShrinkOptions, Size};
 use std::path::PathBuf;
 
 /// Arguments of `shrink`.
@@ -133,7 +133,7 @@ pub fn run(a: ShrinkArgs) -> Result<u8> {
             outln!("wrote     {}", out.display());
             outln!(
                 "reproduce splitbrain run {}",
-                splitbrain_scenario::vary::shell_word(&out.display().to_string())
+                splitbrain_scenario::error::shell_word(&out.display().to_string())
             );
         }
         None => {

@@ -8,19 +8,19 @@ use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use splitbrain_lab::sweep::{
+    header_jsonl, judge_rates_of, line_jsonl, pct_or_na, run_jobs_streaming, violation_rate,
+    InvariantStats, Job, SeedLine, StatsTally, SweepHeader, VaryHeader, STREAM_CHUNK,
+};
+use splitbrain_lab::threshold::{bisect, Probe, Search};
+use splitbrain_lab::vary::{grid, plan_with, Setting, Vary};
 use splitbrain_report::reproduce_command_with;
 use splitbrain_report::summary::plural;
 use splitbrain_report::sweep_chart::{
     log_axis_ok, render_sweep, RatePoint, RateSeries, SweepChart, SweepParam,
 };
 use splitbrain_report::ChartFormat;
-use splitbrain_scenario::sweep::{
-    header_jsonl, judge_rates_of, line_jsonl, pct_or_na, run_jobs_streaming, seed_count,
-    seeds_iter, violation_rate, InvariantStats, Job, SeedLine, SeedRange, Shard, StatsTally,
-    SweepHeader, VaryHeader, MAX_SEEDS, STREAM_CHUNK,
-};
-use splitbrain_scenario::threshold::{bisect, Probe, Search};
-use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
+use splitbrain_scenario::seeds::{seed_count, seeds_iter, SeedRange, Shard, MAX_SEEDS};
 use splitbrain_scenario::{load_str, Plan};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};

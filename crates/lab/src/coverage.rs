@@ -18,11 +18,12 @@
 //! what `splitbrain sweep FILE --seeds A..B` prints for that file, and the report is the same
 //! bytes for any thread count.
 
-use crate::load::load_str;
-use crate::plan::Plan;
-use crate::sweep::{invariant_stats, run_jobs, InvariantStats, Job, SeedLine, SeedRange};
+use crate::sweep::{invariant_stats, run_jobs, InvariantStats, Job, SeedLine};
 use crate::vary::{vary_plans, Vary};
 use splitbrain_check::Outcome;
+use splitbrain_scenario::load_str;
+use splitbrain_scenario::plan::Plan;
+use splitbrain_scenario::seeds::SeedRange;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -79,7 +80,7 @@ pub enum CoverageError {
     },
     /// A scenario file does not validate.
     #[error(transparent)]
-    Invalid(#[from] crate::ScenarioError),
+    Invalid(#[from] splitbrain_scenario::ScenarioError),
     /// A `.fix` file is not one `PATH=VALUE` edit that validates.
     #[error("{path}: {reason}")]
     Fix {
@@ -115,12 +116,12 @@ pub fn load_designs(dir: &Path) -> Result<Vec<Design>, CoverageError> {
         names.sort();
         for n in names {
             let path = sub.join(&n);
-            let src = crate::load::read_scenario(&path)?;
+            let src = splitbrain_scenario::read_scenario(&path)?;
             let file = path.display().to_string();
             let plan = load_str(&file, &src)?;
             let fix_path = path.with_extension("fix");
             let fix = if kind == DesignKind::Planted && fix_path.is_file() {
-                let text = crate::load::check_regular(&fix_path)
+                let text = splitbrain_scenario::load::check_regular(&fix_path)
                     .and_then(|()| std::fs::read_to_string(&fix_path))
                     .map_err(|e| io(&fix_path, e))?;
                 let bad = |reason: String| CoverageError::Fix {

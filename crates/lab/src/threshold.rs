@@ -8,8 +8,9 @@
 //! unit wide (integers: 1, durations: 1 ns) or the step budget is spent. Every evaluation runs
 //! the same seeds, so the search is deterministic: the same arguments give the same steps.
 
-use crate::duration::{format_ns, parse_duration_ns};
-use crate::vary::{Json, VaryError};
+use crate::vary::VaryError;
+use splitbrain_scenario::duration::{format_ns, parse_duration_ns};
+use splitbrain_scenario::json::Json;
 
 /// A value of the searched parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,11 +67,11 @@ impl Search {
     /// (`name=1..9` set the scenario's name to "1", "5", "9" and bisected a rate that never
     /// moves). A path the file does not set yet is left to the scenario's validation.
     pub fn check_numeric(&self, src: &str) -> Result<(), VaryError> {
-        let kind = match crate::vary::value_at(src, &self.path) {
+        let kind = match splitbrain_scenario::json::value_at(src, &self.path) {
             None | Some(Json::Number(_)) => return Ok(()),
             Some(Json::String(s))
                 if parse_duration_ns(&s).is_ok()
-                    || crate::duration::parse_signed_ns(&s).is_ok() =>
+                    || splitbrain_scenario::duration::parse_signed_ns(&s).is_ok() =>
             {
                 return Ok(())
             }
@@ -122,7 +123,7 @@ impl std::str::FromStr for Search {
             parse_duration_ns(t).ok().map(Num::Duration)
         };
         // A duration beside a bare integer is integer ns, as `--set`/`--vary` read it.
-        if let Some([a, b]) = crate::duration::durations_ns(&[lo, hi]).as_deref() {
+        if let Some([a, b]) = splitbrain_scenario::duration::durations_ns(&[lo, hi]).as_deref() {
             if a >= b {
                 return Err(syntax("LO must be below HI"));
             }

@@ -277,6 +277,22 @@ pub(crate) fn found_words(kind: &str) -> String {
     }
 }
 
+/// `word` as one word of a POSIX shell command line: as it is when every character is
+/// plain (ASCII letters, digits, `._-+=,:/@%`), else in single quotes with each `'` written
+/// `'\''`. Used for the commands splitbrain prints to be pasted (reproduce lines): a file
+/// named `my scen's.json` is `'my scen'\''s.json'`.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-+=,:/@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! Semantic validation: references, ranges, limits. Collects every problem, each located.
 
 use crate::checker::{k, Checker, NodeCheck};
-use crate::error::{did_you_mean, Problem};
+use crate::error::{did_you_mean, Problem, ScenarioError};
 use crate::locate::Seg;
 use crate::plan::{Plan, PlannedNode};
 use crate::roles::worker::LockKind;
@@ -10,22 +10,11 @@ use crate::schema::{DelaySpec, NodeSet, NodeSpec, Scenario};
 use splitbrain_engine::SimDuration;
 use splitbrain_protocols::{MESSAGE_KINDS, OBSERVATION_KINDS};
 use std::collections::BTreeMap;
+use std::path::Path;
 
-pub use crate::checker::MAX_DURATION;
-
-/// Most nodes in one scenario.
-pub const MAX_NODES: usize = 10_000;
-/// Most faults listed in one scenario.
-pub const MAX_FAULTS: usize = 10_000;
-/// Most entries of each list of rules: `processing`, `network.links`, `network.messages`, and
-/// the pairs of a fault's `cut`.
-pub const MAX_RULES: usize = 10_000;
-/// Most entries of `check` (each names one invariant; there are far fewer).
-pub const MAX_CHECKS: usize = 100;
-/// Slowest drift accepted, ppm: a clock at 0.1x true rate.
-pub const MIN_DRIFT_PPM: i64 = -900_000;
-/// Fastest drift accepted, ppm: a clock at 3x true rate (published analyses use 2x).
-pub const MAX_DRIFT_PPM: i64 = 2_000_000;
+use crate::limits::{
+    MAX_DRIFT_PPM, MAX_DURATION, MAX_FAULTS, MAX_NAME_LEN, MAX_NODES, MIN_DRIFT_PPM,
+};
 
 /// Checks a delay distribution's parameters.
 fn check_delay(c: &mut Checker, path: Vec<Seg>, d: &DelaySpec) {
@@ -67,13 +56,10 @@ fn ticked(names: &[&str]) -> String {
         .join(", ")
 }
 
-/// Longest scenario name, in characters.
-pub const MAX_NAME_LEN: usize = 100;
-
 /// Why `name` cannot name a scenario, if it cannot. `report` makes file names of it
 /// (`reports/<name>.md`), so it must be one plain file name: a name like `../x` would write
 /// outside the report folder, an empty one a hidden `.md`.
-pub(crate) fn bad_scenario_name(name: &str) -> Option<String> {
+pub fn bad_scenario_name(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("the scenario name cannot be empty".into());
     }
@@ -93,6 +79,23 @@ pub(crate) fn bad_scenario_name(name: &str) -> Option<String> {
         ));
     }
     None
+}
+
+/// Reads and validates the scenario at `path`.
+pub fn load_file(path: &Path) -> Result<Plan, ScenarioError> {
+    let file = path.display().to_string();
+    let src = crate::load::read_scenario(path)?;
+    load_str(&file, &src)
+}
+
+/// Parses and validates scenario text; `file` names it in errors.
+pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
+    let src = crate::json::without_bom(src);
+    let scenario = crate::load::parse(file, src)?;
+    validate(scenario, src).map_err(|problems| ScenarioError::Invalid {
+        file: file.to_string(),
+        problems,
+    })
 }
 
 /// Validates a parsed scenario against its source text (for locations).
@@ -748,7 +751,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 "`rate_seeds` goes with `expect_rate` (the seeds `check` sweeps to judge it)",
             );
         }
-        if let Err(e) = seeds.parse::<crate::sweep::SeedRange>() {
+        if let Err(e) = seeds.parse::<crate::seeds::SeedRange>() {
             c.err(vec![k("rate_seeds")], e);
         }
     }
@@ -830,7 +833,7 @@ fn nothing_to_check(c: &mut Checker, scenario: &Scenario) {
     if !scenario.check.is_empty()
         || !scenario.expect.is_empty()
         || !scenario.expect_rate.is_empty()
-        || !crate::execute::applicable_invariants(scenario).is_empty()
+        || !crate::applies::applicable_invariants(scenario).is_empty()
     {
         return;
     }
@@ -855,7 +858,7 @@ fn nothing_to_check(c: &mut Checker, scenario: &Scenario) {
 mod tests {
     use super::MAX_NODES;
     use crate::error::{Problem, ScenarioError};
-    use crate::load::load_str;
+    use crate::validate::load_str;
 
     /// The problems of a scenario with these node declarations (`"name": {node}`).
     fn problems(nodes: &[String]) -> Vec<Problem> {
