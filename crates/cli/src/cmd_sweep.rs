@@ -14,7 +14,7 @@ use splitbrain_lab::sweep::{
     StatsTally, SweepHeader, VaryHeader,
 };
 use splitbrain_lab::threshold::{
-    bisect, measure_probe, pick_invariant, Probe, ProbeBounds, ProbeCounts, Search,
+    bisect, measure_probe, pick_invariant, Probe, ProbeBounds, ProbeCounts, Search, Threshold,
 };
 use splitbrain_lab::vary::{plan_with, Setting, Vary};
 use splitbrain_report::reproduce_command_with;
@@ -299,6 +299,17 @@ fn find_threshold(
             return Err(anyhow::anyhow!("a probe failed: {e}"));
         }
     };
+    print_threshold(search, level, &result, bound_line(&bounded))
+}
+
+/// The bracket a threshold search found (or that it found none) with the rates at its ends, and
+/// the exit code: 0 for a bracket, 1 for none, 3 when a probe run hit a bound (`bound`: its line).
+fn print_threshold(
+    search: &Search,
+    level: f64,
+    result: &Threshold,
+    bound: Option<String>,
+) -> Result<u8> {
     let describe = |p: &Probe| {
         format!(
             "{} at {} [{}, {}]",
@@ -330,7 +341,7 @@ fn find_threshold(
                      place the threshold surely"
                 );
             }
-            if let Some(line) = bound_line(&bounded) {
+            if let Some(line) = &bound {
                 outln!("{line}");
                 return Ok(exit::BOUND);
             }
@@ -346,7 +357,7 @@ fn find_threshold(
             );
             outln!("  low     {}", describe(lo));
             outln!("  high    {}", describe(hi));
-            if let Some(line) = bound_line(&bounded) {
+            if let Some(line) = &bound {
                 outln!("{line}");
                 return Ok(exit::BOUND);
             }

@@ -311,6 +311,32 @@ pub fn load_manifest_str(
     dir: &Path,
 ) -> Result<(Manifest, SeedRange, Vec<Design>), CompareError> {
     let src = without_bom(src);
+    let (m, seeds) = parse_manifest(file, src)?;
+    let designs = (0..m.designs.len())
+        .map(|i| load_design((file, src), dir, &m, i))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_shared_parts((file, src), &m, &designs)?;
+    Ok((m, seeds, designs))
+}
+
+/// The error of the manifest `file` (text `src`) at `path`, located at the field's value: a
+/// rule broken after parsing.
+fn field_error(file: &str, src: &str, path: &[Seg], message: String) -> CompareError {
+    let (line, column) = locate(src, path);
+    CompareError::Manifest {
+        file: file.to_string(),
+        problem: splitbrain_scenario::Problem {
+            line,
+            column,
+            path: render(path),
+            message,
+        },
+    }
+}
+
+/// The manifest of the text `src` (without a byte order mark) of `file`: its shapes, its
+/// fields, its format, name, seeds and number of designs checked.
+fn parse_manifest(file: &str, src: &str) -> Result<(Manifest, SeedRange), CompareError> {
     let bad = |problem: splitbrain_scenario::Problem| CompareError::Manifest {
         file: file.to_string(),
         problem,
@@ -331,16 +357,7 @@ pub fn load_manifest_str(
         }
         bad(p)
     })?;
-    // A rule broken after parsing: located at the field's value.
-    let field = |path: &[Seg], message: String| {
-        let (line, column) = locate(src, path);
-        bad(splitbrain_scenario::Problem {
-            line,
-            column,
-            path: render(path),
-            message,
-        })
-    };
+    let field = |path: &[Seg], message: String| field_error(file, src, path, message);
     let key = |k: &str| Seg::Key(k.to_string());
     if m.splitbrain_compare != COMPARE_FORMAT {
         return Err(field(
@@ -368,81 +385,101 @@ pub fn load_manifest_str(
             ),
         ));
     }
-    let mut designs = Vec::new();
-    for (i, d) in m.designs.iter().enumerate() {
-        let at = |k: &str| [key("designs"), Seg::Index(i), key(k)];
-        if d.label.trim().is_empty() {
+    Ok((m, seeds))
+}
+
+/// Design `i` of the manifest `m` (of `file`, text `src`): its label checked, its scenario
+/// read (relative to `dir`), validated and checked to be a lock design.
+fn load_design(
+    (file, src): (&str, &str),
+    dir: &Path,
+    m: &Manifest,
+    i: usize,
+) -> Result<Design, CompareError> {
+    let field = |path: &[Seg], message: String| field_error(file, src, path, message);
+    let key = |k: &str| Seg::Key(k.to_string());
+    let d = &m.designs[i];
+    let at = |k: &str| [key("designs"), Seg::Index(i), key(k)];
+    if d.label.trim().is_empty() {
+        return Err(field(
+            &at("label"),
+            "a label cannot be empty: it heads the design's column".into(),
+        ));
+    }
+    if let Some(j) = m.designs[..i].iter().position(|e| e.label == d.label) {
+        return Err(field(
+            &at("label"),
+            format!(
+                "the label {:?} is used twice (designs[{j}] has it): each design's column \
+                 needs its own",
+                d.label
+            ),
+        ));
+    }
+    let p: PathBuf = dir.join(&d.file);
+    // A design file that cannot be read is the manifest's error: its `file` names it.
+    let text = match read_json_text(&p, "scenario") {
+        Ok(text) => Ok(text),
+        Err(ReadError::Io(e)) => {
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                "no such file".to_string()
+            } else if p.is_dir() {
+                "it is a folder, not a scenario file".to_string()
+            } else {
+                e.to_string()
+            };
             return Err(field(
-                &at("label"),
-                "a label cannot be empty: it heads the design's column".into(),
-            ));
-        }
-        if let Some(j) = m.designs[..i].iter().position(|e| e.label == d.label) {
-            return Err(field(
-                &at("label"),
+                &at("file"),
                 format!(
-                    "the label {:?} is used twice (designs[{j}] has it): each design's column \
-                     needs its own",
-                    d.label
+                    "cannot read the design's scenario {}: {why} (a design's file is \
+                     relative to the manifest's folder)",
+                    p.display()
                 ),
             ));
         }
-        let p: PathBuf = dir.join(&d.file);
-        // A design file that cannot be read is the manifest's error: its `file` names it.
-        let text = match read_json_text(&p, "scenario") {
-            Ok(text) => Ok(text),
-            Err(ReadError::Io(e)) => {
-                let why = if e.kind() == std::io::ErrorKind::NotFound {
-                    "no such file".to_string()
-                } else if p.is_dir() {
-                    "it is a folder, not a scenario file".to_string()
-                } else {
-                    e.to_string()
-                };
-                return Err(field(
-                    &at("file"),
-                    format!(
-                        "cannot read the design's scenario {}: {why} (a design's file is \
-                         relative to the manifest's folder)",
-                        p.display()
-                    ),
-                ));
-            }
-            Err(ReadError::Invalid(problem)) => Err(splitbrain_scenario::ScenarioError::Invalid {
-                file: p.display().to_string(),
-                problems: vec![problem],
-            }),
-        };
-        let plan = text
-            .and_then(|text| splitbrain_scenario::load_str(&p.display().to_string(), &text))
-            .map_err(|error| {
-                let path = at("file");
-                let (line, column) = locate(src, &path);
-                CompareError::Design {
-                    error,
-                    manifest: file.to_string(),
-                    at: Box::new(splitbrain_scenario::Problem {
-                        line,
-                        column,
-                        path: render(&path),
-                        message: String::new(),
-                    }),
-                }
-            })?;
-        if let Some(why) = not_a_lock_design(&plan) {
-            return Err(field(
-                &at("file"),
-                format!("the design's scenario {} {why}", p.display()),
-            ));
-        }
-        designs.push(Design {
-            label: d.label.clone(),
+        Err(ReadError::Invalid(problem)) => Err(splitbrain_scenario::ScenarioError::Invalid {
             file: p.display().to_string(),
-            plan,
-        });
+            problems: vec![problem],
+        }),
+    };
+    let plan = text
+        .and_then(|text| splitbrain_scenario::load_str(&p.display().to_string(), &text))
+        .map_err(|error| {
+            let path = at("file");
+            let (line, column) = locate(src, &path);
+            CompareError::Design {
+                error,
+                manifest: file.to_string(),
+                at: Box::new(splitbrain_scenario::Problem {
+                    line,
+                    column,
+                    path: render(&path),
+                    message: String::new(),
+                }),
+            }
+        })?;
+    if let Some(why) = not_a_lock_design(&plan) {
+        return Err(field(
+            &at("file"),
+            format!("the design's scenario {} {why}", p.display()),
+        ));
     }
-    // The designs share the workload and the nemesis, unless the manifest says a difference
-    // is the point.
+    Ok(Design {
+        label: d.label.clone(),
+        file: p.display().to_string(),
+        plan,
+    })
+}
+
+/// The designs share the workload and the nemesis, unless the manifest `m` (of `file`, text
+/// `src`) says a difference is the point (`differ_on_purpose`, each a part that differs).
+fn check_shared_parts(
+    (file, src): (&str, &str),
+    m: &Manifest,
+    designs: &[Design],
+) -> Result<(), CompareError> {
+    let field = |path: &[Seg], message: String| field_error(file, src, path, message);
+    let key = |k: &str| Seg::Key(k.to_string());
     for (j, part) in m.differ_on_purpose.iter().enumerate() {
         let at = [key("differ_on_purpose"), Seg::Index(j)];
         if !SHARED_PARTS.contains(&part.as_str()) {
@@ -495,7 +532,7 @@ pub fn load_manifest_str(
             ));
         }
     }
-    Ok((m, seeds, designs))
+    Ok(())
 }
 
 /// Why `plan` is not a lock design `compare` can measure, if it is not: it has no lock client

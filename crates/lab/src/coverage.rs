@@ -347,12 +347,23 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
         .iter()
         .filter(|r| r.design.kind != DesignKind::Safe)
         .collect();
-    let verdict = |r: &DesignResult| match (r.design.kind, r.passes()) {
+    render_false_alarms(&mut o, &safe);
+    render_planted(&mut o, &planted);
+    render_designs(&mut o, results);
+    o
+}
+
+/// A design's verdict cell: `ok`, `**FAIL**`, or inert (shown, not judged).
+fn verdict(r: &DesignResult) -> &'static str {
+    match (r.design.kind, r.passes()) {
         (DesignKind::Inert, _) => "inert (see its notes)",
         (_, true) => "ok",
         (_, false) => "**FAIL**",
-    };
+    }
+}
 
+/// The false-alarm table: each safe design's invariants, a violation of any a false alarm.
+fn render_false_alarms(o: &mut String, safe: &[&DesignResult]) {
     let _ = writeln!(o, "## False alarms: safe designs\n");
     let _ = writeln!(
         o,
@@ -365,7 +376,7 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
         "| design | invariant | violated | rate | 95% CI | vacuous | verdict |"
     );
     let _ = writeln!(o, "|---|---|---:|---:|---|---:|---|");
-    for r in &safe {
+    for r in safe {
         for s in &r.stats {
             let _ = writeln!(
                 o,
@@ -381,7 +392,11 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
             );
         }
     }
+}
 
+/// The planted-bug tables: each variant's catch rate beside its fixed twin's, then each
+/// checked invariant's detection rate.
+fn render_planted(o: &mut String, planted: &[&DesignResult]) {
     let _ = writeln!(
         o,
         "\n## Planted bugs: detection rate per variant and invariant\n"
@@ -401,7 +416,7 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
     );
     let _ = writeln!(o, "| variant | caught | 95% CI | with the fix | verdict |");
     let _ = writeln!(o, "|---|---:|---|---|---|");
-    for r in &planted {
+    for r in planted {
         // The fix's edit is in the design's notes below: a long `path=value` cannot wrap.
         let fix = match &r.twin {
             Some((_, caught)) => format!("{caught}/{}", r.runs),
@@ -423,7 +438,7 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
         "\n### Detection rate per variant and invariant\n\n\
          | variant | invariant | violated | rate | 95% CI |\n|---|---|---:|---:|---|"
     );
-    for r in &planted {
+    for r in planted {
         for s in &r.stats {
             let _ = writeln!(
                 o,
@@ -437,7 +452,10 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
             );
         }
     }
+}
 
+/// Each design's description, lesson, run, nemesis, checks, fix and first violating seeds.
+fn render_designs(o: &mut String, results: &[DesignResult]) {
     let _ = writeln!(o, "\n## The designs\n");
     for r in results {
         let sc = &r.design.plan.scenario;
@@ -487,5 +505,4 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
         }
         let _ = writeln!(o);
     }
-    o
 }
