@@ -243,6 +243,9 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool, String)> {
 }
 
 /// Runs `check`.
+///
+/// Long because it is the command's one sequence over the files (refuse, run, judge rates, tally,
+/// print, write JUnit); each step is a call or a few lines.
 pub fn run(a: CheckArgs) -> Result<u8> {
     let ScenarioFiles {
         files,

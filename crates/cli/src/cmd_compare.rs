@@ -55,6 +55,11 @@ struct Setup {
     designs: Vec<Design>,
 }
 
+/// What `compare` runs: the designs of a manifest or of the files given, with the arguments
+/// checked.
+///
+/// Long because each argument's refusal (exit 2) is a few lines of its own, all checked before any
+/// run.
 fn setup(a: &CompareArgs) -> Result<Setup> {
     if a.inputs.iter().any(|p| is_manifest(p)) {
         let [manifest] = a.inputs.as_slice() else {
@@ -190,6 +195,9 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
 }
 
 /// Runs `compare`.
+///
+/// Long because it is the command's one sequence (load, run every design, print the table, write
+/// the page, chart and CSV).
 pub fn run(a: CompareArgs) -> Result<u8> {
     let s = setup(&a)?;
     let threads = crate::cmd_sweep::threads_of(a.jobs)?;

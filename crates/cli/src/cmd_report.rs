@@ -165,6 +165,10 @@ fn check_outputs(
 }
 
 /// Runs `report`.
+///
+/// Long because it is the command's one sequence (read the lessons, run them, write each page and
+/// the index in the order the output names them); each step is a call or a few lines of file
+/// handling.
 pub fn run(a: ReportArgs) -> Result<u8> {
     let crate::cmd_check::ScenarioFiles {
         files,

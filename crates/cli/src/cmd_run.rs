@@ -80,6 +80,9 @@ fn unused_drawing_flags(a: &RunArgs) -> Result<()> {
 }
 
 /// Runs `run`.
+///
+/// Long because it is the command's one sequence (read, apply `--set`, run, print, write the trace
+/// and chart), each output a few lines of its own.
 pub fn run(a: RunArgs) -> Result<u8> {
     let path = a.file.display().to_string();
     let outputs: Vec<(&str, &std::path::Path)> = [

@@ -56,6 +56,9 @@ fn fault_lines(faults: &[FaultSpec]) -> String {
 }
 
 /// Runs `shrink`.
+///
+/// Long because it is the command's one sequence (refuse, load, shrink, print, write the smaller
+/// file).
 pub fn run(a: ShrinkArgs) -> Result<u8> {
     if let Some(out) = &a.out {
         crate::atomic::check_distinct(&[("the scenario", &a.file)], &[("-o", out)])?;

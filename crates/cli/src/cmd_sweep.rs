@@ -200,6 +200,9 @@ fn chart_format(chart: &std::path::Path, a: &SweepArgs) -> Result<ChartFormat> {
 }
 
 /// `--find-threshold`: bisects the parameter, printing each probe and the bracket found.
+///
+/// Long because it refuses every bad search argument before any run, then prints each probe as it
+/// is measured.
 fn find_threshold(
     a: &SweepArgs,
     file: &str,
@@ -417,6 +420,9 @@ fn overridden_paths(a: &SweepArgs) -> Result<()> {
 }
 
 /// Runs `sweep`.
+///
+/// Long because it is the sweep's one sequence (refuse bad arguments, open the outputs, run,
+/// print), every step a call or a few lines.
 pub fn run(a: SweepArgs) -> Result<u8> {
     let file = a.file.display().to_string();
     let outputs: Vec<(&str, &Path)> = [("--out", &a.out), ("--chart", &a.chart)]

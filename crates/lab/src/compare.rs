@@ -390,6 +390,9 @@ fn parse_manifest(file: &str, src: &str) -> Result<(Manifest, SeedRange), Compar
 
 /// Design `i` of the manifest `m` (of `file`, text `src`): its label checked, its scenario
 /// read (relative to `dir`), validated and checked to be a lock design.
+///
+/// Long because each way a design's file can fail (unreadable, not UTF-8, invalid, not a lock
+/// design) is located at the manifest's field.
 fn load_design(
     (file, src): (&str, &str),
     dir: &Path,
@@ -775,6 +778,9 @@ fn bootstrap(
 const NS_PER_MS: f64 = 1e6;
 
 /// Summarises one design's samples (in seed order) over the resamples `draws`.
+///
+/// Long because each of the table's estimates (proportions, then percentiles and means with
+/// bootstrap intervals) is a few lines of its own.
 pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> DesignRow {
     let n = samples.len();
     // A run decides a measure when it shows it happened (a violation, seen even before a

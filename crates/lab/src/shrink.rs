@@ -428,6 +428,9 @@ impl Shrinker {
     }
 
     /// One round of numeric shrinking; whether anything changed.
+    ///
+    /// Long because each kind of number (a fault's time, a pause's length, a clock step, a drift)
+    /// is halved in its own few lines, in one round.
     fn numeric_round(&mut self, cur: &mut Scenario) -> Result<bool, std::io::Error> {
         let mut changed = false;
 
@@ -599,6 +602,9 @@ fn outcomes_text(r: &splitbrain_scenario::execute::RunResult) -> String {
 }
 
 /// Shrinks the run of `plan` with `opts.seed`.
+///
+/// Long because the rounds (drop faults, drop the nemesis, shorten, shrink numbers) run in a fixed
+/// order that the result depends on.
 pub fn shrink(plan: &Plan, opts: &ShrinkOptions) -> Result<Shrunk, ShrinkError> {
     let seed = opts.seed;
     let original = execute(plan, seed, Some(Recorder::hash_only()))?;

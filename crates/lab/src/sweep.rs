@@ -357,6 +357,9 @@ pub struct Results {
 }
 
 /// Parses a results file.
+///
+/// Long because the header, each line's shape and each line's invariant names are checked in one
+/// pass, every error located at its line.
 pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
     let bad = |line: usize, reason: String| ResultsError::Malformed {
         file: file.to_string(),
@@ -504,6 +507,9 @@ fn invariant_names_ok(line: &SeedLine, names: &[String]) -> Result<(), String> {
 /// Merges the shards of one sweep into exactly the file one unsharded sweep writes. Every
 /// shard `K/N` must be present once, all with the same N, scenario, seed range, `--vary`
 /// and version; every seed must be present once.
+///
+/// Long because each rule of a merge (one N, one header, every shard once, every seed once) has its
+/// own error.
 pub fn merge_results(files: &[(String, String)]) -> Result<String, ResultsError> {
     if files.is_empty() {
         return Err(ResultsError::Mismatch("nothing to merge".into()));

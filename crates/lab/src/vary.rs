@@ -231,6 +231,9 @@ fn dotted(segs: &[String]) -> String {
 /// Sets `path` (dotted; numeric segments index arrays) in `root` to the value `text` stands
 /// for. Missing object keys on the way are created (a node without a `clock` gets one), so a
 /// misspelt key is reported by validation with a "did you mean".
+///
+/// Long because each step of a dotted path (an object's key, a list's index, a key to create) has
+/// its own error.
 pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError> {
     let err = |reason: String| VaryError::Path {
         path: path.to_string(),
@@ -442,6 +445,9 @@ fn splice(text: &mut String, root: &Json, path: &str) -> Option<()> {
 
 /// The validated plan of `file` (text `src`) with `settings` applied; errors name the settings
 /// (`file [path=value]`) and the located problem in the edited text.
+///
+/// Long because an edited file's errors are said in terms of the settings that made it, each kind
+/// in a few lines.
 pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, VaryPlanError> {
     if settings.is_empty() {
         return Ok(load_str(file, src)?);

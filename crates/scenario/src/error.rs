@@ -158,6 +158,8 @@ pub fn with_suggestion(message: &str) -> String {
 /// integer in its range, `i64` an integer, `f64` a number, "a sequence" a list `[...]`,
 /// "a map" and any struct or enum an object `{...}`, "an array of length 2" a list of 2
 /// entries; serde_json's bare "expected value" (a syntax error) says what a value is.
+///
+/// Long because it is a table of serde's phrases and the plain words for each.
 pub fn in_plain_words(message: &str) -> String {
     match message {
         "expected value" => {

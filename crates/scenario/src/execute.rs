@@ -305,6 +305,9 @@ pub fn execute(
 }
 
 /// [`execute`], keeping the observations `keep` names.
+///
+/// Long because one run is one sequence (build, run, record, check, compare with the expectation),
+/// kept together so the hot path reads straight.
 pub fn execute_keeping(
     plan: &Plan,
     seed: u64,

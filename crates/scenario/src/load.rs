@@ -201,6 +201,10 @@ pub type Refine = dyn Fn(&str, &[Seg]) -> Option<(Vec<Seg>, String)>;
 /// the error located at its line and column with its field path: a repeated key at its second
 /// occurrence, an unknown field at its key, an integer out of range with the range and the
 /// number as written.
+///
+/// Long because serde's error comes in several forms (trailing text, a list past its limit, a
+/// repeated key, an unknown field, an integer out of range, a syntax error), each located here in
+/// the order they are tried.
 pub fn parse_json<T: serde::de::DeserializeOwned>(
     src: &str,
     noun: &str,

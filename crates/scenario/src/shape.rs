@@ -408,6 +408,10 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
         self.scalar(InstanceType::Null, "null")
     }
 
+    /// A list: its entries checked against the candidate schemas, one at a time.
+    ///
+    /// Long because a list's limit, its fixed size and each element's candidate schemas are checked
+    /// in one streaming pass over its entries.
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let cands = match &self.cands {
             Some(c) if !c.is_empty() => c.clone(),

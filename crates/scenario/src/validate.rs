@@ -408,6 +408,8 @@ fn check_faults(
 
 /// When fault `i` applies: `at` a true time before the end, or `when` a node observes a kind
 /// it can observe (`spec_of`: the node specs by name), with `after` inside the run.
+///
+/// Long because `at` and `when` each have several rules, each with its own message.
 fn check_fault_time(
     c: &mut Checker<'_>,
     scenario: &Scenario,
@@ -669,6 +671,8 @@ fn check_fault_links(c: &mut Checker<'_>, roster: &Roster, i: usize, f: &FaultSp
 
 /// The nemesis's rate, bounds, targets and fault kinds (`nodes`: every node, the default
 /// targets).
+///
+/// Long because each nemesis field has its own rule and message.
 fn check_nemesis(c: &mut Checker<'_>, scenario: &Scenario, nodes: &[PlannedNode], roster: &Roster) {
     let duration = scenario.duration.0;
     if let Some(n) = &scenario.nemesis {
