@@ -1065,4 +1065,13 @@ mod tests {
         assert!(e.contains("designs[0]"), "{e}");
         assert!(!e.contains("invalid type"), "{e}");
     }
+
+    /// The manifest format refuses null everywhere, as the scenario format does: its schema
+    /// (the one the shape check walks) admits it at no field.
+    #[test]
+    fn the_manifest_schema_admits_no_null() {
+        let text = serde_json::to_string(manifest_schema()).unwrap();
+        assert!(!text.contains("\"null\""), "{text}");
+        assert!(!text.contains("\"nullable\":true"), "{text}");
+    }
 }
