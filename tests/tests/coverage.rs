@@ -3,8 +3,8 @@
 //! caught at least once while its fixed twin is not, and the report does not depend on the
 //! thread count. The full sweep (`splitbrain coverage`) writes `docs/checker-coverage.md`.
 
-use splitbrain_scenario::coverage::{load_designs, measure, render, DesignKind, DesignResult};
-use splitbrain_scenario::sweep::SeedRange;
+use splitbrain_lab::coverage::{load_designs, measure, render, DesignKind, DesignResult};
+use splitbrain_scenario::seeds::SeedRange;
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -120,7 +120,7 @@ fn a_violated_safe_design_and_an_uncaught_planted_one_fail() {
         .clone();
     let (_, twin) = del.fix.take().expect("it has a fix");
     del.kind = DesignKind::Safe;
-    let fixed = splitbrain_scenario::coverage::Design {
+    let fixed = splitbrain_lab::coverage::Design {
         kind: DesignKind::Planted,
         file: "planted/fixed.json".into(),
         plan: twin,

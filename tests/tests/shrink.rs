@@ -5,8 +5,8 @@
 use serde_json::json;
 use splitbrain_check::Verdict;
 use splitbrain_engine::Recorder;
+use splitbrain_lab::shrink::{explicit, shrink, starting_point, ShrinkError, ShrinkOptions};
 use splitbrain_scenario::schema::Scenario;
-use splitbrain_scenario::shrink::{explicit, shrink, starting_point, ShrinkError, ShrinkOptions};
 use splitbrain_scenario::{execute, load_str, Plan};
 use std::path::Path;
 
@@ -180,7 +180,7 @@ fn the_nemesis_made_explicit_replays_every_nemesis_file() {
         for seed in [0, 15] {
             let original = execute(&plan, seed, Some(Recorder::hash_only())).unwrap();
             let s = explicit(&plan, seed);
-            let text = splitbrain_scenario::shrink::pretty(&s);
+            let text = splitbrain_lab::shrink::pretty(&s);
             let p2 = load_str("explicit.json", &text)
                 .unwrap_or_else(|e| panic!("{}: seed {seed}: {e}", f.display()));
             let again = execute(&p2, seed, Some(Recorder::hash_only())).unwrap();
@@ -209,7 +209,7 @@ fn the_nemesis_made_explicit_replays_every_nemesis_file() {
             // it violated) validates for every checked invariant and replays the same run.
             for r in &original.report.results {
                 let start = starting_point(&plan, seed, r.name);
-                let text = splitbrain_scenario::shrink::pretty(&start);
+                let text = splitbrain_lab::shrink::pretty(&start);
                 let p3 = load_str("start.json", &text).unwrap_or_else(|e| {
                     panic!("{} seed {seed} keeping {}: {e}", f.display(), r.name)
                 });

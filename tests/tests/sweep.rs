@@ -2,12 +2,12 @@
 //! the unsharded results; `--vary` edits keep node order and report bad paths.
 
 use splitbrain_check::Outcome;
-use splitbrain_scenario::schema::Scenario;
-use splitbrain_scenario::sweep::{
-    merge_results, parse_results, results_jsonl, run_jobs, seeds_of, Job, SeedLine, SeedRange,
-    Shard, SweepHeader,
+use splitbrain_lab::sweep::{
+    merge_results, parse_results, results_jsonl, run_jobs, Job, SeedLine, SweepHeader,
 };
-use splitbrain_scenario::vary::{vary_plans, Vary};
+use splitbrain_lab::vary::{vary_plans, Vary};
+use splitbrain_scenario::schema::Scenario;
+use splitbrain_scenario::seeds::{seeds_of, SeedRange, Shard};
 use splitbrain_scenario::{load_str, Plan};
 use std::path::{Path, PathBuf};
 
@@ -185,7 +185,7 @@ fn vary_sweeps_shard_and_merge_too() {
     let plans = vary_plans("bully.json", &src, &vary).unwrap();
     let range: SeedRange = "0..12".parse().unwrap();
     let vh = || {
-        Some(splitbrain_scenario::sweep::VaryHeader {
+        Some(splitbrain_lab::sweep::VaryHeader {
             path: vary.path.clone(),
             values: vary.values.clone(),
         })

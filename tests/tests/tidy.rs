@@ -28,6 +28,7 @@ fn source_files(subs: &[&str]) -> Vec<PathBuf> {
         "protocols",
         "check",
         "scenario",
+        "lab",
         "report",
         "cli",
         "web",

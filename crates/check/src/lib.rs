@@ -14,7 +14,8 @@
 //! - [`ObsNeeds`]: the observations a run that is only checked keeps; [`KeyLog`]: the Redis
 //!   key reports it keeps compactly beside them.
 //! - [`compare`]: what one run of a lock design shows, for `splitbrain compare`.
-//! - [`verdict`]: [`Verdict`], [`Violation`], [`Evidence`], [`CheckReport`].
+//! - [`evidence`]: [`Evidence`], the facts that prove a violation.
+//! - [`verdict`]: [`Verdict`], [`Violation`], [`CheckReport`].
 //! - Server truth over true time, shared with the charts: [`WallClocks`] (each node's clocks
 //!   rebuilt from the record), `Truth` (who truly holds a lock when: [`Hold`]s and the
 //!   per-instance Redis [`KeyHold`]s they are made of), [`key_expired`] (the expiry rule).
@@ -24,6 +25,7 @@
 
 mod clocks;
 pub mod compare;
+pub mod evidence;
 pub mod invariants;
 mod key_log;
 pub mod metrics;
@@ -40,6 +42,7 @@ pub mod verdict;
 mod testkit;
 
 pub use clocks::{key_expired, WallClocks};
+pub use evidence::{Evidence, Source};
 pub use invariants::leader::{eventual_leader, single_leader, single_leader_per_term};
 pub use invariants::locks::{exclusive_holders, holder_writes_only, validity_within_truth};
 pub use invariants::progress::lock_progress;
@@ -53,8 +56,7 @@ pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
 pub use timeline::{applied, faults_without_effect, Applied, FaultStart};
 pub use truth::{Fact, Hold, HoldSource, KeyHold, Truth};
 pub use verdict::{
-    fmt_secs, fmt_window, CheckReport, Evidence, InvariantResult, Outcome, Source, Verdict,
-    Violation,
+    fmt_secs, fmt_window, CheckReport, InvariantResult, Outcome, Verdict, Violation,
 };
 
 /// Judges one invariant, with what it derives from the record shared with the other

@@ -1,10 +1,11 @@
 //! Hand-built run records for the checkers' tests.
 
+use crate::evidence::Evidence;
 pub(crate) use crate::run::Role::{
     Bully, LeaseLeader, LeaseService, Raft, RedisInstance, Storage, Worker,
 };
 use crate::run::{Role, RunRecord};
-use crate::verdict::{Evidence, Verdict, Violation};
+use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{ClockConfig, Fault, NodeId, Observed, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeMap;

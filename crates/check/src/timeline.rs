@@ -12,8 +12,8 @@
 //! Intervals are half-open `[from, to)` in true ns; an interval still open at the end of the
 //! record is closed at [`RunRecord::horizon`].
 
+use crate::evidence::{Evidence, Source};
 use crate::run::RunRecord;
-use crate::verdict::{Evidence, Source};
 use splitbrain_engine::{Fault, NetRule, NodeId, SimDuration, SimTime, WallTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,5 +1,6 @@
 //! Verdicts and violations: the checkers' output, plain data (STYLE: violations are data).
 
+use crate::evidence::Evidence;
 use crate::metrics::Metrics;
 use crate::spec::Invariant;
 use serde::{Deserialize, Serialize};
@@ -57,31 +58,6 @@ impl Verdict {
             Verdict::Violated(v)
         }
     }
-}
-
-/// Where a piece of evidence comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Source {
-    /// Index into `RunRecord::observations`.
-    Observation(usize),
-    /// Index into `RunRecord::faults`.
-    Fault(usize),
-    /// Derived by the checker (e.g. a Redis key expiring by a reconstructed wall clock).
-    Derived,
-}
-
-/// One fact that proves (part of) a violation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Evidence {
-    /// True time of the fact.
-    pub t: SimTime,
-    /// The node it concerns.
-    pub node: String,
-    /// The fact in a few words.
-    pub text: String,
-    /// Where it comes from.
-    pub source: Source,
 }
 
 /// One violation of one invariant.
@@ -353,6 +329,7 @@ mod window_tests {
 #[cfg(test)]
 mod uniform_time_tests {
     use super::*;
+    use crate::evidence::Source;
 
     fn violation(evidence: &[(u64, &str)], summary: &str, faults: &[&str]) -> Violation {
         Violation {

@@ -85,6 +85,9 @@ impl AtomicFile {
     /// its target (the temporary file is made in the target's folder and renamed over the
     /// target); anything else (a folder, device, FIFO, socket, or a link to one, a dangling
     /// link) is refused with exit 2 before any work.
+    ///
+    /// Long because each kind of target (a file, a link, a folder, a device, a FIFO, a socket, a
+    /// dangling link) is refused or followed in its own lines.
     pub fn create(path: &Path) -> Result<Self> {
         let user_path = path;
         let resolved = output_target(path)?;

@@ -4,7 +4,8 @@ use crate::exit;
 use crate::junit::{render, Case, Outcome};
 use anyhow::Result;
 use clap::Args;
-use splitbrain_scenario::sweep::{judge_rates, rate_seeds, run_jobs, seeds_of, Job};
+use splitbrain_lab::sweep::{judge_rates, run_jobs, Job};
+use splitbrain_scenario::seeds::{rate_seeds, seeds_of};
 use splitbrain_scenario::{execute_keeping, load_file, Keep, Plan};
 use std::path::{Path, PathBuf};
 
@@ -23,7 +24,7 @@ pub struct CheckArgs {
 /// Whether `p` is a comparison manifest (`*.compare.json`), not a scenario.
 pub fn is_manifest(p: &Path) -> bool {
     p.to_string_lossy()
-        .ends_with(splitbrain_scenario::compare::MANIFEST_SUFFIX)
+        .ends_with(splitbrain_scenario::format::MANIFEST_SUFFIX)
 }
 
 /// Pushes every file under `p` that `keep` accepts, in sorted order. A symbolic link to a
@@ -227,7 +228,7 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool, String)> {
             .map(|l| {
                 format!(
                     "splitbrain run {} --seed {}",
-                    splitbrain_scenario::vary::shell_word(&f.display().to_string()),
+                    splitbrain_scenario::error::shell_word(&f.display().to_string()),
                     l.seed
                 )
             })
@@ -242,6 +243,9 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool, String)> {
 }
 
 /// Runs `check`.
+///
+/// Long because it is the command's one sequence over the files (refuse, run, judge rates, tally,
+/// print, write JUnit); each step is a call or a few lines.
 pub fn run(a: CheckArgs) -> Result<u8> {
     let ScenarioFiles {
         files,

@@ -10,15 +10,15 @@ use crate::cmd_check::is_manifest;
 use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
+use splitbrain_lab::compare::{
+    compare, design_differences, load_manifest, not_a_lock_design, Design,
+};
 use splitbrain_report::compare::{
     compare_csv, compare_page, compare_text, render_compare, ComparePage,
 };
 use splitbrain_report::ChartFormat;
-use splitbrain_scenario::compare::{
-    compare, design_differences, is_manifest_text, load_manifest, not_a_lock_design, Design,
-    MANIFEST_SUFFIX,
-};
-use splitbrain_scenario::sweep::SeedRange;
+use splitbrain_scenario::format::{is_manifest_text, MANIFEST_SUFFIX};
+use splitbrain_scenario::seeds::SeedRange;
 use splitbrain_scenario::{load_file, read_scenario};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -55,6 +55,11 @@ struct Setup {
     designs: Vec<Design>,
 }
 
+/// What `compare` runs: the designs of a manifest or of the files given, with the arguments
+/// checked.
+///
+/// Long because each argument's refusal (exit 2) is a few lines of its own, all checked before any
+/// run.
 fn setup(a: &CompareArgs) -> Result<Setup> {
     if a.inputs.iter().any(|p| is_manifest(p)) {
         let [manifest] = a.inputs.as_slice() else {
@@ -112,7 +117,7 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
         .into());
     }
     // The manifest's limit holds for scenario files named on the command line too.
-    let max = splitbrain_scenario::compare::MAX_DESIGNS;
+    let max = splitbrain_lab::compare::MAX_DESIGNS;
     if a.inputs.len() > max {
         return Err(exit::BadInput(format!(
             "{} scenario files: a comparison takes at most {max} designs",
@@ -190,6 +195,9 @@ fn setup(a: &CompareArgs) -> Result<Setup> {
 }
 
 /// Runs `compare`.
+///
+/// Long because it is the command's one sequence (load, run every design, print the table, write
+/// the page, chart and CSV).
 pub fn run(a: CompareArgs) -> Result<u8> {
     let s = setup(&a)?;
     let threads = crate::cmd_sweep::threads_of(a.jobs)?;

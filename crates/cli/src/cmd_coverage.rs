@@ -7,8 +7,9 @@ use crate::atomic::{finish, AtomicFile};
 use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
-use splitbrain_scenario::coverage::{load_designs, measure, render, DesignKind};
-use splitbrain_scenario::sweep::{SeedLine, SeedRange};
+use splitbrain_lab::coverage::{load_designs, measure, render, DesignKind};
+use splitbrain_lab::sweep::SeedLine;
+use splitbrain_scenario::seeds::SeedRange;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -95,7 +96,7 @@ pub fn run(a: CoverageArgs) -> Result<u8> {
                 "caught {}/{} ({})",
                 r.caught,
                 r.decided,
-                splitbrain_scenario::sweep::pct_or_na(r.catch_rate().map(|(x, _)| x))
+                splitbrain_lab::sweep::pct_or_na(r.catch_rate().map(|(x, _)| x))
             ),
         };
         let verdict = if r.passes() { "ok" } else { "FAIL" };

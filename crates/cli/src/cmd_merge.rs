@@ -5,7 +5,7 @@ use crate::atomic::write_atomic;
 use crate::exit;
 use anyhow::Result;
 use clap::Args;
-use splitbrain_scenario::sweep::{invariant_stats, merge_results, parse_results, pct_or_na};
+use splitbrain_lab::sweep::{invariant_stats, merge_results, parse_results, pct_or_na};
 use std::path::PathBuf;
 
 /// Arguments of `merge`.

@@ -97,9 +97,9 @@ fn shown(path: &Path, cwd: &Path) -> String {
 /// A comparison manifest under the paths, loaded: its file, manifest, seeds and designs.
 type Loaded = (
     PathBuf,
-    splitbrain_scenario::compare::Manifest,
-    splitbrain_scenario::sweep::SeedRange,
-    Vec<splitbrain_scenario::compare::Design>,
+    splitbrain_lab::compare::Manifest,
+    splitbrain_scenario::seeds::SeedRange,
+    Vec<splitbrain_lab::compare::Design>,
 );
 
 /// Refuses, before anything runs or is written, an output that is an input, two outputs at
@@ -165,6 +165,10 @@ fn check_outputs(
 }
 
 /// Runs `report`.
+///
+/// Long because it is the command's one sequence (read the lessons, run them, write each page and
+/// the index in the order the output names them); each step is a call or a few lines of file
+/// handling.
 pub fn run(a: ReportArgs) -> Result<u8> {
     let crate::cmd_check::ScenarioFiles {
         files,
@@ -198,7 +202,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     let mut manifests = Vec::new();
     for m in manifest_files(&a.paths)? {
         let (manifest, seeds, designs) =
-            splitbrain_scenario::compare::load_manifest(&m).map_err(|e| BadInput(e.to_string()))?;
+            splitbrain_lab::compare::load_manifest(&m).map_err(|e| BadInput(e.to_string()))?;
         let name = manifest.name.clone();
         if !names.insert(name.clone()) {
             return Err(BadInput(format!(
@@ -333,7 +337,7 @@ fn write_comparisons(
     for (m, manifest, seeds, designs) in manifests {
         let name = manifest.name.clone();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let table = splitbrain_scenario::compare::compare(&designs, seeds, threads, &|| {})
+        let table = splitbrain_lab::compare::compare(&designs, seeds, threads, &|| {})
             .context("a comparison run failed")?;
         let (svg_name, png_name) = (format!("{name}.svg"), format!("{name}.png"));
         let (md_name, csv_name) = (format!("{name}.md"), format!("{name}.csv"));
@@ -362,7 +366,7 @@ fn write_comparisons(
                     .iter()
                     .map(|d| slash(&relative(out_abs, &absolute(Path::new(&d.file), cwd))))
                     .collect(),
-                differences: splitbrain_scenario::compare::design_differences(&designs).0,
+                differences: splitbrain_lab::compare::design_differences(&designs).0,
             },
         );
         write_atomic(&a.out.join(&md_name), page.as_bytes())?;

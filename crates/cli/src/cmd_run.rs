@@ -5,8 +5,8 @@ use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
 use splitbrain_engine::Recorder;
+use splitbrain_lab::vary::{plan_with, Setting};
 use splitbrain_report::{derived_facts, narrate, summary_json, summary_text, NarrationOptions};
-use splitbrain_scenario::vary::{plan_with, Setting};
 use splitbrain_scenario::{execute_keeping, Keep, TraceHeader};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -83,6 +83,9 @@ fn unused_drawing_flags(a: &RunArgs) -> Result<()> {
 }
 
 /// Runs `run`.
+///
+/// Long because it is the command's one sequence (read, apply `--set`, run, print, write the trace
+/// and chart), each output a few lines of its own.
 pub fn run(a: RunArgs) -> Result<u8> {
     let path = a.file.display().to_string();
     let outputs: Vec<(&str, &std::path::Path)> = [

@@ -5,9 +5,9 @@ use crate::atomic::write_atomic;
 use crate::exit;
 use anyhow::Result;
 use clap::Args;
+use splitbrain_lab::shrink::{explicit, shrink, ShrinkError, ShrinkOptions, Size};
 use splitbrain_scenario::load_file;
 use splitbrain_scenario::schema::FaultSpec;
-use splitbrain_scenario::shrink::{explicit, shrink, ShrinkError, ShrinkOptions, Size};
 use std::path::PathBuf;
 
 /// Arguments of `shrink`.
@@ -56,6 +56,9 @@ fn fault_lines(faults: &[FaultSpec]) -> String {
 }
 
 /// Runs `shrink`.
+///
+/// Long because it is the command's one sequence (refuse, load, shrink, print, write the smaller
+/// file).
 pub fn run(a: ShrinkArgs) -> Result<u8> {
     if let Some(out) = &a.out {
         crate::atomic::check_distinct(&[("the scenario", &a.file)], &[("-o", out)])?;
@@ -133,7 +136,7 @@ pub fn run(a: ShrinkArgs) -> Result<u8> {
             outln!("wrote     {}", out.display());
             outln!(
                 "reproduce splitbrain run {}",
-                splitbrain_scenario::vary::shell_word(&out.display().to_string())
+                splitbrain_scenario::error::shell_word(&out.display().to_string())
             );
         }
         None => {

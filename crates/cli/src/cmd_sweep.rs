@@ -8,21 +8,23 @@ use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use splitbrain_lab::grid::{check_grid_size, limit_of, Grid, RunEnds};
+use splitbrain_lab::sweep::{
+    header_jsonl, judge_rates_of, line_jsonl, pct_or_na, violation_rate, InvariantStats, SeedLine,
+    StatsTally, SweepHeader, VaryHeader,
+};
+use splitbrain_lab::threshold::{
+    bisect, measure_probe, pick_invariant, Probe, ProbeBounds, ProbeCounts, Search, Threshold,
+};
+use splitbrain_lab::vary::{plan_with, Setting, Vary};
 use splitbrain_report::reproduce_command_with;
 use splitbrain_report::summary::plural;
 use splitbrain_report::sweep_chart::{
     log_axis_ok, render_sweep, RatePoint, RateSeries, SweepChart, SweepParam,
 };
 use splitbrain_report::ChartFormat;
-use splitbrain_scenario::sweep::{
-    header_jsonl, judge_rates_of, line_jsonl, pct_or_na, run_jobs_streaming, seed_count,
-    seeds_iter, violation_rate, InvariantStats, Job, SeedLine, SeedRange, Shard, StatsTally,
-    SweepHeader, VaryHeader, MAX_SEEDS, STREAM_CHUNK,
-};
-use splitbrain_scenario::threshold::{bisect, Probe, Search};
-use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
+use splitbrain_scenario::seeds::{seed_count, SeedRange, Shard};
 use splitbrain_scenario::{load_str, Plan};
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -198,6 +200,9 @@ fn chart_format(chart: &std::path::Path, a: &SweepArgs) -> Result<ChartFormat> {
 }
 
 /// `--find-threshold`: bisects the parameter, printing each probe and the bracket found.
+///
+/// Long because it refuses every bad search argument before any run, then prints each probe as it
+/// is measured.
 fn find_threshold(
     a: &SweepArgs,
     file: &str,
@@ -209,29 +214,7 @@ fn find_threshold(
     if !(0.0..=1.0).contains(&level) || level.is_nan() {
         return Err(exit::BadInput(format!("--level {level} is not a rate in 0..=1")).into());
     }
-    let checked: Vec<String> = splitbrain_scenario::check_spec(&base.scenario)
-        .invariants
-        .iter()
-        .map(|i| i.name().to_string())
-        .collect();
-    let invariant = match (&a.invariant, checked.as_slice()) {
-        (Some(n), _) if checked.contains(n) => n.clone(),
-        (Some(n), _) => {
-            return Err(exit::BadInput(format!(
-                "--invariant {n} is not checked by {file} (it checks {})",
-                checked.join(", ")
-            ))
-            .into())
-        }
-        (None, [one]) => one.clone(),
-        (None, _) => {
-            return Err(exit::BadInput(format!(
-                "{file} checks several invariants ({}): name one with --invariant",
-                checked.join(", ")
-            ))
-            .into())
-        }
-    };
+    let invariant = pick_invariant(base, a.invariant.as_deref(), file).map_err(exit::BadInput)?;
     search
         .check_numeric(src)
         .map_err(|e| exit::BadInput(e.to_string()))?;
@@ -260,65 +243,27 @@ fn find_threshold(
         plural(threads, "job")
     );
     let mut stdout_error: Option<std::io::Error> = None;
-    // The first probe run that hit a bound (its value, seed and message) and how many did: a
-    // bound makes the search exit 3, as any sweep that hits one, not 1 ("threshold none").
-    let mut bounded: (u64, Option<(String, u64, String)>) = (0, None);
+    let mut bounded = ProbeBounds::default();
+    let probe_threads = threads.min(usize::try_from(seed_total).unwrap_or(usize::MAX));
     let mut measure = |value: &str| -> Result<(u64, u64), String> {
-        let set = [Setting {
-            path: search.path.clone(),
-            value: value.to_string(),
-        }];
-        let plan = plan_with(file, src, &set).map_err(|e| e.to_string())?;
-        let jobs = seeds_iter(a.seeds, None).map(|seed| Job { plan: 0, seed });
-        // Counted as the runs end (memory does not grow with the seeds).
-        let mut counts = BTreeMap::<splitbrain_check::Outcome, u64>::new();
-        run_jobs_streaming(
-            std::slice::from_ref(&plan),
-            &[value.to_string()],
-            jobs,
-            threads.min(usize::try_from(seed_total).unwrap_or(usize::MAX)),
-            false,
-            &|_| {},
-            STREAM_CHUNK,
-            |_, line| {
-                if let Some(o) = line.outcomes.get(&invariant) {
-                    *counts.entry(*o).or_default() += 1;
-                }
-                if let Some(msg) = &line.bound {
-                    bounded.0 += 1;
-                    bounded
-                        .1
-                        .get_or_insert_with(|| (value.to_string(), line.seed, msg.clone()));
-                }
-                Ok(())
-            },
-        )
-        .map_err(|e| e.to_string())?;
-        // Over the runs that decided, as every rate (`violation_rate`).
-        let count = |o: splitbrain_check::Outcome| counts.get(&o).copied().unwrap_or(0);
-        let violated = count(splitbrain_check::Outcome::Violated);
-        let runs = violated + count(splitbrain_check::Outcome::Holds);
-        let inconclusive = count(splitbrain_check::Outcome::Inconclusive);
-        let rate = violation_rate(violated, runs);
-        let line = format!(
-            "  probe   {:<14} {:>12}  {:>8}  {}{}",
-            value,
-            format!("{violated}/{runs}"),
-            pct_or_na(rate.map(|(r, _)| r)),
-            rate.map_or("n/a".to_string(), |(_, ci)| format!(
-                "[{}, {}]",
-                pct(ci.0),
-                pct(ci.1)
-            )),
-            if inconclusive > 0 {
-                format!("  ({inconclusive} inconclusive)")
-            } else {
-                String::new()
-            }
-        );
+        let ProbeCounts {
+            violated,
+            runs,
+            inconclusive,
+        } = measure_probe(
+            (file, src),
+            (&search.path, value),
+            &invariant,
+            (a.seeds, probe_threads),
+            &mut bounded,
+        )?;
         // A probe's error is a string (bisect's); a closed stdout is kept aside to end the
         // command as one.
-        if let Err(e) = writeln!(std::io::stdout(), "{line}") {
+        if let Err(e) = writeln!(
+            std::io::stdout(),
+            "{}",
+            probe_line(value, violated, runs, inconclusive)
+        ) {
             let message = e.to_string();
             stdout_error = Some(e);
             return Err(message);
@@ -334,11 +279,11 @@ fn find_threshold(
     if let Some(e) = stdout_error {
         return Err(e.into());
     }
-    let bound_line = |(n, first): &(u64, Option<(String, u64, String)>)| {
-        first.as_ref().map(|(value, seed, msg)| {
+    let bound_line = |b: &ProbeBounds| {
+        b.first.as_ref().map(|(value, seed, msg)| {
             format!(
                 "bound     {} hit {}; first, seed {seed} (value {value}): {msg}",
-                plural(*n as usize, "probe run"),
+                plural(b.count as usize, "probe run"),
                 limit_of(msg)
             )
         })
@@ -357,6 +302,17 @@ fn find_threshold(
             return Err(anyhow::anyhow!("a probe failed: {e}"));
         }
     };
+    print_threshold(search, level, &result, bound_line(&bounded))
+}
+
+/// The bracket a threshold search found (or that it found none) with the rates at its ends, and
+/// the exit code: 0 for a bracket, 1 for none, 3 when a probe run hit a bound (`bound`: its line).
+fn print_threshold(
+    search: &Search,
+    level: f64,
+    result: &Threshold,
+    bound: Option<String>,
+) -> Result<u8> {
     let describe = |p: &Probe| {
         format!(
             "{} at {} [{}, {}]",
@@ -388,7 +344,7 @@ fn find_threshold(
                      place the threshold surely"
                 );
             }
-            if let Some(line) = bound_line(&bounded) {
+            if let Some(line) = &bound {
                 outln!("{line}");
                 return Ok(exit::BOUND);
             }
@@ -404,7 +360,7 @@ fn find_threshold(
             );
             outln!("  low     {}", describe(lo));
             outln!("  high    {}", describe(hi));
-            if let Some(line) = bound_line(&bounded) {
+            if let Some(line) = &bound {
                 outln!("{line}");
                 return Ok(exit::BOUND);
             }
@@ -413,32 +369,26 @@ fn find_threshold(
     }
 }
 
-/// Refuses (exit 2, before anything is built) a sweep of more than [`MAX_SEEDS`] runs in all:
-/// every combination of the `--vary` values times `seeds` seeds, so a grid of 10 x 10 x ...
-/// values over a large range is refused as one large range is, although each seed range is
-/// under the cap. The product is computed with checked multiplication.
-fn check_grid_size(vary: &[Vary], seeds: u64) -> Result<()> {
-    let mut combos: Option<u64> = Some(1);
-    for v in vary {
-        combos = combos.and_then(|c| c.checked_mul(v.values.len() as u64));
-    }
-    let runs = combos.and_then(|c| c.checked_mul(seeds));
-    let too_many = |runs: String, combos: String| {
-        Err(exit::BadInput(format!(
-            "this sweep holds {runs} runs ({combos} --vary combinations x {seeds} seeds): at \
-             most {MAX_SEEDS} runs in one sweep; narrow --vary or --seeds"
-        ))
-        .into())
-    };
-    match (runs, combos) {
-        (Some(r), Some(c)) if r > MAX_SEEDS => too_many(r.to_string(), c.to_string()),
-        (Some(_), _) => Ok(()),
-        (None, Some(c)) => too_many(format!("more than {}", u64::MAX), c.to_string()),
-        (None, None) => too_many(
-            format!("more than {}", u64::MAX),
-            format!("more than {}", u64::MAX),
-        ),
-    }
+/// One probe's line: its value, violated/decided runs, the rate and its 95% interval, and the
+/// inconclusive runs when there are any.
+fn probe_line(value: &str, violated: u64, runs: u64, inconclusive: u64) -> String {
+    let rate = violation_rate(violated, runs);
+    format!(
+        "  probe   {:<14} {:>12}  {:>8}  {}{}",
+        value,
+        format!("{violated}/{runs}"),
+        pct_or_na(rate.map(|(r, _)| r)),
+        rate.map_or("n/a".to_string(), |(_, ci)| format!(
+            "[{}, {}]",
+            pct(ci.0),
+            pct(ci.1)
+        )),
+        if inconclusive > 0 {
+            format!("  ({inconclusive} inconclusive)")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// Refuses (exit 2, before anything is read) a `--vary` or `--find-threshold` of a path that
@@ -470,6 +420,9 @@ fn overridden_paths(a: &SweepArgs) -> Result<()> {
 }
 
 /// Runs `sweep`.
+///
+/// Long because it is the sweep's one sequence (refuse bad arguments, open the outputs, run,
+/// print), every step a call or a few lines.
 pub fn run(a: SweepArgs) -> Result<u8> {
     let file = a.file.display().to_string();
     let outputs: Vec<(&str, &Path)> = [("--out", &a.out), ("--chart", &a.chart)]
@@ -500,33 +453,9 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     // The seeds are counted, never listed: a list as long as the range would make memory grow
     // with it.
     let seed_total = seed_count(a.seeds, a.shard);
-    check_grid_size(&a.vary, seed_total)?;
-    // One plan per combination of the --vary values (one plan without --vary).
-    let combos = grid(&a.vary);
-    let plans: Vec<Plan> = combos
-        .iter()
-        .map(|c| plan_with(&file, &src, c))
-        .collect::<Result<_, _>>()
-        .map_err(|e| exit::BadInput(e.to_string()))?;
-    // A combination's label in the results file: its values joined by ',' (a single --vary
-    // keeps its plain value; values cannot hold a ',').
-    let values: Vec<String> = if a.vary.is_empty() {
-        Vec::new()
-    } else {
-        combos
-            .iter()
-            .map(|c| {
-                c.iter()
-                    .map(|s| s.value.as_str())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .collect()
-    };
-    let (range, shard) = (a.seeds, a.shard);
-    let jobs = (0..plans.len())
-        .flat_map(move |plan| seeds_iter(range, shard).map(move |seed| Job { plan, seed }));
-    let total = plans.len() as u64 * seed_total;
+    check_grid_size(&a.vary, seed_total).map_err(exit::BadInput)?;
+    let grid = Grid::new(&file, &src, &a.vary).map_err(|e| exit::BadInput(e.to_string()))?;
+    let total = grid.plans.len() as u64 * seed_total;
     if total == 0 {
         return Err(exit::BadInput(
             "this seed range and shard hold no seed to run: widen --seeds or pick another --shard"
@@ -536,26 +465,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     }
     // No more threads than runs.
     let threads = threads.min(usize::try_from(total).unwrap_or(usize::MAX));
-
-    outln!("sweep     {} ({file})", base.scenario.name);
-    match a.shard {
-        Some(s) => outln!(
-            "seeds     {} shard {s}: {}, {}",
-            a.seeds,
-            plural(seed_total as usize, "seed"),
-            plural(threads, "job")
-        ),
-        None => outln!(
-            "seeds     {}: {}, {}",
-            a.seeds,
-            plural(seed_total as usize, "seed"),
-            plural(threads, "job")
-        ),
-    }
-    for v in &a.vary {
-        // `|` between values: a value may hold ", " itself (`"x, y"` is one value).
-        outln!("vary      {} = {}", v.path, v.values.join(" | "));
-    }
+    print_head(&a, &file, &base, seed_total, threads)?;
 
     let (bar, on_terminal) = progress(total);
     let done = AtomicU64::new(0);
@@ -577,13 +487,12 @@ pub fn run(a: SweepArgs) -> Result<u8> {
                 .map(|v| v.path.as_str())
                 .collect::<Vec<_>>()
                 .join(","),
-            values: values.clone(),
+            values: grid.values.clone(),
         }),
         a.shard,
     )
     .with_trace_hashes(a.hash);
-    // The results file is written as the runs end, in job order, and every line is counted
-    // into the tallies and dropped: memory holds what is printed, not the runs.
+    // The results file is written as the runs end, in job order.
     let mut out = match &out_file {
         Some(f) => {
             let mut w = std::io::BufWriter::new(f.writer()?);
@@ -592,29 +501,22 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         }
         None => None,
     };
-    let mut tallies: Vec<StatsTally> = plans.iter().map(|_| StatsTally::new(a.show)).collect();
-    let mut ends = RunEnds::default();
     // Wall time of the sweep, for the throughput line only: it never reaches a run.
     #[allow(clippy::disallowed_methods)]
     let started = std::time::Instant::now();
-    run_jobs_streaming(
-        &plans,
-        &values,
-        jobs,
-        threads,
-        a.hash,
-        &on_done,
-        STREAM_CHUNK,
-        |job, line| {
-            if let Some(w) = &mut out {
-                w.write_all(line_jsonl(&line).as_bytes())?;
-            }
-            tallies[job.plan].add(&line);
-            ends.add(line);
-            Ok(())
-        },
-    )
-    .context("a run failed")?;
+    let jobs = grid.jobs(a.seeds, a.shard);
+    let (tallies, ends) = grid
+        .run(
+            jobs,
+            threads,
+            (a.hash, a.show),
+            &on_done,
+            |line| match &mut out {
+                Some(w) => w.write_all(line_jsonl(line).as_bytes()),
+                None => Ok(()),
+            },
+        )
+        .context("a run failed")?;
     let secs = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     if let (Some(w), Some(f)) = (out, out_file) {
@@ -623,6 +525,60 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         f.commit()?;
     }
 
+    let (per_value, rates_ok) = print_per_value(&file, &grid, tallies)?;
+    if !a.vary.is_empty() {
+        print_rate_table(&a, &grid, &per_value)?;
+        if let (Some(f), Some(format)) = (chart_file, chart_format) {
+            let bytes = render_sweep(&sweep_chart(&a, &base, seed_total, &per_value), format)
+                .context("drawing the sweep chart")?;
+            finish(f, &bytes)?;
+        }
+    }
+    print_ends(&a, ends, (total, threads, secs), rates_ok)
+}
+
+/// The sweep's first lines: the scenario, the seeds (and shard) with the runs' threads, and
+/// each `--vary` path with its values.
+fn print_head(
+    a: &SweepArgs,
+    file: &str,
+    base: &Plan,
+    seed_total: u64,
+    threads: usize,
+) -> Result<()> {
+    outln!("sweep     {} ({file})", base.scenario.name);
+    match a.shard {
+        Some(s) => outln!(
+            "seeds     {} shard {s}: {}, {}",
+            a.seeds,
+            plural(seed_total as usize, "seed"),
+            plural(threads, "job")
+        ),
+        None => outln!(
+            "seeds     {}: {}, {}",
+            a.seeds,
+            plural(seed_total as usize, "seed"),
+            plural(threads, "job")
+        ),
+    }
+    for v in &a.vary {
+        // `|` between values: a value may hold ", " itself (`"x, y"` is one value).
+        outln!("vary      {} = {}", v.path, v.values.join(" | "));
+    }
+    Ok(())
+}
+
+/// Each combination's block (one without `--vary`): its values, then its invariants' rates
+/// with the failing seeds and the command that reproduces each, and its rate judgements.
+/// Returns each combination's stats, and whether every rate met the file's `expect_rate`.
+fn print_per_value(
+    file: &str,
+    grid: &Grid,
+    tallies: Vec<StatsTally>,
+) -> Result<(Vec<Vec<InvariantStats>>, bool)> {
+    let combos = &grid.combos;
+    let plans = &grid.plans;
+    let file = file.to_string();
     // Per value (one block without --vary).
     let mut per_value: Vec<Vec<InvariantStats>> = Vec::new();
     let mut rates_ok = true;
@@ -648,89 +604,115 @@ pub fn run(a: SweepArgs) -> Result<u8> {
         }
         per_value.push(stats);
     }
+    Ok((per_value, rates_ok))
+}
 
-    if !a.vary.is_empty() {
-        let names: Vec<String> = per_value
-            .iter()
-            .flatten()
-            .map(|s| s.name.clone())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let paths: Vec<&str> = a.vary.iter().map(|v| v.path.as_str()).collect();
-        outln!();
-        outln!("P(violation) by {}", paths.join(" \u{00d7} "));
-        for p in &paths {
-            out!("  {p:<14}");
+/// The table of P(violation) by the `--vary` values: a row per combination, a column per
+/// invariant any combination checks.
+fn print_rate_table(a: &SweepArgs, grid: &Grid, per_value: &[Vec<InvariantStats>]) -> Result<()> {
+    let combos = &grid.combos;
+    let names = checked_names(per_value);
+    let paths: Vec<&str> = a.vary.iter().map(|v| v.path.as_str()).collect();
+    outln!();
+    outln!("P(violation) by {}", paths.join(" \u{00d7} "));
+    for p in &paths {
+        out!("  {p:<14}");
+    }
+    for n in &names {
+        out!("  {n:>26}");
+    }
+    outln!();
+    for (combo, stats) in combos.iter().zip(per_value) {
+        for (s, p) in combo.iter().zip(&paths) {
+            out!("  {:<w$}", s.value, w = p.len().max(14));
         }
         for n in &names {
-            out!("  {n:>26}");
+            let cell = stats
+                .iter()
+                .find(|s| &s.name == n)
+                .map_or("-".to_string(), |s| {
+                    // A rate over vacuous runs says so, as the per-value table does.
+                    if s.vacuous > 0 {
+                        format!("{} ({} vac.)", pct_or_na(s.rate), s.vacuous)
+                    } else {
+                        pct_or_na(s.rate)
+                    }
+                });
+            out!("  {cell:>26}");
         }
         outln!();
-        for (combo, stats) in combos.iter().zip(&per_value) {
-            for (s, p) in combo.iter().zip(&paths) {
-                out!("  {:<w$}", s.value, w = p.len().max(14));
-            }
-            for n in &names {
-                let cell = stats
-                    .iter()
-                    .find(|s| &s.name == n)
-                    .map_or("-".to_string(), |s| {
-                        // A rate over vacuous runs says so, as the per-value table does.
-                        if s.vacuous > 0 {
-                            format!("{} ({} vac.)", pct_or_na(s.rate), s.vacuous)
-                        } else {
-                            pct_or_na(s.rate)
-                        }
-                    });
-                out!("  {cell:>26}");
-            }
-            outln!();
-        }
-        if let (Some(f), Some(format)) = (chart_file, chart_format) {
-            let series: Vec<RateSeries> = names
-                .iter()
-                .map(|n| RateSeries {
-                    name: n.clone(),
-                    points: per_value
-                        .iter()
-                        .map(|stats| {
-                            // No decided run: no rate, drawn as missing (the table's n/a).
-                            let s = stats.iter().find(|s| &s.name == n)?;
-                            let (rate, (lo, hi)) = (s.rate?, s.ci?);
-                            Some(RatePoint {
-                                rate,
-                                lo,
-                                hi,
-                                decided: s.decided(),
-                                vacuous: s.vacuous,
-                            })
-                        })
-                        .collect(),
-                })
-                .collect();
-            let chart = SweepChart {
-                title: format!(
-                    "{}: P(violation) over {}",
-                    base.scenario.name,
-                    plural(seed_total as usize, "seed")
-                ),
-                params: a
-                    .vary
-                    .iter()
-                    .map(|v| SweepParam {
-                        path: v.path.clone(),
-                        values: v.values.clone(),
-                    })
-                    .collect(),
-                series,
-                log_x: a.log_x,
-            };
-            let bytes = render_sweep(&chart, format).context("drawing the sweep chart")?;
-            finish(f, &bytes)?;
-        }
     }
+    Ok(())
+}
 
+/// Every invariant any combination checks, by name.
+fn checked_names(per_value: &[Vec<InvariantStats>]) -> Vec<String> {
+    per_value
+        .iter()
+        .flatten()
+        .map(|s| s.name.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// The sweep chart: P(violation) of each invariant against the `--vary` values.
+fn sweep_chart(
+    a: &SweepArgs,
+    base: &Plan,
+    seed_total: u64,
+    per_value: &[Vec<InvariantStats>],
+) -> SweepChart {
+    let names = checked_names(per_value);
+    let series: Vec<RateSeries> = names
+        .iter()
+        .map(|n| RateSeries {
+            name: n.clone(),
+            points: per_value
+                .iter()
+                .map(|stats| {
+                    // No decided run: no rate, drawn as missing (the table's n/a).
+                    let s = stats.iter().find(|s| &s.name == n)?;
+                    let (rate, (lo, hi)) = (s.rate?, s.ci?);
+                    Some(RatePoint {
+                        rate,
+                        lo,
+                        hi,
+                        decided: s.decided(),
+                        vacuous: s.vacuous,
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    SweepChart {
+        title: format!(
+            "{}: P(violation) over {}",
+            base.scenario.name,
+            plural(seed_total as usize, "seed")
+        ),
+        params: a
+            .vary
+            .iter()
+            .map(|v| SweepParam {
+                path: v.path.clone(),
+                values: v.values.clone(),
+            })
+            .collect(),
+        series,
+        log_x: a.log_x,
+    }
+}
+
+/// The sweep's last lines: how many runs matched the file's expectation, the speed, the
+/// bounds hit, the files written and the rates; and the exit code they make. `runs`:
+/// (runs in all, threads, wall seconds).
+fn print_ends(
+    a: &SweepArgs,
+    ends: RunEnds,
+    (total, threads, secs): (u64, usize, f64),
+    rates_ok: bool,
+) -> Result<u8> {
     let RunEnds {
         matched,
         bounded,
@@ -784,48 +766,4 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     } else {
         exit::MISMATCH
     })
-}
-
-/// The limit (`limits` field) a bound message names: `max_events`, `max_time` or
-/// `max_in_flight`, from the message's start (the engine's `SimError` display).
-fn limit_of(bound: &str) -> &'static str {
-    if bound.starts_with("event limit") {
-        "max_events"
-    } else if bound.starts_with("simulated-time limit") {
-        "max_time"
-    } else if bound.starts_with("in-flight limit") {
-        "max_in_flight"
-    } else {
-        "a bound"
-    }
-}
-
-/// What the end of a sweep prints about its runs, counted one run at a time.
-#[derive(Default)]
-struct RunEnds {
-    /// Runs that matched the file's expectation.
-    matched: u64,
-    /// Runs that hit a bound.
-    bounded: u64,
-    /// Events the engine processed, over every run.
-    events: u64,
-    /// The runs that hit a bound, per limit: how many, and the first such line.
-    bounds: BTreeMap<&'static str, (usize, SeedLine)>,
-}
-
-impl RunEnds {
-    fn add(&mut self, l: SeedLine) {
-        self.matched += u64::from(l.matches);
-        self.events += l.sim_events;
-        if let Some(b) = &l.bound {
-            self.bounded += 1;
-            let limit = limit_of(b);
-            match self.bounds.get_mut(limit) {
-                Some(e) => e.0 += 1,
-                None => {
-                    self.bounds.insert(limit, (1, l));
-                }
-            }
-        }
-    }
 }

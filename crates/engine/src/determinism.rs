@@ -1,6 +1,6 @@
 //! The determinism self-check: run the same simulation twice and compare traces line by line.
 
-use crate::actor::Actor;
+use crate::sim::Actor;
 use crate::sim::{Sim, SimError};
 use crate::time::SimTime;
 use crate::trace::Recorder;

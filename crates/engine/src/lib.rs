@@ -9,9 +9,10 @@
 //! - [`clock`]: monotonic clocks with drift (ppm) and wall clocks with steps.
 //! - [`network`]: delay models, loss, duplication, FIFO, and the rule chain for partitions.
 //! - [`fault`]: the fault vocabulary, protocol-point triggers and the random nemesis.
-//! - [`actor`]: the `Actor` trait and the handler `Context`.
+//! - [`actor`]: the `Message` and `Observation` traits and the `TimerId` handle.
 //! - [`obs_log`]: the observations, in chunks that never move.
-//! - [`sim`]: the queue, node lifecycle (crash, restart, pause) and the event loop.
+//! - [`sim`]: the `Actor` trait and the handler `Context`, the queue, node lifecycle (crash,
+//!   restart, pause) and the event loop.
 //! - [`trace`]: JSON Lines events, content hash, recorders.
 //! - [`determinism`]: run twice, name the first diverging event.
 
@@ -30,7 +31,7 @@ mod stats;
 pub mod time;
 pub mod trace;
 
-pub use actor::{Actor, Context, Message, Observation, TimerId};
+pub use actor::{Message, Observation, TimerId};
 pub use clock::{
     parse_rfc3339_ns, ClockConfig, LocalClock, LocalTime, WallTime, DEFAULT_WALL_START_NS,
 };
@@ -40,6 +41,8 @@ pub use network::{DelayDist, DropReason, KindRule, LinkModel, NetRule, Network, 
 pub use node::NodeId;
 pub use obs_log::{ObsFilter, ObsLog};
 pub use rng::RngStream;
-pub use sim::{EventOf, KindCounts, Limits, Observed, Processing, Sim, SimError, Stats};
+pub use sim::{
+    Actor, Context, EventOf, KindCounts, Limits, Observed, Processing, Sim, SimError, Stats,
+};
 pub use time::{SimDuration, SimTime};
 pub use trace::{Recorder, TraceEvent, TraceSummary, TRACE_FORMAT};

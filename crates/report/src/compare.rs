@@ -9,7 +9,7 @@ use crate::chart::canvas::{
 use crate::chart::{png_surface, svg_surface, ChartError, ChartFormat};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
-use splitbrain_scenario::compare::{CompareTable, DesignRow, Estimate, Proportion};
+use splitbrain_lab::compare::{CompareTable, DesignRow, Estimate, Proportion};
 use std::fmt::Write as _;
 
 /// A measure of the table: its name, unit and how to read it from a row.

@@ -157,7 +157,7 @@ pub fn lesson_page(
     } else {
         ""
     };
-    let word = splitbrain_scenario::vary::shell_word;
+    let word = splitbrain_scenario::error::shell_word;
     let _ = writeln!(
         out,
         "splitbrain run {} --narrate{hide}",

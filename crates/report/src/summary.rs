@@ -4,7 +4,7 @@
 use serde::Serialize;
 use splitbrain_check::{MessageCounts, Metrics, Outcome, Violation};
 use splitbrain_engine::{SimDuration, SimTime};
-use splitbrain_scenario::vary::Setting;
+use splitbrain_lab::vary::Setting;
 use splitbrain_scenario::{ExpectationResult, RunResult};
 use std::fmt::Write;
 
@@ -100,7 +100,7 @@ pub fn faults_applied(record: &splitbrain_check::RunRecord) -> String {
 pub fn reproduce_command(file: &str, seed: u64) -> String {
     format!(
         "splitbrain run {} --seed {seed}",
-        splitbrain_scenario::vary::shell_word(file)
+        splitbrain_scenario::error::shell_word(file)
     )
 }
 

@@ -229,6 +229,9 @@ pub fn nemesis_schedule(plan: &Plan, seed: u64) -> Vec<(SimTime, Fault)> {
 }
 
 /// Builds the simulation of `plan` with run seed `seed`.
+///
+/// Long because each part of the file (nodes, network, processing, faults, nemesis) goes into the
+/// simulation in this order, which fixes the run's random streams.
 pub fn build(plan: &Plan, seed: u64) -> Sim<Node> {
     let mut sim: Sim<Node> = Sim::new(seed);
     let s = &plan.scenario;

@@ -4,12 +4,10 @@
 
 use crate::duration::{format_ns, Dur};
 use crate::error::{did_you_mean, Problem};
+use crate::limits::MAX_DURATION;
 use crate::locate::{locate, render, Seg};
 use crate::roster::Roster;
 use splitbrain_engine::SimDuration;
-
-/// Longest run: 24 h of simulated time.
-pub const MAX_DURATION: SimDuration = SimDuration::from_secs(24 * 3600);
 
 /// The path step of object member `s`.
 pub(crate) fn k(s: &str) -> Seg {

@@ -180,6 +180,8 @@ pub fn with_suggestion(message: &str) -> String {
 /// integer in its range, `i64` an integer, `f64` a number, "a sequence" a list `[...]`,
 /// "a map" and any struct or enum an object `{...}`, "an array of length 2" a list of 2
 /// entries; serde_json's bare "expected value" (a syntax error) says what a value is.
+///
+/// Long because it is a table of serde's phrases and the plain words for each.
 pub fn in_plain_words(message: &str) -> String {
     match message {
         "expected value" => {
@@ -296,6 +298,22 @@ pub(crate) fn found_words(kind: &str) -> String {
             "an object" => "an object `{...}`".to_string(),
             k => k.to_string(),
         }
+    }
+}
+
+/// `word` as one word of a POSIX shell command line: as it is when every character is
+/// plain (ASCII letters, digits, `._-+=,:/@%`), else in single quotes with each `'` written
+/// `'\''`. Used for the commands splitbrain prints to be pasted (reproduce lines): a file
+/// named `my scen's.json` is `'my scen'\''s.json'`.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-+=,:/@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

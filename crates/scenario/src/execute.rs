@@ -1,18 +1,27 @@
 //! Running a validated plan: build, run to the duration (or a bound), check, compare with the
 //! file's expectation. Shared by `run`, `check`, `sweep`, `report` and `shrink`.
 
+use crate::applies::check_spec;
 use crate::build::{build, clock_of};
 use crate::plan::Plan;
 use crate::schema::{Expectation, Scenario};
 use serde::{Deserialize, Serialize};
-use splitbrain_check::{
-    check, CheckReport, CheckSpec, Invariant, ObsNeeds, Outcome, RunRecord, Verdict,
-};
+use splitbrain_check::{check, CheckReport, ObsNeeds, Outcome, RunRecord, Verdict};
 use splitbrain_engine::{EventOf, Recorder, SimError, SimTime, Stats, TraceSummary, TRACE_FORMAT};
 use splitbrain_protocols::Node;
 
 /// A trace event of a splitbrain run.
 pub type Event = EventOf<Node>;
+
+/// FNV-1a 64 of `bytes`.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
 
 /// The first line of a JSON Lines trace: everything needed to replay or chart it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -30,7 +39,7 @@ pub struct TraceHeader {
     pub nodes: Vec<String>,
     /// The scenario itself, so the trace replays and charts without the file.
     pub scenario: Scenario,
-    /// FNV-1a 64 ([`crate::sweep::fnv1a`]) of the header line as written without this field,
+    /// FNV-1a 64 ([`fnv1a`]) of the header line as written without this field,
     /// 16 hex digits, so `replay` notices an edit of the header (a changed description or
     /// expectation leaves the run, and so every event line, as it was). Written last: the line
     /// is the rest of the header, then `,"digest":"..."}`. A checksum against accidents, not
@@ -62,7 +71,7 @@ impl TraceHeader {
             ..self.clone()
         };
         let text = serde_json::to_string(&bare).expect("a trace header serialises");
-        let digest = format!("{:016x}", crate::sweep::fnv1a(text.as_bytes()));
+        let digest = format!("{:016x}", fnv1a(text.as_bytes()));
         let line = serde_json::to_string(&TraceHeader {
             digest: Some(digest),
             ..bare
@@ -86,10 +95,7 @@ impl TraceHeader {
                         (`,\"digest\":\"...\"}`)"
                 .into());
         };
-        let want = format!(
-            "{:016x}",
-            crate::sweep::fnv1a(format!("{rest}}}").as_bytes())
-        );
+        let want = format!("{:016x}", fnv1a(format!("{rest}}}").as_bytes()));
         if digest != want {
             return Err(format!(
                 "its digest is {digest}, but the rest of the line hashes to {want}: the header \
@@ -199,102 +205,6 @@ impl RunResult {
     }
 }
 
-/// The invariants a scenario checks: `check`; without it (absent or `[]`), the names in
-/// `expect` and `expect_rate`; without those either, every invariant that can apply to the
-/// file's roles ([`applicable_invariants`]), so an invariant about locks is never owed by a
-/// file of bully nodes. With `check_params` applied.
-pub fn check_spec(s: &Scenario) -> CheckSpec {
-    let names: Vec<String> = if !s.check.is_empty() {
-        s.check.clone()
-    } else if !s.expect.is_empty() || !s.expect_rate.is_empty() {
-        Invariant::NAMES
-            .iter()
-            .filter(|n| s.expect.contains_key(**n) || s.expect_rate.contains_key(**n))
-            .map(|n| n.to_string())
-            .collect()
-    } else {
-        applicable_invariants(s)
-            .into_iter()
-            .map(str::to_string)
-            .collect()
-    };
-    let invariants = names
-        .iter()
-        .filter_map(|n| Invariant::from_name(n))
-        .map(|inv| match inv {
-            Invariant::EventualLeader { settle } => Invariant::EventualLeader {
-                settle: s.check_params.settle.map_or(settle, |d| d.0),
-            },
-            Invariant::LockProgress { window } => Invariant::LockProgress {
-                window: s.check_params.window.map_or(window, |d| d.0),
-            },
-            other => other,
-        })
-        .collect();
-    CheckSpec::new(invariants)
-}
-
-/// The invariants that can apply to the roles of `s`'s nodes, in canonical order
-/// ([`Invariant::NAMES`]): what a file that names neither `check` nor `expect` checks. Each
-/// needs the roles that make its premise possible (the observations that
-/// [`splitbrain_check::vacuity::vacuous`] looks for):
-/// - `single_leader`, `eventual_leader`, `single_leader_per_term`: a node that claims
-///   leadership (`bully`, `lease_leader`, `lease_candidate`, `raft`);
-/// - `exclusive_holders`, `validity_within_truth`, `lock_progress`: a lock client (a `worker`,
-///   or a `lease_leader`, which holds the lease "leader");
-/// - `holder_writes_only`, `no_two_accepted_writers`: a node that writes to storage (every
-///   `worker`, a `lease_leader` with `write_to`);
-/// - `fencing_monotonic`: such a writer whose writes carry a fencing token (a `lease` or `raft`
-///   lock; Redis and Redlock clients carry none);
-/// - `exactly_once_effects`: a worker whose writes carry job ids (`idempotent: true`);
-/// - `state_machine_safety`: a `raft` replica.
-pub fn applicable_invariants(s: &Scenario) -> Vec<&'static str> {
-    use crate::roles::worker::LockKind;
-    use crate::roles::NodeSpec;
-    let (mut leader, mut client, mut writer, mut tokens, mut jobs, mut raft) =
-        (false, false, false, false, false, false);
-    for spec in s.nodes.values() {
-        match spec {
-            NodeSpec::Bully(_) | NodeSpec::LeaseCandidate(_) => leader = true,
-            NodeSpec::LeaseLeader(l) => {
-                (leader, client) = (true, true);
-                if l.write_to.is_some() {
-                    (writer, tokens) = (true, true);
-                }
-            }
-            NodeSpec::Worker(w) => {
-                (client, writer) = (true, true);
-                tokens |= matches!(
-                    w.lock,
-                    LockKind::Lease | LockKind::Raft | LockKind::EtcdMutex
-                );
-                jobs |= w.idempotent == Some(true);
-            }
-            NodeSpec::Raft(_) => (leader, raft) = (true, true),
-            NodeSpec::LeaseService(_)
-            | NodeSpec::Redis(_)
-            | NodeSpec::Storage(_)
-            | NodeSpec::LeaseRecord(_) => {}
-        }
-    }
-    Invariant::all()
-        .into_iter()
-        .filter(|inv| match inv {
-            Invariant::SingleLeader
-            | Invariant::EventualLeader { .. }
-            | Invariant::SingleLeaderPerTerm => leader,
-            Invariant::ExclusiveHolders
-            | Invariant::ValidityWithinTruth
-            | Invariant::LockProgress { .. } => client,
-            Invariant::HolderWritesOnly | Invariant::NoTwoAcceptedWriters => writer,
-            Invariant::FencingMonotonic => tokens,
-            Invariant::ExactlyOnceEffects => jobs,
-            Invariant::StateMachineSafety => raft,
-        })
-        .map(|inv| inv.name())
-        .collect()
-}
-
 /// The `when` faults of `plan` that did not apply in the run `record`: the protocol point
 /// never occurred (fewer than `nth` observations of its kind by its node), or it occurred
 /// but the `after` delay ran past the end of the run. Numbered from 1 in file order.
@@ -395,6 +305,9 @@ pub fn execute(
 }
 
 /// [`execute`], keeping the observations `keep` names.
+///
+/// Long because one run is one sequence (build, run, record, check, compare with the expectation),
+/// kept together so the hot path reads straight.
 pub fn execute_keeping(
     plan: &Plan,
     seed: u64,

@@ -17,7 +17,7 @@
 //! A change of form (a field written another way) adds an [`Version::upgrade`] step that
 //! rewrites the previous version's form into this one's.
 
-use crate::vary::Json;
+use crate::json::Json;
 
 /// The version this splitbrain writes and documents.
 pub const CURRENT: u32 = 2;
@@ -196,6 +196,25 @@ fn upgrade_1_to_2(root: &mut Json, notes: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// How a comparison manifest's file name ends: the tool's other JSON input, which names its
+/// own version key (`splitbrain_compare`); a scenario read from such a text is refused as
+/// one ([`is_manifest_text`]).
+pub const MANIFEST_SUFFIX: &str = ".compare.json";
+
+/// Whether `src` is a comparison manifest by its content (a JSON object with
+/// `splitbrain_compare` and no scenario's `splitbrain`), whatever its file is named.
+pub fn is_manifest_text(src: &str) -> bool {
+    /// The two top-level keys that tell a manifest from a scenario; every other value is
+    /// skipped unread, so a huge file is not held in memory as a JSON tree.
+    #[derive(serde::Deserialize)]
+    struct Keys {
+        splitbrain_compare: Option<serde::de::IgnoredAny>,
+        splitbrain: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Keys>(crate::json::without_bom(src))
+        .is_ok_and(|k| k.splitbrain_compare.is_some() && k.splitbrain.is_none())
 }
 
 #[cfg(test)]

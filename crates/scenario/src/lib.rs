@@ -1,17 +1,21 @@
-//! splitbrain scenario files: the JSON schema, validation with located errors, and building a
-//! simulation from a validated scenario.
+//! splitbrain scenario files, as a one-way pipeline: the file format (`schema`, `json`, `load`,
+//! `shape`, `limits`, `seeds`, `format`, `migrate`), validation to a [`Plan`] (`validate`,
+//! `checker`, `roster`, `role`, `roles`, `applies`), then building and running one seed
+//! (`build`, `execute`, `trace_file`, `replay`). Tools over many runs (sweeps, comparisons,
+//! shrinking) are the `splitbrain-lab` crate above this one.
 //!
 //! Errors name the file, line, column and field path, say what was expected, and suggest the
 //! closest name for a typo ("did you mean `client-1`?").
 
+pub mod applies;
 pub mod build;
 pub mod checker;
-pub mod compare;
-pub mod coverage;
 pub mod duration;
 pub mod error;
 pub mod execute;
 pub mod format;
+pub mod json;
+pub mod limits;
 pub mod load;
 pub mod locate;
 pub mod migrate;
@@ -21,19 +25,17 @@ pub mod role;
 pub mod roles;
 pub mod roster;
 pub mod schema;
+pub mod seeds;
 pub mod shape;
-pub mod shrink;
-pub mod sweep;
-pub mod threshold;
 pub mod trace_file;
 pub mod validate;
-pub mod vary;
 
 pub use error::{Problem, ScenarioError};
-pub use load::{load_file, load_str, read_scenario};
+pub use load::read_scenario;
 pub use plan::Plan;
 pub use schema::Scenario;
 pub use trace_file::{TraceFile, TraceFileError};
+pub use validate::{load_file, load_str};
 
 /// The JSON Schema of `T` as the tool publishes and checks it (draft-07): an optional field is
 /// one left out of `required`, never one whose type admits null, because the tool refuses null
@@ -55,8 +57,8 @@ pub fn json_schema() -> String {
     serde_json::to_string_pretty(&schema).expect("schema serialises")
 }
 
+pub use applies::{applicable_invariants, check_spec};
 pub use build::build;
 pub use execute::{
-    applicable_invariants, check_spec, execute, execute_keeping, Event, ExpectationResult, Keep,
-    RunResult, TraceHeader,
+    execute, execute_keeping, Event, ExpectationResult, Keep, RunResult, TraceHeader,
 };

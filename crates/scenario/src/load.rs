@@ -1,18 +1,11 @@
-//! Reading a scenario file: JSON parsing with field paths, then validation, all errors located.
+//! Reading a scenario file: its text, then JSON parsing with field paths, every error located.
+//! Validation to a [`crate::Plan`] follows in [`crate::validate`].
 
 use crate::error::{with_suggestion, Problem, ScenarioError};
+use crate::json::without_bom;
 use crate::locate::{line_col, locate, locate_key, render, value_span, Seg};
-use crate::plan::Plan;
 use crate::schema::{NodeSpec, Scenario};
-use crate::validate::validate;
 use std::path::Path;
-
-/// Reads and validates the scenario at `path`.
-pub fn load_file(path: &Path) -> Result<Plan, ScenarioError> {
-    let file = path.display().to_string();
-    let src = read_scenario(path)?;
-    load_str(&file, &src)
-}
 
 /// Reads the text of the scenario file at `path`. A file that is not UTF-8 is a located
 /// error at its first bad byte (line and column), not a bare "invalid UTF-8".
@@ -29,7 +22,7 @@ pub fn read_scenario(path: &Path) -> Result<String, ScenarioError> {
 
 /// Why a JSON text file could not be read.
 #[derive(Debug)]
-pub(crate) enum ReadError {
+pub enum ReadError {
     /// The file system refused.
     Io(std::io::Error),
     /// The bytes are not UTF-8 (located at the first bad byte).
@@ -100,7 +93,7 @@ fn through_a_file(path: &Path) -> String {
 /// Reads the text of the JSON file at `path`; `noun` ("scenario") names what it should be.
 /// Every JSON input (scenarios, comparison manifests and their designs) is read here, so each
 /// command refuses a FIFO or device ([`check_regular`]) instead of hanging on it.
-pub(crate) fn read_json_text(path: &Path, noun: &str) -> Result<String, ReadError> {
+pub fn read_json_text(path: &Path, noun: &str) -> Result<String, ReadError> {
     check_regular(path).map_err(ReadError::Io)?;
     let bytes = std::fs::read(path).map_err(ReadError::Io)?;
     String::from_utf8(bytes).map_err(|e| {
@@ -121,22 +114,6 @@ pub(crate) fn read_json_text(path: &Path, noun: &str) -> Result<String, ReadErro
     })
 }
 
-/// `src` without a leading UTF-8 byte order mark, which some editors write and JSON parsers
-/// refuse; the mark is invisible, so columns stay as an editor shows them.
-pub fn without_bom(src: &str) -> &str {
-    src.strip_prefix('\u{feff}').unwrap_or(src)
-}
-
-/// Parses and validates scenario text; `file` names it in errors.
-pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
-    let src = without_bom(src);
-    let scenario = parse(file, src)?;
-    validate(scenario, src).map_err(|problems| ScenarioError::Invalid {
-        file: file.to_string(),
-        problems,
-    })
-}
-
 /// Parses without semantic validation.
 /// The format's shapes are checked first ([`crate::shape`]): a list where an object goes, a
 /// list past its limit.
@@ -151,7 +128,8 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
         }
     }
     parse_json(src, "scenario", &|src, path| {
-        refine_node_error(src, path).or_else(|| seed_range_hint(src, path, "rate_seeds"))
+        refine_node_error(src, path)
+            .or_else(|| crate::seeds::seed_range_hint(src, path, "rate_seeds"))
     })
     .map_err(invalid)
 }
@@ -170,8 +148,8 @@ fn older_form(file: &str, src: &str, mut problem: Problem) -> Problem {
         .and_then(|v| v.splitbrain);
     let bounds = ["nemesis.pause", "nemesis.crash", "nemesis.partition"];
     let pair = || {
-        matches!(crate::vary::value_at(src, &problem.path),
-            Some(crate::vary::Json::Array(items)) if items.len() == 2)
+        matches!(crate::json::value_at(src, &problem.path),
+            Some(crate::json::Json::Array(items)) if items.len() == 2)
     };
     if version.is_some_and(|v| v < u64::from(crate::format::CURRENT))
         && bounds.contains(&problem.path.as_str())
@@ -183,50 +161,18 @@ fn older_form(file: &str, src: &str, mut problem: Problem) -> Problem {
             problem.message,
             version.unwrap_or(1),
             crate::format::CURRENT,
-            crate::vary::shell_word(file),
+            crate::error::shell_word(file),
             crate::format::CURRENT
         );
     }
     problem
 }
 
-/// A seed range written as a JSON number or list where its text goes (`"rate_seeds": 5`, a
-/// manifest's `"seeds": [0, 100]`): says to quote it, with the forms a range takes. `field`
-/// is the top-level key that holds a seed range.
-pub(crate) fn seed_range_hint(src: &str, path: &[Seg], field: &str) -> Option<(Vec<Seg>, String)> {
-    let [Seg::Key(key)] = path else {
-        return None;
-    };
-    if key != field {
-        return None;
-    }
-    let root: serde_json::Value = serde_json::from_str(src).ok()?;
-    let (found, n) = match root.get(field)? {
-        serde_json::Value::Number(n) => match n.as_u64() {
-            Some(n) => (format!("the integer {n}"), n),
-            None => (format!("the number {n}"), 100),
-        },
-        serde_json::Value::Array(_) => ("a list `[...]`".to_string(), 100),
-        _ => return None,
-    };
-    // The examples end at the number written (at 1 for 0, so the range is not empty).
-    let end = n.max(1);
-    Some((
-        path.to_vec(),
-        format!(
-            "expected a seed range as a string in quotes: \"0..{end}\" ({end} seeds, 0 to \
-             {last}), \"0..={end}\" (0 to {end} included) or \"{n}\" (seed {n} alone); found \
-             {found}",
-            last = end - 1
-        ),
-    ))
-}
-
 /// A comparison manifest read as a scenario (its name lacks the `.compare.json` suffix):
 /// serde would name the first field a scenario does not have; say what the file is instead.
 fn manifest_not_scenario(file: &str, src: &str) -> Option<Problem> {
-    use crate::compare::MANIFEST_SUFFIX;
-    if !crate::compare::is_manifest_text(src) {
+    use crate::format::MANIFEST_SUFFIX;
+    if !crate::format::is_manifest_text(src) {
         return None;
     }
     let (line, column) = locate_key(src, &[], "splitbrain_compare", 0)?;
@@ -249,13 +195,17 @@ fn manifest_not_scenario(file: &str, src: &str) -> Option<Problem> {
 }
 
 /// Finds a better path and message for a data error serde reports at `path`, if it can.
-pub(crate) type Refine = dyn Fn(&str, &[Seg]) -> Option<(Vec<Seg>, String)>;
+pub type Refine = dyn Fn(&str, &[Seg]) -> Option<(Vec<Seg>, String)>;
 
 /// Parses `src` as one JSON object of type `T` (a `noun`: "scenario", "comparison manifest"),
 /// the error located at its line and column with its field path: a repeated key at its second
 /// occurrence, an unknown field at its key, an integer out of range with the range and the
 /// number as written.
-pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
+///
+/// Long because serde's error comes in several forms (trailing text, a list past its limit, a
+/// repeated key, an unknown field, an integer out of range, a syntax error), each located here in
+/// the order they are tried.
+pub fn parse_json<T: serde::de::DeserializeOwned>(
     src: &str,
     noun: &str,
     refine: &Refine,
@@ -312,7 +262,7 @@ pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
         None => raw,
     };
     // A list or map past its limit, refused by its bounded reader at the first entry past it.
-    if let Some((entry, message)) = crate::schema::limits::past_limit(&message) {
+    if let Some((entry, message)) = crate::schema::bounded::past_limit(&message) {
         path.push(entry);
         let (line, column) = locate(src, &path);
         return Err(Problem {
@@ -433,7 +383,7 @@ fn integer_range(src: &str, path: &[Seg], message: &str) -> Option<String> {
 
 /// Whether `text` is an integer as written: digits, after an optional `-`. serde_json reads
 /// one too large for 64 bits as a float, which is how such a number is recognised.
-pub(crate) fn is_integer_text(text: &str) -> bool {
+pub fn is_integer_text(text: &str) -> bool {
     let digits = text.strip_prefix('-').unwrap_or(text);
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }

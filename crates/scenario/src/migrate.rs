@@ -9,8 +9,9 @@
 
 use crate::error::{Problem, ScenarioError};
 use crate::format::{self, CURRENT, KNOBS};
-use crate::load::{load_str, without_bom};
-use crate::vary::Json;
+use crate::json::without_bom;
+use crate::json::Json;
+use crate::validate::load_str;
 
 /// A migrated scenario.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -47,14 +47,14 @@ pub struct Scenario {
     #[serde(deserialize_with = "unique_keys::nodes")]
     pub nodes: indexmap::IndexMap<String, NodeSpec>,
     /// Faults at true times or at protocol points (at most 10,000).
-    #[serde(default, deserialize_with = "limits::faults")]
-    #[schemars(length(max = "crate::validate::MAX_FAULTS"))]
+    #[serde(default, deserialize_with = "bounded::faults")]
+    #[schemars(length(max = "crate::limits::MAX_FAULTS"))]
     pub faults: Vec<FaultSpec>,
     /// Handling times of messages (Coulouris's Tprocess; default none: every message is
     /// handled the instant it arrives). The first rule that matches a message's receiver and
     /// kind gives its handling time. At most 10,000 rules.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = "crate::validate::MAX_RULES"))]
+    #[schemars(length(max = "crate::limits::MAX_RULES"))]
     pub processing: Vec<ProcessingSpec>,
     /// A random fault generator drawn from the seed (its own stream).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,7 +62,7 @@ pub struct Scenario {
     /// Invariants to check (names as in docs/design.md, "Invariants"; at most 100 entries). Absent or empty: the
     /// names in `expect` and `expect_rate`, else every invariant the file's roles can apply to.
     #[serde(default)]
-    #[schemars(length(max = "crate::validate::MAX_CHECKS"))]
+    #[schemars(length(max = "crate::limits::MAX_CHECKS"))]
     pub check: Vec<String>,
     /// Parameters of the liveness checks.
     #[serde(default)]
@@ -238,12 +238,12 @@ pub struct NetworkSpec {
     pub fifo: Option<bool>,
     /// Per-link overrides (directed; at most 10,000).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = "crate::validate::MAX_RULES"))]
+    #[schemars(length(max = "crate::limits::MAX_RULES"))]
     pub links: Vec<LinkSpec>,
     /// Per-kind rules: delay, drop or duplicate only the messages of one kind on a link
     /// (default none; at most 10,000). The first rule that matches a message applies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = "crate::validate::MAX_RULES"))]
+    #[schemars(length(max = "crate::limits::MAX_RULES"))]
     pub messages: Vec<MessageRuleSpec>,
 }
 
@@ -342,7 +342,7 @@ pub enum NodeSet {
     /// One node.
     One(String),
     /// A group of nodes (at most 10,000, the node limit).
-    Group(#[schemars(length(max = "crate::validate::MAX_NODES"))] Vec<String>),
+    Group(#[schemars(length(max = "crate::limits::MAX_NODES"))] Vec<String>),
 }
 
 impl NodeSet {
@@ -483,8 +483,8 @@ pub struct FaultSpec {
     /// of at most 10,000 names, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(
-        length(max = "crate::validate::MAX_NODES"),
-        inner(length(max = "crate::validate::MAX_NODES"))
+        length(max = "crate::limits::MAX_NODES"),
+        inner(length(max = "crate::limits::MAX_NODES"))
     )]
     pub partition: Option<Vec<Vec<String>>>,
     /// Cut one direction of a link, or every link from one group to another (one way).
@@ -492,7 +492,7 @@ pub struct FaultSpec {
     pub block: Option<BlockSpec>,
     /// Cut these links both ways (pairs of node names; at most 10,000 pairs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = "crate::validate::MAX_RULES"))]
+    #[schemars(length(max = "crate::limits::MAX_RULES"))]
     pub cut: Option<Vec<[String; 2]>>,
     /// Remove every partition, block and cut (`"heal": true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -503,8 +503,8 @@ pub struct FaultSpec {
     /// of the file, node for node and in the same order. Limits as `partition`'s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(
-        length(max = "crate::validate::MAX_NODES"),
-        inner(length(max = "crate::validate::MAX_NODES"))
+        length(max = "crate::limits::MAX_NODES"),
+        inner(length(max = "crate::limits::MAX_NODES"))
     )]
     pub heal_partition: Option<Vec<Vec<String>>>,
     /// Step this node's wall clock by `by`.
@@ -540,7 +540,7 @@ pub struct RangeSpec {
 pub struct NemesisSpec {
     /// Nodes it may target (default: every node; at most 10,000, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = "crate::validate::MAX_NODES"))]
+    #[schemars(length(max = "crate::limits::MAX_NODES"))]
     pub targets: Option<Vec<String>>,
     /// Mean gap between faults (exponential).
     pub mean_interval: Dur,
@@ -552,7 +552,7 @@ pub struct NemesisSpec {
     pub end: Option<Dur>,
     /// At most this many faults (default 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = "crate::validate::MAX_FAULTS"))]
+    #[schemars(range(min = 1, max = "crate::limits::MAX_FAULTS"))]
     pub max_faults: Option<u32>,
     /// Pauses of this length.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -591,14 +591,14 @@ mod unique_keys {
     }
 
     /// Reads the `nodes` object like [`index_map`], stopping at the first key past
-    /// [`crate::validate::MAX_NODES`] (each key is at least one node): a file of millions of
+    /// [`crate::limits::MAX_NODES`] (each key is at least one node): a file of millions of
     /// nodes is refused when the limit is passed, not after it is all held in memory.
     pub fn nodes<'de, D, V>(d: D) -> Result<indexmap::IndexMap<String, V>, D::Error>
     where
         D: Deserializer<'de>,
         V: Deserialize<'de>,
     {
-        d.deserialize_map(Unique(crate::validate::MAX_NODES, PhantomData))
+        d.deserialize_map(Unique(crate::limits::MAX_NODES, PhantomData))
     }
 
     /// An object with unique keys, at most `.0` of them.
@@ -618,7 +618,7 @@ mod unique_keys {
                     )));
                 }
                 if out.len() == self.0 {
-                    return Err(A::Error::custom(super::limits::past_node_limit(&key)));
+                    return Err(A::Error::custom(super::bounded::past_node_limit(&key)));
                 }
                 let value = map.next_value()?;
                 out.insert(key, value);
@@ -640,10 +640,10 @@ mod unique_keys {
 /// Lists and maps with a limit on their length, read by visitors that stop at the first entry
 /// past it, so a 190 MB file of faults is never held whole in memory (which would abort the
 /// process) before validation counts them. The visitor's error names the entry past the limit;
-/// [`limits::past_limit`] turns it into the path and words `load.rs` reports.
-pub(crate) mod limits {
+/// [`bounded::past_limit`] turns it into the path and words `load.rs` reports.
+pub mod bounded {
+    use crate::limits::{MAX_FAULTS, MAX_NODES};
     use crate::locate::Seg;
-    use crate::validate::{MAX_FAULTS, MAX_NODES};
     use serde::de::{Deserialize, Deserializer, Error, IgnoredAny, SeqAccess, Visitor};
     use std::fmt;
 
@@ -659,7 +659,7 @@ pub(crate) mod limits {
 
     /// The step to add to the error's path (serde names the list or map, not the entry) and
     /// the message, when `message` is a limit visitor's.
-    pub(crate) fn past_limit(message: &str) -> Option<(Seg, String)> {
+    pub fn past_limit(message: &str) -> Option<(Seg, String)> {
         if message == FAULTS {
             return Some((
                 Seg::Index(MAX_FAULTS),
@@ -676,7 +676,7 @@ pub(crate) mod limits {
     /// Whether `src` is JSON whose `faults` and `nodes` are within their limits (their entries
     /// skipped unread, in constant memory): checked before a `--set` edit holds the whole file
     /// as a JSON tree, which a file of millions of faults does not fit in.
-    pub(crate) fn readable(src: &str) -> bool {
+    pub fn readable(src: &str) -> bool {
         #[derive(serde::Deserialize)]
         struct Lists {
             #[serde(default, rename = "faults", deserialize_with = "faults")]

@@ -17,6 +17,7 @@
 //! other problem (unknown fields, numbers out of range, ...) is left to the typed parse.
 
 use crate::error::Problem;
+use crate::limits::MAX_LIST;
 use crate::locate::{locate, render, Seg};
 use schemars::schema::{InstanceType, RootSchema, Schema, SchemaObject, SingleOrVec};
 use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -24,20 +25,10 @@ use std::cell::RefCell;
 use std::fmt;
 use std::sync::OnceLock;
 
-/// Most entries of a list of the format whose schema states no `maxItems` (every list states
-/// one, `every_list_has_a_limit...` checks it; this bounds any added later).
-pub const MAX_LIST: usize = 10_000;
-
 /// The scenario format's schema, generated once.
 fn scenario_schema() -> &'static RootSchema {
     static SCHEMA: OnceLock<RootSchema> = OnceLock::new();
     SCHEMA.get_or_init(crate::root_schema::<crate::schema::Scenario>)
-}
-
-/// The comparison manifest format's schema, generated once.
-fn manifest_schema() -> &'static RootSchema {
-    static SCHEMA: OnceLock<RootSchema> = OnceLock::new();
-    SCHEMA.get_or_init(crate::root_schema::<crate::compare::Manifest>)
 }
 
 /// The first shape problem of the scenario text `src` (a JSON object), located; `None` when
@@ -46,14 +37,10 @@ pub fn check(src: &str) -> Option<Problem> {
     check_with(scenario_schema(), src)
 }
 
-/// The first shape problem of the comparison manifest text `src` (a JSON object), located, by
-/// the manifest format's schema (`designs` past [`crate::compare::MAX_DESIGNS`], a list where
-/// an object goes); `None` when there is none or the text is not JSON.
-pub fn check_manifest(src: &str) -> Option<Problem> {
-    check_with(manifest_schema(), src)
-}
-
-fn check_with(root: &'static RootSchema, src: &str) -> Option<Problem> {
+/// The first shape problem of the JSON text `src` by the schema `root` (a scenario's, or
+/// another format's built with [`crate::root_schema`]), located; `None` when there is none or
+/// the text is not JSON.
+pub fn check_with(root: &'static RootSchema, src: &str) -> Option<Problem> {
     let found = RefCell::new(None);
     let walk = Walk {
         root,
@@ -421,6 +408,10 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
         self.scalar(InstanceType::Null, "null")
     }
 
+    /// A list: its entries checked against the candidate schemas, one at a time.
+    ///
+    /// Long because a list's limit, its fixed size and each element's candidate schemas are checked
+    /// in one streaming pass over its entries.
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let cands = match &self.cands {
             Some(c) if !c.is_empty() => c.clone(),
@@ -668,7 +659,7 @@ mod tests {
     /// refused before it is held whole.
     #[test]
     fn every_list_has_a_limit_that_bites_at_its_first_entry_past_it() {
-        use crate::validate::{MAX_NODES, MAX_RULES};
+        use crate::limits::{MAX_NODES, MAX_RULES};
         let rules = vec!["{\"time\": \"1ms\"}"; MAX_RULES + 5].join(",\n");
         let p = check(&file(&format!(", \"processing\": [\n{rules}]"))).unwrap();
         assert_eq!(p.path, format!("processing[{MAX_RULES}]"));
@@ -816,11 +807,7 @@ mod tests {
             }
         }
         let published: serde_json::Value = serde_json::from_str(&crate::json_schema()).unwrap();
-        for schema in [
-            published,
-            serde_json::to_value(manifest_schema()).unwrap(),
-            serde_json::to_value(scenario_schema()).unwrap(),
-        ] {
+        for schema in [published, serde_json::to_value(scenario_schema()).unwrap()] {
             let mut out = Vec::new();
             nulls(&schema, "", &mut out);
             assert!(out.is_empty(), "null admitted at {out:?}");

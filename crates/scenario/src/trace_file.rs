@@ -8,8 +8,8 @@
 
 use crate::error::ScenarioError;
 use crate::execute::{Event, TraceHeader};
-use crate::load::load_str;
 use crate::plan::Plan;
+use crate::validate::load_str;
 use splitbrain_engine::TRACE_FORMAT;
 use std::io::Read;
 
@@ -78,7 +78,7 @@ pub enum TraceFileError {
 
 /// [`TraceFileError::NotATraceButInput`] if `text` is a whole scenario or comparison manifest.
 fn input_file(text: &str) -> Option<TraceFileError> {
-    let v: serde_json::Value = serde_json::from_str(crate::load::without_bom(text)).ok()?;
+    let v: serde_json::Value = serde_json::from_str(crate::json::without_bom(text)).ok()?;
     if v.get("splitbrain").is_some() {
         Some(TraceFileError::NotATraceButInput {
             what: "a scenario file",

@@ -1,31 +1,20 @@
 //! Semantic validation: references, ranges, limits. Collects every problem, each located.
 
 use crate::checker::{k, Checker, NodeCheck};
-use crate::error::{did_you_mean, Problem};
+use crate::error::{did_you_mean, Problem, ScenarioError};
 use crate::locate::Seg;
 use crate::plan::{Plan, PlannedNode};
 use crate::roles::worker::LockKind;
 use crate::roster::Roster;
-use crate::schema::{DelaySpec, NodeSet, NodeSpec, Scenario};
+use crate::schema::{DelaySpec, FaultSpec, NodeSet, NodeSpec, Scenario};
 use splitbrain_engine::SimDuration;
 use splitbrain_protocols::{MESSAGE_KINDS, OBSERVATION_KINDS};
 use std::collections::BTreeMap;
+use std::path::Path;
 
-pub use crate::checker::MAX_DURATION;
-
-/// Most nodes in one scenario.
-pub const MAX_NODES: usize = 10_000;
-/// Most faults listed in one scenario.
-pub const MAX_FAULTS: usize = 10_000;
-/// Most entries of each list of rules: `processing`, `network.links`, `network.messages`, and
-/// the pairs of a fault's `cut`.
-pub const MAX_RULES: usize = 10_000;
-/// Most entries of `check` (each names one invariant; there are far fewer).
-pub const MAX_CHECKS: usize = 100;
-/// Slowest drift accepted, ppm: a clock at 0.1x true rate.
-pub const MIN_DRIFT_PPM: i64 = -900_000;
-/// Fastest drift accepted, ppm: a clock at 3x true rate (published analyses use 2x).
-pub const MAX_DRIFT_PPM: i64 = 2_000_000;
+use crate::limits::{
+    MAX_DRIFT_PPM, MAX_DURATION, MAX_FAULTS, MAX_NAME_LEN, MAX_NODES, MIN_DRIFT_PPM,
+};
 
 /// Checks a delay distribution's parameters.
 fn check_delay(c: &mut Checker, path: Vec<Seg>, d: &DelaySpec) {
@@ -67,13 +56,10 @@ fn ticked(names: &[&str]) -> String {
         .join(", ")
 }
 
-/// Longest scenario name, in characters.
-pub const MAX_NAME_LEN: usize = 100;
-
 /// Why `name` cannot name a scenario, if it cannot. `report` makes file names of it
 /// (`reports/<name>.md`), so it must be one plain file name: a name like `../x` would write
 /// outside the report folder, an empty one a hidden `.md`.
-pub(crate) fn bad_scenario_name(name: &str) -> Option<String> {
+pub fn bad_scenario_name(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("the scenario name cannot be empty".into());
     }
@@ -95,9 +81,62 @@ pub(crate) fn bad_scenario_name(name: &str) -> Option<String> {
     None
 }
 
+/// Reads and validates the scenario at `path`.
+pub fn load_file(path: &Path) -> Result<Plan, ScenarioError> {
+    let file = path.display().to_string();
+    let src = crate::load::read_scenario(path)?;
+    load_str(&file, &src)
+}
+
+/// Parses and validates scenario text; `file` names it in errors.
+pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
+    let src = crate::json::without_bom(src);
+    let scenario = crate::load::parse(file, src)?;
+    validate(scenario, src).map_err(|problems| ScenarioError::Invalid {
+        file: file.to_string(),
+        problems,
+    })
+}
+
 /// Validates a parsed scenario against its source text (for locations).
 pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     let mut c = Checker::new(src);
+    check_top(&mut c, &scenario);
+    check_params_and_chart(&mut c, &scenario);
+    let (nodes, roster) = expand_nodes(&mut c, &scenario);
+    if nodes.is_empty() && c.problems.is_empty() {
+        c.err(vec![k("nodes")], "a scenario needs at least one node");
+    }
+    if !c.problems.is_empty() {
+        // Without a sound node list every reference check would only echo the problem.
+        c.problems.sort_by_key(|p| (p.line, p.column));
+        return Err(c.problems);
+    }
+    let duration = scenario.duration.0;
+    let duration_ok = duration > SimDuration::ZERO && duration <= MAX_DURATION;
+    check_node_params(&mut c, &scenario, &roster);
+    check_network(&mut c, &scenario, &roster);
+    check_faults(&mut c, &scenario, &nodes, &roster, duration_ok);
+    check_nemesis(&mut c, &scenario, &nodes, &roster);
+    check_invariants(&mut c, &scenario);
+    check_rates(&mut c, &scenario);
+    nothing_to_check(&mut c, &scenario);
+    fencing_behind_redis(&mut c, &scenario, &nodes);
+
+    if c.problems.is_empty() {
+        Ok(Plan {
+            scenario,
+            nodes,
+            roster,
+        })
+    } else {
+        c.problems.sort_by_key(|p| (p.line, p.column));
+        Err(c.problems)
+    }
+}
+
+/// The file's version, name, duration and event bound: what the run as a whole is.
+fn check_top(c: &mut Checker<'_>, scenario: &Scenario) {
     if crate::format::version(scenario.splitbrain).is_none() {
         c.err(
             vec![k("splitbrain")],
@@ -130,6 +169,12 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
              the default 5,000,000)",
         );
     }
+}
+
+/// `check_params` (the invariants' windows), the bound on queued events, and the chart's
+/// window.
+fn check_params_and_chart(c: &mut Checker<'_>, scenario: &Scenario) {
+    let duration = scenario.duration.0;
     // A window of 0 s is refused: it would make every instant a client waits with nobody
     // holding the lock a violation. `settle` 0 s stays allowed: it claims the
     // last fault disturbed no leadership (a follower restarted, a partition healed that did
@@ -186,7 +231,11 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             );
         }
     }
+}
 
+/// The file's nodes, each `count` expanded to its names (`client-1`, ...), with the roster of
+/// names to ids.
+fn expand_nodes(c: &mut Checker<'_>, scenario: &Scenario) -> (Vec<PlannedNode>, Roster) {
     // Expand nodes. Every name the file declares counts toward the limit, repeated or not, and
     // the first one past it ends the expansion with one error: the work stays within the limit
     // whatever the file's length.
@@ -236,21 +285,15 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             });
         }
     }
-    if nodes.is_empty() && c.problems.is_empty() {
-        c.err(vec![k("nodes")], "a scenario needs at least one node");
-    }
-    if !c.problems.is_empty() {
-        // Without a sound node list every reference check would only echo the problem.
-        c.problems.sort_by_key(|p| (p.line, p.column));
-        return Err(c.problems);
-    }
-    let duration_ok = duration > SimDuration::ZERO && duration <= MAX_DURATION;
+    (nodes, roster)
+}
 
+/// Each node's own parameters (its role checks them) and its clock's drift.
+fn check_node_params(c: &mut Checker<'_>, scenario: &Scenario, roster: &Roster) {
     // Per-node parameters and references.
     for (key, spec) in &scenario.nodes {
         let p = |f: &str| vec![k("nodes"), k(key), k(f)];
-        spec.role()
-            .validate(&mut NodeCheck::new(&mut c, &roster, key));
+        spec.role().validate(&mut NodeCheck::new(c, roster, key));
         let clock = spec.role().clock();
         if !(MIN_DRIFT_PPM..=MAX_DRIFT_PPM).contains(&clock.drift_ppm) {
             c.err(
@@ -262,11 +305,15 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             );
         }
     }
+}
 
+/// The network's delays and losses, its per-link and per-message rules, and the handling
+/// times (`processing`).
+fn check_network(c: &mut Checker<'_>, scenario: &Scenario, roster: &Roster) {
     // Network.
     let net = &scenario.network;
     if let Some(d) = &net.delay {
-        check_delay(&mut c, vec![k("network"), k("delay")], d);
+        check_delay(c, vec![k("network"), k("delay")], d);
     }
     c.probability(vec![k("network"), k("loss")], net.loss);
     c.probability(vec![k("network"), k("duplicate")], net.duplicate);
@@ -275,30 +322,30 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             vec![k("network"), k("spike"), k("probability")],
             Some(s.probability),
         );
-        check_delay(&mut c, vec![k("network"), k("spike"), k("delay")], &s.delay);
+        check_delay(c, vec![k("network"), k("spike"), k("delay")], &s.delay);
     }
     for (i, l) in net.links.iter().enumerate() {
         let p = |f: &str| vec![k("network"), k("links"), Seg::Index(i), k(f)];
-        c.node_ref(&roster, p("from"), &l.from, &[]);
-        c.node_ref(&roster, p("to"), &l.to, &[]);
+        c.node_ref(roster, p("from"), &l.from, &[]);
+        c.node_ref(roster, p("to"), &l.to, &[]);
         c.probability(p("loss"), l.loss);
         if let Some(d) = &l.delay {
-            check_delay(&mut c, p("delay"), d);
+            check_delay(c, p("delay"), d);
         }
     }
 
     for (i, m) in net.messages.iter().enumerate() {
         let p = |f: &str| vec![k("network"), k("messages"), Seg::Index(i), k(f)];
-        check_message_kind(&mut c, p("kind"), &m.kind);
+        check_message_kind(c, p("kind"), &m.kind);
         for (field, n) in [("from", &m.from), ("to", &m.to)] {
             if let Some(n) = n {
-                c.node_ref(&roster, p(field), n, &[]);
+                c.node_ref(roster, p(field), n, &[]);
             }
         }
         c.probability(p("drop"), m.drop);
         c.probability(p("duplicate"), m.duplicate);
         match &m.delay {
-            Some(d) => check_delay(&mut c, p("delay"), d),
+            Some(d) => check_delay(c, p("delay"), d),
             None if m.drop.is_none() && m.duplicate.is_none() => c.err(
                 vec![k("network"), k("messages"), Seg::Index(i)],
                 "a message rule needs `delay`, `drop` or `duplicate`",
@@ -310,13 +357,13 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     for (i, r) in scenario.processing.iter().enumerate() {
         let p = |f: &str| vec![k("processing"), Seg::Index(i), k(f)];
         if let Some(kind) = &r.kind {
-            check_message_kind(&mut c, p("kind"), kind);
+            check_message_kind(c, p("kind"), kind);
         }
         match &r.node {
-            Some(NodeSet::One(n)) => c.node_ref(&roster, p("node"), n, &[]),
+            Some(NodeSet::One(n)) => c.node_ref(roster, p("node"), n, &[]),
             Some(NodeSet::Group(g)) => {
                 for (j, n) in g.iter().enumerate() {
-                    c.node_ref(&roster, [p("node"), vec![Seg::Index(j)]].concat(), n, &[]);
+                    c.node_ref(roster, [p("node"), vec![Seg::Index(j)]].concat(), n, &[]);
                 }
             }
             None => {}
@@ -325,7 +372,16 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             c.err(p("time"), "a handling time longer than 24 h");
         }
     }
+}
 
+/// The listed faults: their number, then each fault's time, action and targets.
+fn check_faults(
+    c: &mut Checker<'_>,
+    scenario: &Scenario,
+    nodes: &[PlannedNode],
+    roster: &Roster,
+    duration_ok: bool,
+) {
     // Faults.
     if scenario.faults.len() > MAX_FAULTS {
         c.err(
@@ -343,230 +399,282 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         BTreeMap::new()
     };
     for (i, f) in scenario.faults.iter().enumerate() {
-        let p = |field: &str| vec![k("faults"), Seg::Index(i), k(field)];
-        let here = vec![k("faults"), Seg::Index(i)];
-        match (&f.at, &f.when) {
-            (None, None) => c.err(
-                here.clone(),
-                "a fault needs `at` (a true time) or `when` (a protocol point)",
-            ),
-            (Some(_), Some(_)) => c.err(p("when"), "give either `at` or `when`, not both"),
-            (Some(at), None) => {
-                if duration_ok && at.0 >= duration {
-                    c.err(
-                        p("at"),
-                        format!(
-                            "fault at {} is not before the end of the run ({duration}): it would never apply",
-                            at.0
-                        ),
-                    );
-                }
-                if f.after.is_some() {
-                    c.err(
-                        p("after"),
-                        "`after` goes with `when`; with `at`, put the delay into `at`",
-                    );
-                }
+        check_fault_time(c, scenario, roster, &spec_of, (i, f), duration_ok);
+        check_fault_action(c, roster, i, f);
+        check_fault_partition(c, scenario, roster, i, f);
+        check_fault_links(c, roster, i, f);
+    }
+}
+
+/// When fault `i` applies: `at` a true time before the end, or `when` a node observes a kind
+/// it can observe (`spec_of`: the node specs by name), with `after` inside the run.
+///
+/// Long because `at` and `when` each have several rules, each with its own message.
+fn check_fault_time(
+    c: &mut Checker<'_>,
+    scenario: &Scenario,
+    roster: &Roster,
+    spec_of: &BTreeMap<&str, &NodeSpec>,
+    (i, f): (usize, &FaultSpec),
+    duration_ok: bool,
+) {
+    let duration = scenario.duration.0;
+    let p = |field: &str| vec![k("faults"), Seg::Index(i), k(field)];
+    let here = vec![k("faults"), Seg::Index(i)];
+    match (&f.at, &f.when) {
+        (None, None) => c.err(
+            here.clone(),
+            "a fault needs `at` (a true time) or `when` (a protocol point)",
+        ),
+        (Some(_), Some(_)) => c.err(p("when"), "give either `at` or `when`, not both"),
+        (Some(at), None) => {
+            if duration_ok && at.0 >= duration {
+                c.err(
+                    p("at"),
+                    format!(
+                        "fault at {} is not before the end of the run ({duration}): it would never apply",
+                        at.0
+                    ),
+                );
             }
-            (None, Some(w)) => {
-                c.node_ref(&roster, [p("when"), vec![k("node")]].concat(), &w.node, &[]);
-                if !OBSERVATION_KINDS.contains(&w.observed.as_str()) {
-                    let hint = did_you_mean(&w.observed, OBSERVATION_KINDS.iter().copied())
-                        .map(|s| format!("; did you mean `{s}`?"))
-                        .unwrap_or_default();
+            if f.after.is_some() {
+                c.err(
+                    p("after"),
+                    "`after` goes with `when`; with `at`, put the delay into `at`",
+                );
+            }
+        }
+        (None, Some(w)) => {
+            c.node_ref(roster, [p("when"), vec![k("node")]].concat(), &w.node, &[]);
+            if !OBSERVATION_KINDS.contains(&w.observed.as_str()) {
+                let hint = did_you_mean(&w.observed, OBSERVATION_KINDS.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                c.err(
+                    [p("when"), vec![k("observed")]].concat(),
+                    format!(
+                        "unknown observation kind `{}`, expected one of {}{hint}",
+                        w.observed,
+                        ticked(OBSERVATION_KINDS)
+                    ),
+                );
+            } else if let Some(spec) = spec_of.get(w.node.as_str()) {
+                // A trigger its node can never observe would never fire: the fault would
+                // silently not happen.
+                let mine = spec.role().observations();
+                if !mine.contains(&w.observed.as_str()) {
+                    let role = spec.role_name();
+                    let can = if mine.is_empty() {
+                        format!("a {role} observes nothing, so no `when` can name it")
+                    } else {
+                        format!("a {role} observes one of {}", ticked(mine))
+                    };
                     c.err(
                         [p("when"), vec![k("observed")]].concat(),
                         format!(
-                            "unknown observation kind `{}`, expected one of {}{hint}",
-                            w.observed,
-                            ticked(OBSERVATION_KINDS)
+                            "node `{}` never observes `{}`, so this fault would never \
+                             happen: {can}",
+                            w.node, w.observed
                         ),
                     );
-                } else if let Some(spec) = spec_of.get(w.node.as_str()) {
-                    // A trigger its node can never observe would never fire: the fault would
-                    // silently not happen.
-                    let mine = spec.role().observations();
-                    if !mine.contains(&w.observed.as_str()) {
-                        let role = spec.role_name();
-                        let can = if mine.is_empty() {
-                            format!("a {role} observes nothing, so no `when` can name it")
-                        } else {
-                            format!("a {role} observes one of {}", ticked(mine))
-                        };
-                        c.err(
-                            [p("when"), vec![k("observed")]].concat(),
-                            format!(
-                                "node `{}` never observes `{}`, so this fault would never \
-                                 happen: {can}",
-                                w.node, w.observed
-                            ),
-                        );
-                    }
-                }
-                if w.nth == 0 {
-                    c.err(
-                        [p("when"), vec![k("nth")]].concat(),
-                        "nth counts from 1 (the first occurrence)",
-                    );
-                }
-                if f.after.is_some_and(|a| a.0 > duration) {
-                    c.err(p("after"), "`after` is longer than the run");
                 }
             }
-        }
-        let actions: Vec<&str> = [
-            ("crash", f.crash.is_some()),
-            ("restart", f.restart.is_some()),
-            ("pause", f.pause.is_some()),
-            ("partition", f.partition.is_some()),
-            ("block", f.block.is_some()),
-            ("cut", f.cut.is_some()),
-            ("heal", f.heal.is_some()),
-            ("heal_partition", f.heal_partition.is_some()),
-            ("clock_step", f.clock_step.is_some()),
-            ("drift", f.drift.is_some()),
-            ("loss", f.loss.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(n, set)| set.then_some(n))
-        .collect();
-        match actions.len() {
-            0 => c.err(here.clone(), "a fault needs one action: crash, restart, pause, partition, block, cut, heal, heal_partition, clock_step, drift or loss"),
-            1 => {}
-            _ => c.err(p(actions[1]), format!("a fault has exactly one action, found {}", actions.join(" and "))),
-        }
-        for (field, v) in [
-            ("crash", &f.crash),
-            ("restart", &f.restart),
-            ("pause", &f.pause),
-            ("clock_step", &f.clock_step),
-            ("drift", &f.drift),
-        ] {
-            if let Some(n) = v {
-                c.node_ref(&roster, p(field), n, &[]);
-            }
-        }
-        match (&f.pause, f.for_) {
-            (Some(_), None) => c.err(p("pause"), "a pause needs `for`, its length (e.g. \"15s\")"),
-            (Some(_), Some(d)) => c.positive(p("for"), Some(d), "pause length"),
-            (None, Some(_)) => c.err(p("for"), "`for` goes with `pause`"),
-            _ => {}
-        }
-        match (&f.clock_step, f.by) {
-            (Some(_), None) => c.err(p("clock_step"), "a clock step needs `by` (e.g. \"+20s\")"),
-            (Some(_), Some(by)) if by.0.unsigned_abs() > MAX_DURATION.as_nanos() => {
-                c.err(p("by"), "clock step larger than 24 h")
-            }
-            (None, Some(_)) => c.err(p("by"), "`by` goes with `clock_step`"),
-            _ => {}
-        }
-        match (&f.drift, f.ppm) {
-            (Some(_), None) => c.err(p("drift"), "a drift change needs `ppm`"),
-            (Some(_), Some(ppm)) if !(MIN_DRIFT_PPM..=MAX_DRIFT_PPM).contains(&ppm) => c.err(
-                p("ppm"),
-                format!("ppm must be within {MIN_DRIFT_PPM}..={MAX_DRIFT_PPM} (a clock rate of 0.1x to 3x)"),
-            ),
-            (None, Some(_)) => c.err(p("ppm"), "`ppm` goes with `drift`"),
-            _ => {}
-        }
-        if f.heal == Some(false) {
-            c.err(p("heal"), "write `\"heal\": true` (false does nothing)");
-        }
-        c.probability(p("loss"), f.loss);
-        for (field, groups) in [
-            ("partition", &f.partition),
-            ("heal_partition", &f.heal_partition),
-        ] {
-            let Some(groups) = groups else { continue };
-            if groups.len() < 2 {
-                c.err(p(field), "a partition needs at least two groups");
-            }
-            let mut seen = BTreeMap::new();
-            for (g, group) in groups.iter().enumerate() {
-                if group.is_empty() {
-                    c.err(
-                        [p(field), vec![Seg::Index(g)]].concat(),
-                        "a partition group cannot be empty",
-                    );
-                }
-                for (j, n) in group.iter().enumerate() {
-                    let path = [p(field), vec![Seg::Index(g), Seg::Index(j)]].concat();
-                    c.node_ref(&roster, path.clone(), n, &[]);
-                    if seen.insert(n.clone(), g).is_some() {
-                        c.err(path, format!("node `{n}` is in two groups"));
-                    }
-                }
-            }
-        }
-        if let Some(groups) = &f.heal_partition {
-            // The engine removes the partition with exactly these groups (in this order); one
-            // that matches no partition of the file would do nothing while narrated as healed.
-            if !scenario
-                .faults
-                .iter()
-                .any(|o| o.partition.as_ref() == Some(groups))
-            {
+            if w.nth == 0 {
                 c.err(
-                    p("heal_partition"),
-                    "heal_partition must repeat the groups of a `partition` fault of this file, \
-                     node for node and in the same order (it heals only that partition; \
-                     `\"heal\": true` heals every rule)",
+                    [p("when"), vec![k("nth")]].concat(),
+                    "nth counts from 1 (the first occurrence)",
                 );
             }
-        }
-        if let Some(b) = &f.block {
-            for (side, set) in [("from", &b.from), ("to", &b.to)] {
-                let at = |j: usize| match set {
-                    NodeSet::One(_) => [p("block"), vec![k(side)]].concat(),
-                    NodeSet::Group(_) => [p("block"), vec![k(side), Seg::Index(j)]].concat(),
-                };
-                if set.names().is_empty() {
-                    c.err(
-                        [p("block"), vec![k(side)]].concat(),
-                        "a block side needs at least one node",
-                    );
-                }
-                for (j, n) in set.names().iter().enumerate() {
-                    c.node_ref(&roster, at(j), n, &[]);
-                }
-            }
-            if let Some(n) = b.from.names().iter().find(|n| b.to.names().contains(n)) {
-                c.err(
-                    p("block"),
-                    format!("a node's link to itself (`{n}`) cannot be blocked"),
-                );
-            }
-        }
-        if let Some(links) = &f.cut {
-            if links.is_empty() {
-                c.err(
-                    p("cut"),
-                    "`cut` needs at least one link, e.g. [[\"a\", \"b\"]]",
-                );
-            }
-            for (j, [a, b]) in links.iter().enumerate() {
-                if a == b {
-                    c.err(
-                        [p("cut"), vec![Seg::Index(j)]].concat(),
-                        format!("a node's link to itself (`{a}`) cannot be cut"),
-                    );
-                }
-                c.node_ref(
-                    &roster,
-                    [p("cut"), vec![Seg::Index(j), Seg::Index(0)]].concat(),
-                    a,
-                    &[],
-                );
-                c.node_ref(
-                    &roster,
-                    [p("cut"), vec![Seg::Index(j), Seg::Index(1)]].concat(),
-                    b,
-                    &[],
-                );
+            if f.after.is_some_and(|a| a.0 > duration) {
+                c.err(p("after"), "`after` is longer than the run");
             }
         }
     }
+}
 
+/// Fault `i` has exactly one action, its nodes exist, and its action's parameters (`for`,
+/// `by`, `ppm`, `loss`) go with it.
+fn check_fault_action(c: &mut Checker<'_>, roster: &Roster, i: usize, f: &FaultSpec) {
+    let p = |field: &str| vec![k("faults"), Seg::Index(i), k(field)];
+    let here = vec![k("faults"), Seg::Index(i)];
+    let actions: Vec<&str> = [
+        ("crash", f.crash.is_some()),
+        ("restart", f.restart.is_some()),
+        ("pause", f.pause.is_some()),
+        ("partition", f.partition.is_some()),
+        ("block", f.block.is_some()),
+        ("cut", f.cut.is_some()),
+        ("heal", f.heal.is_some()),
+        ("heal_partition", f.heal_partition.is_some()),
+        ("clock_step", f.clock_step.is_some()),
+        ("drift", f.drift.is_some()),
+        ("loss", f.loss.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(n, set)| set.then_some(n))
+    .collect();
+    match actions.len() {
+        0 => c.err(here.clone(), "a fault needs one action: crash, restart, pause, partition, block, cut, heal, heal_partition, clock_step, drift or loss"),
+        1 => {}
+        _ => c.err(p(actions[1]), format!("a fault has exactly one action, found {}", actions.join(" and "))),
+    }
+    for (field, v) in [
+        ("crash", &f.crash),
+        ("restart", &f.restart),
+        ("pause", &f.pause),
+        ("clock_step", &f.clock_step),
+        ("drift", &f.drift),
+    ] {
+        if let Some(n) = v {
+            c.node_ref(roster, p(field), n, &[]);
+        }
+    }
+    match (&f.pause, f.for_) {
+        (Some(_), None) => c.err(p("pause"), "a pause needs `for`, its length (e.g. \"15s\")"),
+        (Some(_), Some(d)) => c.positive(p("for"), Some(d), "pause length"),
+        (None, Some(_)) => c.err(p("for"), "`for` goes with `pause`"),
+        _ => {}
+    }
+    match (&f.clock_step, f.by) {
+        (Some(_), None) => c.err(p("clock_step"), "a clock step needs `by` (e.g. \"+20s\")"),
+        (Some(_), Some(by)) if by.0.unsigned_abs() > MAX_DURATION.as_nanos() => {
+            c.err(p("by"), "clock step larger than 24 h")
+        }
+        (None, Some(_)) => c.err(p("by"), "`by` goes with `clock_step`"),
+        _ => {}
+    }
+    match (&f.drift, f.ppm) {
+        (Some(_), None) => c.err(p("drift"), "a drift change needs `ppm`"),
+        (Some(_), Some(ppm)) if !(MIN_DRIFT_PPM..=MAX_DRIFT_PPM).contains(&ppm) => c.err(
+            p("ppm"),
+            format!(
+                "ppm must be within {MIN_DRIFT_PPM}..={MAX_DRIFT_PPM} (a clock rate of 0.1x to 3x)"
+            ),
+        ),
+        (None, Some(_)) => c.err(p("ppm"), "`ppm` goes with `drift`"),
+        _ => {}
+    }
+    if f.heal == Some(false) {
+        c.err(p("heal"), "write `\"heal\": true` (false does nothing)");
+    }
+    c.probability(p("loss"), f.loss);
+}
+
+/// The groups of fault `i`'s `partition` or `heal_partition`, and a heal's partition among the
+/// file's faults.
+fn check_fault_partition(
+    c: &mut Checker<'_>,
+    scenario: &Scenario,
+    roster: &Roster,
+    i: usize,
+    f: &FaultSpec,
+) {
+    let p = |field: &str| vec![k("faults"), Seg::Index(i), k(field)];
+    for (field, groups) in [
+        ("partition", &f.partition),
+        ("heal_partition", &f.heal_partition),
+    ] {
+        let Some(groups) = groups else { continue };
+        if groups.len() < 2 {
+            c.err(p(field), "a partition needs at least two groups");
+        }
+        let mut seen = BTreeMap::new();
+        for (g, group) in groups.iter().enumerate() {
+            if group.is_empty() {
+                c.err(
+                    [p(field), vec![Seg::Index(g)]].concat(),
+                    "a partition group cannot be empty",
+                );
+            }
+            for (j, n) in group.iter().enumerate() {
+                let path = [p(field), vec![Seg::Index(g), Seg::Index(j)]].concat();
+                c.node_ref(roster, path.clone(), n, &[]);
+                if seen.insert(n.clone(), g).is_some() {
+                    c.err(path, format!("node `{n}` is in two groups"));
+                }
+            }
+        }
+    }
+    if let Some(groups) = &f.heal_partition {
+        // The engine removes the partition with exactly these groups (in this order); one
+        // that matches no partition of the file would do nothing while narrated as healed.
+        if !scenario
+            .faults
+            .iter()
+            .any(|o| o.partition.as_ref() == Some(groups))
+        {
+            c.err(
+                p("heal_partition"),
+                "heal_partition must repeat the groups of a `partition` fault of this file, \
+                 node for node and in the same order (it heals only that partition; \
+                 `\"heal\": true` heals every rule)",
+            );
+        }
+    }
+}
+
+/// The sides of fault `i`'s `block` and the links of its `cut`.
+fn check_fault_links(c: &mut Checker<'_>, roster: &Roster, i: usize, f: &FaultSpec) {
+    let p = |field: &str| vec![k("faults"), Seg::Index(i), k(field)];
+    if let Some(b) = &f.block {
+        for (side, set) in [("from", &b.from), ("to", &b.to)] {
+            let at = |j: usize| match set {
+                NodeSet::One(_) => [p("block"), vec![k(side)]].concat(),
+                NodeSet::Group(_) => [p("block"), vec![k(side), Seg::Index(j)]].concat(),
+            };
+            if set.names().is_empty() {
+                c.err(
+                    [p("block"), vec![k(side)]].concat(),
+                    "a block side needs at least one node",
+                );
+            }
+            for (j, n) in set.names().iter().enumerate() {
+                c.node_ref(roster, at(j), n, &[]);
+            }
+        }
+        if let Some(n) = b.from.names().iter().find(|n| b.to.names().contains(n)) {
+            c.err(
+                p("block"),
+                format!("a node's link to itself (`{n}`) cannot be blocked"),
+            );
+        }
+    }
+    if let Some(links) = &f.cut {
+        if links.is_empty() {
+            c.err(
+                p("cut"),
+                "`cut` needs at least one link, e.g. [[\"a\", \"b\"]]",
+            );
+        }
+        for (j, [a, b]) in links.iter().enumerate() {
+            if a == b {
+                c.err(
+                    [p("cut"), vec![Seg::Index(j)]].concat(),
+                    format!("a node's link to itself (`{a}`) cannot be cut"),
+                );
+            }
+            c.node_ref(
+                roster,
+                [p("cut"), vec![Seg::Index(j), Seg::Index(0)]].concat(),
+                a,
+                &[],
+            );
+            c.node_ref(
+                roster,
+                [p("cut"), vec![Seg::Index(j), Seg::Index(1)]].concat(),
+                b,
+                &[],
+            );
+        }
+    }
+}
+
+/// The nemesis's rate, bounds, targets and fault kinds (`nodes`: every node, the default
+/// targets).
+///
+/// Long because each nemesis field has its own rule and message.
+fn check_nemesis(c: &mut Checker<'_>, scenario: &Scenario, nodes: &[PlannedNode], roster: &Roster) {
+    let duration = scenario.duration.0;
     if let Some(n) = &scenario.nemesis {
         let p = |f: &str| vec![k("nemesis"), k(f)];
         c.positive(p("mean_interval"), Some(n.mean_interval), "mean_interval");
@@ -598,7 +706,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         let targets: &[String] = n.targets.as_deref().unwrap_or(&[]);
         for (j, t) in targets.iter().enumerate() {
             let path = [p("targets"), vec![Seg::Index(j)]].concat();
-            c.node_ref(&roster, path.clone(), t, &[]);
+            c.node_ref(roster, path.clone(), t, &[]);
             if targets[..j].contains(t) {
                 c.err(path, format!("target `{t}` is listed twice"));
             }
@@ -656,25 +764,31 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             }
         }
     }
+}
 
-    // Invariants and expectations.
-    let known: Vec<&str> = splitbrain_check::Invariant::NAMES.to_vec();
-    let check_inv = |c: &mut Checker, path: Vec<Seg>, name: &str| {
-        if !known.contains(&name) {
-            let hint = did_you_mean(name, known.iter().copied())
-                .map(|s| format!(" (did you mean `{s}`?)"))
-                .unwrap_or_default();
-            c.err(
-                path,
-                format!(
-                    "unknown invariant `{name}`{hint}; known: {}",
-                    known.join(", ")
-                ),
-            );
-        }
-    };
+/// An invariant name in `check`, `expect` or `expect_rate` that is not one.
+fn check_invariant_name(c: &mut Checker<'_>, path: Vec<Seg>, name: &str) {
+    let known = splitbrain_check::Invariant::NAMES;
+    if !known.contains(&name) {
+        let hint = did_you_mean(name, known.iter().copied())
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+        c.err(
+            path,
+            format!(
+                "unknown invariant `{name}`{hint}; known: {}",
+                known.join(", ")
+            ),
+        );
+    }
+}
+
+/// The invariants of `check` (each once) and of `expect` (each also in `check`, when it
+/// lists any).
+fn check_invariants(c: &mut Checker<'_>, scenario: &Scenario) {
+    let known = splitbrain_check::Invariant::NAMES;
     for (i, name) in scenario.check.iter().enumerate() {
-        check_inv(&mut c, vec![k("check"), Seg::Index(i)], name);
+        check_invariant_name(c, vec![k("check"), Seg::Index(i)], name);
         // Twice was checked and printed twice, and counted twice in `check` DIR's tallies.
         if let Some(j) = scenario.check[..i].iter().position(|n| n == name) {
             c.err(
@@ -684,7 +798,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
         }
     }
     for name in scenario.expect.keys() {
-        check_inv(&mut c, vec![k("expect"), k(name)], name);
+        check_invariant_name(c, vec![k("expect"), k(name)], name);
         if !scenario.check.is_empty()
             && !scenario.check.contains(name)
             && known.contains(&name.as_str())
@@ -695,10 +809,15 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             );
         }
     }
+}
 
+/// `expect_rate`: each invariant's bounds, between 0 and 1 and in order, and `rate_seeds`
+/// only beside it.
+fn check_rates(c: &mut Checker<'_>, scenario: &Scenario) {
+    let known = splitbrain_check::Invariant::NAMES;
     for (name, rate) in &scenario.expect_rate {
         let here = vec![k("expect_rate"), k(name)];
-        check_inv(&mut c, here.clone(), name);
+        check_invariant_name(c, here.clone(), name);
         if !known.contains(&name.as_str()) {
             continue;
         }
@@ -748,22 +867,9 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
                 "`rate_seeds` goes with `expect_rate` (the seeds `check` sweeps to judge it)",
             );
         }
-        if let Err(e) = seeds.parse::<crate::sweep::SeedRange>() {
+        if let Err(e) = seeds.parse::<crate::seeds::SeedRange>() {
             c.err(vec![k("rate_seeds")], e);
         }
-    }
-    nothing_to_check(&mut c, &scenario);
-    fencing_behind_redis(&mut c, &scenario, &nodes);
-
-    if c.problems.is_empty() {
-        Ok(Plan {
-            scenario,
-            nodes,
-            roster,
-        })
-    } else {
-        c.problems.sort_by_key(|p| (p.line, p.column));
-        Err(c.problems)
     }
 }
 
@@ -830,7 +936,7 @@ fn nothing_to_check(c: &mut Checker, scenario: &Scenario) {
     if !scenario.check.is_empty()
         || !scenario.expect.is_empty()
         || !scenario.expect_rate.is_empty()
-        || !crate::execute::applicable_invariants(scenario).is_empty()
+        || !crate::applies::applicable_invariants(scenario).is_empty()
     {
         return;
     }
@@ -855,7 +961,7 @@ fn nothing_to_check(c: &mut Checker, scenario: &Scenario) {
 mod tests {
     use super::MAX_NODES;
     use crate::error::{Problem, ScenarioError};
-    use crate::load::load_str;
+    use crate::validate::load_str;
 
     /// The problems of a scenario with these node declarations (`"name": {node}`).
     fn problems(nodes: &[String]) -> Vec<Problem> {

@@ -77,8 +77,8 @@ pub struct HowOften {
 pub const MAX_HOW_OFTEN: u64 = 10_000;
 
 /// The per-invariant rows of `sweep`'s table for `lines` (the same columns and formats).
-fn rate_rows(lines: &[splitbrain_scenario::sweep::SeedLine]) -> Vec<String> {
-    use splitbrain_scenario::sweep::{invariant_stats, pct_or_na};
+fn rate_rows(lines: &[splitbrain_lab::sweep::SeedLine]) -> Vec<String> {
+    use splitbrain_lab::sweep::{invariant_stats, pct_or_na};
     let pct = |x: f64| format!("{:.2}%", x * 100.0);
     let refs: Vec<&_> = lines.iter().collect();
     invariant_stats(&refs, 0)
@@ -168,7 +168,7 @@ pub fn answer(request: &str) -> String {
         }
         let mut lines = Vec::with_capacity(h.count as usize);
         for seed in from..=from + (h.count - 1) {
-            match splitbrain_scenario::sweep::run_seed(&plan, seed, None, false) {
+            match splitbrain_lab::sweep::run_seed(&plan, seed, None, false) {
                 Ok(l) => lines.push(l),
                 Err(e) => return error_answer(1, e.to_string()),
             }

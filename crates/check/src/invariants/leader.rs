@@ -4,11 +4,12 @@
 //! crash. A paused node keeps believing: it cannot notice the pause.
 
 use super::{end_evidence, join_names, names, tidy};
+use crate::evidence::Evidence;
 use crate::run::{Role, RunRecord};
 use crate::timeline::{
     describe_faults, leader_beliefs, obs_evidence, overlaps, Belief, End, Liveness,
 };
-use crate::verdict::{Evidence, Verdict, Violation};
+use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeSet;

@@ -8,11 +8,11 @@ pub mod raft;
 pub mod writes;
 
 use crate::clocks::WallClocks;
+use crate::evidence::Evidence;
 use crate::run::RunRecord;
 use crate::spec::Invariant;
 use crate::timeline::{fault_evidence, obs_evidence, End};
 use crate::truth::{Fact, Hold, Spans, Truth};
-use crate::verdict::Evidence;
 use splitbrain_engine::{NodeId, SimTime};
 use std::cell::OnceCell;
 use std::collections::BTreeSet;

@@ -1,11 +1,12 @@
 //! `lock_progress`: liveness of the lock service.
 
 use super::{names, Shared};
+use crate::evidence::{Evidence, Source};
 use crate::run::{Role, RunRecord};
 use crate::timeline::{
     describe_faults, for_each_belief, obs_evidence, overlaps, Change, Liveness, Overlap,
 };
-use crate::verdict::{Evidence, Source, Verdict, Violation};
+use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};

@@ -2,12 +2,13 @@
 //! `exactly_once_effects`.
 
 use super::{names, tidy};
+use crate::evidence::Evidence;
 use crate::run::RunRecord;
 use crate::sent::SentUnder;
 use crate::sent::Start;
 use crate::timeline::{describe_faults, obs_evidence};
 use crate::truth::servers_of;
-use crate::verdict::{Evidence, Verdict, Violation};
+use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};

@@ -18,9 +18,9 @@ pub(crate) mod redis_keys;
 pub(crate) mod replication;
 
 use crate::clocks::WallClocks;
+use crate::evidence::{Evidence, Source};
 use crate::run::{Role, RunRecord};
 use crate::timeline::{fault_evidence, fmt_wall, obs_evidence};
-use crate::verdict::{Evidence, Source};
 use splitbrain_engine::{NodeId, SimTime, WallTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};

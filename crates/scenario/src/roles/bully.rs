@@ -16,7 +16,7 @@ use splitbrain_protocols::Node;
 pub struct BullySpec {
     /// Expand into `count` nodes named `<name>1..<name>count` (default: one node).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = "crate::validate::MAX_NODES"))]
+    #[schemars(range(min = 1, max = "crate::limits::MAX_NODES"))]
     pub count: Option<u32>,
     /// Clocks.
     #[serde(default)]

@@ -33,7 +33,7 @@ pub enum LeaderLockKind {
 pub struct LeaseLeaderSpec {
     /// Expand into `count` nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = "crate::validate::MAX_NODES"))]
+    #[schemars(range(min = 1, max = "crate::limits::MAX_NODES"))]
     pub count: Option<u32>,
     /// Clocks.
     #[serde(default)]
@@ -47,7 +47,7 @@ pub struct LeaseLeaderSpec {
     /// The Raft lock service's replicas (with `lock: "raft"`), in the order the client tries
     /// them (at most 10,000, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = "crate::validate::MAX_NODES"))]
+    #[schemars(length(max = "crate::limits::MAX_NODES"))]
     pub replicas: Option<Vec<String>>,
     /// Lease name, or the Raft lock key (default "leader").
     #[serde(default, skip_serializing_if = "Option::is_none")]

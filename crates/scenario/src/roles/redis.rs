@@ -58,7 +58,7 @@ impl ReplicationDelaySpec {
 pub struct RedisSpec {
     /// Expand into `count` nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = "crate::validate::MAX_NODES"))]
+    #[schemars(range(min = 1, max = "crate::limits::MAX_NODES"))]
     pub count: Option<u32>,
     /// Clocks.
     #[serde(default)]

@@ -165,7 +165,7 @@ pub enum RedlockModeSpec {
 pub struct WorkerSpec {
     /// Expand into `count` nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = "crate::validate::MAX_NODES"))]
+    #[schemars(range(min = 1, max = "crate::limits::MAX_NODES"))]
     pub count: Option<u32>,
     /// Clocks.
     #[serde(default)]
@@ -245,7 +245,7 @@ pub struct WorkerSpec {
     pub watchdog: Option<bool>,
     /// redlock: the instances (node names; at most 10,000, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = "crate::validate::MAX_NODES"))]
+    #[schemars(length(max = "crate::limits::MAX_NODES"))]
     pub instances: Option<Vec<String>>,
     /// redlock: per-instance reply timeout (default 50 ms); redis and lease: reply timeout
     /// (default 500 ms); raft: wait before trying the next replica (default 200 ms).
@@ -309,7 +309,7 @@ pub struct WorkerSpec {
     /// raft, etcd_mutex: the replicas of the Raft lock service (node names), tried in this
     /// order (at most 10,000, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = "crate::validate::MAX_NODES"))]
+    #[schemars(length(max = "crate::limits::MAX_NODES"))]
     pub replicas: Option<Vec<String>>,
     /// etcd_mutex: after waiting, `Lock` reads its own key and fails with
     /// `ErrSessionExpired` if it is gone (etcd v3.5.0 on, the fix of etcd issue #11456;

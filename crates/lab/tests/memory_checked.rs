@@ -4,8 +4,8 @@
 //! nothing else allocates meanwhile): the figures are the same on every machine.
 
 use peak_alloc::PeakAlloc;
+use splitbrain_lab::vary::{plan_with, Setting};
 use splitbrain_protocols::Obs;
-use splitbrain_scenario::vary::{plan_with, Setting};
 use splitbrain_scenario::{execute_keeping, Keep};
 
 #[global_allocator]

@@ -13,9 +13,9 @@
 use peak_alloc::PeakAlloc;
 use splitbrain_check::{check, RunRecord};
 use splitbrain_engine::SimTime;
+use splitbrain_lab::vary::{plan_with, Setting};
 use splitbrain_scenario::build::{build, clock_of};
 use splitbrain_scenario::check_spec;
-use splitbrain_scenario::vary::{plan_with, Setting};
 
 #[global_allocator]
 static HEAP: PeakAlloc = PeakAlloc;

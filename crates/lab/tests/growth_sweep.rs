@@ -8,8 +8,9 @@
 //! CLI's sweep of lesson 12 peaked at 31 MB for 10,000 seeds and 237 MB for 100,000).
 
 use peak_alloc::PeakAlloc;
-use splitbrain_scenario::sweep::{run_jobs_streaming, seeds_iter, Job, SeedRange, StatsTally};
-use splitbrain_scenario::vary::plan_with;
+use splitbrain_lab::sweep::{run_jobs_streaming, Job, StatsTally};
+use splitbrain_lab::vary::plan_with;
+use splitbrain_scenario::seeds::{seeds_iter, SeedRange};
 
 #[global_allocator]
 static HEAP: PeakAlloc = PeakAlloc;

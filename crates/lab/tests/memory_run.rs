@@ -11,9 +11,9 @@
 
 use peak_alloc::PeakAlloc;
 use splitbrain_engine::{Observed, SimTime};
+use splitbrain_lab::vary::{plan_with, Setting};
 use splitbrain_protocols::Obs;
 use splitbrain_scenario::build::build;
-use splitbrain_scenario::vary::{plan_with, Setting};
 
 #[global_allocator]
 static HEAP: PeakAlloc = PeakAlloc;

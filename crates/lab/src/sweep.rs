@@ -5,180 +5,20 @@
 //! The results of a sweep do not depend on how many threads ran it: every run is a pure
 //! function of (scenario, seed), and results are collected by position, never by completion.
 
-use crate::execute::{execute_keeping, Keep};
-use crate::plan::Plan;
-use crate::schema::{RateExpectation, Scenario};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use splitbrain_check::{Outcome, Verdict};
 use splitbrain_engine::Recorder;
+use splitbrain_scenario::execute::fnv1a;
+use splitbrain_scenario::execute::{execute_keeping, Keep};
+use splitbrain_scenario::plan::Plan;
+use splitbrain_scenario::schema::{RateExpectation, Scenario};
+use splitbrain_scenario::seeds::{SeedRange, Shard};
 use std::collections::BTreeMap;
 use std::fmt;
 
 /// Version of the sweep results format.
 pub const SWEEP_FORMAT: u32 = 1;
-
-/// Most seeds one seed range may hold (`--seeds`, `rate_seeds`): `0..18446744073709551615`
-/// must be an error, not a sweep that never ends (`check`'s `rate_seeds` sweep also holds a
-/// result per seed; `sweep` streams them). Ten million runs are hours of work at a few
-/// thousand runs a second.
-pub const MAX_SEEDS: u64 = 10_000_000;
-
-/// A seed range `start..=last`, both included (an end excluded could not reach seed
-/// 18446744073709551615, which `run --seed` accepts). Written `A..B` (B excluded) when the
-/// last seed is below `u64::MAX`, else `A..=B`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SeedRange {
-    /// First seed.
-    pub start: u64,
-    /// Last seed (included), `>= start`.
-    pub last: u64,
-}
-
-impl SeedRange {
-    /// How many seeds the range holds (at most [`MAX_SEEDS`] when parsed; a hand-built
-    /// `0..=u64::MAX` would saturate).
-    pub fn len(&self) -> u64 {
-        (self.last - self.start).saturating_add(1)
-    }
-
-    /// A range always holds a seed (`last >= start`), so never empty; for clippy's
-    /// `len_without_is_empty`.
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
-    /// Whether `seed` is in the range.
-    pub fn contains(&self, seed: u64) -> bool {
-        self.start <= seed && seed <= self.last
-    }
-
-    /// The seeds, ascending.
-    pub fn seeds(&self) -> std::ops::RangeInclusive<u64> {
-        self.start..=self.last
-    }
-}
-
-impl std::str::FromStr for SeedRange {
-    type Err = String;
-    /// `A..B` (B excluded), `A..=B`, or one seed `A`.
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || {
-            format!(
-                "expected a seed range like 0..10000 (end excluded), 0..=9999 (end included) or \
-                 one seed, found `{s}`"
-            )
-        };
-        let num = |x: &str| {
-            let x = x.trim();
-            x.parse::<u64>().map_err(|_| {
-                if !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()) {
-                    format!(
-                        "a seed is an integer in 0..={}, found {x} in `{s}`",
-                        u64::MAX
-                    )
-                } else {
-                    bad()
-                }
-            })
-        };
-        // Spaces are not trimmed (`" 0..3"`): refused like any other malformed range.
-        if s.chars().any(char::is_whitespace) {
-            let bare: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-            return Err(format!(
-                "a seed range has no spaces: write `{bare}`, found `{s}`"
-            ));
-        }
-        let empty = || format!("the seed range `{s}` is empty");
-        let (start, last) = if let Some((a, b)) = s.split_once("..=") {
-            (num(a)?, num(b)?)
-        } else if let Some((a, b)) = s.split_once("..") {
-            (num(a)?, num(b)?.checked_sub(1).ok_or_else(empty)?)
-        } else {
-            let a = num(s)?;
-            (a, a)
-        };
-        if start > last {
-            return Err(empty());
-        }
-        // u128: `0..=18446744073709551615` holds 2^64 seeds.
-        let len = u128::from(last - start) + 1;
-        if len > u128::from(MAX_SEEDS) {
-            return Err(format!(
-                "the seed range `{s}` holds {len} seeds: at most {MAX_SEEDS} in one range"
-            ));
-        }
-        Ok(SeedRange { start, last })
-    }
-}
-
-impl fmt::Display for SeedRange {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.last.checked_add(1) {
-            Some(end) => write!(f, "{}..{}", self.start, end),
-            None => write!(f, "{}..={}", self.start, self.last),
-        }
-    }
-}
-
-/// The `k`-th of `n` interleaved slices of a seed range: seeds with `(seed - start) % n == k`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// Which slice, `0..n`.
-    pub k: u64,
-    /// How many slices.
-    pub n: u64,
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("expected a shard like 0/4 (K/N with 0 <= K < N), found `{s}`");
-        let (k, n) = s.split_once('/').ok_or_else(bad)?;
-        let k: u64 = k.trim().parse().map_err(|_| bad())?;
-        let n: u64 = n.trim().parse().map_err(|_| bad())?;
-        if n == 0 || k >= n {
-            return Err(bad());
-        }
-        Ok(Shard { k, n })
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.k, self.n)
-    }
-}
-
-/// The seeds of `range` in `shard` (all of them without one), ascending.
-pub fn seeds_of(range: SeedRange, shard: Option<Shard>) -> Vec<u64> {
-    let Shard { k, n } = shard.unwrap_or(Shard { k: 0, n: 1 });
-    range
-        .seeds()
-        .filter(|s| (s - range.start) % n == k)
-        .collect()
-}
-
-/// How many seeds of `range` are in `shard` (all of them without one), without listing them.
-pub fn seed_count(range: SeedRange, shard: Option<Shard>) -> u64 {
-    let Shard { k, n } = shard.unwrap_or(Shard { k: 0, n: 1 });
-    // `last - start` is the range's length less one; never overflows.
-    let span = range.last - range.start;
-    if k > span {
-        0
-    } else {
-        (span - k) / n + 1
-    }
-}
-
-/// The seeds of `range` in `shard` (all of them without one), ascending, one at a time: the
-/// same seeds as [`seeds_of`] without a list as long as the range.
-pub fn seeds_iter(range: SeedRange, shard: Option<Shard>) -> impl Iterator<Item = u64> {
-    let Shard { k, n } = shard.unwrap_or(Shard { k: 0, n: 1 });
-    let count = seed_count(range, shard);
-    // `start + k + i * n` for i < count is at most `last`: no overflow.
-    (0..count).map(move |i| range.start + k + i * n)
-}
 
 /// Key metrics of one run, for the results file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -429,16 +269,6 @@ pub struct SweepHeader {
     pub trace_hashes: bool,
 }
 
-/// FNV-1a 64 of `bytes`.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
 /// The content hash of a scenario (its compact JSON).
 pub fn scenario_hash(s: &Scenario) -> String {
     let json = serde_json::to_string(s).expect("a scenario serialises");
@@ -527,6 +357,9 @@ pub struct Results {
 }
 
 /// Parses a results file.
+///
+/// Long because the header, each line's shape and each line's invariant names are checked in one
+/// pass, every error located at its line.
 pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
     let bad = |line: usize, reason: String| ResultsError::Malformed {
         file: file.to_string(),
@@ -538,7 +371,7 @@ pub fn parse_results(file: &str, text: &str) -> Result<Results, ResultsError> {
         .next()
         .ok_or_else(|| bad(1, "empty file: not a sweep results file".into()))?;
     // serde_json ends its message with " at line 1 column C", the line within the line.
-    let reason = |e: serde_json::Error| crate::error::json_line_reason(&e);
+    let reason = |e: serde_json::Error| splitbrain_scenario::error::json_line_reason(&e);
     let raw: serde_json::Value = serde_json::from_str(first).map_err(|e| {
         // A whole JSON document (a scenario given to merge) is no damaged line: say what it is.
         match serde_json::from_str::<serde_json::Value>(text) {
@@ -639,7 +472,7 @@ fn invariant_names_ok(line: &SeedLine, names: &[String]) -> Result<(), String> {
     }
     let known = |n: &str| Invariant::NAMES.contains(&n);
     let unknown = |n: &str| {
-        let hint = crate::error::did_you_mean(n, Invariant::NAMES.iter().copied())
+        let hint = splitbrain_scenario::error::did_you_mean(n, Invariant::NAMES.iter().copied())
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_default();
         format!(
@@ -674,6 +507,9 @@ fn invariant_names_ok(line: &SeedLine, names: &[String]) -> Result<(), String> {
 /// Merges the shards of one sweep into exactly the file one unsharded sweep writes. Every
 /// shard `K/N` must be present once, all with the same N, scenario, seed range, `--vary`
 /// and version; every seed must be present once.
+///
+/// Long because each rule of a merge (one N, one header, every shard once, every seed once) has its
+/// own error.
 pub fn merge_results(files: &[(String, String)]) -> Result<String, ResultsError> {
     if files.is_empty() {
         return Err(ResultsError::Mismatch("nothing to merge".into()));
@@ -978,22 +814,6 @@ impl fmt::Display for RateJudgement {
     }
 }
 
-/// The seeds `check` sweeps to judge `expect_rate` when the file names none.
-pub const DEFAULT_RATE_SEEDS: SeedRange = SeedRange {
-    start: 0,
-    last: 999,
-};
-
-/// The seeds `check` sweeps for `scenario`'s `expect_rate`: its `rate_seeds` (validated) or
-/// [`DEFAULT_RATE_SEEDS`].
-pub fn rate_seeds(scenario: &Scenario) -> SeedRange {
-    scenario
-        .rate_seeds
-        .as_deref()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_RATE_SEEDS)
-}
-
 /// Judges the scenario's `expect_rate` over `lines` (one `--vary` value), in name order. An
 /// expectation fails when the 95% Wilson interval of the violation rate over the decided runs
 /// ([`violation_rate`]) lies wholly above `violated_at_most` (its lower bound is above it) or
@@ -1112,6 +932,7 @@ impl StatsTally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use splitbrain_scenario::seeds::seeds_iter;
 
     #[test]
     fn a_damaged_results_line_names_its_file_line_and_column_once() {
@@ -1136,51 +957,6 @@ mod tests {
             "s05.json: line 1: a scenario file, not a sweep results file (`splitbrain sweep \
              FILE --out r.jsonl` writes one)"
         );
-    }
-
-    #[test]
-    fn ranges_and_shards_parse_and_slice() {
-        let r: SeedRange = "10..20".parse().unwrap();
-        assert_eq!((r.start, r.last), (10, 19));
-        assert_eq!("0..=9".parse::<SeedRange>().unwrap().last, 9);
-        assert_eq!(
-            "7".parse::<SeedRange>().unwrap(),
-            SeedRange { start: 7, last: 7 }
-        );
-        assert!("5..5".parse::<SeedRange>().is_err());
-        assert!("a..b".parse::<SeedRange>().is_err());
-        // A bound past u64 is said as such, not as a malformed range.
-        assert_eq!(
-            "0..18446744073709551616".parse::<SeedRange>().unwrap_err(),
-            "a seed is an integer in 0..=18446744073709551615, found 18446744073709551616 in \
-             `0..18446744073709551616`"
-        );
-        // The largest seed can be swept, as `run --seed` takes it (not "a range can reach at
-        // most seed 18446744073709551614").
-        let top: SeedRange = "18446744073709551610..=18446744073709551615"
-            .parse()
-            .unwrap();
-        assert_eq!(top.len(), 6);
-        assert_eq!(
-            top.to_string(),
-            "18446744073709551610..=18446744073709551615"
-        );
-        assert_eq!(top.to_string().parse::<SeedRange>().unwrap(), top);
-        let max: SeedRange = "18446744073709551615".parse().unwrap();
-        assert_eq!(seeds_of(max, None), vec![u64::MAX]);
-        assert_eq!(r.to_string(), "10..20");
-        assert!("0..=18446744073709551615"
-            .parse::<SeedRange>()
-            .unwrap_err()
-            .contains("holds 18446744073709551616 seeds"));
-        assert!("3/3".parse::<Shard>().is_err());
-        assert!("0/0".parse::<Shard>().is_err());
-        let s: Shard = "1/3".parse().unwrap();
-        assert_eq!(seeds_of(r, Some(s)), vec![11, 14, 17]);
-        let all: Vec<u64> = (0..3)
-            .flat_map(|k| seeds_of(r, Some(Shard { k, n: 3 })))
-            .collect();
-        assert_eq!(all.len(), 10);
     }
 
     fn line(seed: u64, outcome: Outcome) -> SeedLine {

@@ -8,8 +8,14 @@
 //! unit wide (integers: 1, durations: 1 ns) or the step budget is spent. Every evaluation runs
 //! the same seeds, so the search is deterministic: the same arguments give the same steps.
 
-use crate::duration::{format_ns, parse_duration_ns};
-use crate::vary::{Json, VaryError};
+use crate::sweep::{run_jobs_streaming, Job, STREAM_CHUNK};
+use crate::vary::{plan_with, Setting, VaryError};
+use splitbrain_check::Outcome;
+use splitbrain_scenario::duration::{format_ns, parse_duration_ns};
+use splitbrain_scenario::json::Json;
+use splitbrain_scenario::seeds::{seeds_iter, SeedRange};
+use splitbrain_scenario::Plan;
+use std::collections::BTreeMap;
 
 /// A value of the searched parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,11 +72,11 @@ impl Search {
     /// (`name=1..9` set the scenario's name to "1", "5", "9" and bisected a rate that never
     /// moves). A path the file does not set yet is left to the scenario's validation.
     pub fn check_numeric(&self, src: &str) -> Result<(), VaryError> {
-        let kind = match crate::vary::value_at(src, &self.path) {
+        let kind = match splitbrain_scenario::json::value_at(src, &self.path) {
             None | Some(Json::Number(_)) => return Ok(()),
             Some(Json::String(s))
                 if parse_duration_ns(&s).is_ok()
-                    || crate::duration::parse_signed_ns(&s).is_ok() =>
+                    || splitbrain_scenario::duration::parse_signed_ns(&s).is_ok() =>
             {
                 return Ok(())
             }
@@ -122,7 +128,7 @@ impl std::str::FromStr for Search {
             parse_duration_ns(t).ok().map(Num::Duration)
         };
         // A duration beside a bare integer is integer ns, as `--set`/`--vary` read it.
-        if let Some([a, b]) = crate::duration::durations_ns(&[lo, hi]).as_deref() {
+        if let Some([a, b]) = splitbrain_scenario::duration::durations_ns(&[lo, hi]).as_deref() {
             if a >= b {
                 return Err(syntax("LO must be below HI"));
             }
@@ -237,6 +243,100 @@ pub fn bisect(
     Ok(Threshold {
         probes,
         bracket: Some((lo, hi)),
+    })
+}
+
+/// The invariant a threshold search measures: `asked` (`--invariant`) when the file checks
+/// it, else the file's one checked invariant. The error is the sentence to show; `file`
+/// names the file in it.
+pub fn pick_invariant(base: &Plan, asked: Option<&str>, file: &str) -> Result<String, String> {
+    let checked: Vec<String> = splitbrain_scenario::check_spec(&base.scenario)
+        .invariants
+        .iter()
+        .map(|i| i.name().to_string())
+        .collect();
+    match (asked, checked.as_slice()) {
+        (Some(n), _) if checked.iter().any(|c| c == n) => Ok(n.to_string()),
+        (Some(n), _) => Err(format!(
+            "--invariant {n} is not checked by {file} (it checks {})",
+            checked.join(", ")
+        )),
+        (None, [one]) => Ok(one.clone()),
+        (None, _) => Err(format!(
+            "{file} checks several invariants ({}): name one with --invariant",
+            checked.join(", ")
+        )),
+    }
+}
+
+/// How the runs of one probe value ended for the measured invariant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProbeCounts {
+    /// Runs that violated it.
+    pub violated: u64,
+    /// Runs that decided it (violated or held).
+    pub runs: u64,
+    /// Runs that could not decide it.
+    pub inconclusive: u64,
+}
+
+/// The probe runs that hit a bound, over a whole search: how many, and the first one's value,
+/// seed and message. A bound makes the search exit 3, as any sweep that hits one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProbeBounds {
+    /// Probe runs that hit a bound.
+    pub count: u64,
+    /// The first: (value, seed, message).
+    pub first: Option<(String, u64, String)>,
+}
+
+/// Runs the scenario text `src` of `file` with `path` set to `value` over `seeds` on
+/// `threads` threads and counts how `invariant` ended, as the runs end (memory does not grow
+/// with the seeds); runs that hit a bound are added to `bounds`. The error is the sentence
+/// to show (the value's file does not validate, or a run failed).
+pub fn measure_probe(
+    (file, src): (&str, &str),
+    (path, value): (&str, &str),
+    invariant: &str,
+    (seeds, threads): (SeedRange, usize),
+    bounds: &mut ProbeBounds,
+) -> Result<ProbeCounts, String> {
+    let set = [Setting {
+        path: path.to_string(),
+        value: value.to_string(),
+    }];
+    let plan = plan_with(file, src, &set).map_err(|e| e.to_string())?;
+    let jobs = seeds_iter(seeds, None).map(|seed| Job { plan: 0, seed });
+    let mut counts = BTreeMap::<Outcome, u64>::new();
+    run_jobs_streaming(
+        std::slice::from_ref(&plan),
+        &[value.to_string()],
+        jobs,
+        threads,
+        false,
+        &|_| {},
+        STREAM_CHUNK,
+        |_, line| {
+            if let Some(o) = line.outcomes.get(invariant) {
+                *counts.entry(*o).or_default() += 1;
+            }
+            if let Some(msg) = &line.bound {
+                bounds.count += 1;
+                bounds
+                    .first
+                    .get_or_insert_with(|| (value.to_string(), line.seed, msg.clone()));
+            }
+            Ok(())
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    // Over the runs that decided, as every rate (`violation_rate`).
+    let count = |o: Outcome| counts.get(&o).copied().unwrap_or(0);
+    let violated = count(Outcome::Violated);
+    Ok(ProbeCounts {
+        violated,
+        runs: violated + count(Outcome::Holds),
+        inconclusive: count(Outcome::Inconclusive),
     })
 }
 

@@ -18,11 +18,12 @@
 //! what `splitbrain sweep FILE --seeds A..B` prints for that file, and the report is the same
 //! bytes for any thread count.
 
-use crate::load::load_str;
-use crate::plan::Plan;
-use crate::sweep::{invariant_stats, run_jobs, InvariantStats, Job, SeedLine, SeedRange};
+use crate::sweep::{invariant_stats, run_jobs, InvariantStats, Job, SeedLine};
 use crate::vary::{vary_plans, Vary};
 use splitbrain_check::Outcome;
+use splitbrain_scenario::load_str;
+use splitbrain_scenario::plan::Plan;
+use splitbrain_scenario::seeds::SeedRange;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -79,7 +80,7 @@ pub enum CoverageError {
     },
     /// A scenario file does not validate.
     #[error(transparent)]
-    Invalid(#[from] crate::ScenarioError),
+    Invalid(#[from] splitbrain_scenario::ScenarioError),
     /// A `.fix` file is not one `PATH=VALUE` edit that validates.
     #[error("{path}: {reason}")]
     Fix {
@@ -115,12 +116,12 @@ pub fn load_designs(dir: &Path) -> Result<Vec<Design>, CoverageError> {
         names.sort();
         for n in names {
             let path = sub.join(&n);
-            let src = crate::load::read_scenario(&path)?;
+            let src = splitbrain_scenario::read_scenario(&path)?;
             let file = path.display().to_string();
             let plan = load_str(&file, &src)?;
             let fix_path = path.with_extension("fix");
             let fix = if kind == DesignKind::Planted && fix_path.is_file() {
-                let text = crate::load::check_regular(&fix_path)
+                let text = splitbrain_scenario::load::check_regular(&fix_path)
                     .and_then(|()| std::fs::read_to_string(&fix_path))
                     .map_err(|e| io(&fix_path, e))?;
                 let bad = |reason: String| CoverageError::Fix {
@@ -346,12 +347,23 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
         .iter()
         .filter(|r| r.design.kind != DesignKind::Safe)
         .collect();
-    let verdict = |r: &DesignResult| match (r.design.kind, r.passes()) {
+    render_false_alarms(&mut o, &safe);
+    render_planted(&mut o, &planted);
+    render_designs(&mut o, results);
+    o
+}
+
+/// A design's verdict cell: `ok`, `**FAIL**`, or inert (shown, not judged).
+fn verdict(r: &DesignResult) -> &'static str {
+    match (r.design.kind, r.passes()) {
         (DesignKind::Inert, _) => "inert (see its notes)",
         (_, true) => "ok",
         (_, false) => "**FAIL**",
-    };
+    }
+}
 
+/// The false-alarm table: each safe design's invariants, a violation of any a false alarm.
+fn render_false_alarms(o: &mut String, safe: &[&DesignResult]) {
     let _ = writeln!(o, "## False alarms: safe designs\n");
     let _ = writeln!(
         o,
@@ -364,7 +376,7 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
         "| design | invariant | violated | rate | 95% CI | vacuous | verdict |"
     );
     let _ = writeln!(o, "|---|---|---:|---:|---|---:|---|");
-    for r in &safe {
+    for r in safe {
         for s in &r.stats {
             let _ = writeln!(
                 o,
@@ -380,7 +392,11 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
             );
         }
     }
+}
 
+/// The planted-bug tables: each variant's catch rate beside its fixed twin's, then each
+/// checked invariant's detection rate.
+fn render_planted(o: &mut String, planted: &[&DesignResult]) {
     let _ = writeln!(
         o,
         "\n## Planted bugs: detection rate per variant and invariant\n"
@@ -400,7 +416,7 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
     );
     let _ = writeln!(o, "| variant | caught | 95% CI | with the fix | verdict |");
     let _ = writeln!(o, "|---|---:|---|---|---|");
-    for r in &planted {
+    for r in planted {
         // The fix's edit is in the design's notes below: a long `path=value` cannot wrap.
         let fix = match &r.twin {
             Some((_, caught)) => format!("{caught}/{}", r.runs),
@@ -422,7 +438,7 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
         "\n### Detection rate per variant and invariant\n\n\
          | variant | invariant | violated | rate | 95% CI |\n|---|---|---:|---:|---|"
     );
-    for r in &planted {
+    for r in planted {
         for s in &r.stats {
             let _ = writeln!(
                 o,
@@ -436,7 +452,10 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
             );
         }
     }
+}
 
+/// Each design's description, lesson, run, nemesis, checks, fix and first violating seeds.
+fn render_designs(o: &mut String, results: &[DesignResult]) {
     let _ = writeln!(o, "\n## The designs\n");
     for r in results {
         let sc = &r.design.plan.scenario;
@@ -486,5 +505,4 @@ pub fn render(results: &[DesignResult], seeds: SeedRange, command: &str) -> Stri
         }
         let _ = writeln!(o);
     }
-    o
 }

@@ -15,14 +15,14 @@
 //! the same invariant are kept. The search is sequential and tries candidates in a fixed
 //! order, so the same input always gives the same output. It stops after `max_runs` runs.
 
-use crate::duration::{Dur, SignedDur};
-use crate::execute::execute;
-use crate::load::load_str;
-use crate::plan::Plan;
-use crate::schema::{BlockSpec, Expectation, FaultSpec, NodeSet, Scenario};
-use crate::vary::Json;
 use splitbrain_check::Verdict;
 use splitbrain_engine::{Fault, NetRule, Recorder, SimDuration, SimTime};
+use splitbrain_scenario::duration::{Dur, SignedDur};
+use splitbrain_scenario::execute::execute;
+use splitbrain_scenario::json::Json;
+use splitbrain_scenario::load_str;
+use splitbrain_scenario::plan::Plan;
+use splitbrain_scenario::schema::{BlockSpec, Expectation, FaultSpec, NodeSet, Scenario};
 use std::collections::BTreeMap;
 
 const MS: u64 = 1_000_000;
@@ -187,7 +187,7 @@ pub fn fault_spec_of(plan: &Plan, at: SimTime, fault: &Fault) -> FaultSpec {
 /// of the run (which never apply) are left out, as validation requires.
 pub fn explicit_nemesis(plan: &Plan, seed: u64) -> Vec<FaultSpec> {
     let end = plan.scenario.duration.0.as_nanos();
-    crate::build::nemesis_schedule(plan, seed)
+    splitbrain_scenario::build::nemesis_schedule(plan, seed)
         .iter()
         .filter(|(t, _)| t.0 <= end)
         .map(|(t, f)| fault_spec_of(plan, *t, f))
@@ -428,6 +428,9 @@ impl Shrinker {
     }
 
     /// One round of numeric shrinking; whether anything changed.
+    ///
+    /// Long because each kind of number (a fault's time, a pause's length, a clock step, a drift)
+    /// is halved in its own few lines, in one round.
     fn numeric_round(&mut self, cur: &mut Scenario) -> Result<bool, std::io::Error> {
         let mut changed = false;
 
@@ -589,7 +592,7 @@ fn size_of(s: &Scenario, plan_nodes: usize, faults_applied: usize, events: u64) 
     }
 }
 
-fn outcomes_text(r: &crate::execute::RunResult) -> String {
+fn outcomes_text(r: &splitbrain_scenario::execute::RunResult) -> String {
     r.report
         .results
         .iter()
@@ -599,6 +602,9 @@ fn outcomes_text(r: &crate::execute::RunResult) -> String {
 }
 
 /// Shrinks the run of `plan` with `opts.seed`.
+///
+/// Long because the rounds (drop faults, drop the nemesis, shorten, shrink numbers) run in a fixed
+/// order that the result depends on.
 pub fn shrink(plan: &Plan, opts: &ShrinkOptions) -> Result<Shrunk, ShrinkError> {
     let seed = opts.seed;
     let original = execute(plan, seed, Some(Recorder::hash_only()))?;

@@ -9,8 +9,8 @@
 //! election and the first grants, weighs a little more per second).
 
 use splitbrain_engine::SimTime;
+use splitbrain_lab::vary::{plan_with, Setting};
 use splitbrain_scenario::build::build;
-use splitbrain_scenario::vary::{plan_with, Setting};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 

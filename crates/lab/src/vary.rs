@@ -2,91 +2,14 @@
 //! `faults.0.for`. The edit is made on the file's JSON with its key order kept (node ids follow
 //! the order of `nodes`), then the result is validated like any file.
 
-use crate::error::{did_you_mean, ScenarioError};
-use crate::load::{load_str, without_bom};
-use crate::plan::Plan;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-
-/// JSON with object keys in file order (serde_json's own `Value` sorts them here, which would
-/// renumber the nodes). Reading refuses an object with a key given twice (serde_json keeps the
-/// last copy silently), as the scenario format does.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Json {
-    /// `null`.
-    Null,
-    /// `true` / `false`.
-    Bool(bool),
-    /// A number, as written.
-    Number(serde_json::Number),
-    /// A string.
-    String(String),
-    /// An array.
-    Array(Vec<Json>),
-    /// An object, keys in file order.
-    Object(IndexMap<String, Json>),
-}
-
-/// The start of the error [`Json`]'s reader gives for a key given twice.
-const TWICE: &str = "the key `";
-
-impl<'de> Deserialize<'de> for Json {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{Error, MapAccess, SeqAccess, Visitor};
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Json;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_unit<E: Error>(self) -> Result<Json, E> {
-                Ok(Json::Null)
-            }
-            fn visit_bool<E: Error>(self, v: bool) -> Result<Json, E> {
-                Ok(Json::Bool(v))
-            }
-            fn visit_u64<E: Error>(self, v: u64) -> Result<Json, E> {
-                Ok(Json::Number(v.into()))
-            }
-            fn visit_i64<E: Error>(self, v: i64) -> Result<Json, E> {
-                Ok(Json::Number(v.into()))
-            }
-            fn visit_f64<E: Error>(self, v: f64) -> Result<Json, E> {
-                serde_json::Number::from_f64(v)
-                    .map(Json::Number)
-                    .ok_or_else(|| E::custom("a number that is not finite"))
-            }
-            fn visit_str<E: Error>(self, v: &str) -> Result<Json, E> {
-                Ok(Json::String(v.to_string()))
-            }
-            fn visit_string<E: Error>(self, v: String) -> Result<Json, E> {
-                Ok(Json::String(v))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
-                let mut out = Vec::new();
-                while let Some(v) = a.next_element()? {
-                    out.push(v);
-                }
-                Ok(Json::Array(out))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
-                let mut out = IndexMap::new();
-                while let Some(k) = a.next_key::<String>()? {
-                    if out.contains_key(&k) {
-                        return Err(A::Error::custom(format!(
-                            "{TWICE}{k}` is given twice in one object: give each key once"
-                        )));
-                    }
-                    let v = a.next_value()?;
-                    out.insert(k, v);
-                }
-                Ok(Json::Object(out))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
+use splitbrain_scenario::error::shell_word;
+use splitbrain_scenario::error::{did_you_mean, ScenarioError};
+use splitbrain_scenario::json::without_bom;
+use splitbrain_scenario::json::{path_segments, Json, TWICE};
+use splitbrain_scenario::load_str;
+use splitbrain_scenario::plan::Plan;
 
 /// Splits a `--vary` list at its top-level commas: a comma inside brackets, braces or a
 /// quoted string belongs to its value (`[1,2],[3]` is two values, `"a,b"` one). Brackets,
@@ -241,7 +164,7 @@ fn same_value(a: &str, b: &str) -> bool {
             return x == y;
         }
     }
-    if let Some([x, y]) = crate::duration::durations_ns(&[a, b]).as_deref() {
+    if let Some([x, y]) = splitbrain_scenario::duration::durations_ns(&[a, b]).as_deref() {
         return x == y;
     }
     matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
@@ -268,7 +191,7 @@ fn value_of(text: &str, current: Option<&Json>) -> Result<Json, String> {
     };
     // An integer too large for 64 bits is read by serde_json as a float: it was set as
     // `1.8446744073709552e+19`, or as the text "18446744073709551616" said to lack a unit.
-    if crate::load::is_integer_text(text)
+    if splitbrain_scenario::load::is_integer_text(text)
         && matches!(&json, Some(Json::Number(n)) if !(n.is_u64() || n.is_i64()))
     {
         return Err(format!(
@@ -277,8 +200,8 @@ fn value_of(text: &str, current: Option<&Json>) -> Result<Json, String> {
         ));
     }
     if let Some(Json::String(s)) = current {
-        let is_duration = crate::duration::parse_duration_ns(s).is_ok()
-            || crate::duration::parse_signed_ns(s).is_ok();
+        let is_duration = splitbrain_scenario::duration::parse_duration_ns(s).is_ok()
+            || splitbrain_scenario::duration::parse_signed_ns(s).is_ok();
         return Ok(match json {
             Some(Json::String(quoted)) => Json::String(quoted),
             // A list or an object is that, not its text: `role=["worker"]` is said to be a
@@ -289,53 +212,6 @@ fn value_of(text: &str, current: Option<&Json>) -> Result<Json, String> {
         });
     }
     Ok(json.unwrap_or_else(|| Json::String(text.to_string())))
-}
-
-/// The segments of a dotted path (`--set`, `--vary`, `--find-threshold`): split at each `.`,
-/// except inside a segment written in double quotes, which is taken as it is, dots and all:
-/// `nodes."web.1".clock.drift_ppm` is `nodes`, `web.1`, `clock`, `drift_ppm` (a node name may
-/// hold a `.`). A quoted segment must be the whole segment (`"web.1"`, not `x"web.1"`) and
-/// holds no `"`. The error says what is wrong, in words.
-pub fn path_segments(path: &str) -> Result<Vec<String>, String> {
-    let mut segs = Vec::new();
-    let mut rest = path;
-    loop {
-        let (seg, after) = if let Some(inner) = rest.strip_prefix('"') {
-            let end = inner.find('"').ok_or_else(|| {
-                format!(
-                    "the `\"` that opens segment {} is never closed",
-                    segs.len() + 1
-                )
-            })?;
-            let after = &inner[end + 1..];
-            if !(after.is_empty() || after.starts_with('.')) {
-                return Err(format!(
-                    "a quoted segment is a whole segment: `\"{}\"` is followed by `{after}`, \
-                     not by `.` or the end",
-                    &inner[..end]
-                ));
-            }
-            (&inner[..end], after)
-        } else {
-            let end = rest.find('.').unwrap_or(rest.len());
-            let seg = &rest[..end];
-            if seg.contains('"') {
-                return Err(format!(
-                    "segment `{seg}` has a `\"` inside it: quote a whole segment \
-                     (`nodes.\"web.1\".clock`)"
-                ));
-            }
-            (seg, &rest[end..])
-        };
-        if seg.is_empty() {
-            return Err("empty segment".into());
-        }
-        segs.push(seg.to_string());
-        match after.strip_prefix('.') {
-            Some(next) => rest = next,
-            None => return Ok(segs),
-        }
-    }
 }
 
 /// `segs` written back as a dotted path, quoting each segment that holds a `.`.
@@ -355,6 +231,9 @@ fn dotted(segs: &[String]) -> String {
 /// Sets `path` (dotted; numeric segments index arrays) in `root` to the value `text` stands
 /// for. Missing object keys on the way are created (a node without a `clock` gets one), so a
 /// misspelt key is reported by validation with a "did you mean".
+///
+/// Long because each step of a dotted path (an object's key, a list's index, a key to create) has
+/// its own error.
 pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError> {
     let err = |reason: String| VaryError::Path {
         path: path.to_string(),
@@ -446,24 +325,6 @@ pub fn set_path(root: &mut Json, path: &str, text: &str) -> Result<(), VaryError
     unreachable!("the loop returns at the last segment")
 }
 
-/// The value at the dotted `path` (numeric segments index lists) of the scenario text `src`,
-/// if the text is JSON and the path leads to a value.
-pub fn value_at(src: &str, path: &str) -> Option<Json> {
-    let mut here: Json = serde_json::from_str(without_bom(src)).ok()?;
-    for seg in path_segments(path).ok()? {
-        let seg = seg.as_str();
-        here = match here {
-            Json::Object(mut map) => map.swap_remove(seg)?,
-            Json::Array(mut items) => {
-                let i: usize = seg.parse().ok()?;
-                (i < items.len()).then(|| items.swap_remove(i))?
-            }
-            _ => return None,
-        };
-    }
-    Some(here)
-}
-
 /// The scenario text `src` with `path` set to `text`, pretty-printed.
 pub fn vary_text(src: &str, path: &str, text: &str) -> Result<String, VaryError> {
     let mut root: Json =
@@ -510,22 +371,6 @@ impl std::fmt::Display for Setting {
     }
 }
 
-/// `word` as one word of a POSIX shell command line: as it is when every character is
-/// plain (ASCII letters, digits, `._-+=,:/@%`), else in single quotes with each `'` written
-/// `'\''`. Used for the commands splitbrain prints to be pasted (reproduce lines): a file
-/// named `my scen's.json` is `'my scen'\''s.json'`.
-pub fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-+=,:/@%".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
 /// The scenario text `src` with every setting applied in order. Each new value is put in
 /// place of the old one in the text, so every other line keeps its line and column and an
 /// error elsewhere in the file points where the user's file has it (pretty-printing a one-line
@@ -554,7 +399,7 @@ pub fn apply_settings(src: &str, settings: &[Setting]) -> Result<String, VaryErr
 /// where `text` lacks the path from some key on, puts that key with its new value (the whole
 /// subtree the edit made) first in the deepest object `text` has; `None` if that fails.
 fn splice(text: &mut String, root: &Json, path: &str) -> Option<()> {
-    use crate::locate::{value_span, Seg};
+    use splitbrain_scenario::locate::{value_span, Seg};
     let mut node = root;
     let mut segs: Vec<Seg> = Vec::new();
     for seg in path_segments(path).ok()? {
@@ -600,6 +445,9 @@ fn splice(text: &mut String, root: &Json, path: &str) -> Option<()> {
 
 /// The validated plan of `file` (text `src`) with `settings` applied; errors name the settings
 /// (`file [path=value]`) and the located problem in the edited text.
+///
+/// Long because an edited file's errors are said in terms of the settings that made it, each kind
+/// in a few lines.
 pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, VaryPlanError> {
     if settings.is_empty() {
         return Ok(load_str(file, src)?);
@@ -643,12 +491,14 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
     // A file that is not JSON gets its own located error (file:line:column), as without
     // settings; "the scenario is not valid JSON" named neither the file nor a place in it.
     // So does a file past the fault or node limit, before it is held as a JSON tree.
-    if !crate::schema::limits::readable(without_bom(src)) {
+    if !splitbrain_scenario::schema::bounded::readable(without_bom(src)) {
         load_str(file, src)?;
     }
     // A key given twice is refused as without settings: an edit would otherwise decide
     // which copy survives (the tree keeps the last, the text's first copy is replaced).
-    if let Err(ScenarioError::Invalid { file: f, problems }) = crate::load::parse(file, src) {
+    if let Err(ScenarioError::Invalid { file: f, problems }) =
+        splitbrain_scenario::load::parse(file, src)
+    {
         if problems
             .iter()
             .any(|p| p.message.contains(" twice in this object"))
@@ -685,7 +535,7 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
 /// run. The file's own window past its own duration is still refused; so is a window the
 /// settings give themselves.
 fn clamp_chart_window(text: &mut String) {
-    use crate::duration::{format_ns, parse_duration_ns};
+    use splitbrain_scenario::duration::{format_ns, parse_duration_ns};
     let Ok(mut root) = serde_json::from_str::<Json>(text) else {
         return;
     };
@@ -724,7 +574,7 @@ fn clamp_chart_window(text: &mut String) {
 /// `e` with each hint written for a file (a duration "as a JSON number without quotes") said
 /// for the command line where the problem is in a value a setting gave.
 fn hint_for_settings(e: ScenarioError, settings: &[Setting]) -> ScenarioError {
-    use crate::duration::{ns_hint_set, NS_HINT_FILE};
+    use splitbrain_scenario::duration::{ns_hint_set, NS_HINT_FILE};
     let ScenarioError::Invalid { file, mut problems } = e else {
         return e;
     };
@@ -792,6 +642,7 @@ pub fn vary_plans(file: &str, src: &str, vary: &Vary) -> Result<Vec<Plan>, VaryP
 #[cfg(test)]
 mod tests {
     use super::*;
+    use splitbrain_scenario::json::value_at;
 
     const SRC: &str = r#"{"b": 1, "a": {"x": "1s"}, "l": [{"for": "2s"}, 3]}"#;
 

@@ -16,23 +16,25 @@
 //! (`*.compare.json`, [`Manifest`]) naming the files, their labels and the seeds; `report`
 //! writes a page for every manifest.
 
-use crate::execute::{check_spec, execute};
-use crate::load::{parse_json, read_json_text, without_bom, ReadError};
-use crate::locate::{locate, render, Seg};
-use crate::plan::Plan;
-use crate::sweep::SeedRange;
 use rayon::prelude::*;
+use schemars::schema::RootSchema;
 use serde::{Deserialize, Serialize};
 use splitbrain_check::compare::{design_sample, DesignSample};
 use splitbrain_check::Outcome;
 use splitbrain_check::{Invariant, DEFAULT_WINDOW};
 use splitbrain_engine::{RngStream, SimDuration};
+use splitbrain_scenario::json::without_bom;
+use splitbrain_scenario::load::{parse_json, read_json_text, ReadError};
+use splitbrain_scenario::locate::{locate, render, Seg};
+use splitbrain_scenario::plan::Plan;
+use splitbrain_scenario::seeds::SeedRange;
+use splitbrain_scenario::Problem;
+use splitbrain_scenario::{check_spec, execute};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Version of the manifest format.
 pub const COMPARE_FORMAT: u32 = 1;
-/// How a manifest's file name ends.
-pub const MANIFEST_SUFFIX: &str = ".compare.json";
 /// Bootstrap resamples per interval.
 pub const BOOTSTRAP_RESAMPLES: usize = 1000;
 /// The bootstrap's random stream (of seed 0).
@@ -90,8 +92,8 @@ const WORKLOAD_FIELDS: [&str; 7] = [
 
 /// The shared parts ([`SHARED_PARTS`]) of `plan`, as JSON, by part.
 fn shared_parts(plan: &Plan) -> Vec<(&'static str, serde_json::Value)> {
-    use crate::schema::NodeSpec;
     use serde_json::{json, Map, Value};
+    use splitbrain_scenario::schema::NodeSpec;
     let s = &plan.scenario;
     fn value<T: Serialize>(v: &T) -> Value {
         serde_json::to_value(v).unwrap_or(Value::Null)
@@ -240,18 +242,18 @@ pub enum CompareError {
         /// The manifest.
         file: String,
         /// What is wrong, where.
-        problem: crate::Problem,
+        problem: splitbrain_scenario::Problem,
     },
     /// A design's scenario file is invalid: its own located errors, then where the manifest
     /// names it.
     #[error("{error}\n  (named by {manifest}:{}:{}: {})", .at.line, .at.column, .at.path)]
     Design {
         /// The scenario's errors.
-        error: crate::ScenarioError,
+        error: splitbrain_scenario::ScenarioError,
         /// The manifest.
         manifest: String,
         /// Where the manifest names the file (`message` unused).
-        at: Box<crate::Problem>,
+        at: Box<splitbrain_scenario::Problem>,
     },
 }
 
@@ -271,18 +273,17 @@ pub struct Design {
     pub plan: Plan,
 }
 
-/// Whether `src` is a comparison manifest by its content (a JSON object with
-/// `splitbrain_compare` and no scenario's `splitbrain`), whatever its file is named.
-pub fn is_manifest_text(src: &str) -> bool {
-    /// The two top-level keys that tell a manifest from a scenario; every other value is
-    /// skipped unread, so a huge file is not held in memory as a JSON tree.
-    #[derive(serde::Deserialize)]
-    struct Keys {
-        splitbrain_compare: Option<serde::de::IgnoredAny>,
-        splitbrain: Option<serde::de::IgnoredAny>,
-    }
-    serde_json::from_str::<Keys>(without_bom(src))
-        .is_ok_and(|k| k.splitbrain_compare.is_some() && k.splitbrain.is_none())
+/// The comparison manifest format's schema, generated once.
+fn manifest_schema() -> &'static RootSchema {
+    static SCHEMA: OnceLock<RootSchema> = OnceLock::new();
+    SCHEMA.get_or_init(splitbrain_scenario::root_schema::<Manifest>)
+}
+
+/// The first shape problem of the comparison manifest text `src` (a JSON object), located, by
+/// the manifest format's schema (`designs` past [`MAX_DESIGNS`], a list where
+/// an object goes); `None` when there is none or the text is not JSON.
+pub fn check_manifest(src: &str) -> Option<Problem> {
+    splitbrain_scenario::shape::check_with(manifest_schema(), src)
 }
 
 /// Reads a manifest and loads its designs (files relative to the manifest's folder).
@@ -310,19 +311,45 @@ pub fn load_manifest_str(
     dir: &Path,
 ) -> Result<(Manifest, SeedRange, Vec<Design>), CompareError> {
     let src = without_bom(src);
-    let bad = |problem: crate::Problem| CompareError::Manifest {
+    let (m, seeds) = parse_manifest(file, src)?;
+    let designs = (0..m.designs.len())
+        .map(|i| load_design((file, src), dir, &m, i))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_shared_parts((file, src), &m, &designs)?;
+    Ok((m, seeds, designs))
+}
+
+/// The error of the manifest `file` (text `src`) at `path`, located at the field's value: a
+/// rule broken after parsing.
+fn field_error(file: &str, src: &str, path: &[Seg], message: String) -> CompareError {
+    let (line, column) = locate(src, path);
+    CompareError::Manifest {
+        file: file.to_string(),
+        problem: splitbrain_scenario::Problem {
+            line,
+            column,
+            path: render(path),
+            message,
+        },
+    }
+}
+
+/// The manifest of the text `src` (without a byte order mark) of `file`: its shapes, its
+/// fields, its format, name, seeds and number of designs checked.
+fn parse_manifest(file: &str, src: &str) -> Result<(Manifest, SeedRange), CompareError> {
+    let bad = |problem: splitbrain_scenario::Problem| CompareError::Manifest {
         file: file.to_string(),
         problem,
     };
     // The shapes first, as a scenario's: a list past its limit is refused at its first entry
     // past it, before the typed parse holds every entry.
     if src.trim_start().starts_with('{') {
-        if let Some(problem) = crate::shape::check_manifest(src) {
+        if let Some(problem) = check_manifest(src) {
             return Err(bad(problem));
         }
     }
     let m: Manifest = parse_json(src, "comparison manifest", &|src, path| {
-        crate::load::seed_range_hint(src, path, "seeds")
+        splitbrain_scenario::seeds::seed_range_hint(src, path, "seeds")
     })
     .map_err(|mut p| {
         if p.message.starts_with("missing field `") {
@@ -330,16 +357,7 @@ pub fn load_manifest_str(
         }
         bad(p)
     })?;
-    // A rule broken after parsing: located at the field's value.
-    let field = |path: &[Seg], message: String| {
-        let (line, column) = locate(src, path);
-        bad(crate::Problem {
-            line,
-            column,
-            path: render(path),
-            message,
-        })
-    };
+    let field = |path: &[Seg], message: String| field_error(file, src, path, message);
     let key = |k: &str| Seg::Key(k.to_string());
     if m.splitbrain_compare != COMPARE_FORMAT {
         return Err(field(
@@ -350,7 +368,7 @@ pub fn load_manifest_str(
             ),
         ));
     }
-    if let Some(reason) = crate::validate::bad_scenario_name(&m.name) {
+    if let Some(reason) = splitbrain_scenario::validate::bad_scenario_name(&m.name) {
         // The output files are named after it: `../x` would write outside `-o DIR`.
         return Err(field(
             &[key("name")],
@@ -367,85 +385,108 @@ pub fn load_manifest_str(
             ),
         ));
     }
-    let mut designs = Vec::new();
-    for (i, d) in m.designs.iter().enumerate() {
-        let at = |k: &str| [key("designs"), Seg::Index(i), key(k)];
-        if d.label.trim().is_empty() {
+    Ok((m, seeds))
+}
+
+/// Design `i` of the manifest `m` (of `file`, text `src`): its label checked, its scenario
+/// read (relative to `dir`), validated and checked to be a lock design.
+///
+/// Long because each way a design's file can fail (unreadable, not UTF-8, invalid, not a lock
+/// design) is located at the manifest's field.
+fn load_design(
+    (file, src): (&str, &str),
+    dir: &Path,
+    m: &Manifest,
+    i: usize,
+) -> Result<Design, CompareError> {
+    let field = |path: &[Seg], message: String| field_error(file, src, path, message);
+    let key = |k: &str| Seg::Key(k.to_string());
+    let d = &m.designs[i];
+    let at = |k: &str| [key("designs"), Seg::Index(i), key(k)];
+    if d.label.trim().is_empty() {
+        return Err(field(
+            &at("label"),
+            "a label cannot be empty: it heads the design's column".into(),
+        ));
+    }
+    if let Some(j) = m.designs[..i].iter().position(|e| e.label == d.label) {
+        return Err(field(
+            &at("label"),
+            format!(
+                "the label {:?} is used twice (designs[{j}] has it): each design's column \
+                 needs its own",
+                d.label
+            ),
+        ));
+    }
+    let p: PathBuf = dir.join(&d.file);
+    // A design file that cannot be read is the manifest's error: its `file` names it.
+    let text = match read_json_text(&p, "scenario") {
+        Ok(text) => Ok(text),
+        Err(ReadError::Io(e)) => {
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                "no such file".to_string()
+            } else if p.is_dir() {
+                "it is a folder, not a scenario file".to_string()
+            } else {
+                e.to_string()
+            };
             return Err(field(
-                &at("label"),
-                "a label cannot be empty: it heads the design's column".into(),
-            ));
-        }
-        if let Some(j) = m.designs[..i].iter().position(|e| e.label == d.label) {
-            return Err(field(
-                &at("label"),
+                &at("file"),
                 format!(
-                    "the label {:?} is used twice (designs[{j}] has it): each design's column \
-                     needs its own",
-                    d.label
+                    "cannot read the design's scenario {}: {why} (a design's file is \
+                     relative to the manifest's folder)",
+                    p.display()
                 ),
             ));
         }
-        let p: PathBuf = dir.join(&d.file);
-        // A design file that cannot be read is the manifest's error: its `file` names it.
-        let text = match read_json_text(&p, "scenario") {
-            Ok(text) => Ok(text),
-            Err(ReadError::Io(e)) => {
-                let why = if e.kind() == std::io::ErrorKind::NotFound {
-                    "no such file".to_string()
-                } else if p.is_dir() {
-                    "it is a folder, not a scenario file".to_string()
-                } else {
-                    e.to_string()
-                };
-                return Err(field(
-                    &at("file"),
-                    format!(
-                        "cannot read the design's scenario {}: {why} (a design's file is \
-                         relative to the manifest's folder)",
-                        p.display()
-                    ),
-                ));
-            }
-            Err(ReadError::Invalid(problem)) => Err(crate::ScenarioError::Invalid {
-                file: p.display().to_string(),
-                problems: vec![problem],
-            }),
-        };
-        let plan = text
-            .and_then(|text| crate::load_str(&p.display().to_string(), &text))
-            .map_err(|error| {
-                let path = at("file");
-                let (line, column) = locate(src, &path);
-                CompareError::Design {
-                    error,
-                    manifest: file.to_string(),
-                    at: Box::new(crate::Problem {
-                        line,
-                        column,
-                        path: render(&path),
-                        message: String::new(),
-                    }),
-                }
-            })?;
-        if let Some(why) = not_a_lock_design(&plan) {
-            return Err(field(
-                &at("file"),
-                format!("the design's scenario {} {why}", p.display()),
-            ));
-        }
-        designs.push(Design {
-            label: d.label.clone(),
+        Err(ReadError::Invalid(problem)) => Err(splitbrain_scenario::ScenarioError::Invalid {
             file: p.display().to_string(),
-            plan,
-        });
+            problems: vec![problem],
+        }),
+    };
+    let plan = text
+        .and_then(|text| splitbrain_scenario::load_str(&p.display().to_string(), &text))
+        .map_err(|error| {
+            let path = at("file");
+            let (line, column) = locate(src, &path);
+            CompareError::Design {
+                error,
+                manifest: file.to_string(),
+                at: Box::new(splitbrain_scenario::Problem {
+                    line,
+                    column,
+                    path: render(&path),
+                    message: String::new(),
+                }),
+            }
+        })?;
+    if let Some(why) = not_a_lock_design(&plan) {
+        return Err(field(
+            &at("file"),
+            format!("the design's scenario {} {why}", p.display()),
+        ));
     }
-    // The designs share the workload and the nemesis, unless the manifest says a difference
-    // is the point.
+    Ok(Design {
+        label: d.label.clone(),
+        file: p.display().to_string(),
+        plan,
+    })
+}
+
+/// The designs share the workload and the nemesis, unless the manifest `m` (of `file`, text
+/// `src`) says a difference is the point (`differ_on_purpose`, each a part that differs).
+fn check_shared_parts(
+    (file, src): (&str, &str),
+    m: &Manifest,
+    designs: &[Design],
+) -> Result<(), CompareError> {
+    let field = |path: &[Seg], message: String| field_error(file, src, path, message);
+    let key = |k: &str| Seg::Key(k.to_string());
     for (j, part) in m.differ_on_purpose.iter().enumerate() {
         let at = [key("differ_on_purpose"), Seg::Index(j)];
         if !SHARED_PARTS.contains(&part.as_str()) {
-            let hint = crate::error::did_you_mean(part, SHARED_PARTS.iter().copied())
+            let hint = splitbrain_scenario::error::did_you_mean(part, SHARED_PARTS.iter().copied())
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
             return Err(field(
@@ -494,7 +535,7 @@ pub fn load_manifest_str(
             ));
         }
     }
-    Ok((m, seeds, designs))
+    Ok(())
 }
 
 /// Why `plan` is not a lock design `compare` can measure, if it is not: it has no lock client
@@ -737,6 +778,9 @@ fn bootstrap(
 const NS_PER_MS: f64 = 1e6;
 
 /// Summarises one design's samples (in seed order) over the resamples `draws`.
+///
+/// Long because each of the table's estimates (proportions, then percentiles and means with
+/// bootstrap intervals) is a few lines of its own.
 pub fn summarize(design: &Design, samples: &[Sample], draws: &[Vec<usize>]) -> DesignRow {
     let n = samples.len();
     // A run decides a measure when it shows it happened (a violation, seen even before a
@@ -841,6 +885,7 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use splitbrain_scenario::format::MANIFEST_SUFFIX;
 
     fn sample(two: Outcome, duplicate: bool, progress: Outcome, bounded: bool) -> Sample {
         Sample {
@@ -874,7 +919,7 @@ mod tests {
         let design = Design {
             label: "d".into(),
             file: file.display().to_string(),
-            plan: crate::load_file(&file).unwrap(),
+            plan: splitbrain_scenario::load_file(&file).unwrap(),
         };
         use Outcome::{Holds, Inconclusive, Violated};
         let samples = [
@@ -914,7 +959,7 @@ mod tests {
         let design = Design {
             label: "d".into(),
             file: file.display().to_string(),
-            plan: crate::load_file(&file).unwrap(),
+            plan: splitbrain_scenario::load_file(&file).unwrap(),
         };
         let truncated = |bounded| {
             let mut s = sample(Outcome::Holds, false, Outcome::Holds, bounded);
@@ -1019,5 +1064,14 @@ mod tests {
         let e = err(&manifest(r#"["a.json", "a"], ["b.json", "b"]"#));
         assert!(e.contains("designs[0]"), "{e}");
         assert!(!e.contains("invalid type"), "{e}");
+    }
+
+    /// The manifest format refuses null everywhere, as the scenario format does: its schema
+    /// (the one the shape check walks) admits it at no field.
+    #[test]
+    fn the_manifest_schema_admits_no_null() {
+        let text = serde_json::to_string(manifest_schema()).unwrap();
+        assert!(!text.contains("\"null\""), "{text}");
+        assert!(!text.contains("\"nullable\":true"), "{text}");
     }
 }
