@@ -115,7 +115,7 @@ pub struct ChartWindow {
     /// with them ticked even when they are bulk traffic, which otherwise starts unticked. At
     /// most 100 entries.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = "crate::validate::MAX_CHECKS"))]
+    #[schemars(length(max = "crate::limits::MAX_CHECKS"))]
     pub shown_kinds: Vec<String>,
 }
 
