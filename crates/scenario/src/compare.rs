@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use splitbrain_check::compare::{design_sample, DesignSample};
 use splitbrain_check::Outcome;
-use splitbrain_check::{Invariant, DEFAULT_WINDOW};
+use splitbrain_check::DEFAULT_WINDOW;
 use splitbrain_engine::{RngStream, SimDuration};
 use std::path::{Path, PathBuf};
 
@@ -523,10 +523,7 @@ pub fn progress_window(plan: &Plan) -> SimDuration {
     check_spec(&plan.scenario)
         .invariants
         .iter()
-        .find_map(|i| match i {
-            Invariant::LockProgress { window } => Some(*window),
-            _ => None,
-        })
+        .find_map(|i| i.param("window").filter(|_| i.name() == "lock_progress"))
         .or(plan.scenario.check_params.window.map(|d| d.0))
         .unwrap_or(DEFAULT_WINDOW)
 }
