@@ -19,7 +19,7 @@ use splitbrain_scenario::sweep::{
     seeds_iter, violation_rate, InvariantStats, Job, SeedLine, SeedRange, Shard, StatsTally,
     SweepHeader, VaryHeader, MAX_SEEDS, STREAM_CHUNK,
 };
-use splitbrain_scenario::threshold::{bisect, Probe, Search};
+use splitbrain_scenario::threshold::{bisect, Num, Probe, Search};
 use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
 use splitbrain_scenario::{load_str, Plan};
 use std::collections::BTreeMap;
@@ -357,11 +357,23 @@ fn find_threshold(
             return Err(anyhow::anyhow!("a probe failed: {e}"));
         }
     };
+    // Every value this report shows, in one style ([`Num::shown`]).
+    let all: Vec<Num> = result
+        .probes
+        .iter()
+        .map(|p| p.value)
+        .chain([search.lo, search.hi])
+        .collect();
+    let shown_all = Num::shown(&all);
+    let shown = |v: Num| -> String {
+        let i = all.iter().position(|x| *x == v).unwrap_or(0);
+        shown_all[i].clone()
+    };
     let describe = |p: &Probe| {
         format!(
             "{} at {} [{}, {}]",
             pct(p.rate()),
-            p.value.text(),
+            shown(p.value),
             pct(p.ci.0),
             pct(p.ci.1)
         )
@@ -373,8 +385,8 @@ fn find_threshold(
                 "threshold {} crosses {} between {} and {} ({} probes)",
                 search.path,
                 pct(level),
-                below.value.text(),
-                above.value.text(),
+                shown(below.value),
+                shown(above.value),
                 result.probes.len()
             );
             outln!("  below   {}", describe(below));
@@ -399,8 +411,8 @@ fn find_threshold(
             outln!(
                 "threshold none: the rate does not cross {} between {} and {}",
                 pct(level),
-                search.lo.text(),
-                search.hi.text()
+                shown(search.lo),
+                shown(search.hi)
             );
             outln!("  low     {}", describe(lo));
             outln!("  high    {}", describe(hi));
