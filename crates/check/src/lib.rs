@@ -52,7 +52,10 @@ pub use key_log::KeyLog;
 pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use needs::ObsNeeds;
 pub use run::{Role, RunRecord};
-pub use spec::{CheckSpec, Invariant, DEFAULT_SETTLE, DEFAULT_WINDOW};
+pub use spec::{
+    invariant_defs, Applies, CheckSpec, Invariant, InvariantDef, ParamDef, Premise, DEFAULT_SETTLE,
+    DEFAULT_WINDOW, INVARIANTS,
+};
 pub use timeline::{applied, faults_without_effect, Applied, FaultStart};
 pub use truth::{Fact, Hold, HoldSource, KeyHold, Truth};
 pub use verdict::{
@@ -71,24 +74,9 @@ fn check_in(shared: &invariants::Shared, invariant: &Invariant) -> Verdict {
     }
 }
 
-/// [`check_in`] before the violations' times are made uniform.
+/// [`check_in`] before the violations' times are made uniform: the invariant's own judge.
 fn judge(shared: &invariants::Shared, invariant: &Invariant) -> Verdict {
-    use invariants::locks::{holder_writes_only_in, validity_within_truth_in};
-    use invariants::progress::lock_progress_in;
-    let record = shared.record;
-    match invariant {
-        Invariant::SingleLeader => single_leader(record),
-        Invariant::EventualLeader { settle } => eventual_leader(record, *settle),
-        Invariant::ExclusiveHolders => exclusive_holders(record),
-        Invariant::HolderWritesOnly => holder_writes_only_in(shared),
-        Invariant::NoTwoAcceptedWriters => no_two_accepted_writers(record),
-        Invariant::FencingMonotonic => fencing_monotonic(record),
-        Invariant::LockProgress { window } => lock_progress_in(shared, *window),
-        Invariant::ExactlyOnceEffects => exactly_once_effects(record),
-        Invariant::ValidityWithinTruth => validity_within_truth_in(shared),
-        Invariant::SingleLeaderPerTerm => single_leader_per_term(record),
-        Invariant::StateMachineSafety => state_machine_safety(record),
-    }
+    (invariant.def().judge)(shared, invariant)
 }
 
 /// Judges every invariant of `spec` (canonical order, each name once) and computes the run's

@@ -1,4 +1,6 @@
-//! What to check: the [`Invariant`] names of the scenario format and a [`CheckSpec`].
+//! What to check: the table of invariants ([`INVARIANTS`], one [`InvariantDef`] each, defined
+//! in its own module under `invariants/`), an [`Invariant`] (an entry with its parameters) and
+//! a [`CheckSpec`].
 //!
 //! Names are part of the scenario format (docs/design.md, "Invariants"): `single_leader`,
 //! `eventual_leader`, `exclusive_holders`, `holder_writes_only`, `no_two_accepted_writers`,
@@ -6,172 +8,283 @@
 //! `single_leader_per_term`, `state_machine_safety`. Parameterised invariants
 //! deserialize from a bare name (defaults) or from `{"eventual_leader": {"settle": NS}}`.
 
+use crate::invariants::{leader, locks, progress, raft, writes};
 use serde::de::{self, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use splitbrain_engine::SimDuration;
+use splitbrain_protocols::Obs;
+use std::collections::BTreeMap;
 use std::fmt;
 
-/// Default `settle` of `eventual_leader`: 5 s.
-pub const DEFAULT_SETTLE: SimDuration = SimDuration::from_secs(5);
-/// Default `window` of `lock_progress`: 10 s.
-pub const DEFAULT_WINDOW: SimDuration = SimDuration::from_secs(10);
+pub use crate::invariants::leader::DEFAULT_SETTLE;
+pub use crate::invariants::progress::DEFAULT_WINDOW;
 
-fn default_settle() -> SimDuration {
-    DEFAULT_SETTLE
-}
-fn default_window() -> SimDuration {
-    DEFAULT_WINDOW
+/// One parameter of an invariant: a duration in true nanoseconds.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamDef {
+    /// Its name in the tagged form (`{"eventual_leader": {"settle": NS}}`) and in the
+    /// scenario's `check_params`.
+    pub name: &'static str,
+    /// Its value where the file gives none.
+    pub default: SimDuration,
+    /// What it means, one sentence (for the reference).
+    pub doc: &'static str,
 }
 
-/// One invariant, with its parameters. Serializes as its snake_case name (unit variants) or
+/// What a file's roles must provide for an invariant to apply to it (so a file that names no
+/// invariant checks those whose premise its roles can make happen): the roles are the
+/// scenario crate's, which says which of these each role provides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Applies {
+    /// A node that claims leadership.
+    Leader,
+    /// A lock client.
+    LockClient,
+    /// A node that writes to storage.
+    Writer,
+    /// A writer whose writes carry a fencing token.
+    FencedWriter,
+    /// A writer whose writes carry job ids.
+    JobWriter,
+    /// A Raft replica.
+    RaftReplica,
+}
+
+impl Applies {
+    /// The roles that provide it, in words (for the reference).
+    pub fn roles(self) -> &'static str {
+        match self {
+            Applies::Leader => "`bully`, `lease_leader`, `lease_candidate`, `raft`",
+            Applies::LockClient => "a lock client: `worker`, `lease_leader`",
+            Applies::Writer => "a node that writes: `worker`, `lease_leader` with `write_to`",
+            Applies::FencedWriter => {
+                "writes that carry a token: a `lease`, `raft` or `etcd_mutex` lock, a \
+                 `lease_leader` with `write_to`"
+            }
+            Applies::JobWriter => "an `idempotent` worker",
+            Applies::RaftReplica => "`raft` replicas",
+        }
+    }
+}
+
+/// One invariant, whole: the one entry of [`INVARIANTS`] that everything else (parsing,
+/// judging, vacuity, which files check it, the reference page) reads. Defined in the
+/// invariant's own module.
+#[derive(Clone, Copy)]
+pub struct InvariantDef {
+    /// The snake_case name used in scenario files and reports.
+    pub name: &'static str,
+    /// Its parameters, in order (none for most).
+    pub params: &'static [ParamDef],
+    /// Its definition over true time, one paragraph (Markdown, for the reference).
+    pub definition: &'static str,
+    /// What must have occurred for a `holds` to show anything.
+    pub premise: Premise,
+    /// What a file's roles must provide for it to apply.
+    pub applies: Applies,
+    /// Whether its judge reads the truth's holds themselves (then the check keeps them).
+    pub(crate) reads_holds: bool,
+    /// Its judge, before the violations' times are made uniform.
+    pub(crate) judge: fn(&crate::invariants::Shared, &Invariant) -> crate::Verdict,
+}
+
+/// What must have occurred for a `holds` to show anything: without it the result is `holds
+/// (vacuous: ...)`, naming what is missing.
+#[derive(Clone, Copy)]
+pub enum Premise {
+    /// It cannot hold without showing something: never vacuous.
+    None,
+    /// Vacuous unless some observation of the run passes `seen`; `missing` says so.
+    Observed {
+        /// Whether an observation is the premise.
+        seen: fn(&Obs) -> bool,
+        /// What is missing, in words ("no node ever claimed leadership").
+        missing: &'static str,
+    },
+    /// Decided by `vacuous` for each run; `doc` says when.
+    Custom {
+        /// When it is vacuous, in words (for the reference).
+        doc: &'static str,
+        /// Why a `holds` on the run is vacuous, in words, or `None` if its premise occurred.
+        vacuous: fn(&crate::RunRecord, &Invariant) -> Option<String>,
+    },
+}
+
+impl Premise {
+    /// When a `holds` is vacuous, in words (for the reference): "never" for [`Premise::None`].
+    pub fn doc(&self) -> &'static str {
+        match self {
+            Premise::None => "never",
+            Premise::Observed { missing, .. } => missing,
+            Premise::Custom { doc, .. } => doc,
+        }
+    }
+
+    /// Why a `holds` of `invariant` on `record` is vacuous, in words, or `None`.
+    fn vacuous(&self, record: &crate::RunRecord, invariant: &Invariant) -> Option<String> {
+        match self {
+            Premise::None => None,
+            Premise::Observed { seen, missing } => {
+                let happened = record.observations.iter().any(|o| seen(&o.obs));
+                (!happened).then(|| missing.to_string())
+            }
+            Premise::Custom { vacuous, .. } => vacuous(record, invariant),
+        }
+    }
+}
+
+impl fmt::Debug for InvariantDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Every invariant, in the canonical (report) order: one line each.
+pub const INVARIANTS: &[&InvariantDef] = &[
+    &leader::SINGLE_LEADER,
+    &leader::EVENTUAL_LEADER,
+    &locks::EXCLUSIVE_HOLDERS,
+    &locks::HOLDER_WRITES_ONLY,
+    &writes::NO_TWO_ACCEPTED_WRITERS,
+    &writes::FENCING_MONOTONIC,
+    &progress::LOCK_PROGRESS,
+    &writes::EXACTLY_ONCE_EFFECTS,
+    &locks::VALIDITY_WITHIN_TRUTH,
+    &leader::SINGLE_LEADER_PER_TERM,
+    &raft::STATE_MACHINE_SAFETY,
+];
+
+/// The table, entry by entry: what the reference page of the invariants is generated from.
+pub fn invariant_defs() -> impl Iterator<Item = &'static InvariantDef> {
+    INVARIANTS.iter().copied()
+}
+
+/// One invariant, with its parameters: an entry of [`INVARIANTS`] and a value per
+/// [`InvariantDef::params`]. Serializes as its snake_case name (no parameters) or
 /// `{"name": {params}}`; durations are true nanoseconds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Invariant {
-    /// At no true instant do two live nodes both claim leadership.
-    SingleLeader,
-    /// After the last fault plus `settle`, exactly one live leader that every live
-    /// leader-election participant agrees on (liveness).
-    EventualLeader {
-        /// Time the system gets after the last fault, true ns.
-        settle: SimDuration,
-    },
-    /// At no true instant do two clients both believe they hold the same lock.
-    ExclusiveHolders,
-    /// Every accepted write was sent by the client that truly held the lock at acceptance.
-    HolderWritesOnly,
-    /// Accepted writes never return to an earlier holder epoch after a later one wrote.
-    NoTwoAcceptedWriters,
-    /// Accepted fencing tokens never decrease.
-    FencingMonotonic,
-    /// While a majority of lock servers is up, some client acquires a lock in every `window`
-    /// of time during which a client waits for it and nobody validly holds it.
-    LockProgress {
-        /// Longest allowed owed time (a client waiting, the lock not held) between
-        /// acquisitions, true ns.
-        window: SimDuration,
-    },
-    /// No job id has more than one applied write.
-    ExactlyOnceEffects,
-    /// A holder's believed end of validity is never later than the true end of its hold.
-    ValidityWithinTruth,
-    /// At most one node claims leadership for any one term (epoch): Raft's election safety.
-    SingleLeaderPerTerm,
-    /// No two Raft replicas apply different entries at the same log index (Raft §5.4.3).
-    StateMachineSafety,
+#[derive(Clone, PartialEq, Eq)]
+pub struct Invariant {
+    /// Its place in [`INVARIANTS`].
+    index: usize,
+    /// One value per parameter of its definition, in order.
+    params: Vec<SimDuration>,
+}
+
+impl fmt::Debug for Invariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct(self.name());
+        for (p, v) in self.def().params.iter().zip(&self.params) {
+            s.field(p.name, v);
+        }
+        s.finish()
+    }
 }
 
 impl Invariant {
     /// Every name, in the canonical (report) order.
-    pub const NAMES: [&'static str; 11] = [
-        "single_leader",
-        "eventual_leader",
-        "exclusive_holders",
-        "holder_writes_only",
-        "no_two_accepted_writers",
-        "fencing_monotonic",
-        "lock_progress",
-        "exactly_once_effects",
-        "validity_within_truth",
-        "single_leader_per_term",
-        "state_machine_safety",
-    ];
+    pub const NAMES: [&'static str; INVARIANTS.len()] = {
+        let mut names = [""; INVARIANTS.len()];
+        let mut i = 0;
+        while i < INVARIANTS.len() {
+            names[i] = INVARIANTS[i].name;
+            i += 1;
+        }
+        names
+    };
+
+    /// Its definition.
+    pub fn def(&self) -> &'static InvariantDef {
+        INVARIANTS[self.index]
+    }
 
     /// The snake_case name used in scenario files and reports.
     pub fn name(&self) -> &'static str {
-        Self::NAMES[self.ordinal()]
+        self.def().name
     }
 
     /// Position in the canonical order ([`Invariant::NAMES`]).
     pub fn ordinal(&self) -> usize {
-        match self {
-            Invariant::SingleLeader => 0,
-            Invariant::EventualLeader { .. } => 1,
-            Invariant::ExclusiveHolders => 2,
-            Invariant::HolderWritesOnly => 3,
-            Invariant::NoTwoAcceptedWriters => 4,
-            Invariant::FencingMonotonic => 5,
-            Invariant::LockProgress { .. } => 6,
-            Invariant::ExactlyOnceEffects => 7,
-            Invariant::ValidityWithinTruth => 8,
-            Invariant::SingleLeaderPerTerm => 9,
-            Invariant::StateMachineSafety => 10,
-        }
+        self.index
     }
 
     /// The invariant called `name`, with default parameters.
     pub fn from_name(name: &str) -> Option<Invariant> {
-        Some(match name {
-            "single_leader" => Invariant::SingleLeader,
-            "eventual_leader" => Invariant::EventualLeader {
-                settle: DEFAULT_SETTLE,
-            },
-            "exclusive_holders" => Invariant::ExclusiveHolders,
-            "holder_writes_only" => Invariant::HolderWritesOnly,
-            "no_two_accepted_writers" => Invariant::NoTwoAcceptedWriters,
-            "fencing_monotonic" => Invariant::FencingMonotonic,
-            "lock_progress" => Invariant::LockProgress {
-                window: DEFAULT_WINDOW,
-            },
-            "exactly_once_effects" => Invariant::ExactlyOnceEffects,
-            "validity_within_truth" => Invariant::ValidityWithinTruth,
-            "single_leader_per_term" => Invariant::SingleLeaderPerTerm,
-            "state_machine_safety" => Invariant::StateMachineSafety,
-            _ => return None,
+        let index = INVARIANTS.iter().position(|d| d.name == name)?;
+        Some(Invariant {
+            index,
+            params: INVARIANTS[index].params.iter().map(|p| p.default).collect(),
         })
+    }
+
+    /// The invariant called `name` (one of [`Invariant::NAMES`]), with default parameters.
+    ///
+    /// # Panics
+    /// If no invariant has that name: for names written in code.
+    pub fn named(name: &str) -> Invariant {
+        Self::from_name(name).unwrap_or_else(|| panic!("no invariant is called {name}"))
     }
 
     /// Every invariant with default parameters, in canonical order.
     pub fn all() -> Vec<Invariant> {
-        Self::NAMES
-            .iter()
-            .map(|n| Self::from_name(n).expect("every name parses"))
-            .collect()
+        Self::NAMES.iter().map(|n| Self::named(n)).collect()
     }
-}
 
-/// The tagged wire form `{"name": {parameters}}`.
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-enum TaggedInvariant {
-    SingleLeader {},
-    EventualLeader {
-        #[serde(default = "default_settle")]
-        settle: SimDuration,
-    },
-    ExclusiveHolders {},
-    HolderWritesOnly {},
-    NoTwoAcceptedWriters {},
-    FencingMonotonic {},
-    LockProgress {
-        #[serde(default = "default_window")]
-        window: SimDuration,
-    },
-    ExactlyOnceEffects {},
-    ValidityWithinTruth {},
-    SingleLeaderPerTerm {},
-    StateMachineSafety {},
-}
+    /// The value of its parameter `name`, if it has one of that name.
+    pub fn param(&self, name: &str) -> Option<SimDuration> {
+        let i = self.def().params.iter().position(|p| p.name == name)?;
+        Some(self.params[i])
+    }
 
-impl From<TaggedInvariant> for Invariant {
-    fn from(t: TaggedInvariant) -> Invariant {
-        match t {
-            TaggedInvariant::SingleLeader {} => Invariant::SingleLeader,
-            TaggedInvariant::EventualLeader { settle } => Invariant::EventualLeader { settle },
-            TaggedInvariant::ExclusiveHolders {} => Invariant::ExclusiveHolders,
-            TaggedInvariant::HolderWritesOnly {} => Invariant::HolderWritesOnly,
-            TaggedInvariant::NoTwoAcceptedWriters {} => Invariant::NoTwoAcceptedWriters,
-            TaggedInvariant::FencingMonotonic {} => Invariant::FencingMonotonic,
-            TaggedInvariant::LockProgress { window } => Invariant::LockProgress { window },
-            TaggedInvariant::ExactlyOnceEffects {} => Invariant::ExactlyOnceEffects,
-            TaggedInvariant::ValidityWithinTruth {} => Invariant::ValidityWithinTruth,
-            TaggedInvariant::SingleLeaderPerTerm {} => Invariant::SingleLeaderPerTerm,
-            TaggedInvariant::StateMachineSafety {} => Invariant::StateMachineSafety,
+    /// The value of parameter `name`, which its definition declares.
+    ///
+    /// # Panics
+    /// If its definition has no parameter of that name: a judge reads only its own.
+    pub(crate) fn arg(&self, name: &str) -> SimDuration {
+        self.param(name)
+            .unwrap_or_else(|| panic!("{} has no parameter {name}", self.name()))
+    }
+
+    /// The same invariant with parameter `name` set to `value` (unchanged if it has no
+    /// parameter of that name).
+    pub fn with_param(mut self, name: &str, value: SimDuration) -> Invariant {
+        if let Some(i) = self.def().params.iter().position(|p| p.name == name) {
+            self.params[i] = value;
         }
+        self
+    }
+
+    /// Why a `holds` verdict on it is vacuous for `record`, in words, or `None` if its premise
+    /// occurred.
+    pub fn vacuous(&self, record: &crate::RunRecord) -> Option<String> {
+        self.def().premise.vacuous(record, self)
     }
 }
 
-/// Accepts a bare name (default parameters) or the tagged form.
+impl Serialize for Invariant {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let def = self.def();
+        if def.params.is_empty() {
+            return s.serialize_str(def.name);
+        }
+        struct Params<'a>(&'a Invariant);
+        impl Serialize for Params<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.params.len()))?;
+                for (p, v) in self.0.def().params.iter().zip(&self.0.params) {
+                    m.serialize_entry(p.name, v)?;
+                }
+                m.end()
+            }
+        }
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry(def.name, &Params(self))?;
+        m.end()
+    }
+}
+
+/// Accepts a bare name (default parameters) or the tagged form `{"name": {parameters}}`
+/// (missing parameters take their defaults; unknown ones are refused).
 impl<'de> Deserialize<'de> for Invariant {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Invariant, D::Error> {
         struct V;
@@ -183,9 +296,36 @@ impl<'de> Deserialize<'de> for Invariant {
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Invariant, E> {
                 Invariant::from_name(s).ok_or_else(|| E::unknown_variant(s, &Invariant::NAMES))
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Invariant, A::Error> {
-                TaggedInvariant::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(Invariant::from)
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Invariant, A::Error> {
+                let Some(name) = map.next_key::<String>()? else {
+                    return Err(de::Error::invalid_length(0, &"one invariant name"));
+                };
+                let inv = self.visit_str::<A::Error>(&name)?;
+                let params: BTreeMap<String, SimDuration> = map.next_value()?;
+                if let Some(extra) = map.next_key::<String>()? {
+                    return Err(de::Error::custom(format!(
+                        "one invariant per entry, found `{name}` and `{extra}`"
+                    )));
+                }
+                params.into_iter().try_fold(inv, |inv, (k, v)| {
+                    if inv.param(&k).is_none() {
+                        let known: Vec<String> = inv
+                            .def()
+                            .params
+                            .iter()
+                            .map(|p| format!("`{}`", p.name))
+                            .collect();
+                        return Err(de::Error::custom(format!(
+                            "unknown parameter `{k}` of `{name}`, expected {}",
+                            if known.is_empty() {
+                                "none".to_string()
+                            } else {
+                                known.join(", ")
+                            }
+                        )));
+                    }
+                    Ok(inv.with_param(&k, v))
+                })
             }
         }
         d.deserialize_any(V)
@@ -241,8 +381,38 @@ mod tests {
             assert_eq!(back, inv);
         }
         assert_eq!(
-            serde_json::to_string(&Invariant::SingleLeader).unwrap(),
+            serde_json::to_string(&Invariant::named("single_leader")).unwrap(),
             "\"single_leader\""
+        );
+    }
+
+    /// The table is the one place an invariant is spelled: every entry has a unique name, a
+    /// definition and a premise in words, and its parameters' defaults are what a bare name
+    /// gets.
+    #[test]
+    fn the_table_describes_every_invariant() {
+        let names: Vec<&str> = invariant_defs().map(|d| d.name).collect();
+        assert_eq!(names, Invariant::NAMES);
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len());
+        for d in invariant_defs() {
+            assert!(d.definition.ends_with('.'), "{}", d.name);
+            assert!(!d.premise.doc().is_empty(), "{}", d.name);
+            assert!(!d.applies.roles().is_empty(), "{}", d.name);
+            let inv = Invariant::named(d.name);
+            for p in d.params {
+                assert_eq!(inv.param(p.name), Some(p.default));
+            }
+        }
+        assert_eq!(
+            Invariant::named("eventual_leader").param("settle"),
+            Some(SimDuration::from_secs(5))
+        );
+        assert_eq!(
+            format!("{:?}", Invariant::named("lock_progress")),
+            "lock_progress { window: SimDuration(10000000000) }"
         );
     }
 
@@ -255,16 +425,10 @@ mod tests {
         assert_eq!(
             v,
             vec![
-                Invariant::EventualLeader {
-                    settle: SimDuration::from_secs(5)
-                },
-                Invariant::LockProgress {
-                    window: SimDuration::from_secs(3)
-                },
-                Invariant::EventualLeader {
-                    settle: SimDuration::from_secs(5)
-                },
-                Invariant::FencingMonotonic,
+                Invariant::named("eventual_leader").with_param("settle", SimDuration::from_secs(5)),
+                Invariant::named("lock_progress").with_param("window", SimDuration::from_secs(3)),
+                Invariant::named("eventual_leader").with_param("settle", SimDuration::from_secs(5)),
+                Invariant::named("fencing_monotonic"),
             ]
         );
         let err = serde_json::from_str::<Invariant>("\"single_leaders\"").unwrap_err();
@@ -278,24 +442,18 @@ mod tests {
     #[test]
     fn report_order_is_canonical_and_deduplicated() {
         let spec = CheckSpec::new(vec![
-            Invariant::ExactlyOnceEffects,
-            Invariant::SingleLeader,
-            Invariant::LockProgress {
-                window: SimDuration::from_secs(1),
-            },
-            Invariant::SingleLeader,
-            Invariant::LockProgress {
-                window: SimDuration::from_secs(2),
-            },
+            Invariant::named("exactly_once_effects"),
+            Invariant::named("single_leader"),
+            Invariant::named("lock_progress").with_param("window", SimDuration::from_secs(1)),
+            Invariant::named("single_leader"),
+            Invariant::named("lock_progress").with_param("window", SimDuration::from_secs(2)),
         ]);
         assert_eq!(
             spec.in_report_order(),
             vec![
-                Invariant::SingleLeader,
-                Invariant::LockProgress {
-                    window: SimDuration::from_secs(1)
-                },
-                Invariant::ExactlyOnceEffects,
+                Invariant::named("single_leader"),
+                Invariant::named("lock_progress").with_param("window", SimDuration::from_secs(1)),
+                Invariant::named("exactly_once_effects"),
             ]
         );
         assert_eq!(CheckSpec::default().invariants.len(), 11);

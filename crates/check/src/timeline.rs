@@ -440,6 +440,8 @@ pub(crate) fn describe(record: &RunRecord, obs: &Obs) -> String {
 }
 
 /// [`describe`] without the worker thread.
+///
+/// Long because: one arm per kind of client and leader observation, each its few words.
 fn describe_claim(record: &RunRecord, obs: &Obs) -> String {
     let name = |n: &NodeId| record.name(*n);
     match obs {
@@ -511,6 +513,30 @@ fn describe_claim(record: &RunRecord, obs: &Obs) -> String {
                 parts(&[("token", num(*token)), ("job", num(*job))])
             )
         }
+        Obs::LeaseGranted { .. }
+        | Obs::LeaseRenewed { .. }
+        | Obs::LeaseFreed { .. }
+        | Obs::RedisKeySet { .. }
+        | Obs::RedisKeyExpiry { .. }
+        | Obs::RedisKeyDeleted { .. }
+        | Obs::RedisRestarted { .. }
+        | Obs::RaftApplied { .. }
+        | Obs::RaftKeyCreated { .. }
+        | Obs::RaftKeyDeleted { .. }
+        | Obs::RedisReplicaOf { .. }
+        | Obs::RedisPromoted { .. }
+        | Obs::WriteAccepted { .. }
+        | Obs::WriteRejected { .. } => describe_server_claim(record, obs),
+    }
+}
+
+/// [`describe_claim`] of the servers' observations (the truth: lease grants, Redis keys,
+/// Raft commits, storage writes); a client's or leader's observation is not one of them.
+///
+/// Long because: one arm per kind of server observation, each its few words.
+fn describe_server_claim(record: &RunRecord, obs: &Obs) -> String {
+    let name = |n: &NodeId| record.name(*n);
+    match obs {
         Obs::LeaseGranted {
             lease,
             holder,
@@ -604,6 +630,7 @@ fn describe_claim(record: &RunRecord, obs: &Obs) -> String {
             name(writer),
             parts(&[("token", num(*token))])
         ),
+        _ => unreachable!("only the server observations are told here"),
     }
 }
 

@@ -2,63 +2,13 @@
 //! accepted, no leader claimed, no lock acquired) shows nothing. [`vacuous`] names the missing
 //! premise so reports can say `holds (vacuous: ...)` and `check` can refuse such a pass.
 
-use crate::invariants::progress::unproven_progress;
 use crate::run::RunRecord;
 use crate::spec::Invariant;
-use splitbrain_protocols::Obs;
 
 /// Why a `holds` verdict on `invariant` is vacuous for `record`, in words, or `None` if the
-/// premise occurred. Premises: leader invariants need a `LeaderClaim`; `exclusive_holders`
-/// a `LockAcquired` (so does `validity_within_truth`); the write invariants a `WriteAccepted` (`fencing_monotonic` one with a
-/// token, `exactly_once_effects` one with a job id); `lock_progress` a `LockRequested` (a
-/// client that asked) and a `LockAcquired` or `LockRenewed` (progress shown: without one it
-/// held only because clients waited no longer than the window while a majority of lock
-/// servers was up, or no majority-up stretch was longer than the window). `eventual_leader` cannot hold without a leader, so it is never vacuous.
+/// premise occurred: each invariant's [`Premise`](crate::spec::Premise), in its table entry.
 pub fn vacuous(record: &RunRecord, invariant: &Invariant) -> Option<String> {
-    let any = |pred: &dyn Fn(&Obs) -> bool| record.observations.iter().any(|o| pred(&o.obs));
-    let (happened, missing) = match invariant {
-        Invariant::SingleLeader | Invariant::SingleLeaderPerTerm => (
-            any(&|o| matches!(o, Obs::LeaderClaim { .. })),
-            "no node ever claimed leadership",
-        ),
-        Invariant::EventualLeader { .. } => (true, ""),
-        Invariant::ExclusiveHolders | Invariant::ValidityWithinTruth => (
-            any(&|o| matches!(o, Obs::LockAcquired { .. })),
-            "no client ever acquired a lock",
-        ),
-        Invariant::HolderWritesOnly | Invariant::NoTwoAcceptedWriters => (
-            any(&|o| matches!(o, Obs::WriteAccepted { .. })),
-            "the storage accepted no write",
-        ),
-        Invariant::FencingMonotonic => (
-            any(&|o| matches!(o, Obs::WriteAccepted { token: Some(_), .. })),
-            "the storage accepted no write carrying a fencing token",
-        ),
-        Invariant::LockProgress { window } => {
-            if !any(&|o| matches!(o, Obs::LockRequested { .. })) {
-                return Some("no client ever asked for a lock".to_string());
-            }
-            // Progress is shown by acquisitions only: a run without one shows nothing, and it
-            // held only because clients waited no longer than the window while a majority of
-            // lock servers was up (or no majority-up stretch was longer than the window).
-            if any(&|o| matches!(o, Obs::LockAcquired { .. } | Obs::LockRenewed { .. })) {
-                return None;
-            }
-            return Some(
-                unproven_progress(record, *window)
-                    .unwrap_or_else(|| "no lock was acquired".to_string()),
-            );
-        }
-        Invariant::StateMachineSafety => (
-            any(&|o| matches!(o, Obs::RaftApplied { .. })),
-            "no Raft replica applied a log entry",
-        ),
-        Invariant::ExactlyOnceEffects => (
-            any(&|o| matches!(o, Obs::WriteAccepted { job: Some(_), .. })),
-            "the storage accepted no write carrying a job id",
-        ),
-    };
-    (!happened).then(|| missing.to_string())
+    invariant.vacuous(record)
 }
 
 #[cfg(test)]
@@ -108,15 +58,21 @@ mod tests {
             .obs(ms(10), 0, accepted(None, None))
             .end(ms(1_000))
             .build();
-        assert_eq!(vacuous(&written, &Invariant::NoTwoAcceptedWriters), None);
-        assert!(vacuous(&written, &Invariant::FencingMonotonic).is_some());
-        assert!(vacuous(&written, &Invariant::ExactlyOnceEffects).is_some());
+        assert_eq!(
+            vacuous(&written, &Invariant::named("no_two_accepted_writers")),
+            None
+        );
+        assert!(vacuous(&written, &Invariant::named("fencing_monotonic")).is_some());
+        assert!(vacuous(&written, &Invariant::named("exactly_once_effects")).is_some());
         let jobs = Builder::new(&[("storage", Storage), ("client-1", Worker)])
             .obs(ms(10), 0, accepted(Some(3), Some(1)))
             .end(ms(1_000))
             .build();
-        assert_eq!(vacuous(&jobs, &Invariant::ExactlyOnceEffects), None);
-        assert_eq!(vacuous(&jobs, &Invariant::FencingMonotonic), None);
+        assert_eq!(
+            vacuous(&jobs, &Invariant::named("exactly_once_effects")),
+            None
+        );
+        assert_eq!(vacuous(&jobs, &Invariant::named("fencing_monotonic")), None);
     }
 
     /// Lesson 08 with its only Redis instance crashed at 1 ns acquires no lock, and
@@ -129,9 +85,8 @@ mod tests {
             lock: "lock".to_string(),
             servers: vec![],
         };
-        let progress = Invariant::LockProgress {
-            window: splitbrain_engine::SimDuration::from_secs(10),
-        };
+        let progress = Invariant::named("lock_progress")
+            .with_param("window", splitbrain_engine::SimDuration::from_secs(10));
         let run = |crash_at| {
             Builder::new(&[("redis", RedisInstance), ("client-1", Worker)])
                 .fault(crash_at, crash(0))

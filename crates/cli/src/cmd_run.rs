@@ -6,7 +6,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 use splitbrain_engine::Recorder;
 use splitbrain_lab::vary::{plan_with, Setting};
-use splitbrain_report::{derived_facts, narrate, summary_json, summary_text, NarrationOptions};
+use splitbrain_report::{
+    derived_facts, narrate, nemesis_line, summary_json, summary_text, NarrationOptions,
+};
 use splitbrain_scenario::{execute_keeping, Keep, TraceHeader};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -216,6 +218,9 @@ pub fn run(a: RunArgs) -> Result<u8> {
             "{}",
             summary_text(&result, &path, &a.set, plan.scenario.lesson.as_deref())
         );
+        if plan.scenario.nemesis.is_some() {
+            outln!("{}", nemesis_line(&path));
+        }
         for n in &notes {
             outln!("note      {n}");
         }

@@ -14,7 +14,7 @@ use splitbrain_lab::sweep::{
     StatsTally, SweepHeader, VaryHeader,
 };
 use splitbrain_lab::threshold::{
-    bisect, measure_probe, pick_invariant, Probe, ProbeBounds, ProbeCounts, Search, Threshold,
+    bisect, measure_probe, pick_invariant, Num, Probe, ProbeBounds, ProbeCounts, Search, Threshold,
 };
 use splitbrain_lab::vary::{plan_with, Setting, Vary};
 use splitbrain_report::reproduce_command_with;
@@ -313,11 +313,23 @@ fn print_threshold(
     result: &Threshold,
     bound: Option<String>,
 ) -> Result<u8> {
+    // Every value this report shows, in one style ([`Num::shown`]).
+    let all: Vec<Num> = result
+        .probes
+        .iter()
+        .map(|p| p.value)
+        .chain([search.lo, search.hi])
+        .collect();
+    let shown_all = Num::shown(&all);
+    let shown = |v: Num| -> String {
+        let i = all.iter().position(|x| *x == v).unwrap_or(0);
+        shown_all[i].clone()
+    };
     let describe = |p: &Probe| {
         format!(
             "{} at {} [{}, {}]",
             pct(p.rate()),
-            p.value.text(),
+            shown(p.value),
             pct(p.ci.0),
             pct(p.ci.1)
         )
@@ -329,8 +341,8 @@ fn print_threshold(
                 "threshold {} crosses {} between {} and {} ({} probes)",
                 search.path,
                 pct(level),
-                below.value.text(),
-                above.value.text(),
+                shown(below.value),
+                shown(above.value),
                 result.probes.len()
             );
             outln!("  below   {}", describe(below));
@@ -355,8 +367,8 @@ fn print_threshold(
             outln!(
                 "threshold none: the rate does not cross {} between {} and {}",
                 pct(level),
-                search.lo.text(),
-                search.hi.text()
+                shown(search.lo),
+                shown(search.hi)
             );
             outln!("  low     {}", describe(lo));
             outln!("  high    {}", describe(hi));

@@ -972,7 +972,8 @@ fn a_closed_stdout_ends_the_command_quietly() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_splitbrain"))
         .args([
             "run",
-            "scenarios/21b-raft-leader-minority-partition.json",
+            // A story (150 kB) longer than a pipe's buffer.
+            "scenarios/25c-etcd-mutex-gc-pause-fenced.json",
             "--narrate",
         ])
         .current_dir(repo())
@@ -1165,4 +1166,25 @@ fn hostile_scenario_text_reaches_no_output_as_markup() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("named.json:"), "{err}");
     assert!(!err.contains('\u{202e}'), "{err}");
+}
+
+/// A run with a nemesis says in one line that it is one seed, and how to sweep it; a run
+/// without one does not.
+#[test]
+fn a_run_with_a_nemesis_says_it_is_one_seed_and_how_to_sweep() {
+    let o = splitbrain(&["run", "scenarios/23-compare/lease-fencing.json"]);
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("sweep ")).collect();
+    assert_eq!(
+        lines,
+        [
+            "sweep     one run is one seed of the nemesis's random faults; its rate over 1000: \
+          splitbrain sweep scenarios/23-compare/lease-fencing.json --seeds 0..1000 --out \
+          results.jsonl"
+        ],
+        "{out}"
+    );
+    let o = splitbrain(&["run", "scenarios/06-lease-gc-pause-fenced.json"]);
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(!out.contains("one run is one seed"), "{out}");
 }

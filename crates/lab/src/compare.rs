@@ -21,7 +21,7 @@ use schemars::schema::RootSchema;
 use serde::{Deserialize, Serialize};
 use splitbrain_check::compare::{design_sample, DesignSample};
 use splitbrain_check::Outcome;
-use splitbrain_check::{Invariant, DEFAULT_WINDOW};
+use splitbrain_check::DEFAULT_WINDOW;
 use splitbrain_engine::{RngStream, SimDuration};
 use splitbrain_scenario::json::without_bom;
 use splitbrain_scenario::load::{parse_json, read_json_text, ReadError};
@@ -564,10 +564,7 @@ pub fn progress_window(plan: &Plan) -> SimDuration {
     check_spec(&plan.scenario)
         .invariants
         .iter()
-        .find_map(|i| match i {
-            Invariant::LockProgress { window } => Some(*window),
-            _ => None,
-        })
+        .find_map(|i| i.param("window").filter(|_| i.name() == "lock_progress"))
         .or(plan.scenario.check_params.window.map(|d| d.0))
         .unwrap_or(DEFAULT_WINDOW)
 }

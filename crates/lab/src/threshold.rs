@@ -38,6 +38,40 @@ impl Num {
         }
     }
 
+    /// The values as output shows them, in one style: durations in seconds with 3 decimals,
+    /// 6 or 9 where fewer would show two different values alike (`24.969 s and 25.199 s`, not
+    /// `24968750us and 25199218750ns`); numbers as [`Num::text`] writes them.
+    pub fn shown(values: &[Num]) -> Vec<String> {
+        let durations: Vec<u64> = values
+            .iter()
+            .filter_map(|v| match v {
+                Num::Duration(ns) => Some(*ns),
+                _ => None,
+            })
+            .collect();
+        let secs =
+            |ns: u64, d: usize| splitbrain_check::fmt_secs(splitbrain_engine::SimTime(ns), d);
+        let decimals = [3, 6, 9]
+            .into_iter()
+            .find(|d| {
+                let mut seen: Vec<(u64, String)> = Vec::new();
+                durations.iter().all(|&ns| {
+                    let text = secs(ns, *d);
+                    let clash = seen.iter().any(|(v, t)| *v != ns && *t == text);
+                    seen.push((ns, text));
+                    !clash
+                })
+            })
+            .unwrap_or(9);
+        values
+            .iter()
+            .map(|v| match v {
+                Num::Duration(ns) => secs(*ns, decimals),
+                other => other.text(),
+            })
+            .collect()
+    }
+
     fn as_f64(self) -> f64 {
         match self {
             Num::Int(i) => i as f64,
@@ -343,6 +377,28 @@ pub fn measure_probe(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bracket's ends print in one style, seconds with 3 decimals, more only where they
+    /// would print alike (not "24968750us and 25199218750ns").
+    #[test]
+    fn values_are_shown_in_one_time_style() {
+        assert_eq!(
+            Num::shown(&[Num::Duration(24_968_750_000), Num::Duration(25_199_218_750)]),
+            ["24.969 s", "25.199 s"]
+        );
+        assert_eq!(
+            Num::shown(&[
+                Num::Duration(1_000_100),
+                Num::Duration(1_000_200),
+                Num::Int(3)
+            ]),
+            ["0.001000100 s", "0.001000200 s", "3"]
+        );
+        assert_eq!(
+            Num::shown(&[Num::Duration(1_000_100_000), Num::Duration(1_000_200_000)]),
+            ["1.000100 s", "1.000200 s"]
+        );
+    }
 
     fn rate_step(at: f64) -> impl FnMut(&str) -> Result<(u64, u64), String> {
         move |text: &str| {

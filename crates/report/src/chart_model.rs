@@ -289,359 +289,417 @@ pub struct ModelInput<'a> {
 }
 
 impl TimelineModel {
-    /// Builds the model.
+    /// Builds the model: the lanes, then the trace read event by event ([`Drawing`]), what is
+    /// still open closed at the end, the truth beneath the beliefs, the violations.
     pub fn build(input: &ModelInput<'_>) -> TimelineModel {
         let record = input.record;
-        let (names, roles) = (&record.names, &record.roles);
-        let n = names.len();
         let end = record.end;
-        // Lanes: grouped by role, in id order within a group.
-        let mut order: Vec<usize> = (0..n).collect();
-        let group_of = |i: usize| LaneGroup::of(roles.get(i).copied().unwrap_or(Role::Worker));
-        order.sort_by_key(|&i| (group_of(i), i));
-        let mut lane_of = vec![0usize; n];
-        let lanes: Vec<Lane> = order
-            .iter()
-            .enumerate()
-            .map(|(lane, &i)| {
-                lane_of[i] = lane;
-                Lane {
-                    node: NodeId(i as u32),
-                    name: names[i].clone(),
-                    role: roles.get(i).copied().unwrap_or(Role::Worker),
-                    group: group_of(i),
-                }
-            })
-            .collect();
-        let lane = |id: NodeId| lane_of.get(id.index()).copied();
-        let name = |id: NodeId| record.name(id);
-        let clocks = WallClocks::new(record);
-        let truth = Truth::new(record, &clocks);
-        let is_ll = |id: NodeId| roles.get(id.index()) == Some(&Role::LeaseLeader);
-
-        let mut bands: Vec<Band> = Vec::new();
-        let mut marks: Vec<Mark> = Vec::new();
-        let mut arrows: Vec<Arrow> = Vec::new();
-        let mut net: Vec<NetPeriod> = Vec::new();
-
-        // Open intervals.
-        let mut leaders: BTreeMap<NodeId, (SimTime, u64, Option<u64>)> = BTreeMap::new();
-        // (node, lock) -> (since, token, believed validity end in true time)
-        let mut holds: BTreeMap<(NodeId, String), OpenHold> = BTreeMap::new();
-        let mut lease_tokens: BTreeMap<NodeId, u64> = BTreeMap::new();
-        let mut down: BTreeMap<NodeId, SimTime> = BTreeMap::new();
-        // Redis instances restarted and not yet answering (restart_delay), since when.
-        let mut restarting: BTreeMap<NodeId, SimTime> = BTreeMap::new();
-        let mut pending: BTreeMap<u64, (NodeId, NodeId, SimTime, String)> = BTreeMap::new();
-        let mut rules: Vec<(SimTime, NetRule)> = Vec::new();
-
-        let close_rules = |net: &mut Vec<NetPeriod>, rules: &mut Vec<(SimTime, NetRule)>, t| {
-            for (from, rule) in rules.drain(..) {
-                net.push(net_period(&rule, from, t, n, &lane_of, names));
-            }
-        };
-
+        let (lanes, lane_of) = lanes_of(record);
+        let mut d = Drawing::new(record, lane_of);
         // A pause is drawn as the engine applied it: not at all when its node was down (or
         // paused past its end already), and cut short by a crash.
-        let mut effects = splitbrain_check::applied(
-            &splitbrain_check::FaultStart::of(input.record),
-            &input.record.faults,
-        )
-        .into_iter();
+        let mut effects =
+            splitbrain_check::applied(&splitbrain_check::FaultStart::of(record), &record.faults)
+                .into_iter();
         for ev in input.events {
-            let effect = match ev {
-                Event::Fault { .. } => effects.next(),
-                _ => None,
-            };
             match ev {
-                Event::End { .. } => {}
-                Event::Send {
+                Event::Send { .. } | Event::Deliver { .. } | Event::Drop { .. } => d.message(ev),
+                Event::Fault { t, fault } => d.fault(*t, fault, effects.next()),
+                Event::Observe { t, node, obs } => d.observe(*t, *node, obs),
+                Event::End { .. }
+                | Event::Start { .. }
+                | Event::Timer { .. }
+                | Event::Resume { .. } => {}
+            }
+        }
+        d.close_open(end);
+        let true_holds = d.truth(&Truth::new(record, &d.clocks));
+        let extra = beliefs_against_truth(&d.bands, &lanes, &true_holds, &d.lane_of);
+        d.bands.extend(extra);
+        d.bands.sort_by_key(|b| (b.lane, b.from, b.to));
+        d.marks.sort_by_key(|m| (m.lane, m.t));
+        let violations = violation_bands(input.report, &record.names, &d.lane_of);
+        let clocks = lanes
+            .iter()
+            .enumerate()
+            .map(|(l, lane)| ClockSeries {
+                lane: l,
+                pieces: d.clocks.offsets(lane.node, end),
+            })
+            .collect();
+        TimelineModel {
+            name: input.name.to_string(),
+            seed: input.seed,
+            end,
+            lanes,
+            bands: d.bands,
+            marks: d.marks,
+            arrows: d.arrows,
+            net: d.net,
+            violations,
+            clocks,
+            stopped: input.events.iter().rev().find_map(|e| match e {
+                Event::End {
                     t,
-                    from,
-                    to,
-                    id,
-                    kind,
-                    ..
-                } => {
-                    pending.insert(*id, (*from, *to, *t, kind.clone()));
-                }
-                Event::Deliver { t, id, .. } | Event::Drop { t, id, .. } => {
-                    let dropped = matches!(ev, Event::Drop { .. });
-                    let info = if dropped {
-                        pending.remove(id)
-                    } else {
-                        // A duplicate may be delivered again: keep the send.
-                        pending.get(id).cloned()
-                    };
-                    if let Some((from, to, sent, kind)) = info {
-                        if let (Some(a), Some(b)) = (lane(from), lane(to)) {
-                            arrows.push(Arrow {
-                                from: a,
-                                to: b,
-                                sent,
-                                end: *t,
-                                kind,
-                                dropped,
-                                id: *id,
-                            });
-                        }
-                    }
-                }
-                Event::Fault { t, fault } => match fault {
-                    Fault::Crash { node } => {
-                        if let Some(l) = lane(*node) {
-                            down.entry(*node).or_insert(*t);
-                            if let Some(since) = restarting.remove(node).filter(|s| s < t) {
-                                bands.push(Band {
-                                    lane: l,
-                                    from: since,
-                                    to: *t,
-                                    kind: BandKind::Unavailable,
-                                });
-                            }
-                            if let Some((since, term, token)) = leaders.remove(node) {
-                                bands.push(leader_band(l, since, *t, term, token));
-                            }
-                            let mine: Vec<(NodeId, String)> = holds
-                                .keys()
-                                .filter(|(who, _)| who == node)
-                                .cloned()
-                                .collect();
-                            for k in mine {
-                                let (since, token, valid) = holds.remove(&k).expect("listed");
-                                push_hold(
-                                    &mut bands,
-                                    &mut marks,
-                                    l,
-                                    since,
-                                    *t,
-                                    &k.1,
-                                    token,
-                                    valid,
-                                    is_ll(*node),
-                                );
-                            }
-                        }
-                    }
-                    Fault::Restart { node } => {
-                        if let (Some(l), Some(since)) = (lane(*node), down.remove(node)) {
-                            bands.push(Band {
-                                lane: l,
-                                from: since,
-                                to: *t,
-                                kind: BandKind::Crashed,
-                            });
-                        }
-                        // A Redis instance tells when it answers again (`RedisRestarted`);
-                        // until then it is unavailable.
-                        if roles.get(node.index()) == Some(&Role::RedisInstance) {
-                            restarting.insert(*node, *t);
-                        }
-                    }
-                    Fault::Pause { node, duration } => {
-                        let to = effect
-                            .map_or(t.saturating_add(*duration), |a| a.ends)
-                            .min(end.max(*t));
-                        let idle = effect.is_some_and(|a| a.idle.is_some());
-                        if let (Some(l), false) = (lane(*node), idle) {
-                            bands.push(Band {
-                                lane: l,
-                                from: *t,
-                                to,
-                                kind: BandKind::Paused,
-                            });
-                        }
-                    }
-                    // A rule already in force is drawn once: the copy changed nothing.
-                    Fault::Network { rule } if !effect.is_some_and(|a| a.idle.is_some()) => {
-                        rules.push((*t, rule.clone()))
-                    }
-                    Fault::Network { .. } => {}
-                    Fault::Heal => close_rules(&mut net, &mut rules, *t),
-                    Fault::HealPartition { groups } => {
-                        // Only the first partition with these groups ends (as in the engine).
-                        let healed = NetRule::Partition {
-                            groups: groups.clone(),
-                        };
-                        if let Some(i) = rules.iter().position(|(_, r)| *r == healed) {
-                            let (from, rule) = rules.remove(i);
-                            net.push(net_period(&rule, from, *t, n, &lane_of, names));
-                        }
-                    }
-                    // A step of 0 s is no step: no mark.
-                    Fault::ClockStep { delta_ns: 0, .. } => {}
-                    Fault::ClockStep { node, delta_ns } => {
-                        if let Some(l) = lane(*node) {
-                            marks.push(Mark {
-                                lane: l,
-                                t: *t,
-                                kind: MarkKind::ClockStep {
-                                    delta_ns: *delta_ns,
-                                },
-                            });
-                        }
-                    }
-                    Fault::SetDrift { .. } | Fault::SetLoss { .. } => {}
-                },
-                Event::Observe { t, node, obs } => {
-                    let Some(l) = lane(*node) else { continue };
-                    let t = *t;
-                    if let (Obs::RedisRestarted { .. }, Some(since)) =
-                        (obs, restarting.remove(node))
-                    {
-                        if t > since {
-                            bands.push(Band {
-                                lane: l,
-                                from: since,
-                                to: t,
-                                kind: BandKind::Unavailable,
-                            });
-                        }
-                    }
-                    match obs {
-                        Obs::LeaderClaim { term } => {
-                            let token = lease_tokens.get(node).copied();
-                            leaders.entry(*node).or_insert((t, *term, token));
-                        }
-                        Obs::LeaderStepDown { .. } => {
-                            if let Some((since, term, token)) = leaders.remove(node) {
-                                bands.push(leader_band(l, since, t, term, token));
-                            }
-                        }
-                        Obs::LockAcquired {
-                            lock,
-                            token,
-                            valid_until_local,
-                            ..
-                        } => {
-                            if let Some(tok) = token {
-                                lease_tokens.insert(*node, *tok);
-                            }
-                            let valid = clocks.true_time_of_mono(*node, t, valid_until_local.0);
-                            let e = holds
-                                .entry((*node, hold_label(lock, obs.thread())))
-                                .or_insert((t, *token, None));
-                            e.2 = Some(valid);
-                        }
-                        Obs::LockRenewed {
-                            lock,
-                            valid_until_local,
-                            ..
-                        } => {
-                            let valid = clocks.true_time_of_mono(*node, t, valid_until_local.0);
-                            if let Some(e) = holds.get_mut(&(*node, hold_label(lock, obs.thread())))
-                            {
-                                e.2 = Some(valid);
-                            }
-                        }
-                        Obs::LockReleased { thread: _, lock } | Obs::LockLost { lock, .. } => {
-                            let label = hold_label(lock, obs.thread());
-                            if let Some((since, token, valid)) =
-                                holds.remove(&(*node, label.clone()))
-                            {
-                                push_hold(
-                                    &mut bands,
-                                    &mut marks,
-                                    l,
-                                    since,
-                                    t,
-                                    &label,
-                                    token,
-                                    valid,
-                                    is_ll(*node),
-                                );
-                            }
-                        }
-                        Obs::WriteAccepted {
-                            writer,
-                            token,
-                            applied,
-                            ..
-                        } => marks.push(Mark {
-                            lane: l,
-                            t,
-                            kind: MarkKind::WriteAccepted {
-                                writer: name(*writer),
-                                token: *token,
-                                applied: *applied,
-                            },
-                        }),
-                        Obs::WriteRejected { writer, token, .. } => marks.push(Mark {
-                            lane: l,
-                            t,
-                            kind: MarkKind::WriteRejected {
-                                writer: name(*writer),
-                                token: *token,
-                            },
-                        }),
-                        _ => {}
-                    }
-                }
-                Event::Start { .. } | Event::Timer { .. } | Event::Resume { .. } => {}
-            }
+                    events,
+                    complete: false,
+                } => Some((*t, *events)),
+                _ => None,
+            }),
         }
-        // Close what is still open at the end.
-        for (node, (since, term, token)) in std::mem::take(&mut leaders) {
-            if let Some(l) = lane(node) {
-                bands.push(leader_band(l, since, end, term, token));
-            }
-        }
-        for ((node, lock), (since, token, valid)) in std::mem::take(&mut holds) {
-            if let Some(l) = lane(node) {
-                push_hold(
-                    &mut bands,
-                    &mut marks,
-                    l,
-                    since,
-                    end,
-                    &lock,
-                    token,
-                    valid,
-                    is_ll(node),
-                );
-            }
-        }
-        for (node, since) in down {
-            if let Some(l) = lane(node) {
-                bands.push(Band {
-                    lane: l,
-                    from: since,
-                    to: end,
-                    kind: BandKind::Crashed,
-                });
-            }
-        }
-        for (node, since) in restarting {
-            if let Some(l) = lane(node).filter(|_| since < end) {
-                bands.push(Band {
-                    lane: l,
-                    from: since,
-                    to: end,
-                    kind: BandKind::Unavailable,
-                });
-            }
-        }
-        close_rules(&mut net, &mut rules, end);
+    }
+}
 
-        // The truth: grants on lease service lanes, keys on Redis instance lanes, and who
-        // truly held a lock (by grant or Redis majority), drawn at the end of the run.
-        let mut true_holds: Vec<(NodeId, SimTime, SimTime, Option<u64>)> = Vec::new();
+/// The lanes, grouped by role and in id order within a group, and each node's lane (by
+/// `NodeId` index).
+fn lanes_of(record: &RunRecord) -> (Vec<Lane>, Vec<usize>) {
+    let (names, roles) = (&record.names, &record.roles);
+    let n = names.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    let group_of = |i: usize| LaneGroup::of(roles.get(i).copied().unwrap_or(Role::Worker));
+    order.sort_by_key(|&i| (group_of(i), i));
+    let mut lane_of = vec![0usize; n];
+    let lanes: Vec<Lane> = order
+        .iter()
+        .enumerate()
+        .map(|(lane, &i)| {
+            lane_of[i] = lane;
+            Lane {
+                node: NodeId(i as u32),
+                name: names[i].clone(),
+                role: roles.get(i).copied().unwrap_or(Role::Worker),
+                group: group_of(i),
+            }
+        })
+        .collect();
+    (lanes, lane_of)
+}
+
+/// A true hold to draw: holder, from, to, token.
+type TrueHold = (NodeId, SimTime, SimTime, Option<u64>);
+
+/// What [`TimelineModel::build`] has drawn so far as it reads the trace, and the intervals
+/// still open.
+struct Drawing<'a> {
+    record: &'a RunRecord,
+    lane_of: Vec<usize>,
+    clocks: WallClocks,
+    bands: Vec<Band>,
+    marks: Vec<Mark>,
+    arrows: Vec<Arrow>,
+    net: Vec<NetPeriod>,
+    /// Open leaderships: since, term, token.
+    leaders: BTreeMap<NodeId, (SimTime, u64, Option<u64>)>,
+    /// Open lock beliefs by (node, lock).
+    holds: BTreeMap<(NodeId, String), OpenHold>,
+    lease_tokens: BTreeMap<NodeId, u64>,
+    down: BTreeMap<NodeId, SimTime>,
+    /// Redis instances restarted and not yet answering (restart_delay), since when.
+    restarting: BTreeMap<NodeId, SimTime>,
+    /// Messages sent and not yet dropped: from, to, sent, kind.
+    pending: BTreeMap<u64, (NodeId, NodeId, SimTime, String)>,
+    /// Network rules in force, since when.
+    rules: Vec<(SimTime, NetRule)>,
+}
+
+impl<'a> Drawing<'a> {
+    fn new(record: &'a RunRecord, lane_of: Vec<usize>) -> Drawing<'a> {
+        Drawing {
+            record,
+            lane_of,
+            clocks: WallClocks::new(record),
+            bands: Vec::new(),
+            marks: Vec::new(),
+            arrows: Vec::new(),
+            net: Vec::new(),
+            leaders: BTreeMap::new(),
+            holds: BTreeMap::new(),
+            lease_tokens: BTreeMap::new(),
+            down: BTreeMap::new(),
+            restarting: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            rules: Vec::new(),
+        }
+    }
+
+    fn lane(&self, id: NodeId) -> Option<usize> {
+        self.lane_of.get(id.index()).copied()
+    }
+
+    fn is_lease_leader(&self, id: NodeId) -> bool {
+        self.record.roles.get(id.index()) == Some(&Role::LeaseLeader)
+    }
+
+    fn band(&mut self, lane: usize, from: SimTime, to: SimTime, kind: BandKind) {
+        self.bands.push(Band {
+            lane,
+            from,
+            to,
+            kind,
+        });
+    }
+
+    /// Ends a lock belief at `to`: its band and its believed deadline.
+    fn end_hold(&mut self, lane: usize, node: NodeId, to: SimTime, lock: &str, open: OpenHold) {
+        let (since, token, valid) = open;
+        let ll = self.is_lease_leader(node);
+        push_hold(
+            &mut self.bands,
+            &mut self.marks,
+            lane,
+            since,
+            to,
+            lock,
+            token,
+            valid,
+            ll,
+        );
+    }
+
+    /// Ends the network rule periods in force at `t`.
+    fn close_rules(&mut self, t: SimTime) {
+        let (n, names) = (self.record.names.len(), &self.record.names);
+        for (from, rule) in self.rules.drain(..) {
+            self.net
+                .push(net_period(&rule, from, t, n, &self.lane_of, names));
+        }
+    }
+
+    /// A send (remembered) or its delivery or drop (an arrow).
+    fn message(&mut self, ev: &Event) {
+        let (t, id, dropped) = match ev {
+            Event::Send {
+                t,
+                from,
+                to,
+                id,
+                kind,
+                ..
+            } => {
+                self.pending.insert(*id, (*from, *to, *t, kind.clone()));
+                return;
+            }
+            Event::Deliver { t, id, .. } => (*t, *id, false),
+            Event::Drop { t, id, .. } => (*t, *id, true),
+            _ => return,
+        };
+        let info = if dropped {
+            self.pending.remove(&id)
+        } else {
+            // A duplicate may be delivered again: keep the send.
+            self.pending.get(&id).cloned()
+        };
+        if let Some((from, to, sent, kind)) = info {
+            if let (Some(a), Some(b)) = (self.lane(from), self.lane(to)) {
+                self.arrows.push(Arrow {
+                    from: a,
+                    to: b,
+                    sent,
+                    end: t,
+                    kind,
+                    dropped,
+                    id,
+                });
+            }
+        }
+    }
+
+    /// A fault as the engine applied it (`effect`).
+    fn fault(&mut self, t: SimTime, fault: &Fault, effect: Option<splitbrain_check::Applied>) {
+        let idle = effect.as_ref().is_some_and(|a| a.idle.is_some());
+        match fault {
+            Fault::Crash { node } => self.crash(t, *node),
+            Fault::Restart { node } => {
+                if let (Some(l), Some(since)) = (self.lane(*node), self.down.remove(node)) {
+                    self.band(l, since, t, BandKind::Crashed);
+                }
+                // A Redis instance tells when it answers again (`RedisRestarted`); until
+                // then it is unavailable.
+                if self.record.roles.get(node.index()) == Some(&Role::RedisInstance) {
+                    self.restarting.insert(*node, t);
+                }
+            }
+            Fault::Pause { node, duration } => {
+                let end = self.record.end;
+                let to = effect
+                    .as_ref()
+                    .map_or(t.saturating_add(*duration), |a| a.ends)
+                    .min(end.max(t));
+                if let (Some(l), false) = (self.lane(*node), idle) {
+                    self.band(l, t, to, BandKind::Paused);
+                }
+            }
+            // A rule already in force is drawn once: the copy changed nothing.
+            Fault::Network { rule } if !idle => self.rules.push((t, rule.clone())),
+            Fault::Network { .. } => {}
+            Fault::Heal => self.close_rules(t),
+            Fault::HealPartition { groups } => {
+                // Only the first partition with these groups ends (as in the engine).
+                let healed = NetRule::Partition {
+                    groups: groups.clone(),
+                };
+                if let Some(i) = self.rules.iter().position(|(_, r)| *r == healed) {
+                    let (from, rule) = self.rules.remove(i);
+                    let (n, names) = (self.record.names.len(), &self.record.names);
+                    self.net
+                        .push(net_period(&rule, from, t, n, &self.lane_of, names));
+                }
+            }
+            // A step of 0 s is no step: no mark.
+            Fault::ClockStep { delta_ns: 0, .. } => {}
+            Fault::ClockStep { node, delta_ns } => {
+                if let Some(l) = self.lane(*node) {
+                    self.marks.push(Mark {
+                        lane: l,
+                        t,
+                        kind: MarkKind::ClockStep {
+                            delta_ns: *delta_ns,
+                        },
+                    });
+                }
+            }
+            Fault::SetDrift { .. } | Fault::SetLoss { .. } => {}
+        }
+    }
+
+    /// A crash ends the node's unavailability, leadership and lock beliefs.
+    fn crash(&mut self, t: SimTime, node: NodeId) {
+        let Some(l) = self.lane(node) else { return };
+        self.down.entry(node).or_insert(t);
+        if let Some(since) = self.restarting.remove(&node).filter(|s| *s < t) {
+            self.band(l, since, t, BandKind::Unavailable);
+        }
+        if let Some((since, term, token)) = self.leaders.remove(&node) {
+            self.bands.push(leader_band(l, since, t, term, token));
+        }
+        let mine: Vec<(NodeId, String)> = self
+            .holds
+            .keys()
+            .filter(|(who, _)| *who == node)
+            .cloned()
+            .collect();
+        for k in mine {
+            let open = self.holds.remove(&k).expect("listed");
+            self.end_hold(l, node, t, &k.1, open);
+        }
+    }
+
+    /// An observation: a leadership or lock belief begins, changes or ends; a write mark.
+    ///
+    /// Long because: one arm per observation kind the chart draws (claims, holds, writes).
+    fn observe(&mut self, t: SimTime, node: NodeId, obs: &Obs) {
+        let Some(l) = self.lane(node) else { return };
+        if let (Obs::RedisRestarted { .. }, Some(since)) = (obs, self.restarting.remove(&node)) {
+            if t > since {
+                self.band(l, since, t, BandKind::Unavailable);
+            }
+        }
+        let name = |id: &NodeId| self.record.name(*id);
+        match obs {
+            Obs::LeaderClaim { term } => {
+                let token = self.lease_tokens.get(&node).copied();
+                self.leaders.entry(node).or_insert((t, *term, token));
+            }
+            Obs::LeaderStepDown { .. } => {
+                if let Some((since, term, token)) = self.leaders.remove(&node) {
+                    self.bands.push(leader_band(l, since, t, term, token));
+                }
+            }
+            Obs::LockAcquired {
+                lock,
+                token,
+                valid_until_local,
+                ..
+            } => {
+                if let Some(tok) = token {
+                    self.lease_tokens.insert(node, *tok);
+                }
+                let valid = self.clocks.true_time_of_mono(node, t, valid_until_local.0);
+                let e = self
+                    .holds
+                    .entry((node, hold_label(lock, obs.thread())))
+                    .or_insert((t, *token, None));
+                e.2 = Some(valid);
+            }
+            Obs::LockRenewed {
+                lock,
+                valid_until_local,
+                ..
+            } => {
+                let valid = self.clocks.true_time_of_mono(node, t, valid_until_local.0);
+                if let Some(e) = self.holds.get_mut(&(node, hold_label(lock, obs.thread()))) {
+                    e.2 = Some(valid);
+                }
+            }
+            Obs::LockReleased { thread: _, lock } | Obs::LockLost { lock, .. } => {
+                let label = hold_label(lock, obs.thread());
+                if let Some(open) = self.holds.remove(&(node, label.clone())) {
+                    self.end_hold(l, node, t, &label, open);
+                }
+            }
+            Obs::WriteAccepted {
+                writer,
+                token,
+                applied,
+                ..
+            } => {
+                let kind = MarkKind::WriteAccepted {
+                    writer: name(writer),
+                    token: *token,
+                    applied: *applied,
+                };
+                self.marks.push(Mark { lane: l, t, kind });
+            }
+            Obs::WriteRejected { writer, token, .. } => {
+                let kind = MarkKind::WriteRejected {
+                    writer: name(writer),
+                    token: *token,
+                };
+                self.marks.push(Mark { lane: l, t, kind });
+            }
+            _ => {}
+        }
+    }
+
+    /// Closes what is still open at the run's `end`.
+    fn close_open(&mut self, end: SimTime) {
+        for (node, (since, term, token)) in std::mem::take(&mut self.leaders) {
+            if let Some(l) = self.lane(node) {
+                self.bands.push(leader_band(l, since, end, term, token));
+            }
+        }
+        for ((node, lock), open) in std::mem::take(&mut self.holds) {
+            if let Some(l) = self.lane(node) {
+                self.end_hold(l, node, end, &lock, open);
+            }
+        }
+        for (node, since) in std::mem::take(&mut self.down) {
+            if let Some(l) = self.lane(node) {
+                self.band(l, since, end, BandKind::Crashed);
+            }
+        }
+        for (node, since) in std::mem::take(&mut self.restarting) {
+            if let Some(l) = self.lane(node).filter(|_| since < end) {
+                self.band(l, since, end, BandKind::Unavailable);
+            }
+        }
+        self.close_rules(end);
+    }
+
+    /// The truth: grants on lease service lanes, keys on Redis instance lanes; returns who
+    /// truly held a lock when (by grant, Redis majority or Raft commit), up to the run's end.
+    fn truth(&mut self, truth: &Truth) -> Vec<TrueHold> {
+        let end = self.record.end;
+        let mut true_holds: Vec<TrueHold> = Vec::new();
         for h in &truth.holds {
             let (Some(holder), to) = (h.holder, h.to.min(end)) else {
                 continue;
             };
             let token = match h.source {
                 HoldSource::Lease { service, token } => {
-                    if let Some(l) = lane(service) {
-                        bands.push(Band {
-                            lane: l,
-                            from: h.from,
-                            to,
-                            kind: BandKind::Grant {
-                                holder: name(holder),
-                                token,
-                            },
-                        });
+                    if let Some(l) = self.lane(service) {
+                        let holder = self.record.name(holder);
+                        self.band(l, h.from, to, BandKind::Grant { holder, token });
                     }
                     Some(token)
                 }
@@ -655,119 +713,93 @@ impl TimelineModel {
         for k in key_bands(&truth.keys) {
             // A key is drawn until its instance's crash: the instance lost it then, whatever
             // the truth goes on counting it for (a down instance votes for nobody else).
-            let lost = crate::narrate::key_lost_at(record, &k);
-            if let Some(l) = lane(k.instance) {
-                bands.push(Band {
-                    lane: l,
-                    from: k.from,
-                    to: lost.unwrap_or(k.to).min(end),
-                    kind: BandKind::Key {
-                        key: k.key.to_string(),
-                        holder: k.holder.map(name),
-                    },
-                });
+            let lost = crate::narrate::key_lost_at(self.record, &k);
+            if let Some(l) = self.lane(k.instance) {
+                let kind = BandKind::Key {
+                    key: k.key.to_string(),
+                    holder: k.holder.map(|h| self.record.name(h)),
+                };
+                self.band(l, k.from, lost.unwrap_or(k.to).min(end), kind);
             }
         }
+        true_holds
+    }
+}
 
-        // Truth strips under beliefs, and the stale part of each belief.
-        let has_truth = !true_holds.is_empty();
-        let mut extra = Vec::new();
-        for b in &bands {
-            let believes = matches!(b.kind, BandKind::Holds { .. })
-                || matches!(b.kind, BandKind::Leader { token: Some(_), .. });
-            if !believes || !has_truth {
-                continue;
-            }
-            let node = lanes[b.lane].node;
-            let mut covered: Vec<(SimTime, SimTime)> = true_holds
-                .iter()
-                .filter(|h| h.0 == node && h.1 < b.to && h.2 > b.from)
-                .map(|h| (h.1.max(b.from), h.2.min(b.to)))
-                .collect();
-            covered.sort();
-            let mut at = b.from;
-            for (f, t) in covered {
-                if f > at {
-                    extra.push(Band {
-                        lane: b.lane,
-                        from: at,
-                        to: f,
-                        kind: BandKind::Stale,
-                    });
-                }
-                at = at.max(t);
-            }
-            if at < b.to {
-                extra.push(Band {
-                    lane: b.lane,
-                    from: at,
-                    to: b.to,
-                    kind: BandKind::Stale,
-                });
-            }
+/// Truth strips under beliefs, and the stale part of each belief (a hold, or a leadership
+/// with a token) that no true hold of its node covers.
+fn beliefs_against_truth(
+    bands: &[Band],
+    lanes: &[Lane],
+    true_holds: &[TrueHold],
+    lane_of: &[usize],
+) -> Vec<Band> {
+    let mut extra = Vec::new();
+    let stale = |lane, from, to| Band {
+        lane,
+        from,
+        to,
+        kind: BandKind::Stale,
+    };
+    for b in bands {
+        let believes = matches!(b.kind, BandKind::Holds { .. })
+            || matches!(b.kind, BandKind::Leader { token: Some(_), .. });
+        if !believes || true_holds.is_empty() {
+            continue;
         }
-        for (node, from, to, token) in &true_holds {
-            if let Some(l) = lane(*node) {
-                extra.push(Band {
-                    lane: l,
-                    from: *from,
-                    to: *to,
-                    kind: BandKind::TrueHold { token: *token },
-                });
-            }
-        }
-        bands.extend(extra);
-        bands.sort_by_key(|b| (b.lane, b.from, b.to));
-        marks.sort_by_key(|m| (m.lane, m.t));
-
-        let violations = input
-            .report
-            .results
+        let node = lanes[b.lane].node;
+        let mut covered: Vec<(SimTime, SimTime)> = true_holds
             .iter()
-            .flat_map(|r| r.verdict.violations())
-            .map(|v| ViolationBand {
-                invariant: v.invariant.to_string(),
-                from: v.from,
-                to: v.to,
-                lanes: v
-                    .nodes
-                    .iter()
-                    .filter_map(|nm| names.iter().position(|x| x == nm))
-                    .map(|i| lane_of[i])
-                    .collect(),
-            })
+            .filter(|h| h.0 == node && h.1 < b.to && h.2 > b.from)
+            .map(|h| (h.1.max(b.from), h.2.min(b.to)))
             .collect();
-
-        let clocks = lanes
-            .iter()
-            .enumerate()
-            .map(|(l, lane)| ClockSeries {
-                lane: l,
-                pieces: clocks.offsets(lane.node, end),
-            })
-            .collect();
-
-        TimelineModel {
-            name: input.name.to_string(),
-            seed: input.seed,
-            end,
-            lanes,
-            bands,
-            marks,
-            arrows,
-            net,
-            violations,
-            clocks,
-            stopped: input.events.iter().rev().find_map(|e| match e {
-                Event::End {
-                    t,
-                    events,
-                    complete: false,
-                } => Some((*t, *events)),
-                _ => None,
-            }),
+        covered.sort();
+        let mut at = b.from;
+        for (f, t) in covered {
+            if f > at {
+                extra.push(stale(b.lane, at, f));
+            }
+            at = at.max(t);
+        }
+        if at < b.to {
+            extra.push(stale(b.lane, at, b.to));
         }
     }
+    for (node, from, to, token) in true_holds {
+        if let Some(l) = lane_of.get(node.index()).copied() {
+            extra.push(Band {
+                lane: l,
+                from: *from,
+                to: *to,
+                kind: BandKind::TrueHold { token: *token },
+            });
+        }
+    }
+    extra
+}
+
+/// The report's violations as bands over the lanes of their nodes.
+fn violation_bands(
+    report: &CheckReport,
+    names: &[String],
+    lane_of: &[usize],
+) -> Vec<ViolationBand> {
+    report
+        .results
+        .iter()
+        .flat_map(|r| r.verdict.violations())
+        .map(|v| ViolationBand {
+            invariant: v.invariant.to_string(),
+            from: v.from,
+            to: v.to,
+            lanes: v
+                .nodes
+                .iter()
+                .filter_map(|nm| names.iter().position(|x| x == nm))
+                .map(|i| lane_of[i])
+                .collect(),
+        })
+        .collect()
 }
 
 /// An open lock belief: since, token, believed validity end (true time).

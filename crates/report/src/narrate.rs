@@ -7,6 +7,7 @@ use splitbrain_engine::{
 };
 use splitbrain_protocols::lease::LeaseClientTimer;
 use splitbrain_protocols::redis::{RedisMsg, Reply};
+use splitbrain_protocols::storage::StorageMsg;
 use splitbrain_protocols::ClientTimer;
 use splitbrain_protocols::{Msg, Obs, Timer};
 use std::collections::BTreeMap;
@@ -158,6 +159,17 @@ pub fn describe_fault(names: &[String], f: &Fault) -> String {
     }
 }
 
+/// Why a fault step happened, naming the fault (which one, on which node, at what true
+/// time): what the view shows as a fault's cause. The one place a fault's origin is put into
+/// words.
+pub fn fault_cause(names: &[String], t: SimTime, f: &Fault) -> String {
+    format!(
+        "the scenario's fault plan (or its nemesis), at {}: {}",
+        clock(t),
+        describe_fault(names, f)
+    )
+}
+
 /// Per fault of `events`, in the order applied, the state that made it change nothing
 /// (`"down"`, `"already paused"`, `"up"`, `"already down"`, `"nothing to heal"`), else `None`:
 /// the checkers' rule ([`splitbrain_check::faults_without_effect`], the engine's replayed).
@@ -234,6 +246,8 @@ fn token(t: &Option<u64>) -> String {
 }
 
 /// One sentence for an observation by `who`.
+///
+/// Long because: one arm per kind of client and leader observation, each its sentence.
 pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
     // A worker thread's claim names its thread: "client-1 (thread 2) acquires ...".
     let threaded;
@@ -245,7 +259,9 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
         None => who,
     };
     match o {
-        Obs::SharedTokenRelease { lock, value, own, .. } => format!(
+        Obs::SharedTokenRelease {
+            lock, value, own, ..
+        } => format!(
             "{who} releases lock \"{lock}\" with value {value} from the SHARED lock object, \
              another thread's token (its own hold's was {own}): the release script deletes \
              that thread's key"
@@ -275,9 +291,17 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
                 secs(valid_until_local.0)
             )
         }
-        Obs::LockFailed { thread: _, lock, reason } => format!("{who} fails to acquire \"{lock}\": {reason}"),
+        Obs::LockFailed {
+            thread: _,
+            lock,
+            reason,
+        } => format!("{who} fails to acquire \"{lock}\": {reason}"),
         Obs::LockReleased { thread: _, lock } => format!("{who} releases \"{lock}\""),
-        Obs::LockLost { thread: _, lock, reason } => format!("{who} gives up \"{lock}\": {reason}"),
+        Obs::LockLost {
+            thread: _,
+            lock,
+            reason,
+        } => format!("{who} gives up \"{lock}\": {reason}"),
         Obs::LockBeliefPastDeadline {
             lock,
             until_local,
@@ -290,7 +314,8 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
             };
             format!("{who} goes on believing it holds \"{lock}\"{until}: {reason}")
         }
-        Obs::ValidityChecked { thread: _,
+        Obs::ValidityChecked {
+            thread: _,
             lock,
             valid,
             remaining_ns,
@@ -320,6 +345,29 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
             Some(j) => format!("{who} sends its write for job {j} ({})", token(t)),
             None => format!("{who} sends its write ({})", token(t)),
         },
+        Obs::LeaseGranted { .. }
+        | Obs::LeaseRenewed { .. }
+        | Obs::LeaseFreed { .. }
+        | Obs::RedisKeySet { .. }
+        | Obs::RedisKeyExpiry { .. }
+        | Obs::RedisKeyDeleted { .. }
+        | Obs::RedisRestarted { .. }
+        | Obs::RaftApplied { .. }
+        | Obs::RaftKeyCreated { .. }
+        | Obs::RaftKeyDeleted { .. }
+        | Obs::RedisReplicaOf { .. }
+        | Obs::RedisPromoted { .. }
+        | Obs::WriteAccepted { .. }
+        | Obs::WriteRejected { .. } => describe_server_obs(names, who, o),
+    }
+}
+
+/// [`describe_obs`] of the servers' observations (the truth: lease grants, Redis keys, Raft
+/// commits, storage writes); a client's or leader's observation is not one of them.
+///
+/// Long because: one arm per kind of server observation, each its sentence.
+fn describe_server_obs(names: &[String], who: &str, o: &Obs) -> String {
+    match o {
         Obs::LeaseGranted {
             lease,
             holder,
@@ -445,6 +493,7 @@ pub fn describe_obs(names: &[String], who: &str, o: &Obs) -> String {
                 token(t)
             )
         }
+        _ => unreachable!("only the server observations are told here"),
     }
 }
 
@@ -528,75 +577,381 @@ impl Acceptances {
     }
 }
 
-/// Tells `events` as text, one line per step: time, then what happened.
+/// Tells `events` as text, one line per step: time, then what happened. A message is told
+/// once: the sends of a node's step that also observed something are named on that
+/// observation's line ("client-2 requests lock \"lock\"  [LEASE_ACQUIRE -> locks]"), the
+/// others one line each; runs of bulk traffic (heartbeats, [`bulk_kinds`]) are folded into one
+/// line that says how many.
 pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> String {
-    let mut out = String::new();
-    let mut kinds: BTreeMap<u64, String> = BTreeMap::new();
-    let mut paused_at: BTreeMap<NodeId, SimTime> = BTreeMap::new();
-    // What each node believes now, to say it when the node wakes from a pause.
-    let mut holds: BTreeMap<NodeId, String> = BTreeMap::new();
-    let mut leads: BTreeMap<NodeId, u64> = BTreeMap::new();
-    let mut accepted = Acceptances::default();
-    // Why a node's handler runs now, when it is a failed request: a lease request that timed
-    // out, or a LEASE_DENIED that arrived. A `LockRenewed` it observes then is a failed
-    // renewal the client carries on from (`stop_on_renew_failure: false`), not a renewal.
-    let mut failed_request: BTreeMap<NodeId, &'static str> = BTreeMap::new();
-    // Each Redis instance's value per key, to say whose value a DEL removed.
-    let mut values: BTreeMap<(NodeId, String), String> = BTreeMap::new();
-    let value_owner = owners(events);
-    let mut effects = applied_faults(&opts.start, events).into_iter();
-    // The network rules in force, in the order added (the engine's), to say which kind of
-    // rule dropped a message.
-    let mut rules: Vec<NetRule> = Vec::new();
-    // Each Redis request's kind (SET, EVAL, ...) by (client, instance, request id), to name
-    // the command an error reply refuses.
-    let mut requests: BTreeMap<(NodeId, NodeId, u64), String> = BTreeMap::new();
-    let mut lines = 0usize;
-    let starts: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::Start { node, .. } => Some(name(names, *node)),
-            _ => None,
-        })
-        .collect();
-    if !starts.is_empty() {
-        let _ = writeln!(
-            out,
-            "{:>10}  start: {}",
-            clock(SimTime::ZERO),
-            starts.join(", ")
-        );
-    }
-    let mut facts = opts.facts.iter().peekable();
-    // "n1 accepts n5 as leader" told before n5 claims it at the same instant (nodes start in
-    // id order, so a configured leader's followers start first): held back until the claim,
-    // or until time moves on.
-    let mut deferred: Vec<(SimTime, NodeId, String)> = Vec::new();
+    let mut story = Story::new(names, events, opts);
+    story.start(events);
     for ev in events {
-        for (t, _, line) in take_where(&mut deferred, |d| d.0 < ev.time()) {
-            let _ = writeln!(out, "{:>10}  {line}", clock(t));
-            lines += 1;
+        if story.stopped {
+            break;
         }
-        while let Some((t, fact)) = facts.next_if(|(t, _)| *t < ev.time()) {
-            if opts.max_lines.is_some_and(|m| lines >= m) {
-                break;
+        story.tell(ev);
+    }
+    story.finish()
+}
+
+/// The kinds a narration folds: the chart's bulk kind (the one it draws faint and the view
+/// starts unticked: most of the traffic, as heartbeats are), then, by the same rule over the
+/// kinds left, any kind of at least 100 messages that is bulk among them (Raft's APPEND_ACK,
+/// once its APPEND_ENTRIES are set aside). Counted over the sends of `events`, sorted.
+pub fn bulk_kinds(events: &[Event]) -> Vec<String> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in events {
+        if let TraceEvent::Send { kind, .. } = e {
+            *counts.entry(kind.as_str()).or_default() += 1;
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    while let Some(k) = crate::chart::bulk_kind(&counts) {
+        if !out.is_empty() && counts[k] < crate::chart::BULK_ARROWS {
+            break;
+        }
+        out.push(k.to_string());
+        counts.remove(k);
+    }
+    out.sort();
+    out
+}
+
+/// A message kind as told: a storage's reply says whether the write was rejected or had no
+/// effect (a `WRITE_ACK` that refuses is not an acknowledgement).
+fn label(kind: &str, msg: &Msg) -> String {
+    match msg {
+        Msg::Storage(m) => match &**m {
+            StorageMsg::Ack {
+                accepted: false, ..
+            } => format!("{kind} (write REJECTED)"),
+            StorageMsg::Ack { applied: false, .. } => format!("{kind} (accepted, no effect)"),
+            _ => kind.to_string(),
+        },
+        _ => kind.to_string(),
+    }
+}
+
+/// One thing a node's step says, held until the step ends so its sends can be named with
+/// its observations.
+enum Said {
+    /// A send by the step's node, told on its own line unless an observation names it.
+    Send { to: NodeId, kind: String },
+    /// A drop of a message sent to `to`, told on its own line (or folded, if bulk).
+    Drop {
+        to: NodeId,
+        kind: String,
+        reason: &'static str,
+    },
+    /// An observation's line; `claim` is set for a leadership claim (its followers'
+    /// acceptances held back are told right after it).
+    Obs { line: String, claim: bool },
+    /// Any other line of the step.
+    Line(String),
+}
+
+/// A run of bulk messages told as one line ([`bulk_kinds`]).
+struct Fold {
+    /// True time of the first message.
+    from: SimTime,
+    /// True time of the last.
+    to: SimTime,
+    /// Per kind, how many were sent.
+    sent: BTreeMap<String, usize>,
+    /// Per reason, how many were dropped.
+    dropped: BTreeMap<&'static str, usize>,
+    /// Every node that sent or was sent one.
+    nodes: std::collections::BTreeSet<NodeId>,
+    /// The line of the run's only message, told as is if it stays alone.
+    single: String,
+}
+
+/// The state of a narration under way: what is told so far and what is known of each node
+/// to tell the next step (see [`narrate`]).
+struct Story<'a> {
+    names: &'a [String],
+    opts: &'a NarrationOptions,
+    out: String,
+    lines: usize,
+    stopped: bool,
+    /// Message kinds by message id, and the label each send was told with.
+    kinds: BTreeMap<u64, String>,
+    bulk: Vec<String>,
+    paused_at: BTreeMap<NodeId, SimTime>,
+    /// What each node believes now, to say it when the node wakes from a pause.
+    holds: BTreeMap<NodeId, String>,
+    leads: BTreeMap<NodeId, u64>,
+    accepted: Acceptances,
+    /// Why a node's handler runs now, when it is a failed request: a lease request that timed
+    /// out, or a LEASE_DENIED that arrived. A `LockRenewed` it observes then is a failed
+    /// renewal the client carries on from (`stop_on_renew_failure: false`), not a renewal.
+    failed_request: BTreeMap<NodeId, &'static str>,
+    /// Each Redis instance's value per key, to say whose value a DEL removed.
+    values: BTreeMap<(NodeId, String), String>,
+    value_owner: BTreeMap<String, NodeId>,
+    effects: std::vec::IntoIter<splitbrain_check::Applied>,
+    /// The network rules in force, in the order added (the engine's), to say which kind of
+    /// rule dropped a message.
+    rules: Vec<NetRule>,
+    /// Each Redis request's kind (SET, EVAL, ...) by (client, instance, request id), to name
+    /// the command an error reply refuses.
+    requests: BTreeMap<(NodeId, NodeId, u64), String>,
+    /// Index of the next derived fact to tell.
+    fact: usize,
+    /// "n1 accepts n5 as leader" told before n5 claims it at the same instant (nodes start in
+    /// id order, so a configured leader's followers start first): held back until the claim,
+    /// or until time moves on.
+    deferred: Vec<(SimTime, NodeId, String)>,
+    /// The step under way: its instant, its node, what it said.
+    step: Option<(SimTime, NodeId, Vec<Said>)>,
+    fold: Option<Fold>,
+}
+
+impl<'a> Story<'a> {
+    fn new(names: &'a [String], events: &[Event], opts: &'a NarrationOptions) -> Story<'a> {
+        Story {
+            names,
+            opts,
+            out: String::new(),
+            lines: 0,
+            stopped: false,
+            kinds: BTreeMap::new(),
+            bulk: bulk_kinds(events),
+            paused_at: BTreeMap::new(),
+            holds: BTreeMap::new(),
+            leads: BTreeMap::new(),
+            accepted: Acceptances::default(),
+            failed_request: BTreeMap::new(),
+            values: BTreeMap::new(),
+            value_owner: owners(events),
+            effects: applied_faults(&opts.start, events).into_iter(),
+            rules: Vec::new(),
+            requests: BTreeMap::new(),
+            fact: 0,
+            deferred: Vec::new(),
+            step: None,
+            fold: None,
+        }
+    }
+
+    fn name(&self, n: NodeId) -> &'a str {
+        name(self.names, n)
+    }
+
+    /// Writes one line at `t`, or "..." and stops once `max_lines` are told.
+    fn write(&mut self, t: SimTime, line: &str) {
+        if self.stopped {
+            return;
+        }
+        if self.opts.max_lines.is_some_and(|m| self.lines >= m) {
+            let _ = writeln!(self.out, "{:>10}  ...", "");
+            self.stopped = true;
+            return;
+        }
+        let _ = writeln!(self.out, "{:>10}  {line}", clock(t));
+        self.lines += 1;
+    }
+
+    /// Writes a line that is not bulk traffic: the fold under way first.
+    fn say(&mut self, t: SimTime, line: &str) {
+        self.end_fold();
+        self.write(t, line);
+    }
+
+    fn hidden(&self, kind: &str) -> bool {
+        self.opts.hide_messages
+            || self
+                .opts
+                .hide_kinds
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(kind))
+    }
+
+    fn is_bulk(&self, kind: &str) -> bool {
+        self.bulk.iter().any(|k| k == kind)
+    }
+
+    /// Adds a bulk message (sent, or dropped for `dropped`) to the fold under way.
+    fn fold_in(
+        &mut self,
+        t: SimTime,
+        from: NodeId,
+        to: NodeId,
+        kind: &str,
+        dropped: Option<&'static str>,
+        line: String,
+    ) {
+        let f = self.fold.get_or_insert_with(|| Fold {
+            from: t,
+            to: t,
+            sent: BTreeMap::new(),
+            dropped: BTreeMap::new(),
+            nodes: Default::default(),
+            single: line.clone(),
+        });
+        f.to = t;
+        match dropped {
+            Some(reason) => *f.dropped.entry(reason).or_default() += 1,
+            None => *f.sent.entry(kind.to_string()).or_default() += 1,
+        }
+        f.nodes.extend([from, to]);
+        if f.sent.values().sum::<usize>() + f.dropped.values().sum::<usize>() > 1 {
+            f.single.clear();
+        }
+    }
+
+    /// Tells the fold under way, if any: its only message as is, else one line with counts.
+    fn end_fold(&mut self) {
+        let Some(f) = self.fold.take() else { return };
+        if !f.single.is_empty() {
+            return self.write(f.from, &f.single);
+        }
+        let sent: Vec<String> = f.sent.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        let nodes: Vec<&str> = f.nodes.iter().map(|n| self.name(*n)).collect();
+        let until = if f.to > f.from {
+            format!(" until {}", clock(f.to))
+        } else {
+            String::new()
+        };
+        let dropped: Vec<String> = f.dropped.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        let dropped = if dropped.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", dropped.join(", "))
+        };
+        let line = format!(
+            "[folded] {} message(s){until} among {}{dropped}",
+            if sent.is_empty() {
+                "0".to_string()
+            } else {
+                sent.join(", ")
+            },
+            nodes.join(", ")
+        );
+        self.write(f.from, &line);
+    }
+
+    /// Adds what `node`'s step at `t` says, ending the step under way if this is another.
+    fn add(&mut self, t: SimTime, node: NodeId, said: Said) {
+        if self
+            .step
+            .as_ref()
+            .is_some_and(|(st, sn, _)| (*st, *sn) != (t, node))
+        {
+            self.end_step();
+        }
+        self.step
+            .get_or_insert_with(|| (t, node, Vec::new()))
+            .2
+            .push(said);
+    }
+
+    /// Tells the step under way: its sends named on its first observation's line if it has
+    /// one, else each on its own line; bulk messages folded.
+    fn end_step(&mut self) {
+        let Some((t, node, said)) = self.step.take() else {
+            return;
+        };
+        let has_obs = said.iter().any(|s| matches!(s, Said::Obs { .. }));
+        let mut merged: Vec<(String, Vec<NodeId>)> = Vec::new();
+        let mut rest: Vec<Said> = Vec::new();
+        for s in said {
+            match s {
+                Said::Send { to, kind } if has_obs && !self.is_bulk(&kind) => {
+                    match merged.iter_mut().find(|(k, _)| *k == kind) {
+                        Some((_, tos)) => tos.push(to),
+                        None => merged.push((kind, vec![to])),
+                    }
+                }
+                other => rest.push(other),
             }
-            let _ = writeln!(out, "{:>10}  {fact}", clock(*t));
-            lines += 1;
         }
-        // A line told before the event's own (a Redis instance refusing a command, before
-        // its reply's arrow).
-        let mut before: Option<String> = None;
-        let line = match ev {
-            TraceEvent::Start { .. } => None,
+        let mut first_obs = true;
+        for s in rest {
+            match s {
+                Said::Send { to, kind } => {
+                    let line = format!("{} -> {}  {kind}", self.name(node), self.name(to));
+                    if self.is_bulk(&kind) {
+                        self.fold_in(t, node, to, &kind, None, line);
+                    } else {
+                        self.say(t, &line);
+                    }
+                }
+                Said::Drop { to, kind, reason } => {
+                    let line = format!("{} -> {}  {kind} {reason}", self.name(node), self.name(to));
+                    if self.is_bulk(&kind) {
+                        self.fold_in(t, node, to, &kind, Some(reason), line);
+                    } else {
+                        self.say(t, &line);
+                    }
+                }
+                Said::Obs { mut line, claim } => {
+                    if first_obs && !merged.is_empty() {
+                        let sends: Vec<String> = merged
+                            .iter()
+                            .map(|(k, tos)| {
+                                let tos: Vec<&str> = tos.iter().map(|n| self.name(*n)).collect();
+                                format!("{k} -> {}", tos.join(", "))
+                            })
+                            .collect();
+                        let _ = write!(line, "  [{}]", sends.join("; "));
+                    }
+                    first_obs = false;
+                    self.say(t, &line);
+                    if claim {
+                        for (dt, _, l) in take_where(&mut self.deferred, |d| d.1 == node) {
+                            self.say(dt, &l);
+                        }
+                    }
+                }
+                Said::Line(line) => self.say(t, &line),
+            }
+        }
+    }
+
+    /// The first line: the nodes that start at 0.
+    fn start(&mut self, events: &[Event]) {
+        let starts: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                TraceEvent::Start { node, .. } => Some(self.name(*node)),
+                _ => None,
+            })
+            .collect();
+        if !starts.is_empty() {
+            let line = format!("start: {}", starts.join(", "));
+            self.say(SimTime::ZERO, &line);
+        }
+    }
+
+    /// Tells one event: what time moving on releases first (the step under way, the held
+    /// acceptances, the derived facts before it), then the event.
+    ///
+    /// Long because: one arm per kind of trace event, each a few lines handing on to its own method.
+    fn tell(&mut self, ev: &Event) {
+        let t = ev.time();
+        if self.step.as_ref().is_some_and(|(st, _, _)| *st < t) {
+            self.end_step();
+        }
+        for (dt, _, line) in take_where(&mut self.deferred, |d| d.0 < t) {
+            self.say(dt, &line);
+        }
+        while let Some((ft, fact)) = self.opts.facts.get(self.fact).filter(|(ft, _)| *ft < t) {
+            self.fact += 1;
+            self.say(*ft, fact);
+        }
+        match ev {
+            TraceEvent::Start { .. } => {}
             TraceEvent::End {
                 events, complete, ..
             } => {
-                Some(if *complete {
+                self.end_step();
+                let line = if *complete {
                     format!("end of the run ({events} events)")
                 } else {
                     format!("the run STOPPED at its event bound ({events} events): later steps never ran")
-                })
+                };
+                self.say(t, &line);
             }
             TraceEvent::Send {
                 from,
@@ -605,46 +960,7 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                 kind,
                 msg,
                 ..
-            } => {
-                kinds.insert(*id, kind.clone());
-                // An error reply is a failure the client may not tell (a Redlock client
-                // counts it as a missing OK): the instance says what it refused and why.
-                if let Msg::Redis(m) = msg {
-                    match &**m {
-                        RedisMsg::Command { req, .. } => {
-                            requests.insert((*from, *to, *req), kind.clone());
-                        }
-                        RedisMsg::Reply {
-                            req,
-                            reply: Reply::Error(text),
-                        } => {
-                            let what = requests
-                                .remove(&(*to, *from, *req))
-                                .map_or("a command".to_string(), |k| format!("a {k}"));
-                            before = Some(format!(
-                                "{} REFUSES {what} of {}: {text}",
-                                name(names, *from),
-                                name(names, *to)
-                            ));
-                        }
-                        RedisMsg::Reply { req, .. } => {
-                            requests.remove(&(*to, *from, *req));
-                        }
-                        _ => {}
-                    }
-                }
-                if opts.hide_messages
-                    || opts.hide_kinds.iter().any(|k| k.eq_ignore_ascii_case(kind))
-                {
-                    None
-                } else {
-                    Some(format!(
-                        "{} -> {}  {kind}",
-                        name(names, *from),
-                        name(names, *to)
-                    ))
-                }
-            }
+            } => self.send(t, *from, *to, *id, kind, msg),
             TraceEvent::Drop {
                 from,
                 to,
@@ -652,226 +968,245 @@ pub fn narrate(names: &[String], events: &[Event], opts: &NarrationOptions) -> S
                 reason,
                 ..
             } => {
-                let kind = kinds.get(id).cloned().unwrap_or_default();
-                if opts.hide_messages
-                    || opts
-                        .hide_kinds
-                        .iter()
-                        .any(|k| k.eq_ignore_ascii_case(&kind))
-                {
-                    None
-                } else {
-                    Some(format!(
-                        "{} -> {}  {kind} {}",
-                        name(names, *from),
-                        name(names, *to),
-                        drop_reason(*reason, &rules, *from, *to)
-                    ))
+                let kind = self.kinds.get(id).cloned().unwrap_or_default();
+                if !self.hidden(&kind) {
+                    let reason = drop_reason(*reason, &self.rules, *from, *to);
+                    let to = *to;
+                    self.add(t, *from, Said::Drop { to, kind, reason });
                 }
             }
             TraceEvent::Deliver { to, id, .. } => {
-                if kinds.get(id).is_some_and(|k| k == "LEASE_DENIED") {
-                    failed_request.insert(*to, "was denied");
+                self.end_step();
+                if self.kinds.get(id).is_some_and(|k| k == "LEASE_DENIED") {
+                    self.failed_request.insert(*to, "was denied");
                 } else {
-                    failed_request.remove(to);
+                    self.failed_request.remove(to);
                 }
-                None
             }
             TraceEvent::Timer { node, timer, .. } => {
+                self.end_step();
                 if matches!(
                     timer,
                     Timer::Client(ClientTimer::Lease(LeaseClientTimer::Timeout { .. }))
                 ) {
-                    failed_request.insert(*node, "timed out");
+                    self.failed_request.insert(*node, "timed out");
                 } else {
-                    failed_request.remove(node);
+                    self.failed_request.remove(node);
                 }
-                None
             }
             TraceEvent::Fault { t, fault } => {
-                let effect = effects.next();
-                let state = effect.and_then(|a| a.idle);
-                let mut text = None;
-                match fault {
-                    Fault::Network { rule } => rules.push(rule.clone()),
-                    Fault::Heal => rules.clear(),
-                    Fault::HealPartition { groups } => {
-                        let heals = |r: &NetRule| matches!(r, NetRule::Partition { groups: g } if g == groups);
-                        if let Some(k) = rules.iter().position(heals) {
-                            rules.remove(k);
-                        }
-                    }
-                    // A pause of a paused node moves its resume later: the node has been
-                    // stopped since the first pause, and says so when it resumes.
-                    Fault::Pause { node, duration } if state.is_none() => {
-                        match effect.and_then(|a| a.extends) {
-                            Some((since, was)) => {
-                                paused_at.insert(*node, since);
-                                text = Some(format!(
-                                    "{}'s pause (since {since}) is EXTENDED by a {duration} \
-                                     pause: it now ends at {} instead of {was}",
-                                    name(names, *node),
-                                    t.saturating_add(*duration)
-                                ));
-                            }
-                            None => {
-                                paused_at.insert(*node, *t);
-                            }
-                        }
-                    }
-                    Fault::Crash { node } => {
-                        // A crash ends a pause: no resume comes.
-                        paused_at.remove(node);
-                        holds.remove(node);
-                        leads.remove(node);
-                        accepted.crashed(*node);
-                        values.retain(|(n, _), _| n != node);
-                    }
-                    _ => {}
-                }
-                Some(text.unwrap_or_else(|| describe_applied_fault(names, fault, state)))
+                self.end_step();
+                let line = self.fault(*t, fault);
+                self.say(*t, &line);
             }
             TraceEvent::Resume { t, node } => {
-                let since = paused_at.remove(node).map(|p| t.saturating_since(p));
-                let belief = match (holds.get(node), leads.get(node)) {
-                    (Some(h), _) => format!("; it still believes it holds {h}"),
-                    (None, Some(term)) => format!("; it still believes it is leader (term {term})"),
-                    (None, None) => String::new(),
-                };
-                Some(match since {
-                    Some(d) => format!(
-                        "{} resumes after a {d} pause, unaware of it{belief}",
-                        name(names, *node)
-                    ),
-                    None => format!("{} resumes", name(names, *node)),
-                })
+                self.end_step();
+                let line = self.resume(*t, *node);
+                self.say(*t, &line);
             }
-            TraceEvent::Observe { node, obs, .. } => {
-                if !accepted.is_news(*node, obs) {
-                    continue;
+            TraceEvent::Observe { node, obs, .. } => self.observe(t, *node, obs),
+        }
+    }
+
+    /// A send: remembered by id, its Redis request or refusal noted, told with its step.
+    fn send(&mut self, t: SimTime, from: NodeId, to: NodeId, id: u64, kind: &str, msg: &Msg) {
+        self.kinds.insert(id, kind.to_string());
+        // An error reply is a failure the client may not tell (a Redlock client counts it as
+        // a missing OK): the instance says what it refused and why, before the reply.
+        if let Msg::Redis(m) = msg {
+            match &**m {
+                RedisMsg::Command { req, .. } => {
+                    self.requests.insert((from, to, *req), kind.to_string());
                 }
-                match obs {
-                    Obs::LockAcquired {
-                        lock,
-                        token: t,
-                        valid_until_local,
-                        ..
-                    } => {
-                        holds.insert(
-                            *node,
-                            format!(
-                                "\"{lock}\" ({}), valid until local {}",
-                                token(t),
-                                secs(valid_until_local.0)
-                            ),
+                RedisMsg::Reply {
+                    req,
+                    reply: Reply::Error(text),
+                } => {
+                    let what = self
+                        .requests
+                        .remove(&(to, from, *req))
+                        .map_or("a command".to_string(), |k| format!("a {k}"));
+                    let line = format!(
+                        "{} REFUSES {what} of {}: {text}",
+                        self.name(from),
+                        self.name(to)
+                    );
+                    self.add(t, from, Said::Line(line));
+                }
+                RedisMsg::Reply { req, .. } => {
+                    self.requests.remove(&(to, from, *req));
+                }
+                _ => {}
+            }
+        }
+        if !self.hidden(kind) {
+            let kind = label(kind, msg);
+            self.add(t, from, Said::Send { to, kind });
+        }
+    }
+
+    /// A fault's line, after what it changes in what the story knows.
+    fn fault(&mut self, t: SimTime, fault: &Fault) -> String {
+        let effect = self.effects.next();
+        let state = effect.as_ref().and_then(|a| a.idle);
+        match fault {
+            Fault::Network { rule } => self.rules.push(rule.clone()),
+            Fault::Heal => self.rules.clear(),
+            Fault::HealPartition { groups } => {
+                let heals =
+                    |r: &NetRule| matches!(r, NetRule::Partition { groups: g } if g == groups);
+                if let Some(k) = self.rules.iter().position(heals) {
+                    self.rules.remove(k);
+                }
+            }
+            // A pause of a paused node moves its resume later: the node has been stopped
+            // since the first pause, and says so when it resumes.
+            Fault::Pause { node, duration } if state.is_none() => {
+                match effect.as_ref().and_then(|a| a.extends) {
+                    Some((since, was)) => {
+                        self.paused_at.insert(*node, since);
+                        return format!(
+                            "{}'s pause (since {since}) is EXTENDED by a {duration} pause: it \
+                             now ends at {} instead of {was}",
+                            self.name(*node),
+                            t.saturating_add(*duration)
                         );
                     }
-                    Obs::LockRenewed {
-                        thread: _,
-                        lock,
-                        token: t,
-                        valid_until_local,
-                    } => {
-                        holds.insert(
-                            *node,
-                            format!(
-                                "\"{lock}\" ({}), valid until local {}",
-                                token(t),
-                                secs(valid_until_local.0)
-                            ),
-                        );
+                    None => {
+                        self.paused_at.insert(*node, t);
                     }
-                    Obs::LockReleased { .. } | Obs::LockLost { .. } => {
-                        holds.remove(node);
-                    }
-                    Obs::LeaderClaim { term } => {
-                        leads.insert(*node, *term);
-                    }
-                    Obs::LeaderKnown { leader } if !leads.contains_key(leader) => {
-                        deferred.push((
-                            ev.time(),
-                            *leader,
-                            describe_obs(names, name(names, *node), obs),
-                        ));
-                        continue;
-                    }
-                    Obs::LeaderStepDown { .. } => {
-                        leads.remove(node);
-                    }
-                    _ => {}
                 }
-                // Every replica applies every entry: the story tells the commits of lock keys
-                // (`RaftKeyCreated` / `RaftKeyDeleted`) instead.
-                if matches!(obs, Obs::RaftApplied { .. }) {
-                    continue;
-                }
-                let who = name(names, *node);
-                Some(match obs {
-                    Obs::LockRenewed {
-                        lock,
-                        valid_until_local,
-                        ..
-                    } if failed_request.contains_key(node) => format!(
-                        "{who}'s renewal of \"{lock}\" FAILED (its request {}), but {who} \
-                         carries on as if renewed: believes it valid until local {}",
-                        failed_request[node],
-                        secs(valid_until_local.0)
-                    ),
-                    Obs::RedisKeySet { key, value, .. } => {
-                        values.insert((*node, key.clone()), value.clone());
-                        describe_obs(names, who, obs)
-                    }
-                    Obs::RedisRestarted { keys } => {
-                        values.retain(|(n, _), _| n != node);
-                        for (k, v, _) in keys {
-                            values.insert((*node, k.clone()), v.clone());
-                        }
-                        describe_obs(names, who, obs)
-                    }
-                    Obs::RedisKeyDeleted { key } => match values.remove(&(*node, key.clone())) {
-                        Some(v) => {
-                            let whose = value_owner
-                                .get(&v)
-                                .map(|n| format!("{}'s value {v}", name(names, *n)))
-                                .unwrap_or_else(|| format!("value {v}"));
-                            format!("{who}: {key} deleted ({whose})")
-                        }
-                        None => describe_obs(names, who, obs),
-                    },
-                    _ => describe_obs(names, who, obs),
-                })
             }
+            Fault::Crash { node } => {
+                // A crash ends a pause: no resume comes.
+                self.paused_at.remove(node);
+                self.holds.remove(node);
+                self.leads.remove(node);
+                self.accepted.crashed(*node);
+                self.values.retain(|(n, _), _| n != node);
+            }
+            _ => {}
+        }
+        describe_applied_fault(self.names, fault, state)
+    }
+
+    /// A resume's line: how long the node was stopped and what it still believes.
+    fn resume(&mut self, t: SimTime, node: NodeId) -> String {
+        let since = self.paused_at.remove(&node).map(|p| t.saturating_since(p));
+        let belief = match (self.holds.get(&node), self.leads.get(&node)) {
+            (Some(h), _) => format!("; it still believes it holds {h}"),
+            (None, Some(term)) => format!("; it still believes it is leader (term {term})"),
+            (None, None) => String::new(),
         };
-        if let Some(line) = before {
-            if opts.max_lines.is_some_and(|m| lines >= m) {
-                let _ = writeln!(out, "{:>10}  ...", "");
-                break;
-            }
-            let _ = writeln!(out, "{:>10}  {line}", clock(ev.time()));
-            lines += 1;
+        match since {
+            Some(d) => format!(
+                "{} resumes after a {d} pause, unaware of it{belief}",
+                self.name(node)
+            ),
+            None => format!("{} resumes", self.name(node)),
         }
-        if let Some(line) = line {
-            if opts.max_lines.is_some_and(|m| lines >= m) {
-                let _ = writeln!(out, "{:>10}  ...", "");
-                break;
-            }
-            let _ = writeln!(out, "{:>10}  {line}", clock(ev.time()));
-            lines += 1;
-            if let TraceEvent::Observe {
-                node,
-                obs: Obs::LeaderClaim { .. },
+    }
+
+    /// An observation: what it changes in what the story knows of its node, then its line
+    /// in the node's step (unless it is no news, or held back until a claim).
+    fn observe(&mut self, t: SimTime, node: NodeId, obs: &Obs) {
+        if !self.accepted.is_news(node, obs) {
+            return;
+        }
+        match obs {
+            Obs::LockAcquired {
+                lock,
+                token: tk,
+                valid_until_local,
                 ..
-            } = ev
-            {
-                for (t, _, line) in take_where(&mut deferred, |d| d.1 == *node) {
-                    let _ = writeln!(out, "{:>10}  {line}", clock(t));
-                    lines += 1;
-                }
             }
+            | Obs::LockRenewed {
+                lock,
+                token: tk,
+                valid_until_local,
+                ..
+            } => {
+                let held = format!(
+                    "\"{lock}\" ({}), valid until local {}",
+                    token(tk),
+                    secs(valid_until_local.0)
+                );
+                self.holds.insert(node, held);
+            }
+            Obs::LockReleased { .. } | Obs::LockLost { .. } => {
+                self.holds.remove(&node);
+            }
+            Obs::LeaderClaim { term } => {
+                self.leads.insert(node, *term);
+            }
+            Obs::LeaderKnown { leader } if !self.leads.contains_key(leader) => {
+                let line = describe_obs(self.names, self.name(node), obs);
+                self.deferred.push((t, *leader, line));
+                return;
+            }
+            Obs::LeaderStepDown { .. } => {
+                self.leads.remove(&node);
+            }
+            _ => {}
+        }
+        // Every replica applies every entry: the story tells the commits of lock keys
+        // (`RaftKeyCreated` / `RaftKeyDeleted`) instead.
+        if matches!(obs, Obs::RaftApplied { .. }) {
+            return;
+        }
+        let line = self.obs_line(node, obs);
+        let claim = matches!(obs, Obs::LeaderClaim { .. });
+        self.add(t, node, Said::Obs { line, claim });
+    }
+
+    /// An observation's line, with what the story knows beside it (a failed renewal, whose
+    /// value a DEL removed).
+    fn obs_line(&mut self, node: NodeId, obs: &Obs) -> String {
+        let who = self.name(node);
+        match obs {
+            Obs::LockRenewed {
+                lock,
+                valid_until_local,
+                ..
+            } if self.failed_request.contains_key(&node) => format!(
+                "{who}'s renewal of \"{lock}\" FAILED (its request {}), but {who} carries on as \
+                 if renewed: believes it valid until local {}",
+                self.failed_request[&node],
+                secs(valid_until_local.0)
+            ),
+            Obs::RedisKeySet { key, value, .. } => {
+                self.values.insert((node, key.clone()), value.clone());
+                describe_obs(self.names, who, obs)
+            }
+            Obs::RedisRestarted { keys } => {
+                self.values.retain(|(n, _), _| *n != node);
+                for (k, v, _) in keys {
+                    self.values.insert((node, k.clone()), v.clone());
+                }
+                describe_obs(self.names, who, obs)
+            }
+            Obs::RedisKeyDeleted { key } => match self.values.remove(&(node, key.clone())) {
+                Some(v) => {
+                    let whose = self
+                        .value_owner
+                        .get(&v)
+                        .map(|n| format!("{}'s value {v}", self.name(*n)))
+                        .unwrap_or_else(|| format!("value {v}"));
+                    format!("{who}: {key} deleted ({whose})")
+                }
+                None => describe_obs(self.names, who, obs),
+            },
+            _ => describe_obs(self.names, who, obs),
         }
     }
-    for (t, _, line) in deferred {
-        let _ = writeln!(out, "{:>10}  {line}", clock(t));
+
+    /// Tells what is still held (the last step, the fold, held-back acceptances).
+    fn finish(mut self) -> String {
+        self.end_step();
+        self.end_fold();
+        for (t, _, line) in std::mem::take(&mut self.deferred) {
+            self.write(t, &line);
+        }
+        self.out
     }
-    out
 }

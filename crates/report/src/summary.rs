@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 use splitbrain_check::{MessageCounts, Metrics, Outcome, Violation};
-use splitbrain_engine::{SimDuration, SimTime};
+use splitbrain_engine::SimTime;
 use splitbrain_lab::vary::Setting;
 use splitbrain_scenario::{ExpectationResult, RunResult};
 use std::fmt::Write;
@@ -93,6 +93,22 @@ pub fn faults_applied(record: &splitbrain_check::RunRecord) -> String {
     } else {
         format!("{applied} ({idle} had no effect)")
     }
+}
+
+/// A metric's time or duration, ns, in the summary's one style: seconds with 3 decimals
+/// (`27.995 s`), rounded half up as verdicts write their times.
+fn secs(ns: u64) -> String {
+    splitbrain_check::fmt_secs(SimTime(ns), 3)
+}
+
+/// The line that tells a run with a nemesis that it is one seed, and how to sweep the file
+/// (the command runs as printed).
+pub fn nemesis_line(file: &str) -> String {
+    format!(
+        "sweep     one run is one seed of the nemesis's random faults; its rate over 1000: \
+         splitbrain sweep {} --seeds 0..1000 --out results.jsonl",
+        splitbrain_scenario::error::shell_word(file)
+    )
 }
 
 /// The command that reproduces a run, the file's path quoted for a POSIX shell when it needs
@@ -198,7 +214,7 @@ pub fn metrics_text(m: &Metrics) -> String {
             m.elections_started, m.leader_changes
         );
         if let Some(t) = m.first_leader_ns {
-            let _ = writeln!(out, "  first leader at {}", SimTime(t));
+            let _ = writeln!(out, "  first leader at {}", secs(t));
         }
         for e in &m.elections_after_leader_crash {
             match (&e.new_leader, e.took_ns) {
@@ -207,8 +223,8 @@ pub fn metrics_text(m: &Metrics) -> String {
                         out,
                         "  leader {} crashed at {}: {l} already led (claimed at {})",
                         e.leader,
-                        SimTime(e.crashed_at_ns),
-                        SimTime(e.elected_at_ns.unwrap_or(0))
+                        secs(e.crashed_at_ns),
+                        secs(e.elected_at_ns.unwrap_or(0))
                     );
                 }
                 (Some(l), Some(d)) => {
@@ -216,8 +232,8 @@ pub fn metrics_text(m: &Metrics) -> String {
                         out,
                         "  leader {} crashed at {}: {l} took over after {}",
                         e.leader,
-                        SimTime(e.crashed_at_ns),
-                        SimDuration(d)
+                        secs(e.crashed_at_ns),
+                        secs(d)
                     );
                 }
                 _ => {
@@ -225,7 +241,7 @@ pub fn metrics_text(m: &Metrics) -> String {
                         out,
                         "  leader {} crashed at {}: no new leader",
                         e.leader,
-                        SimTime(e.crashed_at_ns)
+                        secs(e.crashed_at_ns)
                     );
                 }
             }
@@ -240,17 +256,13 @@ pub fn metrics_text(m: &Metrics) -> String {
         );
     }
     if let Some(ns) = m.no_leader_ns {
-        let _ = writeln!(out, "  time with no leader {}", SimDuration(ns));
+        let _ = writeln!(out, "  time with no leader {}", secs(ns));
     }
     if let Some(ns) = m.no_valid_hold_ns {
-        let _ = writeln!(out, "  time with no valid hold {}", SimDuration(ns));
+        let _ = writeln!(out, "  time with no valid hold {}", secs(ns));
     }
     if let Some(ns) = m.no_believed_holder_ns {
-        let _ = writeln!(
-            out,
-            "  time no client believed it held a lock {}",
-            SimDuration(ns)
-        );
+        let _ = writeln!(out, "  time no client believed it held a lock {}", secs(ns));
     }
     out
 }
@@ -447,6 +459,33 @@ pub fn terminal_text(s: &str) -> String {
 mod tests {
     use super::*;
     use splitbrain_check::{Role, RunRecord};
+
+    /// Every metric's time in one style, seconds with 3 decimals: not "27.995 s" beside
+    /// "11.874227144 s".
+    #[test]
+    fn metric_times_are_in_one_style() {
+        let mut m = splitbrain_check::metrics(&no_nodes());
+        m.no_leader_ns = Some(11_874_227_144);
+        m.no_valid_hold_ns = Some(27_995_000_000);
+        m.first_leader_ns = Some(1_500_000);
+        let text = metrics_text(&m);
+        assert!(text.contains("time with no leader 11.874 s\n"), "{text}");
+        assert!(
+            text.contains("time with no valid hold 27.995 s\n"),
+            "{text}"
+        );
+        assert!(text.contains("first leader at 0.002 s\n"), "{text}");
+    }
+
+    /// A run with a nemesis says it is one seed and how to sweep, as a command that runs.
+    #[test]
+    fn the_nemesis_line_says_how_to_sweep() {
+        assert_eq!(
+            nemesis_line("my file.json"),
+            "sweep     one run is one seed of the nemesis's random faults; its rate over \
+             1000: splitbrain sweep 'my file.json' --seeds 0..1000 --out results.jsonl"
+        );
+    }
     use splitbrain_engine::{ClockConfig, Fault, NodeId, SimDuration};
 
     /// A 1 ns run of no nodes: metrics with nothing in them, for tests of the table's layout.

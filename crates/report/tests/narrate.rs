@@ -257,16 +257,23 @@ fn a_drop_by_a_one_way_block_says_so() {
         { "at": "3s", "heal": true },
         { "at": "4s", "partition": [["n5"], ["n1", "n2", "n3", "n4"]] },
     ]));
-    assert!(
-        story.contains("1.002 s  n5 -> n1  HEARTBEAT dropped: one-way block"),
-        "{story}"
-    );
-    // The partition after the heal is told as one (its time rounded to the ms, as verdicts
-    // round theirs).
-    assert!(
-        story.contains("4.002 s  n5 -> n1  HEARTBEAT dropped: partition"),
-        "{story}"
-    );
+    // Heartbeats are folded; each fold says why its drops were dropped.
+    let folded = |from: &str| -> String {
+        story
+            .lines()
+            .find(|l| l.trim_start().starts_with(from) && l.contains("[folded]"))
+            .unwrap_or_else(|| panic!("no fold at {from}:\n{story}"))
+            .to_string()
+    };
+    let block = folded("1.");
+    assert!(block.contains("dropped: one-way block"), "{block}");
+    assert!(!block.contains("dropped: partition"), "{block}");
+    // The partition after the heal is told as one.
+    let line = story
+        .lines()
+        .find(|l| l.contains("[folded]") && l.contains("dropped: partition"))
+        .unwrap_or_else(|| panic!("{story}"));
+    assert!(!line.contains("one-way"), "{line}");
 }
 
 /// Regression (new-user pass): the chart drew a partition already in force a second time and
@@ -499,4 +506,104 @@ fn the_story_rounds_times_as_verdicts_do() {
     let s = narrate(&["n1".to_string()], &events, &NarrationOptions::default());
     assert_eq!(splitbrain_check::fmt_secs(t, 3), "2.253 s");
     assert!(s.contains("2.253 s  n1 CRASHES"), "{s}");
+}
+
+/// A message is told once: lesson 05's client-2 sends LEASE_ACQUIRE and observes its request
+/// in one step, and the story says both on one line instead of an arrow line and then a
+/// "requests" line.
+#[test]
+fn each_message_is_told_once() {
+    let s = story("05-lease-gc-pause-unfenced.json");
+    assert!(
+        s.contains("1.000 s  client-2 requests lock \"lock\"  [LEASE_ACQUIRE -> locks]"),
+        "{s}"
+    );
+    assert!(!s.contains("client-2 -> locks  LEASE_ACQUIRE"), "{s}");
+    // A step without an observation still tells its sends, one line each.
+    let s = story_hiding("03-bully-partition-split-brain.json", &["HEARTBEAT"]);
+    assert!(
+        s.lines()
+            .any(|l| l.contains(" -> ") && l.contains("ELECTION")),
+        "{s}"
+    );
+}
+
+/// Heartbeats are folded as the chart folds them: lesson 03 told about 800 HEARTBEAT lines
+/// one by one (874 lines in all); each run of them is one line that says how many.
+#[test]
+fn heartbeats_are_folded_into_one_line_per_run() {
+    let s = story("03-bully-partition-split-brain.json");
+    assert!(s.lines().count() < 200, "{} lines:\n{s}", s.lines().count());
+    assert!(
+        !s.lines().any(|l| l.ends_with("  HEARTBEAT")),
+        "an unfolded heartbeat:\n{s}"
+    );
+    let folded: Vec<&str> = s.lines().filter(|l| l.contains("[folded]")).collect();
+    assert!(!folded.is_empty(), "{s}");
+    assert!(
+        folded
+            .iter()
+            .any(|l| l.contains(" HEARTBEAT message(s) until ")),
+        "{folded:?}"
+    );
+    // Lesson 21b: Raft's APPEND_ENTRIES and their APPEND_ACKs (3,561 lines unfolded).
+    let s = story("21b-raft-leader-minority-partition.json");
+    assert!(s.lines().count() < 600, "{} lines", s.lines().count());
+}
+
+/// A storage's reply to a write it rejected says so: lesson 06's storage rejects client-1's
+/// stale token, and its WRITE_ACK is not told as a plain acknowledgement.
+#[test]
+fn a_rejected_write_is_not_told_as_a_plain_ack() {
+    let s = story("06-lease-gc-pause-fenced.json");
+    let rejects: Vec<&str> = s.lines().filter(|l| l.contains("REJECTS")).collect();
+    assert!(!rejects.is_empty(), "{s}");
+    for l in &rejects {
+        assert!(
+            l.contains("[WRITE_ACK (write REJECTED) -> client-1]"),
+            "{l}"
+        );
+    }
+    assert!(
+        !s.lines().any(|l| l.ends_with("WRITE_ACK")
+            && s.contains("REJECTS")
+            && l.contains("-> client-1")
+            && !l.contains("REJECTED")),
+        "{s}"
+    );
+}
+
+/// A fault step's cause names the fault: which pause, of which node, at what time (lesson
+/// 05's pause of client-1 at 2.002 s), not only "the scenario's fault plan".
+#[test]
+fn a_fault_steps_cause_names_the_fault() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/05-lease-gc-pause-unfenced.json");
+    let plan = load_file(&path).unwrap();
+    let r = execute(
+        &plan,
+        plan.scenario.seed,
+        Some(Recorder::hash_only().keep_events()),
+    )
+    .unwrap();
+    let view = splitbrain_report::view_of_run(&r, None);
+    let causes: Vec<&str> = view
+        .steps
+        .iter()
+        .filter(|st| st.what == "fault")
+        .filter_map(|st| st.cause.as_deref())
+        .collect();
+    assert_eq!(
+        causes,
+        [
+            "the scenario's fault plan (or its nemesis), at 2.002 s: client-1 is PAUSED for \
+          15.000 s (stop-the-world; it cannot tell)"
+        ]
+    );
+    // The wall column in one style: milliseconds.
+    for st in &view.steps {
+        for (_, wall) in &st.clocks {
+            assert_eq!(wall.len(), "2026-01-01T00:00:00.000Z".len(), "{wall}");
+        }
+    }
 }

@@ -6,7 +6,8 @@
 use crate::roles::worker::LockKind;
 use crate::roles::NodeSpec;
 use crate::schema::Scenario;
-use splitbrain_check::{CheckSpec, Invariant};
+use splitbrain_check::{Applies, CheckSpec, Invariant};
+use std::collections::BTreeSet;
 
 /// The invariants a scenario checks: `check`; without it (absent or `[]`), the names in
 /// `expect` and `expect_rate`; without those either, every invariant that can apply to the
@@ -30,14 +31,14 @@ pub fn check_spec(s: &Scenario) -> CheckSpec {
     let invariants = names
         .iter()
         .filter_map(|n| Invariant::from_name(n))
-        .map(|inv| match inv {
-            Invariant::EventualLeader { settle } => Invariant::EventualLeader {
-                settle: s.check_params.settle.map_or(settle, |d| d.0),
-            },
-            Invariant::LockProgress { window } => Invariant::LockProgress {
-                window: s.check_params.window.map_or(window, |d| d.0),
-            },
-            other => other,
+        .map(|inv| {
+            inv.def()
+                .params
+                .iter()
+                .fold(inv.clone(), |inv, p| match s.check_params.get(p.name) {
+                    Some(v) => inv.with_param(p.name, v),
+                    None => inv,
+                })
         })
         .collect();
     CheckSpec::new(invariants)
@@ -45,59 +46,54 @@ pub fn check_spec(s: &Scenario) -> CheckSpec {
 
 /// The invariants that can apply to the roles of `s`'s nodes, in canonical order
 /// ([`Invariant::NAMES`]): what a file that names neither `check` nor `expect` checks. Each
-/// needs the roles that make its premise possible (the observations that
-/// [`splitbrain_check::vacuity::vacuous`] looks for):
-/// - `single_leader`, `eventual_leader`, `single_leader_per_term`: a node that claims
-///   leadership (`bully`, `lease_leader`, `lease_candidate`, `raft`);
-/// - `exclusive_holders`, `validity_within_truth`, `lock_progress`: a lock client (a `worker`,
-///   or a `lease_leader`, which holds the lease "leader");
-/// - `holder_writes_only`, `no_two_accepted_writers`: a node that writes to storage (every
-///   `worker`, a `lease_leader` with `write_to`);
-/// - `fencing_monotonic`: such a writer whose writes carry a fencing token (a `lease` or `raft`
-///   lock; Redis and Redlock clients carry none);
-/// - `exactly_once_effects`: a worker whose writes carry job ids (`idempotent: true`);
-/// - `state_machine_safety`: a `raft` replica.
+/// applies where some node provides its [`Applies`] (what makes its premise possible, the
+/// observations that [`splitbrain_check::vacuity::vacuous`] looks for):
+/// - `Leader`: a node that claims leadership (`bully`, `lease_leader`, `lease_candidate`,
+///   `raft`);
+/// - `LockClient`: a lock client (a `worker`, or a `lease_leader`, which holds the lease
+///   "leader");
+/// - `Writer`: a node that writes to storage (every `worker`, a `lease_leader` with
+///   `write_to`);
+/// - `FencedWriter`: such a writer whose writes carry a fencing token (a `lease`, `raft` or
+///   `etcd_mutex` lock; Redis and Redlock clients carry none);
+/// - `JobWriter`: a worker whose writes carry job ids (`idempotent: true`);
+/// - `RaftReplica`: a `raft` replica.
 pub fn applicable_invariants(s: &Scenario) -> Vec<&'static str> {
-    let (mut leader, mut client, mut writer, mut tokens, mut jobs, mut raft) =
-        (false, false, false, false, false, false);
+    let mut provided = BTreeSet::new();
     for spec in s.nodes.values() {
         match spec {
-            NodeSpec::Bully(_) | NodeSpec::LeaseCandidate(_) => leader = true,
+            NodeSpec::Bully(_) | NodeSpec::LeaseCandidate(_) => {
+                provided.insert(Applies::Leader);
+            }
             NodeSpec::LeaseLeader(l) => {
-                (leader, client) = (true, true);
+                provided.extend([Applies::Leader, Applies::LockClient]);
                 if l.write_to.is_some() {
-                    (writer, tokens) = (true, true);
+                    provided.extend([Applies::Writer, Applies::FencedWriter]);
                 }
             }
             NodeSpec::Worker(w) => {
-                (client, writer) = (true, true);
-                tokens |= matches!(
+                provided.extend([Applies::LockClient, Applies::Writer]);
+                if matches!(
                     w.lock,
                     LockKind::Lease | LockKind::Raft | LockKind::EtcdMutex
-                );
-                jobs |= w.idempotent == Some(true);
+                ) {
+                    provided.insert(Applies::FencedWriter);
+                }
+                if w.idempotent == Some(true) {
+                    provided.insert(Applies::JobWriter);
+                }
             }
-            NodeSpec::Raft(_) => (leader, raft) = (true, true),
+            NodeSpec::Raft(_) => {
+                provided.extend([Applies::Leader, Applies::RaftReplica]);
+            }
             NodeSpec::LeaseService(_)
             | NodeSpec::Redis(_)
             | NodeSpec::Storage(_)
             | NodeSpec::LeaseRecord(_) => {}
         }
     }
-    Invariant::all()
-        .into_iter()
-        .filter(|inv| match inv {
-            Invariant::SingleLeader
-            | Invariant::EventualLeader { .. }
-            | Invariant::SingleLeaderPerTerm => leader,
-            Invariant::ExclusiveHolders
-            | Invariant::ValidityWithinTruth
-            | Invariant::LockProgress { .. } => client,
-            Invariant::HolderWritesOnly | Invariant::NoTwoAcceptedWriters => writer,
-            Invariant::FencingMonotonic => tokens,
-            Invariant::ExactlyOnceEffects => jobs,
-            Invariant::StateMachineSafety => raft,
-        })
-        .map(|inv| inv.name())
+    splitbrain_check::invariant_defs()
+        .filter(|d| provided.contains(&d.applies))
+        .map(|d| d.name)
         .collect()
 }

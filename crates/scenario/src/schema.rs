@@ -162,6 +162,18 @@ pub struct CheckParams {
     pub window: Option<Dur>,
 }
 
+impl CheckParams {
+    /// The value the file gives the invariant parameter `name`
+    /// ([`ParamDef::name`](splitbrain_check::ParamDef::name)), if any.
+    pub fn get(&self, name: &str) -> Option<splitbrain_engine::SimDuration> {
+        match name {
+            "settle" => self.settle.map(|d| d.0),
+            "window" => self.window.map(|d| d.0),
+            _ => None,
+        }
+    }
+}
+
 /// Bounds on one run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -6,6 +6,7 @@
 use super::{end_evidence, join_names, names, tidy};
 use crate::evidence::Evidence;
 use crate::run::{Role, RunRecord};
+use crate::spec::{Applies, InvariantDef, ParamDef, Premise};
 use crate::timeline::{
     describe_faults, leader_beliefs, obs_evidence, overlaps, Belief, End, Liveness,
 };
@@ -13,6 +14,61 @@ use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeSet;
+
+/// Default `settle` of `eventual_leader`: 5 s.
+pub const DEFAULT_SETTLE: SimDuration = SimDuration::from_secs(5);
+
+/// A node claimed leadership: the premise of the leader safety invariants.
+const CLAIMED: Premise = Premise::Observed {
+    seen: |o| matches!(o, Obs::LeaderClaim { .. }),
+    missing: "no node ever claimed leadership",
+};
+
+/// `single_leader`: [`single_leader`].
+pub const SINGLE_LEADER: InvariantDef = InvariantDef {
+    name: "single_leader",
+    params: &[],
+    definition: "At no true instant do two live nodes both claim leadership. Reports each \
+                 maximal window of overlap.",
+    premise: CLAIMED,
+    applies: Applies::Leader,
+    reads_holds: false,
+    judge: |s, _| single_leader(s.record),
+};
+
+/// `eventual_leader`: [`eventual_leader`].
+pub const EVENTUAL_LEADER: InvariantDef = InvariantDef {
+    name: "eventual_leader",
+    params: &[ParamDef {
+        name: "settle",
+        default: DEFAULT_SETTLE,
+        doc: "the time the system gets after the last fault",
+    }],
+    definition: "After the last fault that changed something (a pause counting until it \
+                 ended) plus `settle`, exactly one live node believes it leads and every live \
+                 participant agrees: a bully node or Raft replica by its own claim or by the \
+                 latest leader it learned of since its last crash; lease-based leaders and \
+                 candidates agree through the lease service, so for them the one live claim is \
+                 agreement. Judged at the end of the run; inconclusive if the run ends before \
+                 the last fault plus `settle`, or if no participant is live at the end.",
+    premise: Premise::None,
+    applies: Applies::Leader,
+    reads_holds: false,
+    judge: |s, i| eventual_leader(s.record, i.arg("settle")),
+};
+
+/// `single_leader_per_term`: [`single_leader_per_term`].
+pub const SINGLE_LEADER_PER_TERM: InvariantDef = InvariantDef {
+    name: "single_leader_per_term",
+    params: &[],
+    definition: "At most one node claims leadership for any one term, however far apart the \
+                 claims (Raft's election safety, Ongaro & Ousterhout §5.2). Terms are the \
+                 claims' own.",
+    premise: CLAIMED,
+    applies: Applies::Leader,
+    reads_holds: false,
+    judge: |s, _| single_leader_per_term(s.record),
+};
 
 /// `single_leader` (docs/design.md, "Invariants"): "at no true instant do two live nodes both claim
 /// leadership". Reports each maximal true-time window `[from, to)` during which two or more

@@ -6,12 +6,61 @@
 use super::{end_evidence, join_names, names, tidy, Shared};
 use crate::run::{Role, RunRecord};
 use crate::sent::{SentUnder, Start};
+use crate::spec::{Applies, InvariantDef, Premise};
 use crate::timeline::{describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode};
 use crate::truth::{servers_of, HoldId};
 use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// A client acquired a lock: the premise of the lock belief invariants.
+const ACQUIRED: Premise = Premise::Observed {
+    seen: |o| matches!(o, Obs::LockAcquired { .. }),
+    missing: "no client ever acquired a lock",
+};
+
+/// `exclusive_holders`: [`exclusive_holders`].
+pub const EXCLUSIVE_HOLDERS: InvariantDef = InvariantDef {
+    name: "exclusive_holders",
+    params: &[],
+    definition: "At no true instant do two clients both believe they hold the same lock (an \
+                 efficiency property: a double run is wasted work; safety is the storage's \
+                 business).",
+    premise: ACQUIRED,
+    applies: Applies::LockClient,
+    reads_holds: false,
+    judge: |s, _| exclusive_holders(s.record),
+};
+
+/// `validity_within_truth`: [`validity_within_truth`].
+pub const VALIDITY_WITHIN_TRUTH: InvariantDef = InvariantDef {
+    name: "validity_within_truth",
+    params: &[],
+    definition: "A holder's believed end of validity (its acquisition's or latest renewal's \
+                 local deadline, converted to true time through its own monotonic clock) is \
+                 never later than the true end of that hold on the servers. A client that \
+                 releases before its hold ends never violates.",
+    premise: ACQUIRED,
+    applies: Applies::LockClient,
+    reads_holds: true,
+    judge: |s, _| validity_within_truth_in(s),
+};
+
+/// `holder_writes_only`: [`holder_writes_only`].
+pub const HOLDER_WRITES_ONLY: InvariantDef = InvariantDef {
+    name: "holder_writes_only",
+    params: &[],
+    definition: "Every write the storage accepts was sent by the client that truly held the \
+                 lock at the instant of acceptance, under that very hold. Stricter than \
+                 fencing: a stale write that lands before the new holder's first write passes \
+                 fencing but fails here. Inconclusive if the run has accepted writes but no \
+                 lock servers.",
+    premise: crate::invariants::writes::ACCEPTED,
+    applies: Applies::Writer,
+    reads_holds: true,
+    judge: |s, _| holder_writes_only_in(s),
+};
 
 /// `exclusive_holders` (docs/design.md, "Invariants"): "at no true instant do two clients both believe they
 /// hold the same lock". Reports, per lock name, each maximal true-time window `[from, to)`

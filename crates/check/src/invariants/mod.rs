@@ -1,5 +1,7 @@
-//! The invariant checkers, one module per family. Each `pub fn` implements the definition of
-//! docs/design.md ("Invariants") quoted in its doc, judging observations against true time.
+//! The invariant checkers, one module per family. Each invariant is one
+//! [`InvariantDef`](crate::spec::InvariantDef) const in its module (name, parameters,
+//! definition, premise, roles, judge), listed once in [`INVARIANTS`](crate::spec::INVARIANTS);
+//! its `pub fn` implements that definition, judging observations against true time.
 
 pub mod leader;
 pub mod locks;
@@ -51,12 +53,7 @@ impl<'r> Shared<'r> {
     /// Nothing derived yet, for judging `invariants`.
     pub(crate) fn for_invariants(record: &'r RunRecord, invariants: &[Invariant]) -> Shared<'r> {
         let mut shared = Shared::new(record);
-        shared.reads_holds = invariants.iter().any(|i| {
-            matches!(
-                i,
-                Invariant::HolderWritesOnly | Invariant::ValidityWithinTruth
-            )
-        });
+        shared.reads_holds = invariants.iter().any(|i| i.def().reads_holds);
         shared
     }
 

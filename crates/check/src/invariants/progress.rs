@@ -3,6 +3,7 @@
 use super::{names, Shared};
 use crate::evidence::{Evidence, Source};
 use crate::run::{Role, RunRecord};
+use crate::spec::{Applies, Invariant, InvariantDef, ParamDef, Premise};
 use crate::timeline::{
     describe_faults, for_each_belief, obs_evidence, overlaps, Change, Liveness, Overlap,
 };
@@ -10,6 +11,52 @@ use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimDuration, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Default `window` of `lock_progress`: 10 s.
+pub const DEFAULT_WINDOW: SimDuration = SimDuration::from_secs(10);
+
+/// `lock_progress`: [`lock_progress`].
+pub const LOCK_PROGRESS: InvariantDef = InvariantDef {
+    name: "lock_progress",
+    params: &[ParamDef {
+        name: "window",
+        default: DEFAULT_WINDOW,
+        doc: "the longest owed time allowed between acquisitions",
+    }],
+    definition: "While a majority of lock servers is up, no more than `window` of owed time \
+                 passes between acquisitions. Lock servers are the lease services, Redis \
+                 instances and Raft replicas; up or down by crash and restart only (a partition \
+                 or a pause takes no server down). Time is owed while some client waits for a \
+                 lock (from its request until its acquisition or crash) and nobody validly \
+                 holds that lock by the truth; an acquisition or a renewal by any client is \
+                 progress. Inconclusive if the run has no lock servers, or if no stretch with a \
+                 majority up is longer than `window` (it could not show a stall).",
+    premise: Premise::Custom {
+        doc: "no client ever asked for a lock, or no lock was ever acquired or renewed",
+        vacuous: vacuous_progress,
+    },
+    applies: Applies::LockClient,
+    reads_holds: false,
+    judge: |s, i| lock_progress_in(s, i.arg("window")),
+};
+
+/// Why a `holds` of `lock_progress` is vacuous: no client asked for a lock; or none was
+/// acquired or renewed (progress is shown by acquisitions only), and it held only because
+/// clients waited no longer than the window while a majority of lock servers was up, or no
+/// majority-up stretch was longer than the window ([`unproven_progress`]).
+fn vacuous_progress(record: &RunRecord, invariant: &Invariant) -> Option<String> {
+    let any = |pred: &dyn Fn(&Obs) -> bool| record.observations.iter().any(|o| pred(&o.obs));
+    if !any(&|o| matches!(o, Obs::LockRequested { .. })) {
+        return Some("no client ever asked for a lock".to_string());
+    }
+    if any(&|o| matches!(o, Obs::LockAcquired { .. } | Obs::LockRenewed { .. })) {
+        return None;
+    }
+    Some(
+        unproven_progress(record, invariant.arg("window"))
+            .unwrap_or_else(|| "no lock was acquired".to_string()),
+    )
+}
 
 /// `lock_progress { window }` (docs/design.md, "Invariants"): "while a majority of lock
 /// servers is up, no more than `window` of owed time passes between acquisitions". Lock

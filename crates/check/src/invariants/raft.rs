@@ -2,11 +2,28 @@
 
 use super::{names, tidy};
 use crate::run::{Role, RunRecord};
+use crate::spec::{Applies, InvariantDef, Premise};
 use crate::timeline::{describe_faults, obs_evidence};
 use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::NodeId;
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// `state_machine_safety`: [`state_machine_safety`].
+pub const STATE_MACHINE_SAFETY: InvariantDef = InvariantDef {
+    name: "state_machine_safety",
+    params: &[],
+    definition: "No two Raft replicas apply different entries (by term or command digest) at \
+                 the same log index, a replica re-applying its log after a restart included \
+                 (Raft §5.4.3). Inconclusive without Raft replicas.",
+    premise: Premise::Observed {
+        seen: |o| matches!(o, Obs::RaftApplied { .. }),
+        missing: "no Raft replica applied a log entry",
+    },
+    applies: Applies::RaftReplica,
+    reads_holds: false,
+    judge: |s, _| state_machine_safety(s.record),
+};
 
 /// `state_machine_safety` (Ongaro & Ousterhout 2014, Figure 3 and §5.4.3): "if a server has
 /// applied a log entry at a given index to its state machine, no other server will ever apply

@@ -6,12 +6,64 @@ use crate::evidence::Evidence;
 use crate::run::RunRecord;
 use crate::sent::SentUnder;
 use crate::sent::Start;
+use crate::spec::{Applies, InvariantDef, Premise};
 use crate::timeline::{describe_faults, obs_evidence};
 use crate::truth::servers_of;
 use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The storage accepted a write: the premise of the write invariants.
+pub(crate) const ACCEPTED: Premise = Premise::Observed {
+    seen: |o| matches!(o, Obs::WriteAccepted { .. }),
+    missing: "the storage accepted no write",
+};
+
+/// `no_two_accepted_writers`: [`no_two_accepted_writers`].
+pub const NO_TWO_ACCEPTED_WRITERS: InvariantDef = InvariantDef {
+    name: "no_two_accepted_writers",
+    params: &[],
+    definition: "The storage's accepted writes, in acceptance order, never return to an \
+                 earlier holder after a later holder's write was accepted (A A B B is fine, A B \
+                 A is a violation); per storage, once a write of one holder epoch was accepted, \
+                 no write of an epoch that began earlier is (so B A, when A acquired before B, \
+                 is a violation too). Epochs are ordered by when their hold began; a write \
+                 whose epoch is unknown is skipped. The correctness property fencing exists \
+                 for.",
+    premise: ACCEPTED,
+    applies: Applies::Writer,
+    reads_holds: false,
+    judge: |s, _| no_two_accepted_writers(s.record),
+};
+
+/// `fencing_monotonic`: [`fencing_monotonic`].
+pub const FENCING_MONOTONIC: InvariantDef = InvariantDef {
+    name: "fencing_monotonic",
+    params: &[],
+    definition: "Accepted fencing tokens never decrease, per storage (equal is fine).",
+    premise: Premise::Observed {
+        seen: |o| matches!(o, Obs::WriteAccepted { token: Some(_), .. }),
+        missing: "the storage accepted no write carrying a fencing token",
+    },
+    applies: Applies::FencedWriter,
+    reads_holds: false,
+    judge: |s, _| fencing_monotonic(s.record),
+};
+
+/// `exactly_once_effects`: [`exactly_once_effects`].
+pub const EXACTLY_ONCE_EFFECTS: InvariantDef = InvariantDef {
+    name: "exactly_once_effects",
+    params: &[],
+    definition: "No job id has more than one applied write, across all storage nodes.",
+    premise: Premise::Observed {
+        seen: |o| matches!(o, Obs::WriteAccepted { job: Some(_), .. }),
+        missing: "the storage accepted no write carrying a job id",
+    },
+    applies: Applies::JobWriter,
+    reads_holds: false,
+    judge: |s, _| exactly_once_effects(s.record),
+};
 
 /// A holder epoch: (writer, the start of the hold its write was sent under).
 type Epoch = (NodeId, Start);

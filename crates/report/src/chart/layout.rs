@@ -558,26 +558,30 @@ pub(crate) const BULK_ARROWS: usize = 100;
 /// arrows (Raft's APPEND_ENTRIES, 62% of lesson 21b's 2531 messages, would otherwise be
 /// drawn in colour and ticked). A few messages stay in colour even as a majority: a lesson's point, like ten
 /// ELECTION messages against six ANSWERs.
+/// The most frequent kind of `counts` (messages per kind) if it is bulk traffic (see
+/// [`kind_colours`]); ties go to the first name.
+pub(crate) fn bulk_kind<'a>(counts: &BTreeMap<&'a str, usize>) -> Option<&'a str> {
+    let mut by_count: Vec<(&str, usize)> = counts.iter().map(|(k, n)| (*k, *n)).collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let total: usize = by_count.iter().map(|k| k.1).sum();
+    let top = *by_count.first()?;
+    let rest = total - top.1;
+    (by_count.len() >= 2 && (top.1 > 3 * rest || (top.1 > rest && top.1 >= BULK_ARROWS)))
+        .then_some(top.0)
+}
+
 pub(crate) fn kind_colours(arrows: &[Arrow]) -> Vec<(String, RGBColor, bool)> {
     let mut kind_counts: BTreeMap<&str, usize> = BTreeMap::new();
     for a in arrows {
         *kind_counts.entry(a.kind.as_str()).or_default() += 1;
     }
-    let mut by_count: Vec<(&str, usize)> = kind_counts.into_iter().collect();
-    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let total: usize = by_count.iter().map(|k| k.1).sum();
-    let faint_top = by_count.len() >= 2 && {
-        let (top, rest) = (by_count[0].1, total - by_count[0].1);
-        top > 3 * rest || (top > rest && top >= BULK_ARROWS)
-    };
+    let bulk = bulk_kind(&kind_counts);
     let kind_tones = KIND_TONES;
     let mut kinds: Vec<(String, RGBColor, bool)> = Vec::new();
     let mut tone_i = 0;
     // Legend and colours in name order, so a kind keeps its colour across charts of a run.
-    let mut names: Vec<&str> = by_count.iter().map(|k| k.0).collect();
-    names.sort();
-    for k in names {
-        let faint = faint_top && k == by_count[0].0;
+    for k in kind_counts.into_keys() {
+        let faint = bulk == Some(k);
         let c = if faint {
             GREY
         } else {

@@ -19,7 +19,7 @@ use crate::chart::{
     VERMILLION, VIOLATION,
 };
 use crate::chart_model::{role_label, BandKind, MarkKind, ModelInput, TimelineModel};
-use crate::narrate::{derived_facts, describe_applied_fault, describe_obs, Event};
+use crate::narrate::{derived_facts, describe_applied_fault, describe_obs, fault_cause, Event};
 use plotters::style::RGBColor;
 use serde::Serialize;
 use splitbrain_engine::{Fault, LocalClock, NodeId, SimDuration, SimTime, WallTime};
@@ -287,6 +287,14 @@ impl Clocks {
     }
 }
 
+/// A wall reading (Unix ns) as the view's clock column shows it: RFC 3339 UTC with
+/// milliseconds, rounded half up (`2026-01-01T00:00:02.156Z`), the one time style of the
+/// narration and the verdicts.
+fn wall_ms(ns: i64) -> String {
+    let ms = (ns + 500_000).div_euclid(1_000_000);
+    WallTime(ms * 1_000_000).rfc3339()
+}
+
 impl ViewModel {
     /// Builds the view of a run: its [`TimelineModel`] plus the cursor's steps.
     pub fn build(input: &ModelInput<'_>, window: Option<(SimTime, SimTime)>) -> ViewModel {
@@ -310,7 +318,7 @@ impl ViewModel {
                 .iter()
                 .map(|l| {
                     let (mono, wall) = clocks.at(l.node, t);
-                    (mono, WallTime(wall).rfc3339())
+                    (mono, wall_ms(wall))
                 })
                 .collect()
         };
@@ -336,6 +344,8 @@ impl ViewModel {
             input.events,
         )
         .into_iter();
+        // The cause of the fault step being made: the fault, named.
+        let mut fault_named: Option<String> = None;
         for ev in input.events {
             let (t, node, what, text) = match ev {
                 Event::Send {
@@ -428,6 +438,7 @@ impl ViewModel {
                         _ => None,
                     };
                     let state = idle.next().flatten();
+                    fault_named = Some(fault_cause(names, *t, fault));
                     match fault {
                         // A pause of a paused node extends the first pause: the resume
                         // names the pause that stopped it.
@@ -464,10 +475,7 @@ impl ViewModel {
                     .get(&n)
                     .filter(|(at, _, _)| *at == t)
                     .map_or((None, None), |(_, c, a)| (Some(c.clone()), *a)),
-                ("fault", _) => (
-                    Some("the scenario's fault plan (or its nemesis)".to_string()),
-                    None,
-                ),
+                ("fault", _) => (fault_named.take(), None),
                 _ => (None, None),
             };
             steps.push((
