@@ -275,6 +275,14 @@ pub fn applicable_invariants(s: &Scenario) -> Vec<&'static str> {
             | NodeSpec::Redis(_)
             | NodeSpec::Storage(_)
             | NodeSpec::LeaseRecord(_) => {}
+            NodeSpec::Custom(c) => {
+                let claims = crate::role::Role::claims(c);
+                leader |= claims.leader;
+                client |= claims.lock_client;
+                writer |= claims.writer;
+                tokens |= claims.tokens;
+                jobs |= claims.jobs;
+            }
         }
     }
     Invariant::all()

@@ -16,6 +16,7 @@ pub mod load;
 pub mod locate;
 pub mod migrate;
 pub mod plan;
+pub mod registry;
 pub mod replay;
 pub mod role;
 pub mod roles;
@@ -32,6 +33,7 @@ pub mod vary;
 pub use error::{Problem, ScenarioError};
 pub use load::{load_file, load_str, read_scenario};
 pub use plan::Plan;
+pub use registry::RoleRegistry;
 pub use schema::Scenario;
 pub use trace_file::{TraceFile, TraceFileError};
 

@@ -3,6 +3,7 @@
 use crate::error::{with_suggestion, Problem, ScenarioError};
 use crate::locate::{line_col, locate, locate_key, render, value_span, Seg};
 use crate::plan::Plan;
+use crate::registry::RoleRegistry;
 use crate::schema::{NodeSpec, Scenario};
 use crate::validate::validate;
 use std::path::Path;
@@ -127,14 +128,24 @@ pub fn without_bom(src: &str) -> &str {
     src.strip_prefix('\u{feff}').unwrap_or(src)
 }
 
-/// Parses and validates scenario text; `file` names it in errors.
+/// Parses and validates scenario text of the built-in roles; `file` names it in errors.
 pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
+    load_str_with(&RoleRegistry::builtin(), file, src)
+}
+
+/// Parses and validates scenario text whose nodes play any role of `roles`; `file` names it
+/// in errors.
+pub fn load_str_with(roles: &RoleRegistry, file: &str, src: &str) -> Result<Plan, ScenarioError> {
     let src = without_bom(src);
-    let scenario = parse(file, src)?;
-    validate(scenario, src).map_err(|problems| ScenarioError::Invalid {
+    let invalid = |problems| ScenarioError::Invalid {
         file: file.to_string(),
         problems,
-    })
+    };
+    let mut scenario = parse(file, src)?;
+    roles.resolve(&mut scenario, src).map_err(invalid)?;
+    let mut plan = validate(scenario, src).map_err(invalid)?;
+    plan.roles = roles.clone();
+    Ok(plan)
 }
 
 /// Parses without semantic validation.

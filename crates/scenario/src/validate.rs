@@ -760,6 +760,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             scenario,
             nodes,
             roster,
+            roles: crate::registry::RoleRegistry::builtin(),
         })
     } else {
         c.problems.sort_by_key(|p| (p.line, p.column));
