@@ -5,7 +5,7 @@ use crate::junit::{render, Case, Outcome};
 use anyhow::Result;
 use clap::Args;
 use splitbrain_scenario::sweep::{judge_rates, rate_seeds, run_jobs, seeds_of, Job};
-use splitbrain_scenario::{execute_keeping, load_file, Keep, Plan};
+use splitbrain_scenario::{execute_keeping, Keep, Plan};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -242,7 +242,7 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool, String)> {
 }
 
 /// Runs `check`.
-pub fn run(a: CheckArgs) -> Result<u8> {
+pub fn run(a: CheckArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     let ScenarioFiles {
         files,
         skipped,
@@ -282,7 +282,7 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         invalid += 1;
     }
     for f in &files {
-        let plan = match load_file(f) {
+        let plan = match roles.load_file(f) {
             Ok(p) => p,
             Err(e) => {
                 case(

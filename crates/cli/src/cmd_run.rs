@@ -80,7 +80,7 @@ fn unused_drawing_flags(a: &RunArgs) -> Result<()> {
 }
 
 /// Runs `run`.
-pub fn run(a: RunArgs) -> Result<u8> {
+pub fn run(a: RunArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     let path = a.file.display().to_string();
     let outputs: Vec<(&str, &std::path::Path)> = [
         ("--trace", &a.trace),
@@ -99,7 +99,7 @@ pub fn run(a: RunArgs) -> Result<u8> {
         .into());
     }
     let plan = if a.set.is_empty() {
-        splitbrain_scenario::load_file(&a.file)?
+        roles.load_file(&a.file)?
     } else {
         let src = splitbrain_scenario::read_scenario(&a.file)?;
         plan_with(&path, &src, &a.set).map_err(|e| exit::BadInput(e.to_string()))?

@@ -5,7 +5,6 @@ use crate::atomic::write_atomic;
 use crate::exit;
 use anyhow::Result;
 use clap::Args;
-use splitbrain_scenario::load_file;
 use splitbrain_scenario::schema::FaultSpec;
 use splitbrain_scenario::shrink::{explicit, shrink, ShrinkError, ShrinkOptions, Size};
 use std::path::PathBuf;
@@ -56,13 +55,13 @@ fn fault_lines(faults: &[FaultSpec]) -> String {
 }
 
 /// Runs `shrink`.
-pub fn run(a: ShrinkArgs) -> Result<u8> {
+pub fn run(a: ShrinkArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     if let Some(out) = &a.out {
         crate::atomic::check_distinct(&[("the scenario", &a.file)], &[("-o", out)])?;
         // Refused now, not after the shrink's runs.
         crate::atomic::output_target(out)?;
     }
-    let plan = load_file(&a.file)?;
+    let plan = roles.load_file(&a.file)?;
     let seed = a.seed.unwrap_or(plan.scenario.seed);
     let file = a.file.display().to_string();
     let opts = ShrinkOptions {

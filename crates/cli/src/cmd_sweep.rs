@@ -21,7 +21,7 @@ use splitbrain_scenario::sweep::{
 };
 use splitbrain_scenario::threshold::{bisect, Probe, Search};
 use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
-use splitbrain_scenario::{load_str, Plan};
+use splitbrain_scenario::Plan;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -470,7 +470,7 @@ fn overridden_paths(a: &SweepArgs) -> Result<()> {
 }
 
 /// Runs `sweep`.
-pub fn run(a: SweepArgs) -> Result<u8> {
+pub fn run(a: SweepArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     let file = a.file.display().to_string();
     let outputs: Vec<(&str, &Path)> = [("--out", &a.out), ("--chart", &a.chart)]
         .into_iter()
@@ -479,7 +479,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     crate::atomic::check_distinct(&[("the scenario", &a.file)], &outputs)?;
     overridden_paths(&a)?;
     let src = splitbrain_scenario::read_scenario(&a.file)?;
-    let base = load_str(&file, &src)?;
+    let base = roles.load_str(&file, &src)?;
     if let Some(search) = a.find_threshold.clone() {
         return find_threshold(&a, &file, &src, &base, &search);
     }

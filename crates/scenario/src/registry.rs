@@ -174,7 +174,17 @@ impl RoleRegistry {
                 (line, column, render(&path))
             };
             let Some(entry) = self.get(&custom.role) else {
-                let (line, column, path) = at(vec![Seg::Key("role".into())]);
+                // At the name's closing quote, where serde places an unknown variant.
+                let role_path = vec![
+                    Seg::Key("nodes".into()),
+                    Seg::Key(key.clone()),
+                    Seg::Key("role".into()),
+                ];
+                let (line, column) = match crate::locate::value_span(src, &role_path) {
+                    Some((_, end)) => crate::locate::line_col(src, end.saturating_sub(1)),
+                    None => locate(src, &role_path),
+                };
+                let path = render(&role_path);
                 let names: Vec<String> = self.names().map(|n| format!("`{n}`")).collect();
                 problems.push(Problem {
                     line,
