@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use splitbrain_engine::Recorder;
 use splitbrain_report::{derived_facts, narrate, summary_json, summary_text, NarrationOptions};
-use splitbrain_scenario::vary::{plan_with, Setting};
+use splitbrain_scenario::vary::{plan_with_roles, Setting};
 use splitbrain_scenario::{execute_keeping, Keep, TraceHeader};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -102,7 +102,7 @@ pub fn run(a: RunArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> 
         roles.load_file(&a.file)?
     } else {
         let src = splitbrain_scenario::read_scenario(&a.file)?;
-        plan_with(&path, &src, &a.set).map_err(|e| exit::BadInput(e.to_string()))?
+        plan_with_roles(roles, &path, &src, &a.set).map_err(|e| exit::BadInput(e.to_string()))?
     };
     // A window that ends before it starts, or starts after the run's duration, fails now,
     // before anything runs or is written.

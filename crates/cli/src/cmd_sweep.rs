@@ -20,7 +20,7 @@ use splitbrain_scenario::sweep::{
     SweepHeader, VaryHeader, MAX_SEEDS, STREAM_CHUNK,
 };
 use splitbrain_scenario::threshold::{bisect, Probe, Search};
-use splitbrain_scenario::vary::{grid, plan_with, Setting, Vary};
+use splitbrain_scenario::vary::{grid, plan_with_roles, Setting, Vary};
 use splitbrain_scenario::Plan;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -246,7 +246,7 @@ fn find_threshold(
             path: search.path.clone(),
             value: end.text(),
         }];
-        plan_with(file, src, &set).map_err(|e| exit::BadInput(e.to_string()))?;
+        plan_with_roles(&base.roles, file, src, &set).map_err(|e| exit::BadInput(e.to_string()))?;
     }
     outln!("sweep     {} ({file})", base.scenario.name);
     outln!(
@@ -268,7 +268,7 @@ fn find_threshold(
             path: search.path.clone(),
             value: value.to_string(),
         }];
-        let plan = plan_with(file, src, &set).map_err(|e| e.to_string())?;
+        let plan = plan_with_roles(&base.roles, file, src, &set).map_err(|e| e.to_string())?;
         let jobs = seeds_iter(a.seeds, None).map(|seed| Job { plan: 0, seed });
         // Counted as the runs end (memory does not grow with the seeds).
         let mut counts = BTreeMap::<splitbrain_check::Outcome, u64>::new();
@@ -505,7 +505,7 @@ pub fn run(a: SweepArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8
     let combos = grid(&a.vary);
     let plans: Vec<Plan> = combos
         .iter()
-        .map(|c| plan_with(&file, &src, c))
+        .map(|c| plan_with_roles(roles, &file, &src, c))
         .collect::<Result<_, _>>()
         .map_err(|e| exit::BadInput(e.to_string()))?;
     // A combination's label in the results file: its values joined by ',' (a single --vary

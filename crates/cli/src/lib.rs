@@ -121,7 +121,7 @@ pub fn main_with(roles: RoleRegistry) -> ExitCode {
         Cmd::Sweep(a) => cmd_sweep::run(a, roles),
         Cmd::Compare(a) => cmd_compare::run(a),
         Cmd::Merge(a) => cmd_merge::run(a),
-        Cmd::Replay(a) => cmd_replay::run(a),
+        Cmd::Replay(a) => cmd_replay::run(a, roles),
         Cmd::Shrink(a) => cmd_shrink::run(a, roles),
         Cmd::Coverage(a) => cmd_coverage::run(a),
     };

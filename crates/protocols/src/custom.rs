@@ -238,7 +238,10 @@ macro_rules! wraps_custom {
             #[inline]
             fn from(inner: T) -> Self {
                 #[allow(clippy::redundant_closure_call)]
-                ($wrap)(Opaque::new(Own::<T, $mark>(inner, std::marker::PhantomData)))
+                ($wrap)(Opaque::new(Own::<T, $mark>(
+                    inner,
+                    std::marker::PhantomData,
+                )))
             }
         }
         impl<T: $tr> Wraps<T> for $outer {
@@ -265,8 +268,12 @@ macro_rules! wraps_custom {
 }
 
 wraps_custom!(Msg, CustomMessage, MsgMark, |o| Msg::Custom(Box::new(o)));
-wraps_custom!(Timer, CustomTimer, TimerMark, |o| Timer::Custom(Box::new(o)));
-wraps_custom!(Durable, CustomDurable, DurableMark, |o| Durable::Custom(Box::new(o)));
+wraps_custom!(Timer, CustomTimer, TimerMark, |o| Timer::Custom(Box::new(
+    o
+)));
+wraps_custom!(Durable, CustomDurable, DurableMark, |o| Durable::Custom(
+    Box::new(o)
+));
 
 /// The engine context a custom actor's handlers get: the one every built-in role gets too.
 pub type NodeCtx<'a> = Context<'a, Node>;

@@ -8,8 +8,8 @@ use crate::view::ViewModel;
 use splitbrain_check::{check, CheckReport, FaultStart, Role, RunRecord};
 use splitbrain_engine::{ClockConfig, KindCounts, Observed, SimTime};
 use splitbrain_scenario::build::clock_of;
-use splitbrain_scenario::schema::NodeSpec;
 use splitbrain_scenario::roster::Roster;
+use splitbrain_scenario::schema::NodeSpec;
 use splitbrain_scenario::RoleRegistry;
 use splitbrain_scenario::{check_spec, RunResult, TraceFile, TraceFileError, TraceHeader};
 use std::collections::BTreeMap;
@@ -67,7 +67,11 @@ pub fn read_trace_with(
     let plan = trace.plan_with(roles)?;
     let events = trace.events().collect::<Result<Vec<Event>, _>>()?;
     Ok(SavedTrace {
-        roles: plan.nodes.iter().map(|n| role_of_spec(&n.spec, &plan.roster)).collect(),
+        roles: plan
+            .nodes
+            .iter()
+            .map(|n| role_of_spec(&n.spec, &plan.roster))
+            .collect(),
         elections: splitbrain_scenario::build::elections(&plan),
         clocks: plan
             .nodes
