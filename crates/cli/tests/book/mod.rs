@@ -166,11 +166,16 @@ fn the_ci_how_to_runs_as_written() {
     run_page("howto-ci.md");
 }
 
+#[test]
+fn the_own_protocol_guide_runs_as_written() {
+    run_page("howto-own-protocol.md");
+}
+
 /// Every page with a runnable block is run by a test above: a new page's commands cannot
 /// escape the check by being forgotten here.
 #[test]
 fn every_page_with_commands_is_run() {
-    let tested = ["tutorial.md", "howto-ci.md"];
+    let tested = ["tutorial.md", "howto-ci.md", "howto-own-protocol.md"];
     for e in std::fs::read_dir(repo().join("docs/book/src")).unwrap() {
         let name = e.unwrap().file_name().into_string().unwrap();
         let page = std::fs::read_to_string(repo().join("docs/book/src").join(&name)).unwrap();
