@@ -6,7 +6,7 @@
 //! repository). Its own types implement [`CustomMessage`], [`CustomTimer`] and
 //! [`CustomDurable`]; the composition's [`Msg`], [`Timer`] and [`Durable`] then wrap them
 //! ([`Wraps`]) through their `Custom` variants, type-erased, so a protocol can send its own
-//! messages and the built-in ones (a write to `storage`, say) alike. [`CustomNode::new`]
+//! messages and the built-in ones (a write to `storage`, say) alike. [`CustomNode::node`]
 //! puts the actor into a [`Node`]; it reports its claims with [`Ctx::observe`] in the
 //! shared [`Obs`](crate::Obs) vocabulary, and [`JudgedAs`] tells the checkers which of them
 //! are beliefs and which are truth.
@@ -323,8 +323,8 @@ pub struct CustomNode {
 }
 
 impl CustomNode {
-    /// The node of `actor`, judged as `judged_as`.
-    pub fn new(actor: impl CustomActor + 'static, judged_as: JudgedAs) -> Node {
+    /// A [`Node`] playing `actor`, judged as `judged_as`.
+    pub fn node(actor: impl CustomActor + 'static, judged_as: JudgedAs) -> Node {
         Node::Custom(CustomNode {
             actor: Box::new(actor),
             judged_as,

@@ -5,7 +5,7 @@
 //!
 //! A user's role is a spec type (serde + [`Role`]: its clocks, validation, observations, the
 //! invariants it brings and its actor, a [`Node`](splitbrain_protocols::Node) made with
-//! [`CustomNode::new`](splitbrain_protocols::custom::CustomNode::new)) registered under a name
+//! [`CustomNode::node`](splitbrain_protocols::custom::CustomNode::node)) registered under a name
 //! with [`RoleRegistry::with`]. The built-in roles are entries of the same kind, one per line
 //! of the `roles!` list in `roles/mod.rs`. A registry is plain data handed to whatever loads a
 //! scenario: no global state, and a run's result depends on the file and seed alone.

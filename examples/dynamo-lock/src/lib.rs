@@ -620,7 +620,7 @@ impl SpecRole for TableSpec {
     }
 
     fn node(&self, _roster: &Roster) -> splitbrain_protocols::Node {
-        CustomNode::new(Table::default(), JudgedAs::LockServer)
+        CustomNode::node(Table::default(), JudgedAs::LockServer)
     }
 }
 
@@ -721,7 +721,7 @@ impl SpecRole for ClientSpec {
     }
 
     fn node(&self, roster: &Roster) -> splitbrain_protocols::Node {
-        CustomNode::new(Client::new(self.config(roster)), JudgedAs::LockClient)
+        CustomNode::node(Client::new(self.config(roster)), JudgedAs::LockClient)
     }
 
     /// A lock client whose writes carry its RVN as a fencing token.

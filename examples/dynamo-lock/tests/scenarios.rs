@@ -26,7 +26,11 @@ fn outcomes(name: &str) -> Vec<(String, String)> {
 #[test]
 fn the_paused_holder_writes_after_the_takeover_when_storage_does_not_fence() {
     let got = outcomes("gc-pause.json");
-    for inv in ["holder_writes_only", "no_two_accepted_writers", "fencing_monotonic"] {
+    for inv in [
+        "holder_writes_only",
+        "no_two_accepted_writers",
+        "fencing_monotonic",
+    ] {
         assert!(
             got.iter().any(|(i, o)| i == inv && o == "violated"),
             "{inv}: {got:?}"
@@ -37,7 +41,11 @@ fn the_paused_holder_writes_after_the_takeover_when_storage_does_not_fence() {
 #[test]
 fn fenced_storage_refuses_the_stale_record_version() {
     let got = outcomes("gc-pause-fenced.json");
-    for inv in ["holder_writes_only", "no_two_accepted_writers", "fencing_monotonic"] {
+    for inv in [
+        "holder_writes_only",
+        "no_two_accepted_writers",
+        "fencing_monotonic",
+    ] {
         assert!(
             got.iter().any(|(i, o)| i == inv && o.starts_with("holds")),
             "{inv}: {got:?}"
@@ -57,7 +65,9 @@ fn a_run_of_a_registered_role_is_deterministic() {
 
 #[test]
 fn the_built_in_roles_alone_name_the_unknown_role_where_it_is_written() {
-    let e = load_file(&scenario("gc-pause.json")).unwrap_err().to_string();
+    let e = load_file(&scenario("gc-pause.json"))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("nodes.table.role: unknown name `dynamo_lock_table`, expected one of `bully`"),
         "{e}"
@@ -68,7 +78,10 @@ fn the_built_in_roles_alone_name_the_unknown_role_where_it_is_written() {
 fn a_misspelt_field_of_a_registered_role_is_located_with_a_suggestion() {
     let src = std::fs::read_to_string(scenario("gc-pause.json"))
         .unwrap()
-        .replace("\"heartbeat_period\": \"3s\",\n      \"work_time\": \"2s\"\n    },\n    \"client-2\"", "\"heartbeat_perod\": \"3s\",\n      \"work_time\": \"2s\"\n    },\n    \"client-2\"");
+        .replace(
+            "\"heartbeat_period\": \"3s\",\n      \"work_time\": \"2s\"\n    },\n    \"client-2\"",
+            "\"heartbeat_perod\": \"3s\",\n      \"work_time\": \"2s\"\n    },\n    \"client-2\"",
+        );
     let e = roles().load_str("g.json", &src).unwrap_err().to_string();
     assert!(
         e.contains("nodes.client-1.heartbeat_perod: unknown field `heartbeat_perod`")
@@ -84,7 +97,9 @@ fn a_reference_to_a_node_of_the_wrong_role_is_refused() {
         .replacen("\"table\": \"table\"", "\"table\": \"storage\"", 1);
     let e = roles().load_str("g.json", &src).unwrap_err().to_string();
     assert!(
-        e.contains("nodes.client-1.table: node `storage` is a storage, expected a dynamo_lock_table"),
+        e.contains(
+            "nodes.client-1.table: node `storage` is a storage, expected a dynamo_lock_table"
+        ),
         "{e}"
     );
 }
