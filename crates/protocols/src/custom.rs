@@ -365,3 +365,61 @@ impl<'a> Role<NodeCtx<'a>> for CustomNode {
         self.actor.on_restart(ctx, durable);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bully::BullyMsg;
+    use splitbrain_engine::Message;
+
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    enum Ping {
+        Ping { n: u32 },
+    }
+    impl CustomMessage for Ping {
+        fn kind(&self) -> &'static str {
+            "PING"
+        }
+    }
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    struct Tick;
+    impl CustomTimer for Tick {}
+
+    #[test]
+    fn a_custom_message_wraps_unwraps_compares_and_is_written_as_its_own_type() {
+        let m = Msg::from(Ping::Ping { n: 3 });
+        assert_eq!(m.kind(), "PING");
+        assert_eq!(
+            Wraps::<Ping>::part(&m),
+            Some(&Ping::Ping { n: 3 }),
+            "its own type"
+        );
+        assert_eq!(Wraps::<BullyMsg>::part(&m), None, "not a built-in one");
+        assert_eq!(m.clone(), m);
+        assert_ne!(m, Msg::from(Ping::Ping { n: 4 }));
+        assert_eq!(
+            serde_json::to_value(&m).unwrap(),
+            serde_json::json!({"custom": {"Ping": {"n": 3}}})
+        );
+        assert_eq!(Wraps::<Ping>::into_part(m), Some(Ping::Ping { n: 3 }));
+        assert_eq!(std::mem::size_of::<Msg>(), 16);
+    }
+
+    #[test]
+    fn a_custom_value_read_back_from_a_trace_is_its_json_and_downcasts_to_nothing() {
+        let m: Msg = serde_json::from_str(r#"{"custom": {"Ping": {"n": 3}}}"#).unwrap();
+        assert_eq!(Wraps::<Ping>::part(&m), None);
+        assert_eq!(m.kind(), "CUSTOM");
+        assert_eq!(
+            serde_json::to_string(&m).unwrap(),
+            r#"{"custom":{"Ping":{"n":3}}}"#
+        );
+    }
+
+    #[test]
+    fn a_custom_timer_is_only_its_own_type() {
+        let t = Timer::from(Tick);
+        assert_eq!(Wraps::<Tick>::part(&t), Some(&Tick));
+        assert_eq!(Wraps::<crate::bully::BullyTimer>::part(&t), None);
+    }
+}

@@ -216,12 +216,38 @@ impl RoleRegistry {
                             _ => None,
                         })
                         .collect();
+                    let message = e.inner().to_string();
+                    // A key given twice: located at its second occurrence, said as the typed
+                    // parse says it for a built-in role.
+                    let repeated = message
+                        .strip_prefix("duplicate field `")
+                        .and_then(|rest| rest.split('`').next());
+                    if let Some(dup) = repeated {
+                        let object = [
+                            vec![Seg::Key("nodes".into()), Seg::Key(key.clone())],
+                            inner.clone(),
+                        ]
+                        .concat();
+                        if let Some((line, column)) =
+                            crate::locate::locate_key(src, &object, dup, 1)
+                        {
+                            problems.push(Problem {
+                                line,
+                                column,
+                                path: render(&[object, vec![Seg::Key(dup.to_string())]].concat()),
+                                message: format!(
+                                    "`{dup}` is given twice in this object: give each field once"
+                                ),
+                            });
+                            continue;
+                        }
+                    }
                     let (line, column, path) = at(inner);
                     problems.push(Problem {
                         line,
                         column,
                         path,
-                        message: with_suggestion(&e.inner().to_string()),
+                        message: with_suggestion(&message),
                     });
                 }
             }
@@ -384,5 +410,141 @@ impl Role for Unresolved {
     }
     fn node(&self, _roster: &Roster) -> splitbrain_protocols::Node {
         unreachable!("loading resolves every node's role before a run builds it")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RoleRegistry;
+    use crate::role::{ClockSpec, Role};
+    use crate::roles::BUILTIN_ROLES;
+    use crate::roster::Roster;
+
+    /// A registered role of nothing but a clock and a count.
+    #[derive(Clone, Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Quiet {
+        #[serde(default)]
+        clock: ClockSpec,
+        #[serde(default)]
+        count: Option<u32>,
+    }
+
+    impl Role for Quiet {
+        fn clock(&self) -> &ClockSpec {
+            &self.clock
+        }
+        fn count(&self) -> Option<u32> {
+            self.count
+        }
+        fn set_count(&mut self, count: u32) {
+            self.count = Some(count);
+        }
+        fn validate(&self, _v: &mut crate::checker::NodeCheck<'_, '_>) {}
+        fn observations(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn node(&self, _roster: &Roster) -> splitbrain_protocols::Node {
+            splitbrain_protocols::Node::Storage(splitbrain_protocols::storage::FencedStorage::new(
+                splitbrain_protocols::storage::StorageConfig { fencing: true },
+            ))
+        }
+    }
+
+    fn file(node: &str) -> String {
+        format!(
+            r#"{{"splitbrain": 2, "name": "r", "duration": "1s", "check": ["single_leader"],
+  "nodes": {{"b": {{"role": "bully"}}, "q": {node}}}}}"#
+        )
+    }
+
+    #[test]
+    fn the_builtin_registry_lists_the_builtin_roles_in_their_order() {
+        let names: Vec<&str> = RoleRegistry::builtin().names().collect();
+        assert_eq!(names, BUILTIN_ROLES);
+    }
+
+    #[test]
+    fn a_registered_role_loads_and_groups_as_a_builtin_one() {
+        let roles = RoleRegistry::builtin().with::<Quiet>("quiet");
+        let plan = roles
+            .load_str("r.json", &file(r#"{"role": "quiet", "count": 3}"#))
+            .unwrap();
+        let names: Vec<&str> = plan.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["b", "q1", "q2", "q3"]);
+        assert_eq!(plan.roster.get("q2").unwrap().1, "quiet");
+        assert_eq!(plan.roles.names().last(), Some("quiet"));
+    }
+
+    #[test]
+    fn a_registered_role_serialises_as_written_and_its_count_follows_a_change() {
+        let roles = RoleRegistry::builtin().with::<Quiet>("quiet");
+        let mut plan = roles
+            .load_str("r.json", &file(r#"{"role": "quiet", "count": 3}"#))
+            .unwrap();
+        let spec = plan.scenario.nodes.get_mut("q").unwrap();
+        spec.role_mut().set_count(2);
+        assert_eq!(spec.role().count(), Some(2));
+        assert_eq!(
+            serde_json::to_string(spec).unwrap(),
+            r#"{"role":"quiet","count":2}"#
+        );
+    }
+
+    #[test]
+    fn a_role_no_entry_has_is_refused_at_its_name_with_every_registered_name() {
+        let roles = RoleRegistry::builtin().with::<Quiet>("quiet");
+        let e = roles
+            .load_str("r.json", &file(r#"{"role": "quite"}"#))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "r.json:2:57: nodes.q.role: unknown name `quite`, expected one of `bully`"
+            ) && e.ends_with("`raft`, `quiet`; did you mean `quiet`?"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_registered_roles_field_errors_are_located_with_their_path() {
+        let roles = RoleRegistry::builtin().with::<Quiet>("quiet");
+        let e = roles
+            .load_str(
+                "r.json",
+                &file(r#"{"role": "quiet", "clock": {"drift_pm": 5}}"#),
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("nodes.q.clock.drift_pm: unknown field `drift_pm`")
+                && e.contains("did you mean `drift_ppm`?"),
+            "{e}"
+        );
+        let e = roles
+            .load_str(
+                "r.json",
+                &file(r#"{"role": "quiet", "count": 1, "count": 2}"#),
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("nodes.q.count: `count` is given twice in this object"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_role_given_twice_in_a_node_is_refused() {
+        let e = crate::load_str("r.json", &file(r#"{"role": "bully", "role": "bully"}"#))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`role` is given twice"), "{e}");
+    }
+
+    #[test]
+    #[should_panic(expected = "role `bully` is registered twice")]
+    fn registering_a_taken_name_is_a_mistake_in_the_binary() {
+        let _ = RoleRegistry::builtin().with::<Quiet>("bully");
     }
 }
