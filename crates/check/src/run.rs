@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use splitbrain_engine::{
     ClockConfig, Fault, KindCounts, NodeId, ObsLog, Observed, Sim, SimDuration, SimTime,
 };
+use splitbrain_protocols::custom::JudgedAs;
 use splitbrain_protocols::{Node, Obs};
 use std::collections::BTreeMap;
 
@@ -59,6 +60,21 @@ impl From<&Node> for Role {
             Node::LeaseCandidate(_) => Role::LeaseLeader,
             Node::LeaseRecord(_) => Role::Storage,
             Node::Raft(_) => Role::Raft,
+            Node::Custom(c) => Role::from(c.judged_as()),
+        }
+    }
+}
+
+impl From<JudgedAs> for Role {
+    /// The built-in role whose observations a custom node's are read as.
+    fn from(j: JudgedAs) -> Role {
+        match j {
+            JudgedAs::LockClient => Role::Worker,
+            JudgedAs::LockServer => Role::LeaseService,
+            JudgedAs::Leader => Role::LeaseLeader,
+            // Storage's accepted writes are judged; a node of no judged role is read as a
+            // store whose contents no checker reads, as a lease record is.
+            JudgedAs::Storage | JudgedAs::Other => Role::Storage,
         }
     }
 }

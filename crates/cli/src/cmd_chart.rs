@@ -6,7 +6,7 @@ use crate::exit::BadInput;
 use anyhow::{Context, Result};
 use clap::Args;
 use splitbrain_engine::SimTime;
-use splitbrain_report::{read_trace, render, ChartFormat, ChartOptions, TimelineModel};
+use splitbrain_report::{render, ChartFormat, ChartOptions, TimelineModel};
 use splitbrain_scenario::duration::parse_duration_ns;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -158,13 +158,13 @@ pub struct ChartArgs {
 }
 
 /// Runs `chart`.
-pub fn run(a: ChartArgs) -> Result<u8> {
+pub fn run(a: ChartArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     crate::atomic::check_input(&a.trace, "the trace")?;
     crate::atomic::check_distinct(&[("the trace", &a.trace)], &[("the output", &a.out)])?;
     format_of(&a.out)?;
     let file = std::fs::File::open(&a.trace)
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
-    let saved = read_trace(BufReader::new(file))
+    let saved = splitbrain_report::chart_trace::read_trace_with(roles, BufReader::new(file))
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
     let model = saved.model();
     let window = lesson_window(&saved.header.scenario);

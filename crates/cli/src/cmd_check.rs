@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::Args;
 use splitbrain_lab::sweep::{judge_rates, run_jobs, Job};
 use splitbrain_scenario::seeds::{rate_seeds, seeds_of};
-use splitbrain_scenario::{execute_keeping, load_file, Keep, Plan};
+use splitbrain_scenario::{execute_keeping, Keep, Plan};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -246,7 +246,7 @@ fn check_rates(f: &Path, plan: &Plan) -> Result<(bool, bool, String)> {
 ///
 /// Long because it is the command's one sequence over the files (refuse, run, judge rates, tally,
 /// print, write JUnit); each step is a call or a few lines.
-pub fn run(a: CheckArgs) -> Result<u8> {
+pub fn run(a: CheckArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     let ScenarioFiles {
         files,
         skipped,
@@ -286,7 +286,7 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         invalid += 1;
     }
     for f in &files {
-        let plan = match load_file(f) {
+        let plan = match roles.load_file(f) {
             Ok(p) => p,
             Err(e) => {
                 case(

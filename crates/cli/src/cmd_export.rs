@@ -6,7 +6,6 @@ use crate::exit::BadInput;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use splitbrain_report::export::{chrome_trace, shiviz_log};
-use splitbrain_report::read_trace;
 use std::io::BufReader;
 use std::path::PathBuf;
 
@@ -33,12 +32,12 @@ pub struct ExportArgs {
 }
 
 /// Runs `export`.
-pub fn run(a: ExportArgs) -> Result<u8> {
+pub fn run(a: ExportArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     crate::atomic::check_input(&a.trace, "the trace")?;
     crate::atomic::check_distinct(&[("the trace", &a.trace)], &[("the output", &a.out)])?;
     let file = std::fs::File::open(&a.trace)
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
-    let saved = read_trace(BufReader::new(file))
+    let saved = splitbrain_report::chart_trace::read_trace_with(roles, BufReader::new(file))
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
     let text = match a.format {
         Format::Chrome => chrome_trace(&saved.view(None)),

@@ -7,7 +7,7 @@ use crate::exit;
 use anyhow::Result;
 use clap::Args;
 use splitbrain_engine::Divergence;
-use splitbrain_scenario::replay::{replay, ReplayError};
+use splitbrain_scenario::replay::ReplayError;
 use std::path::PathBuf;
 
 /// Most characters of a diverging event line `replay` prints.
@@ -21,12 +21,12 @@ pub struct ReplayArgs {
 }
 
 /// Runs `replay`.
-pub fn run(a: ReplayArgs) -> Result<u8> {
+pub fn run(a: ReplayArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     crate::atomic::check_input(&a.trace, "the trace")?;
     let file = a.trace.display().to_string();
     let text =
         std::fs::read_to_string(&a.trace).map_err(|e| exit::BadInput(format!("{file}: {e}")))?;
-    let r = match replay(&file, &text) {
+    let r = match splitbrain_scenario::replay::replay_with(roles, &file, &text) {
         Ok(r) => r,
         Err(ReplayError::Io(e)) => return Err(e.into()),
         Err(e) => return Err(exit::BadInput(e.to_string()).into()),

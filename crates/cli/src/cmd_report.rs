@@ -12,7 +12,7 @@ use clap::Args;
 use splitbrain_engine::Recorder;
 use splitbrain_report::page::{index_page, lesson_page, IndexRow, PageLinks};
 use splitbrain_report::{model_of_run, render, view_of_run, ChartFormat};
-use splitbrain_scenario::{execute, load_file, Plan};
+use splitbrain_scenario::{execute, Plan};
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
@@ -169,7 +169,7 @@ fn check_outputs(
 /// Long because it is the command's one sequence (read the lessons, run them, write each page and
 /// the index in the order the output names them); each step is a call or a few lines of file
 /// handling.
-pub fn run(a: ReportArgs) -> Result<u8> {
+pub fn run(a: ReportArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     let crate::cmd_check::ScenarioFiles {
         files,
         skipped,
@@ -188,7 +188,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     let mut names = BTreeSet::new();
     let mut scenarios = Vec::new();
     for f in &files {
-        let plan = load_file(f)?;
+        let plan = roles.load_file(f)?;
         let name = plan.scenario.name.clone();
         if !names.insert(name.clone()) {
             return Err(BadInput(format!(

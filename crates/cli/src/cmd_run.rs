@@ -5,7 +5,7 @@ use crate::exit;
 use anyhow::{Context, Result};
 use clap::Args;
 use splitbrain_engine::Recorder;
-use splitbrain_lab::vary::{plan_with, Setting};
+use splitbrain_lab::vary::{plan_with_roles, Setting};
 use splitbrain_report::{
     derived_facts, narrate, nemesis_line, summary_json, summary_text, NarrationOptions,
 };
@@ -88,7 +88,7 @@ fn unused_drawing_flags(a: &RunArgs) -> Result<()> {
 ///
 /// Long because it is the command's one sequence (read, apply `--set`, run, print, write the trace
 /// and chart), each output a few lines of its own.
-pub fn run(a: RunArgs) -> Result<u8> {
+pub fn run(a: RunArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     let path = a.file.display().to_string();
     let outputs: Vec<(&str, &std::path::Path)> = [
         ("--trace", &a.trace),
@@ -107,10 +107,10 @@ pub fn run(a: RunArgs) -> Result<u8> {
         .into());
     }
     let plan = if a.set.is_empty() {
-        splitbrain_scenario::load_file(&a.file)?
+        roles.load_file(&a.file)?
     } else {
         let src = splitbrain_scenario::read_scenario(&a.file)?;
-        plan_with(&path, &src, &a.set).map_err(|e| exit::BadInput(e.to_string()))?
+        plan_with_roles(roles, &path, &src, &a.set).map_err(|e| exit::BadInput(e.to_string()))?
     };
     // A window that ends before it starts, or starts after the run's duration, fails now,
     // before anything runs or is written.

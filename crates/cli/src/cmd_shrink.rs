@@ -6,7 +6,6 @@ use crate::exit;
 use anyhow::Result;
 use clap::Args;
 use splitbrain_lab::shrink::{explicit, shrink, ShrinkError, ShrinkOptions, Size};
-use splitbrain_scenario::load_file;
 use splitbrain_scenario::schema::FaultSpec;
 use std::path::PathBuf;
 
@@ -59,13 +58,13 @@ fn fault_lines(faults: &[FaultSpec]) -> String {
 ///
 /// Long because it is the command's one sequence (refuse, load, shrink, print, write the smaller
 /// file).
-pub fn run(a: ShrinkArgs) -> Result<u8> {
+pub fn run(a: ShrinkArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     if let Some(out) = &a.out {
         crate::atomic::check_distinct(&[("the scenario", &a.file)], &[("-o", out)])?;
         // Refused now, not after the shrink's runs.
         crate::atomic::output_target(out)?;
     }
-    let plan = load_file(&a.file)?;
+    let plan = roles.load_file(&a.file)?;
     let seed = a.seed.unwrap_or(plan.scenario.seed);
     let file = a.file.display().to_string();
     let opts = ShrinkOptions {

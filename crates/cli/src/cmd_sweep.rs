@@ -16,7 +16,7 @@ use splitbrain_lab::sweep::{
 use splitbrain_lab::threshold::{
     bisect, measure_probe, pick_invariant, Num, Probe, ProbeBounds, ProbeCounts, Search, Threshold,
 };
-use splitbrain_lab::vary::{plan_with, Setting, Vary};
+use splitbrain_lab::vary::{plan_with_roles, Setting, Vary};
 use splitbrain_report::reproduce_command_with;
 use splitbrain_report::summary::plural;
 use splitbrain_report::sweep_chart::{
@@ -24,7 +24,7 @@ use splitbrain_report::sweep_chart::{
 };
 use splitbrain_report::ChartFormat;
 use splitbrain_scenario::seeds::{seed_count, SeedRange, Shard};
-use splitbrain_scenario::{load_str, Plan};
+use splitbrain_scenario::Plan;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -229,7 +229,7 @@ fn find_threshold(
             path: search.path.clone(),
             value: end.text(),
         }];
-        plan_with(file, src, &set).map_err(|e| exit::BadInput(e.to_string()))?;
+        plan_with_roles(&base.roles, file, src, &set).map_err(|e| exit::BadInput(e.to_string()))?;
     }
     outln!("sweep     {} ({file})", base.scenario.name);
     outln!(
@@ -251,7 +251,7 @@ fn find_threshold(
             runs,
             inconclusive,
         } = measure_probe(
-            (file, src),
+            (&base.roles, file, src),
             (&search.path, value),
             &invariant,
             (a.seeds, probe_threads),
@@ -435,7 +435,7 @@ fn overridden_paths(a: &SweepArgs) -> Result<()> {
 ///
 /// Long because it is the sweep's one sequence (refuse bad arguments, open the outputs, run,
 /// print), every step a call or a few lines.
-pub fn run(a: SweepArgs) -> Result<u8> {
+pub fn run(a: SweepArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     let file = a.file.display().to_string();
     let outputs: Vec<(&str, &Path)> = [("--out", &a.out), ("--chart", &a.chart)]
         .into_iter()
@@ -444,7 +444,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     crate::atomic::check_distinct(&[("the scenario", &a.file)], &outputs)?;
     overridden_paths(&a)?;
     let src = splitbrain_scenario::read_scenario(&a.file)?;
-    let base = load_str(&file, &src)?;
+    let base = roles.load_str(&file, &src)?;
     if let Some(search) = a.find_threshold.clone() {
         return find_threshold(&a, &file, &src, &base, &search);
     }
@@ -466,7 +466,7 @@ pub fn run(a: SweepArgs) -> Result<u8> {
     // with it.
     let seed_total = seed_count(a.seeds, a.shard);
     check_grid_size(&a.vary, seed_total).map_err(exit::BadInput)?;
-    let grid = Grid::new(&file, &src, &a.vary).map_err(|e| exit::BadInput(e.to_string()))?;
+    let grid = Grid::new(roles, &file, &src, &a.vary).map_err(|e| exit::BadInput(e.to_string()))?;
     let total = grid.plans.len() as u64 * seed_total;
     if total == 0 {
         return Err(exit::BadInput(

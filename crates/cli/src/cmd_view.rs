@@ -7,7 +7,7 @@ use crate::exit::BadInput;
 use anyhow::{Context, Result};
 use clap::Args;
 use splitbrain_engine::SimTime;
-use splitbrain_report::{read_trace, ViewModel};
+use splitbrain_report::ViewModel;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
@@ -62,13 +62,13 @@ pub fn write_view(view: &ViewModel, from: Option<u64>, out: &Path) -> Result<()>
 }
 
 /// Runs `view`.
-pub fn run(a: ViewArgs) -> Result<u8> {
+pub fn run(a: ViewArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> {
     crate::atomic::check_input(&a.trace, "the trace")?;
     crate::atomic::check_distinct(&[("the trace", &a.trace)], &[("the output", &a.out)])?;
     html_path(&a.out)?;
     let file = std::fs::File::open(&a.trace)
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
-    let saved = read_trace(BufReader::new(file))
+    let saved = splitbrain_report::chart_trace::read_trace_with(roles, BufReader::new(file))
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
     let view = saved
         .view(

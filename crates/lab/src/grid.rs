@@ -4,7 +4,7 @@
 //! decides nothing about words or files.
 
 use crate::sweep::{run_jobs_streaming, Job, SeedLine, StatsTally, STREAM_CHUNK};
-use crate::vary::{grid, plan_with, Setting, Vary, VaryPlanError};
+use crate::vary::{grid, plan_with_roles, Setting, Vary, VaryPlanError};
 use splitbrain_scenario::seeds::{seeds_iter, SeedRange, Shard, MAX_SEEDS};
 use splitbrain_scenario::Plan;
 use std::collections::BTreeMap;
@@ -51,11 +51,16 @@ pub struct Grid {
 impl Grid {
     /// The grid of `vary` over the scenario text `src` of `file`; an error names the
     /// combination whose file does not validate.
-    pub fn new(file: &str, src: &str, vary: &[Vary]) -> Result<Self, VaryPlanError> {
+    pub fn new(
+        roles: &splitbrain_scenario::RoleRegistry,
+        file: &str,
+        src: &str,
+        vary: &[Vary],
+    ) -> Result<Self, VaryPlanError> {
         let combos = grid(vary);
         let plans: Vec<Plan> = combos
             .iter()
-            .map(|c| plan_with(file, src, c))
+            .map(|c| plan_with_roles(roles, file, src, c))
             .collect::<Result<_, _>>()?;
         let values: Vec<String> = if vary.is_empty() {
             Vec::new()

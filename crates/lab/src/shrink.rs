@@ -20,7 +20,6 @@ use splitbrain_engine::{Fault, NetRule, Recorder, SimDuration, SimTime};
 use splitbrain_scenario::duration::{Dur, SignedDur};
 use splitbrain_scenario::execute::execute;
 use splitbrain_scenario::json::Json;
-use splitbrain_scenario::load_str;
 use splitbrain_scenario::plan::Plan;
 use splitbrain_scenario::schema::{BlockSpec, Expectation, FaultSpec, NodeSet, Scenario};
 use std::collections::BTreeMap;
@@ -261,6 +260,8 @@ struct Shrinker {
     runs: u32,
     max_runs: u32,
     cache: BTreeMap<String, bool>,
+    /// The roles the scenario was loaded with: every candidate is loaded with them.
+    roles: splitbrain_scenario::RoleRegistry,
 }
 
 impl Shrinker {
@@ -274,7 +275,7 @@ impl Shrinker {
         if let Some(&v) = self.cache.get(&text) {
             return Ok(v);
         }
-        let Ok(plan) = load_str("candidate", &text) else {
+        let Ok(plan) = self.roles.load_str("candidate", &text) else {
             self.cache.insert(text, false);
             return Ok(false);
         };
@@ -657,10 +658,14 @@ pub fn shrink(plan: &Plan, opts: &ShrinkOptions) -> Result<Shrunk, ShrinkError> 
         runs: 0,
         max_runs: opts.max_runs,
         cache: BTreeMap::new(),
+        roles: plan.roles.clone(),
     };
     // Validated first, so that a starting point that does not load says why rather than
     // passing for one that does not violate.
-    if let Err(e) = load_str("the scenario with the nemesis made explicit", &pretty(&cur)) {
+    if let Err(e) = plan
+        .roles
+        .load_str("the scenario with the nemesis made explicit", &pretty(&cur))
+    {
         return Err(ShrinkError::StartInvalid {
             seed,
             drawn: nemesis_faults,
@@ -678,7 +683,9 @@ pub fn shrink(plan: &Plan, opts: &ShrinkOptions) -> Result<Shrunk, ShrinkError> 
     while !sh.exhausted() && sh.numeric_round(&mut cur)? {}
 
     let text = pretty(&cur);
-    let final_plan = load_str("shrunk scenario", &text)
+    let final_plan = plan
+        .roles
+        .load_str("shrunk scenario", &text)
         .map_err(|e| ShrinkError::Internal(format!("the result does not validate: {e}")))?;
     let r = execute(&final_plan, seed, Some(Recorder::hash_only()))?;
     if !matches!(r.report.verdict(&invariant), Some(Verdict::Violated(_))) {

@@ -9,7 +9,7 @@
 //! the same seeds, so the search is deterministic: the same arguments give the same steps.
 
 use crate::sweep::{run_jobs_streaming, Job, STREAM_CHUNK};
-use crate::vary::{plan_with, Setting, VaryError};
+use crate::vary::{plan_with_roles, Setting, VaryError};
 use splitbrain_check::Outcome;
 use splitbrain_scenario::duration::{format_ns, parse_duration_ns};
 use splitbrain_scenario::json::Json;
@@ -324,12 +324,12 @@ pub struct ProbeBounds {
     pub first: Option<(String, u64, String)>,
 }
 
-/// Runs the scenario text `src` of `file` with `path` set to `value` over `seeds` on
+/// Runs the scenario text `src` of `file` (its roles: `roles`) with `path` set to `value` over `seeds` on
 /// `threads` threads and counts how `invariant` ended, as the runs end (memory does not grow
 /// with the seeds); runs that hit a bound are added to `bounds`. The error is the sentence
 /// to show (the value's file does not validate, or a run failed).
 pub fn measure_probe(
-    (file, src): (&str, &str),
+    (roles, file, src): (&splitbrain_scenario::RoleRegistry, &str, &str),
     (path, value): (&str, &str),
     invariant: &str,
     (seeds, threads): (SeedRange, usize),
@@ -339,7 +339,7 @@ pub fn measure_probe(
         path: path.to_string(),
         value: value.to_string(),
     }];
-    let plan = plan_with(file, src, &set).map_err(|e| e.to_string())?;
+    let plan = plan_with_roles(roles, file, src, &set).map_err(|e| e.to_string())?;
     let jobs = seeds_iter(seeds, None).map(|seed| Job { plan: 0, seed });
     let mut counts = BTreeMap::<Outcome, u64>::new();
     run_jobs_streaming(

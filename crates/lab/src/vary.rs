@@ -449,8 +449,23 @@ fn splice(text: &mut String, root: &Json, path: &str) -> Option<()> {
 /// Long because an edited file's errors are said in terms of the settings that made it, each kind
 /// in a few lines.
 pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, VaryPlanError> {
+    plan_with_roles(
+        &splitbrain_scenario::RoleRegistry::builtin(),
+        file,
+        src,
+        settings,
+    )
+}
+
+/// [`plan_with`] of a scenario whose nodes play any role of `roles`.
+pub fn plan_with_roles(
+    roles: &splitbrain_scenario::RoleRegistry,
+    file: &str,
+    src: &str,
+    settings: &[Setting],
+) -> Result<Plan, VaryPlanError> {
     if settings.is_empty() {
-        return Ok(load_str(file, src)?);
+        return Ok(roles.load_str(file, src)?);
     }
     // The same path twice (`--vary a=1,2 --vary a=3`) would label runs with a value the
     // later setting replaced.
@@ -492,7 +507,7 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
     // settings; "the scenario is not valid JSON" named neither the file nor a place in it.
     // So does a file past the fault or node limit, before it is held as a JSON tree.
     if !splitbrain_scenario::schema::bounded::readable(without_bom(src)) {
-        load_str(file, src)?;
+        roles.load_str(file, src)?;
     }
     // A key given twice is refused as without settings: an edit would otherwise decide
     // which copy survives (the tree keeps the last, the text's first copy is replaced).
@@ -510,7 +525,7 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
         // The file itself does not read as JSON (a key given twice beside another problem the
         // checks above met first): its own located error, not "not valid JSON".
         Err(e @ VaryError::Json(_)) => {
-            load_str(file, src)?;
+            roles.load_str(file, src)?;
             return Err(e.into());
         }
         other => other?,
@@ -525,7 +540,8 @@ pub fn plan_with(file: &str, src: &str, settings: &[Setting]) -> Result<Plan, Va
         .iter()
         .map(|s| format!("{}={}", s.path, s.value))
         .collect();
-    load_str(&format!("{file} [{}]", label.join(" ")), &text)
+    roles
+        .load_str(&format!("{file} [{}]", label.join(" ")), &text)
         .map_err(|e| hint_for_settings(e, settings).into())
 }
 

@@ -14,6 +14,7 @@
 
 use crate::bully::{BullyDurable, BullyMsg, BullyNode, BullyTimer};
 use crate::context::{Role, Wraps};
+use crate::custom::{CustomNode, Opaque};
 use crate::lease::{
     LeaderTimer, LeaseClientTimer, LeaseLeader, LeaseMsg, LeaseService, ServiceDurable,
     ServiceTimer,
@@ -252,6 +253,8 @@ role_enum! {
         LeaseCandidate(LeaseCandidate),
         /// A replica of the Raft lock service.
         Raft(RaftNode),
+        /// A role defined outside this crate ([`crate::custom`]).
+        Custom(CustomNode),
     }
 }
 
@@ -278,6 +281,8 @@ pub enum Msg {
     Record(Box<RecordMsg>),
     /// Raft RPCs and the Raft lock service's client requests and replies.
     Raft(Box<RaftMsg>),
+    /// A message of a role defined outside this crate ([`crate::custom`]).
+    Custom(Box<Opaque>),
 }
 
 impl Message for Msg {
@@ -303,6 +308,7 @@ impl Msg {
             Msg::Storage(m) => m.kind(),
             Msg::Record(m) => m.kind(),
             Msg::Raft(m) => m.kind(),
+            Msg::Custom(m) => m.kind(),
         }
     }
 }
@@ -396,6 +402,8 @@ wrapper_enum! {
         Raft(RaftTimer),
         /// A timer of one thread of a multi-threaded worker.
         Thread(ThreadTimer),
+        /// A timer of a role defined outside this crate ([`crate::custom`]).
+        Custom(Box<Opaque>),
     }
 }
 
@@ -435,6 +443,8 @@ wrapper_enum! {
         Storage(StorageDurable),
         /// Raft replica: current term, vote and log.
         Raft(RaftDurable),
+        /// A role defined outside this crate ([`crate::custom`]).
+        Custom(Box<Opaque>),
     }
 }
 

@@ -19,6 +19,7 @@
 pub mod bully;
 pub mod composition;
 pub mod context;
+pub mod custom;
 pub mod lease;
 pub mod lease_record;
 pub mod lock_event;

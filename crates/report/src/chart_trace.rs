@@ -8,7 +8,9 @@ use crate::view::ViewModel;
 use splitbrain_check::{check, CheckReport, FaultStart, Role, RunRecord};
 use splitbrain_engine::{ClockConfig, KindCounts, Observed, SimTime};
 use splitbrain_scenario::build::clock_of;
+use splitbrain_scenario::roster::Roster;
 use splitbrain_scenario::schema::NodeSpec;
+use splitbrain_scenario::RoleRegistry;
 use splitbrain_scenario::{check_spec, RunResult, TraceFile, TraceFileError, TraceHeader};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -30,8 +32,8 @@ pub struct SavedTrace {
     pub events: Vec<Event>,
 }
 
-/// The checker role of a node spec.
-pub fn role_of_spec(spec: &NodeSpec) -> Role {
+/// The checker role of a node spec of a scenario whose nodes are `roster`.
+pub fn role_of_spec(spec: &NodeSpec, roster: &Roster) -> Role {
     match spec {
         NodeSpec::Bully(_) => Role::Bully,
         NodeSpec::LeaseService(_) => Role::LeaseService,
@@ -42,17 +44,34 @@ pub fn role_of_spec(spec: &NodeSpec) -> Role {
         NodeSpec::LeaseCandidate(_) => Role::LeaseLeader,
         NodeSpec::LeaseRecord(_) => Role::Storage,
         NodeSpec::Raft(_) => Role::Raft,
+        // A registered role's node says how it is judged; its actor is built to ask.
+        NodeSpec::Custom(c) => match c.role().node(roster) {
+            splitbrain_protocols::Node::Custom(n) => Role::from(n.judged_as()),
+            other => Role::from(&other),
+        },
     }
 }
 
 /// Reads a JSON Lines trace ([`TraceFile`]: header line, then one event a line; blank lines
 /// are skipped) and the roles, clocks and end of its embedded scenario.
 pub fn read_trace(input: impl Read) -> Result<SavedTrace, TraceFileError> {
+    read_trace_with(&RoleRegistry::builtin(), input)
+}
+
+/// [`read_trace`] of a trace whose scenario's nodes play any role of `roles`.
+pub fn read_trace_with(
+    roles: &RoleRegistry,
+    input: impl Read,
+) -> Result<SavedTrace, TraceFileError> {
     let trace = TraceFile::read(input)?;
-    let plan = trace.plan()?;
+    let plan = trace.plan_with(roles)?;
     let events = trace.events().collect::<Result<Vec<Event>, _>>()?;
     Ok(SavedTrace {
-        roles: plan.nodes.iter().map(|n| role_of_spec(&n.spec)).collect(),
+        roles: plan
+            .nodes
+            .iter()
+            .map(|n| role_of_spec(&n.spec, &plan.roster))
+            .collect(),
         elections: splitbrain_scenario::build::elections(&plan),
         clocks: plan
             .nodes

@@ -90,6 +90,17 @@ pub fn applicable_invariants(s: &Scenario) -> Vec<&'static str> {
             | NodeSpec::Redis(_)
             | NodeSpec::Storage(_)
             | NodeSpec::LeaseRecord(_) => {}
+            NodeSpec::Custom(c) => {
+                let claims = crate::role::Role::claims(c);
+                let each = [
+                    (claims.leader, Applies::Leader),
+                    (claims.lock_client, Applies::LockClient),
+                    (claims.writer, Applies::Writer),
+                    (claims.tokens, Applies::FencedWriter),
+                    (claims.jobs, Applies::JobWriter),
+                ];
+                provided.extend(each.into_iter().filter(|(c, _)| *c).map(|(_, a)| a));
+            }
         }
     }
     splitbrain_check::invariant_defs()

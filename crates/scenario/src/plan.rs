@@ -24,6 +24,9 @@ pub struct Plan {
     pub nodes: Vec<PlannedNode>,
     /// Name -> id and role.
     pub roster: Roster,
+    /// The roles it was loaded with: what reloads a changed copy of it (a sweep's `--set`, a
+    /// shrink's candidates).
+    pub roles: crate::registry::RoleRegistry,
 }
 
 impl Plan {

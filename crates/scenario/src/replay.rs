@@ -48,12 +48,21 @@ pub struct Replay {
 
 /// Replays the trace text `text` of `file`.
 pub fn replay(file: &str, text: &str) -> Result<Replay, ReplayError> {
+    replay_with(&crate::RoleRegistry::builtin(), file, text)
+}
+
+/// [`replay`] of a trace whose scenario's nodes play any role of `roles`.
+pub fn replay_with(
+    roles: &crate::RoleRegistry,
+    file: &str,
+    text: &str,
+) -> Result<Replay, ReplayError> {
     let bad = |source: TraceFileError| ReplayError::Trace {
         file: file.into(),
         source,
     };
     let trace = TraceFile::parse(text.to_string()).map_err(bad)?;
-    let plan = trace.plan().map_err(bad)?;
+    let plan = trace.plan_with(roles).map_err(bad)?;
     // A line that is no trace event (`[[[1]]]`, a 200,000-deep nesting) is a broken file, not
     // a divergence of the run: refused located, as `chart` refuses it.
     if let Some(Err(e)) = trace.events().find(Result::is_err) {

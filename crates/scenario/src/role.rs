@@ -121,6 +121,25 @@ macro_rules! clock_and_count {
 }
 pub(crate) use clock_and_count;
 
+/// What a node of a role claims that the invariants judge: which invariants apply to a
+/// scenario ([`crate::execute::applicable_invariants`]) follows from its nodes' claims.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Claims {
+    /// It claims leadership (`leader_claim`): `single_leader`, `eventual_leader`,
+    /// `single_leader_per_term` apply.
+    pub leader: bool,
+    /// It is a lock client (`lock_acquired` ...): `exclusive_holders`,
+    /// `validity_within_truth`, `lock_progress` apply.
+    pub lock_client: bool,
+    /// It writes to storage (`write_sent`): `holder_writes_only`, `no_two_accepted_writers`
+    /// apply.
+    pub writer: bool,
+    /// Its writes carry fencing tokens: `fencing_monotonic` applies.
+    pub tokens: bool,
+    /// Its writes carry job ids: `exactly_once_effects` applies.
+    pub jobs: bool,
+}
+
 /// One role's node spec: the struct a node declaration of that role deserialises into.
 pub trait Role {
     /// The node's clocks.
@@ -149,4 +168,11 @@ pub trait Role {
     /// The actor of one node of this spec, with the documented defaults applied (validated:
     /// every reference names a node of the right role).
     fn node(&self, roster: &Roster) -> Node;
+
+    /// What a node of this spec claims that the invariants judge (default: nothing). The
+    /// built-in roles' claims are read from their variants in
+    /// [`crate::execute::applicable_invariants`]; a registered role says its own here.
+    fn claims(&self) -> Claims {
+        Claims::default()
+    }
 }

@@ -9,7 +9,6 @@
 use crate::error::ScenarioError;
 use crate::execute::{Event, TraceHeader};
 use crate::plan::Plan;
-use crate::validate::load_str;
 use splitbrain_engine::TRACE_FORMAT;
 use std::io::Read;
 
@@ -182,9 +181,14 @@ impl TraceFile {
     /// The embedded scenario, validated again, whose nodes must be the header's (same names,
     /// same order).
     pub fn plan(&self) -> Result<Plan, TraceFileError> {
+        self.plan_with(&crate::RoleRegistry::builtin())
+    }
+
+    /// [`TraceFile::plan`] of a scenario whose nodes play any role of `roles`.
+    pub fn plan_with(&self, roles: &crate::RoleRegistry) -> Result<Plan, TraceFileError> {
         let src =
             serde_json::to_string_pretty(&self.header.scenario).expect("a scenario serialises");
-        let plan = load_str("<embedded scenario>", &src)?;
+        let plan = roles.load_str("<embedded scenario>", &src)?;
         let names: Vec<String> = plan.nodes.iter().map(|n| n.name.clone()).collect();
         if names != self.header.nodes {
             return Err(TraceFileError::Nodes {

@@ -88,14 +88,28 @@ pub fn load_file(path: &Path) -> Result<Plan, ScenarioError> {
     load_str(&file, &src)
 }
 
-/// Parses and validates scenario text; `file` names it in errors.
+/// Parses and validates scenario text of the built-in roles; `file` names it in errors.
 pub fn load_str(file: &str, src: &str) -> Result<Plan, ScenarioError> {
+    load_str_with(&crate::registry::RoleRegistry::builtin(), file, src)
+}
+
+/// Parses and validates scenario text whose nodes play any role of `roles`; `file` names it
+/// in errors.
+pub fn load_str_with(
+    roles: &crate::registry::RoleRegistry,
+    file: &str,
+    src: &str,
+) -> Result<Plan, ScenarioError> {
     let src = crate::json::without_bom(src);
-    let scenario = crate::load::parse(file, src)?;
-    validate(scenario, src).map_err(|problems| ScenarioError::Invalid {
+    let invalid = |problems| ScenarioError::Invalid {
         file: file.to_string(),
         problems,
-    })
+    };
+    let mut scenario = crate::load::parse(file, src)?;
+    roles.resolve(&mut scenario, src).map_err(invalid)?;
+    let mut plan = validate(scenario, src).map_err(invalid)?;
+    plan.roles = roles.clone();
+    Ok(plan)
 }
 
 /// Validates a parsed scenario against its source text (for locations).
@@ -128,6 +142,7 @@ pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
             scenario,
             nodes,
             roster,
+            roles: crate::registry::RoleRegistry::builtin(),
         })
     } else {
         c.problems.sort_by_key(|p| (p.line, p.column));

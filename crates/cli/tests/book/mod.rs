@@ -221,6 +221,11 @@ fn pages(dir: &Path, rel: &str, out: &mut Vec<String>) {
     }
 }
 
+#[test]
+fn the_own_protocol_guide_runs_as_written() {
+    run_page("howto-own-protocol.md");
+}
+
 /// Every page with a runnable block is run by a test above: a new page's commands cannot
 /// escape the check by being forgotten here.
 #[test]
@@ -228,6 +233,7 @@ fn every_page_with_commands_is_run() {
     let tested = [
         "tutorial.md",
         "howto-ci.md",
+        "howto-own-protocol.md",
         "howto/redis-lock.md",
         "howto/k8s-leader-election.md",
         "howto/etcd-lock.md",

@@ -17,26 +17,37 @@ pub mod redis;
 pub mod storage;
 pub mod worker;
 
+use crate::registry::CustomSpec;
 use crate::role::Role;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Writes [`NodeSpec`] (tagged by `role`, one variant per entry, in entry order: the order of
-/// the schema and of serde's "expected one of") and the per-role dispatch over it.
+/// the schema and of serde's "expected one of"), the per-role dispatch over it, and the
+/// built-in roles' entries of [`RoleRegistry::builtin`](crate::registry::RoleRegistry::builtin).
 macro_rules! roles {
     ($( $(#[$doc:meta])* $name:literal => $Variant:ident($Spec:ty), )*) => {
         /// One node (or a group of like nodes) and its role.
-        #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+        #[derive(Clone, Debug, Serialize, JsonSchema)]
         #[serde(tag = "role")]
         pub enum NodeSpec {
             $( $(#[$doc])* #[serde(rename = $name)] $Variant($Spec), )*
+            /// A node of a role that is not built in: as written until a
+            /// [`RoleRegistry`](crate::registry::RoleRegistry) resolves it.
+            #[serde(untagged)]
+            #[schemars(skip)]
+            Custom(CustomSpec),
         }
+
+        /// The built-in roles' names, in entry order.
+        pub const BUILTIN_ROLES: &[&str] = &[$( $name, )*];
 
         impl NodeSpec {
             /// The role's name, as files write it (`"role": "bully"`).
             pub fn role_name(&self) -> &'static str {
                 match self {
                     $( NodeSpec::$Variant(_) => $name, )*
+                    NodeSpec::Custom(c) => c.role_name(),
                 }
             }
 
@@ -44,6 +55,7 @@ macro_rules! roles {
             pub fn role(&self) -> &dyn Role {
                 match self {
                     $( NodeSpec::$Variant(s) => s, )*
+                    NodeSpec::Custom(c) => c.role(),
                 }
             }
 
@@ -51,11 +63,13 @@ macro_rules! roles {
             pub fn role_mut(&mut self) -> &mut dyn Role {
                 match self {
                     $( NodeSpec::$Variant(s) => s, )*
+                    NodeSpec::Custom(c) => c.role_mut(),
                 }
             }
 
-            /// Deserialises a node object without its `role` tag as role `role`'s own struct,
-            /// recording the field path of an error (`None`: no role has that name).
+            /// Deserialises a node object without its `role` tag as built-in role `role`'s
+            /// own struct, recording the field path of an error (`None`: no built-in role has
+            /// that name).
             pub fn parse_as(
                 role: &str,
                 node: serde_json::Value,
@@ -65,8 +79,77 @@ macro_rules! roles {
                     _ => None,
                 }
             }
+
+            /// Deserialises a node object's fields (without `role`, duplicates kept) as
+            /// built-in role `role`'s own struct (`None`: no built-in role has that name).
+            fn parse_fields(
+                role: &str,
+                fields: Vec<(String, serde_json::Value)>,
+            ) -> Option<Result<NodeSpec, serde_json::Error>> {
+                use serde::de::value::MapDeserializer;
+                match role {
+                    $( $name => Some(<$Spec>::deserialize(MapDeserializer::<_, serde_json::Error>::new(fields.into_iter())).map(NodeSpec::$Variant)), )*
+                    _ => None,
+                }
+            }
+        }
+
+        impl crate::registry::RoleRegistry {
+            /// The built-in roles, each registered as a user's role is
+            /// ([`RoleRegistry::with`](crate::registry::RoleRegistry::with)).
+            pub fn builtin() -> Self {
+                Self::empty()
+                    $( .with_builtin::<$Spec>($name, NodeSpec::$Variant) )*
+            }
         }
     };
+}
+
+impl<'de> Deserialize<'de> for NodeSpec {
+    /// A built-in role's node as its own struct (unknown and repeated fields refused as its
+    /// struct refuses them); any other role's as written, for a
+    /// [`RoleRegistry`](crate::registry::RoleRegistry) to resolve.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = Vec<(String, serde_json::Value)>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("internally tagged enum NodeSpec")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
+                    out.push(entry);
+                }
+                Ok(out)
+            }
+        }
+        use serde::de::Error;
+        let mut fields = d.deserialize_map(Fields)?;
+        let Some(at) = fields.iter().position(|(k, _)| k == "role") else {
+            return Err(D::Error::missing_field("role"));
+        };
+        let (_, role) = fields.remove(at);
+        if fields.iter().any(|(k, _)| k == "role") {
+            return Err(D::Error::duplicate_field("role"));
+        }
+        let serde_json::Value::String(role) = role else {
+            return Err(D::Error::custom(format!(
+                "invalid type: {}, expected a role name",
+                crate::registry::kind_of(&role)
+            )));
+        };
+        if !BUILTIN_ROLES.contains(&role.as_str()) {
+            return Ok(NodeSpec::Custom(CustomSpec::written(role, fields)));
+        }
+        match NodeSpec::parse_fields(&role, fields) {
+            Some(parsed) => parsed.map_err(D::Error::custom),
+            None => unreachable!("a built-in role parses as its struct"),
+        }
+    }
 }
 
 roles! {
