@@ -3,7 +3,7 @@
 //! the tests of the Raft lock service built on it.
 
 use super::client::{ClientObs, RaftClientConfig, RaftClientEnv, RaftClientTimer, RaftLockClient};
-use super::config::RaftConfig;
+use super::config::{CommitRule, RaftConfig};
 use super::env::{RaftDurable, RaftEnv, RaftObs};
 use super::msg::{RaftMsg, RaftTimer};
 use super::replica::{RaftReplica, Role};
@@ -865,7 +865,30 @@ fn a_replica_missing_committed_entries_cannot_win_an_election() {
 #[test]
 fn figure_8_an_old_term_entry_on_a_majority_is_not_committed_by_counting() {
     for seed in 0..20 {
-        let mut c = Cluster::new_with(seed, 5, 0, (1, 1), |cfg| cfg.max_entries_per_append = 1);
+        if let Err(e) = figure_8(seed, CommitRule::CurrentTerm) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+}
+
+/// The planted bug: committing by counting replicas, the same sequence makes two replicas
+/// apply different entries at index 2 (X on L2, W's no-op on W), on every seed.
+#[test]
+fn figure_8_committing_by_counting_replicas_breaks_state_machine_safety() {
+    for seed in 0..20 {
+        let e = figure_8(seed, CommitRule::CountReplicas)
+            .expect_err("counting replicas commits X, which W overwrites");
+        assert!(e.contains("index 2"), "seed {seed}: {e}");
+    }
+}
+
+/// The paper's Figure 8 sequence under `rule` (§5.4.2); the safety check's verdict.
+fn figure_8(seed: u64, rule: CommitRule) -> Result<(), String> {
+    {
+        let mut c = Cluster::new_with(seed, 5, 0, (1, 1), |cfg| {
+            cfg.max_entries_per_append = 1;
+            cfg.commit_rule = rule;
+        });
         c.net.cut_in_flight = true;
         // (a) A first leader S1 commits its no-op at index 1 everywhere.
         let s1 = c.run_until_leader(10_000 * MS);
@@ -944,12 +967,10 @@ fn figure_8_an_old_term_entry_on_a_majority_is_not_committed_by_counting() {
         c.restart(l2);
         c.net.group.iter_mut().for_each(|g| *g = 0);
         c.run_until(c.net.now + 3_000 * MS);
-        if let Err(e) = c.check_safety() {
-            panic!("seed {seed}: {e}");
-        }
         // Every replica ends with one log, and X (a term-1 entry never committed) may be gone.
         let log0 = c.replica(0).log().entries().to_vec();
         assert!((1..5).all(|i| c.replica(i).log().entries() == log0.as_slice()));
+        c.check_safety()
     }
 }
 
