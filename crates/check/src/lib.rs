@@ -40,6 +40,7 @@ pub mod verdict;
 mod testkit;
 
 pub use clocks::{key_expired, WallClocks};
+pub use invariants::availability::{leader_available, DEFAULT_MAX_GAP};
 pub use invariants::leader::{eventual_leader, single_leader, single_leader_per_term};
 pub use invariants::locks::{exclusive_holders, holder_writes_only, validity_within_truth};
 pub use invariants::progress::lock_progress;
@@ -86,6 +87,7 @@ fn judge(shared: &invariants::Shared, invariant: &Invariant) -> Verdict {
         Invariant::ValidityWithinTruth => validity_within_truth_in(shared),
         Invariant::SingleLeaderPerTerm => single_leader_per_term(record),
         Invariant::StateMachineSafety => state_machine_safety(record),
+        Invariant::LeaderAvailable { max_gap } => leader_available(record, *max_gap),
     }
 }
 

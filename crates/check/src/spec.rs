@@ -3,7 +3,7 @@
 //! Names are part of the scenario format (docs/design.md, "Invariants"): `single_leader`,
 //! `eventual_leader`, `exclusive_holders`, `holder_writes_only`, `no_two_accepted_writers`,
 //! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`, `validity_within_truth`,
-//! `single_leader_per_term`, `state_machine_safety`. Parameterised invariants
+//! `single_leader_per_term`, `state_machine_safety`, `leader_available`. Parameterised invariants
 //! deserialize from a bare name (defaults) or from `{"eventual_leader": {"settle": NS}}`.
 
 use serde::de::{self, MapAccess, Visitor};
@@ -59,11 +59,17 @@ pub enum Invariant {
     SingleLeaderPerTerm,
     /// No two Raft replicas apply different entries at the same log index (Raft §5.4.3).
     StateMachineSafety,
+    /// From the first leadership claim on, no stretch without a leader longer than `max_gap`
+    /// ([`crate::leader_available`]). Opt-in: never checked unless a file names it.
+    LeaderAvailable {
+        /// Longest allowed time with no leader, true ns.
+        max_gap: SimDuration,
+    },
 }
 
 impl Invariant {
     /// Every name, in the canonical (report) order.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "single_leader",
         "eventual_leader",
         "exclusive_holders",
@@ -75,6 +81,7 @@ impl Invariant {
         "validity_within_truth",
         "single_leader_per_term",
         "state_machine_safety",
+        "leader_available",
     ];
 
     /// The snake_case name used in scenario files and reports.
@@ -96,6 +103,7 @@ impl Invariant {
             Invariant::ValidityWithinTruth => 8,
             Invariant::SingleLeaderPerTerm => 9,
             Invariant::StateMachineSafety => 10,
+            Invariant::LeaderAvailable { .. } => 11,
         }
     }
 
@@ -117,6 +125,9 @@ impl Invariant {
             "validity_within_truth" => Invariant::ValidityWithinTruth,
             "single_leader_per_term" => Invariant::SingleLeaderPerTerm,
             "state_machine_safety" => Invariant::StateMachineSafety,
+            "leader_available" => Invariant::LeaderAvailable {
+                max_gap: crate::DEFAULT_MAX_GAP,
+            },
             _ => return None,
         })
     }
@@ -151,6 +162,14 @@ enum TaggedInvariant {
     ValidityWithinTruth {},
     SingleLeaderPerTerm {},
     StateMachineSafety {},
+    LeaderAvailable {
+        #[serde(default = "default_max_gap")]
+        max_gap: SimDuration,
+    },
+}
+
+fn default_max_gap() -> SimDuration {
+    crate::DEFAULT_MAX_GAP
 }
 
 impl From<TaggedInvariant> for Invariant {
@@ -167,6 +186,7 @@ impl From<TaggedInvariant> for Invariant {
             TaggedInvariant::ValidityWithinTruth {} => Invariant::ValidityWithinTruth,
             TaggedInvariant::SingleLeaderPerTerm {} => Invariant::SingleLeaderPerTerm,
             TaggedInvariant::StateMachineSafety {} => Invariant::StateMachineSafety,
+            TaggedInvariant::LeaderAvailable { max_gap } => Invariant::LeaderAvailable { max_gap },
         }
     }
 }
@@ -298,6 +318,6 @@ mod tests {
                 Invariant::ExactlyOnceEffects,
             ]
         );
-        assert_eq!(CheckSpec::default().invariants.len(), 11);
+        assert_eq!(CheckSpec::default().invariants.len(), 12);
     }
 }

@@ -17,7 +17,9 @@ use splitbrain_protocols::Obs;
 pub fn vacuous(record: &RunRecord, invariant: &Invariant) -> Option<String> {
     let any = |pred: &dyn Fn(&Obs) -> bool| record.observations.iter().any(|o| pred(&o.obs));
     let (happened, missing) = match invariant {
-        Invariant::SingleLeader | Invariant::SingleLeaderPerTerm => (
+        Invariant::SingleLeader
+        | Invariant::SingleLeaderPerTerm
+        | Invariant::LeaderAvailable { .. } => (
             any(&|o| matches!(o, Obs::LeaderClaim { .. })),
             "no node ever claimed leadership",
         ),
@@ -102,6 +104,7 @@ mod tests {
                 Some("no client ever acquired a lock".to_string()),
                 Some("no node ever claimed leadership".to_string()),
                 Some("no Raft replica applied a log entry".to_string()),
+                Some("no node ever claimed leadership".to_string()),
             ]
         );
         let written = Builder::new(&[("storage", Storage), ("client-1", Worker)])

@@ -228,6 +228,9 @@ pub fn check_spec(s: &Scenario) -> CheckSpec {
             Invariant::LockProgress { window } => Invariant::LockProgress {
                 window: s.check_params.window.map_or(window, |d| d.0),
             },
+            Invariant::LeaderAvailable { max_gap } => Invariant::LeaderAvailable {
+                max_gap: s.check_params.max_gap.map_or(max_gap, |d| d.0),
+            },
             other => other,
         })
         .collect();
@@ -290,6 +293,8 @@ pub fn applicable_invariants(s: &Scenario) -> Vec<&'static str> {
             Invariant::FencingMonotonic => tokens,
             Invariant::ExactlyOnceEffects => jobs,
             Invariant::StateMachineSafety => raft,
+            // A threshold is a claim the file makes: never owed by default.
+            Invariant::LeaderAvailable { .. } => false,
         })
         .map(|inv| inv.name())
         .collect()

@@ -154,6 +154,10 @@ pub struct CheckParams {
     /// violation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<Dur>,
+    /// `leader_available`: longest allowed time with no leader after the first claim
+    /// (default 2 s); greater than zero (0 s would make every election a violation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_gap: Option<Dur>,
 }
 
 /// Bounds on one run.

@@ -1,6 +1,7 @@
 //! The invariant checkers, one module per family. Each `pub fn` implements the definition of
 //! docs/design.md ("Invariants") quoted in its doc, judging observations against true time.
 
+pub mod availability;
 pub mod leader;
 pub mod locks;
 pub mod progress;
