@@ -192,6 +192,14 @@ const PINNED: &[(&str, u32, u64, u64)] = &[
     ),
     ("25c-etcd-mutex-gc-pause-fenced", 1, 7, 0x86e35576dbbbe2da),
     ("25c-etcd-mutex-gc-pause-fenced", 2, 7, 0x86e35576dbbbe2da),
+    ("27a-raft-figure8-count-replicas", 1, 27, 0xcac7fb151ab66155),
+    ("27a-raft-figure8-count-replicas", 2, 27, 0xcac7fb151ab66155),
+    ("27b-raft-figure8-current-term", 1, 27, 0x42ae75167edc2b4e),
+    ("27b-raft-figure8-current-term", 2, 27, 0x42ae75167edc2b4e),
+    ("28a-raft-rejoin-without-prevote", 1, 28, 0xae235d6957ee140c),
+    ("28a-raft-rejoin-without-prevote", 2, 28, 0xae235d6957ee140c),
+    ("28b-raft-rejoin-with-prevote", 1, 28, 0x0b5d8f380ebc2394),
+    ("28b-raft-rejoin-with-prevote", 2, 28, 0x0b5d8f380ebc2394),
 ];
 
 fn repo() -> PathBuf {

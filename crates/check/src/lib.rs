@@ -43,6 +43,7 @@ mod testkit;
 
 pub use clocks::{key_expired, WallClocks};
 pub use evidence::{Evidence, Source};
+pub use invariants::availability::{leader_available, DEFAULT_MAX_GAP};
 pub use invariants::leader::{eventual_leader, single_leader, single_leader_per_term};
 pub use invariants::locks::{exclusive_holders, holder_writes_only, validity_within_truth};
 pub use invariants::progress::lock_progress;

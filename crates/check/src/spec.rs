@@ -5,10 +5,10 @@
 //! Names are part of the scenario format (docs/design.md, "Invariants"): `single_leader`,
 //! `eventual_leader`, `exclusive_holders`, `holder_writes_only`, `no_two_accepted_writers`,
 //! `fencing_monotonic`, `lock_progress`, `exactly_once_effects`, `validity_within_truth`,
-//! `single_leader_per_term`, `state_machine_safety`. Parameterised invariants
+//! `single_leader_per_term`, `state_machine_safety`, `leader_available`. Parameterised invariants
 //! deserialize from a bare name (defaults) or from `{"eventual_leader": {"settle": NS}}`.
 
-use crate::invariants::{leader, locks, progress, raft, writes};
+use crate::invariants::{availability, leader, locks, progress, raft, writes};
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -49,6 +49,8 @@ pub enum Applies {
     JobWriter,
     /// A Raft replica.
     RaftReplica,
+    /// No role: checked only where a file names it (`check`, `expect`), never by default.
+    Named,
 }
 
 impl Applies {
@@ -64,6 +66,7 @@ impl Applies {
             }
             Applies::JobWriter => "an `idempotent` worker",
             Applies::RaftReplica => "`raft` replicas",
+            Applies::Named => "none by default: checked only where a file names it",
         }
     }
 }
@@ -153,6 +156,7 @@ pub const INVARIANTS: &[&InvariantDef] = &[
     &locks::VALIDITY_WITHIN_TRUTH,
     &leader::SINGLE_LEADER_PER_TERM,
     &raft::STATE_MACHINE_SAFETY,
+    &availability::LEADER_AVAILABLE,
 ];
 
 /// The table, entry by entry: what the reference page of the invariants is generated from.
@@ -456,6 +460,6 @@ mod tests {
                 Invariant::named("exactly_once_effects"),
             ]
         );
-        assert_eq!(CheckSpec::default().invariants.len(), 11);
+        assert_eq!(CheckSpec::default().invariants.len(), 12);
     }
 }

@@ -52,6 +52,7 @@ mod tests {
                 Some("no client ever acquired a lock".to_string()),
                 Some("no node ever claimed leadership".to_string()),
                 Some("no Raft replica applied a log entry".to_string()),
+                Some("no node ever claimed leadership".to_string()),
             ]
         );
         let written = Builder::new(&[("storage", Storage), ("client-1", Worker)])

@@ -160,6 +160,10 @@ pub struct CheckParams {
     /// violation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<Dur>,
+    /// `leader_available`: longest allowed time with no leader after the first claim
+    /// (default 2 s); greater than zero (0 s would make every election a violation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_gap: Option<Dur>,
 }
 
 impl CheckParams {
@@ -169,6 +173,7 @@ impl CheckParams {
         match name {
             "settle" => self.settle.map(|d| d.0),
             "window" => self.window.map(|d| d.0),
+            "max_gap" => self.max_gap.map(|d| d.0),
             _ => None,
         }
     }

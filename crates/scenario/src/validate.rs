@@ -214,6 +214,23 @@ fn check_params_and_chart(c: &mut Checker<'_>, scenario: &Scenario) {
     }
     if scenario
         .check_params
+        .max_gap
+        .is_some_and(|w| w.0 == SimDuration::ZERO)
+    {
+        c.err(
+            vec![k("check_params"), k("max_gap")],
+            "max_gap must be greater than zero: leader_available allows at most max_gap with \
+             no leader, and every election takes time (omit it for the default 2 s)",
+        );
+    } else {
+        c.positive(
+            vec![k("check_params"), k("max_gap")],
+            scenario.check_params.max_gap,
+            "max_gap",
+        );
+    }
+    if scenario
+        .check_params
         .settle
         .is_some_and(|d| d.0 > MAX_DURATION)
     {

@@ -3,6 +3,7 @@
 //! definition, premise, roles, judge), listed once in [`INVARIANTS`](crate::spec::INVARIANTS);
 //! its `pub fn` implements that definition, judging observations against true time.
 
+pub mod availability;
 pub mod leader;
 pub mod locks;
 pub mod progress;

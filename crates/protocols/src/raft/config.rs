@@ -40,6 +40,39 @@ pub struct RaftConfig {
     /// a leader change is revoked no sooner than `extend + TTL` after the new leader took over
     /// (takeover time grows by up to one TTL plus one election timeout).
     pub lease_promote_extend: SimDuration,
+    /// Which entries the leader may commit by counting the replicas that store them (§5.4.2).
+    /// [`CommitRule::CurrentTerm`] is Raft's rule; [`CommitRule::CountReplicas`] is the
+    /// planted bug of the paper's Figure 8.
+    pub commit_rule: CommitRule,
+    /// Run a PreVote round before every election (Ongaro's thesis §9.6; etcd-io/raft
+    /// `Config.PreVote`, raft.go `campaign(campaignPreElection)`): a replica whose election
+    /// timer fires asks for votes for `term + 1` without raising its own term, and starts the
+    /// real election only once a majority would grant it. A replica cut off from the others
+    /// therefore keeps its term, and cannot depose a healthy leader when it rejoins.
+    pub pre_vote: bool,
+    /// The leader steps down when a majority has not been heard from within one
+    /// `election_timeout_min` (thesis §6.2; etcd-io/raft `Config.CheckQuorum`, raft.go
+    /// `tickHeartbeat` -> `MsgCheckQuorum` -> `checkQuorumActive`), and a replica that heard a
+    /// leader less than `election_timeout_min` ago ignores a (Pre)Vote request of a higher
+    /// term (raft.go `Step`, the `inLease` test: "it does not update its term or grant its
+    /// vote").
+    pub check_quorum: bool,
+}
+
+/// How the leader decides that an entry is committed (Raft §5.4.2, Figure 8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CommitRule {
+    /// Raft's rule (Figure 2, "Rules for Servers, Leaders"): only an entry of the leader's
+    /// current term is committed by counting replicas; earlier entries commit with it.
+    #[default]
+    CurrentTerm,
+    /// The planted bug of §5.4.2: any entry stored on a majority is committed, whatever its
+    /// term. Figure 8 shows an entry so committed (term 2 at index 2, on S1, S2, S3) being
+    /// overwritten by a leader of a later term (S5, term 3), so two replicas apply different
+    /// entries at one index. The replica's "committed entries are never truncated" assertion
+    /// is off under this rule: the truncation is the lesson, and `state_machine_safety`
+    /// reports it.
+    CountReplicas,
 }
 
 /// Why a [`RaftConfig`] cannot run.
@@ -84,8 +117,9 @@ impl std::error::Error for RaftConfigError {}
 
 impl RaftConfig {
     /// A config with the paper's timing (election timeout 150–300 ms, §5.6), heartbeats every
-    /// 50 ms, etcd's 500 ms lease check and a promote extension of one maximal election
-    /// timeout (300 ms).
+    /// 50 ms, etcd's 500 ms lease check, a promote extension of one maximal election
+    /// timeout (300 ms), the paper's commit rule, and neither PreVote nor CheckQuorum (etcd-io/raft's
+    /// defaults: both `false` in `Config`).
     pub fn with_replicas(replicas: Vec<NodeId>) -> RaftConfig {
         RaftConfig {
             replicas,
@@ -95,6 +129,9 @@ impl RaftConfig {
             max_entries_per_append: 64,
             lease_check_interval: SimDuration::from_millis(500),
             lease_promote_extend: SimDuration::from_millis(300),
+            commit_rule: CommitRule::CurrentTerm,
+            pre_vote: false,
+            check_quorum: false,
         }
     }
 

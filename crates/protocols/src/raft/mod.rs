@@ -33,7 +33,7 @@ pub mod store;
 mod tests;
 
 pub use client::{RaftClientConfig, RaftClientTimer, RaftLockClient};
-pub use config::RaftConfig;
+pub use config::{CommitRule, RaftConfig};
 pub use env::{RaftDurable, RaftEnv, RaftObs};
 pub use etcd_mutex::{
     EtcdMutexClient, EtcdMutexConfig, EtcdMutexCtx, EtcdMutexLock, OnSessionDone,

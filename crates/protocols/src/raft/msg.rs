@@ -475,6 +475,24 @@ pub enum RaftMsg {
         /// The leader of this replica's current term, if it knows it.
         leader_hint: Option<NodeId>,
     },
+    /// Pre-candidate -> replica: would you vote for me in `term` (the sender's term + 1)?
+    /// Nobody changes its term for it (Ongaro's thesis §9.6; etcd-io/raft `MsgPreVote`).
+    PreVote {
+        /// The term the sender would campaign in: its current term + 1.
+        term: Term,
+        /// Index of the sender's last log entry (§5.4.1).
+        last_log_index: LogIndex,
+        /// Term of the sender's last log entry (§5.4.1).
+        last_log_term: Term,
+    },
+    /// Replica -> pre-candidate: the answer to `PreVote` (etcd-io/raft `MsgPreVoteResp`).
+    PreVoteResponse {
+        /// The request's term when granted; the voter's own term when refused (raft.go
+        /// `Step`: a refusal carries `r.Term`, so a pre-candidate behind learns the term).
+        term: Term,
+        /// True means the sender would get this vote.
+        vote_granted: bool,
+    },
 }
 
 impl RaftMsg {
@@ -505,6 +523,8 @@ impl RaftMsg {
             RaftMsg::DeleteResult { .. } => "ETCD_DELETE_RESULT",
             RaftMsg::WatchPending { .. } => "ETCD_WATCH_PENDING",
             RaftMsg::WatchFired { .. } => "ETCD_WATCH_FIRED",
+            RaftMsg::PreVote { .. } => "PRE_VOTE",
+            RaftMsg::PreVoteResponse { .. } => "PRE_VOTE_RESP",
         }
     }
 }
@@ -525,4 +545,7 @@ pub enum RaftTimer {
     Heartbeat,
     /// Leader: time to look for expired leases (etcd's lessor loop).
     LeaseCheck,
+    /// Leader with CheckQuorum: time to check that a majority was heard from since the last
+    /// check (etcd-io/raft `MsgCheckQuorum`, every election timeout).
+    CheckQuorum,
 }

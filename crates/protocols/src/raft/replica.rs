@@ -13,6 +13,10 @@
 //!   AppendEntries.
 //! - **Commit** (§5.4.2): the leader commits an entry only of its own term once a majority
 //!   stores it (earlier entries commit with it); it appends a no-op when elected (§8).
+//! - **Optional election rules** (off by default, as in etcd-io/raft's `Config`): PreVote
+//!   (thesis §9.6) and CheckQuorum (thesis §6.2), as etcd-io/raft's raft.go implements them
+//!   (see [`RaftConfig::pre_vote`], [`RaftConfig::check_quorum`]); and the planted Figure 8
+//!   bug, committing an earlier term's entry by counting replicas ([`CommitRule`]).
 //! - **Durability** (Figure 2): `currentTerm`, `votedFor` and the log are persisted before the
 //!   replica sends anything that depends on them; a restart rebuilds from them alone.
 //!
@@ -43,7 +47,7 @@
 //! arrived, so it took over later still and arms the lease at `takeover + extend + TTL`. No
 //! leader therefore commits `ExpireLease` before the client's own deadline has passed.
 
-use super::config::RaftConfig;
+use super::config::{CommitRule, RaftConfig};
 use super::env::{RaftDurable, RaftEnv, RaftObs};
 use super::log::RaftLog;
 use super::msg::{Command, Entry, LeaseId, LogIndex, RaftMsg, RaftTimer, Term};
@@ -111,6 +115,14 @@ pub struct RaftReplica<H> {
     election_timer: Option<H>,
     heartbeat_timer: Option<H>,
     lease_timer: Option<H>,
+    // PreVote and CheckQuorum (volatile; unused unless their knobs are on).
+    /// The pre-votes granted for `term + 1` while pre-campaigning (etcd `StatePreCandidate`).
+    pre_votes: Option<BTreeSet<NodeId>>,
+    /// When this replica last heard the leader of its term (local monotonic time).
+    leader_contact: Option<LocalTime>,
+    /// Leader: the peers heard from since the last quorum check (etcd `RecentActive`).
+    recent_active: BTreeSet<NodeId>,
+    quorum_timer: Option<H>,
 }
 
 impl<H: Copy> RaftReplica<H> {
@@ -150,6 +162,10 @@ impl<H: Copy> RaftReplica<H> {
             election_timer: None,
             heartbeat_timer: None,
             lease_timer: None,
+            pre_votes: None,
+            leader_contact: None,
+            recent_active: BTreeSet::new(),
+            quorum_timer: None,
         }
     }
 
@@ -230,7 +246,11 @@ impl<H: Copy> RaftReplica<H> {
             RaftTimer::Election => {
                 self.election_timer = None;
                 if self.role != Role::Leader {
-                    self.start_election(env);
+                    if self.cfg.pre_vote {
+                        self.start_pre_vote(env);
+                    } else {
+                        self.start_election(env);
+                    }
                 }
             }
             RaftTimer::Heartbeat => {
@@ -247,6 +267,12 @@ impl<H: Copy> RaftReplica<H> {
                     self.check_leases(env);
                     self.lease_timer =
                         Some(env.set_timer(self.cfg.lease_check_interval, RaftTimer::LeaseCheck));
+                }
+            }
+            RaftTimer::CheckQuorum => {
+                self.quorum_timer = None;
+                if self.role == Role::Leader {
+                    self.check_quorum(env);
                 }
             }
         }
@@ -267,6 +293,14 @@ impl<H: Copy> RaftReplica<H> {
             } => self.on_request_vote(env, from, term, last_log_index, last_log_term),
             RaftMsg::RequestVoteResponse { term, vote_granted } => {
                 self.on_vote(env, from, term, vote_granted)
+            }
+            RaftMsg::PreVote {
+                term,
+                last_log_index,
+                last_log_term,
+            } => self.on_pre_vote(env, from, term, last_log_index, last_log_term),
+            RaftMsg::PreVoteResponse { term, vote_granted } => {
+                self.on_pre_vote_response(env, from, term, vote_granted)
             }
             RaftMsg::AppendEntries {
                 term,
@@ -482,6 +516,7 @@ impl<H: Copy> RaftReplica<H> {
     }
 
     fn start_election<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        self.pre_votes = None;
         self.term += 1;
         self.role = Role::Candidate;
         self.leader = None;
@@ -524,15 +559,20 @@ impl<H: Copy> RaftReplica<H> {
         }
         let was = self.role;
         let leader_changed = self.leader != leader;
+        self.pre_votes = None;
         self.role = Role::Follower;
         self.leader = leader;
         if was == Role::Leader {
             env.observe(RaftObs::SteppedDown { term: led });
             // etcd `lessor.Demote`: a follower keeps no expiries; pending reads are dropped
             // (their clients time out and retry elsewhere).
-            for t in [self.heartbeat_timer.take(), self.lease_timer.take()]
-                .into_iter()
-                .flatten()
+            for t in [
+                self.heartbeat_timer.take(),
+                self.lease_timer.take(),
+                self.quorum_timer.take(),
+            ]
+            .into_iter()
+            .flatten()
             {
                 env.cancel_timer(t);
             }
@@ -557,6 +597,9 @@ impl<H: Copy> RaftReplica<H> {
         last_log_index: LogIndex,
         last_log_term: Term,
     ) {
+        if term > self.term && self.in_lease(env) {
+            return;
+        }
         if term > self.term {
             self.become_follower(env, term, None);
         }
@@ -612,6 +655,13 @@ impl<H: Copy> RaftReplica<H> {
             env.cancel_timer(t);
         }
         env.observe(RaftObs::BecameLeader { term: self.term });
+        if self.cfg.check_quorum {
+            // etcd `becomeLeader` -> `reset`: every peer starts inactive; the first check is
+            // one election timeout from now.
+            self.recent_active.clear();
+            self.quorum_timer =
+                Some(env.set_timer(self.cfg.election_timeout_min, RaftTimer::CheckQuorum));
+        }
         let next = self.log.last_index() + 1;
         for &p in &self.peers {
             self.next_index.insert(p, next);
@@ -638,6 +688,115 @@ impl<H: Copy> RaftReplica<H> {
             Some(env.set_timer(self.cfg.lease_check_interval, RaftTimer::LeaseCheck));
         // The no-op of §8: commits the earlier terms' entries and enables ReadIndex.
         self.propose(env, Command::Noop);
+    }
+
+    // ---- PreVote and CheckQuorum (thesis §9.6, §6.2; etcd-io/raft raft.go) ----
+
+    /// etcd-io/raft raft.go `Step`, `inLease`: with CheckQuorum, a leader, and a follower that
+    /// heard its leader less than one `election_timeout_min` ago, ignore (Pre)Vote requests of
+    /// a higher term. Always false without CheckQuorum.
+    fn in_lease<E: RaftEnv<TimerHandle = H>>(&self, env: &mut E) -> bool {
+        if !self.cfg.check_quorum || self.leader.is_none() {
+            return false;
+        }
+        if self.role == Role::Leader {
+            return true;
+        }
+        let now = env.mono_now();
+        self.leader_contact
+            .is_some_and(|c| now.saturating_since(c) < self.cfg.election_timeout_min)
+    }
+
+    /// etcd-io/raft `becomePreCandidate` + `campaign(campaignPreElection)`: no term change,
+    /// no vote recorded; ask every replica for a pre-vote for `term + 1`.
+    fn start_pre_vote<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        self.leader = None;
+        self.pre_votes = Some(BTreeSet::from([self.id]));
+        self.reset_election_timer(env);
+        if self.cfg.quorum() <= 1 {
+            self.start_election(env);
+            return;
+        }
+        let msg = RaftMsg::PreVote {
+            term: self.term + 1,
+            last_log_index: self.log.last_index(),
+            last_log_term: self.log.last_term(),
+        };
+        for &p in &self.peers {
+            env.send(p, msg.clone());
+        }
+    }
+
+    /// etcd-io/raft raft.go `Step` for `MsgPreVote`: never changes this replica's term or vote;
+    /// a request of a lower term is refused with this term; otherwise granted when
+    /// the request is for a future term (or this replica could vote in its own term) and the
+    /// sender's log is at least as up-to-date (§5.4.1). Ignored while `in_lease`.
+    fn on_pre_vote<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        term: Term,
+        last_log_index: LogIndex,
+        last_log_term: Term,
+    ) {
+        if term > self.term && self.in_lease(env) {
+            return;
+        }
+        let can_vote = term > self.term
+            || (term == self.term
+                && (self.voted_for == Some(from)
+                    || (self.voted_for.is_none() && self.leader.is_none())));
+        let grant = can_vote
+            && self
+                .log
+                .candidate_is_up_to_date(last_log_index, last_log_term);
+        env.send(
+            from,
+            RaftMsg::PreVoteResponse {
+                term: if grant { term } else { self.term },
+                vote_granted: grant,
+            },
+        );
+    }
+
+    /// etcd-io/raft `stepCandidate` for `MsgPreVoteResp`: a refusal of a higher term makes
+    /// this replica a follower of that term (raft.go `Step`); a majority of grants for
+    /// `term + 1` starts the real election.
+    fn on_pre_vote_response<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        term: Term,
+        granted: bool,
+    ) {
+        if term > self.term && !granted {
+            self.become_follower(env, term, None);
+            return;
+        }
+        if !granted || term != self.term + 1 {
+            return;
+        }
+        let Some(votes) = self.pre_votes.as_mut() else {
+            return;
+        };
+        votes.insert(from);
+        if votes.len() >= self.cfg.quorum() {
+            self.start_election(env);
+        }
+    }
+
+    /// etcd-io/raft `stepLeader` for `MsgCheckQuorum` (`checkQuorumActive`): step down unless a
+    /// majority (this leader included) was heard from since the last check; then forget who
+    /// was heard and check again one `election_timeout_min` later.
+    fn check_quorum<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        if 1 + self.recent_active.len() < self.cfg.quorum() {
+            let term = self.term;
+            self.become_follower(env, term, None);
+            return;
+        }
+        self.recent_active.clear();
+        self.quorum_timer =
+            Some(env.set_timer(self.cfg.election_timeout_min, RaftTimer::CheckQuorum));
     }
 
     // ---- replication (§5.3, §5.4.2) ----
@@ -733,6 +892,9 @@ impl<H: Copy> RaftReplica<H> {
         if term > self.term || self.role != Role::Follower || self.leader != Some(from) {
             self.become_follower(env, term, Some(from));
         }
+        if self.cfg.check_quorum {
+            self.leader_contact = Some(env.mono_now());
+        }
         self.reset_election_timer(env);
         if !self.log.matches(prev, prev_term) {
             env.send(
@@ -749,7 +911,7 @@ impl<H: Copy> RaftReplica<H> {
         let out = self.log.append_from(prev, entries);
         if let Some(from) = out.truncated_from {
             assert!(
-                from > self.commit_index,
+                from > self.commit_index || self.cfg.commit_rule == CommitRule::CountReplicas,
                 "a committed entry was truncated (Leader Completeness broken)"
             );
             env.observe(RaftObs::Truncated { from });
@@ -802,6 +964,9 @@ impl<H: Copy> RaftReplica<H> {
         let Some(acked) = self.acked_seq.get_mut(&from) else {
             return;
         };
+        if self.cfg.check_quorum {
+            self.recent_active.insert(from);
+        }
         *acked = (*acked).max(seq);
         let matched = self.match_index[&from];
         if success {
@@ -826,14 +991,18 @@ impl<H: Copy> RaftReplica<H> {
     }
 
     /// Figure 2, "Rules for Servers, Leaders": the highest N > commitIndex stored by a
-    /// majority with `log[N].term == currentTerm` becomes the commit index (§5.4.2).
+    /// majority with `log[N].term == currentTerm` becomes the commit index (§5.4.2). Under
+    /// [`CommitRule::CountReplicas`] the term test is skipped (Figure 8's planted bug).
     fn advance_commit<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
         if self.role != Role::Leader {
             return;
         }
         let mut n = self.log.last_index();
         while n > self.commit_index {
-            if self.log.term_at(n) != Some(self.term) {
+            if self.cfg.commit_rule == CommitRule::CurrentTerm
+                && self.log.term_at(n) != Some(self.term)
+            {
+                // Terms never fall along the log: every entry below is older still.
                 break;
             }
             let stored = 1 + self.match_index.values().filter(|m| **m >= n).count();

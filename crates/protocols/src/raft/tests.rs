@@ -3,7 +3,7 @@
 //! the tests of the Raft lock service built on it.
 
 use super::client::{ClientObs, RaftClientConfig, RaftClientEnv, RaftClientTimer, RaftLockClient};
-use super::config::RaftConfig;
+use super::config::{CommitRule, RaftConfig};
 use super::env::{RaftDurable, RaftEnv, RaftObs};
 use super::msg::{RaftMsg, RaftTimer};
 use super::replica::{RaftReplica, Role};
@@ -865,7 +865,30 @@ fn a_replica_missing_committed_entries_cannot_win_an_election() {
 #[test]
 fn figure_8_an_old_term_entry_on_a_majority_is_not_committed_by_counting() {
     for seed in 0..20 {
-        let mut c = Cluster::new_with(seed, 5, 0, (1, 1), |cfg| cfg.max_entries_per_append = 1);
+        if let Err(e) = figure_8(seed, CommitRule::CurrentTerm) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+}
+
+/// The planted bug: committing by counting replicas, the same sequence makes two replicas
+/// apply different entries at index 2 (X on L2, W's no-op on W), on every seed.
+#[test]
+fn figure_8_committing_by_counting_replicas_breaks_state_machine_safety() {
+    for seed in 0..20 {
+        let e = figure_8(seed, CommitRule::CountReplicas)
+            .expect_err("counting replicas commits X, which W overwrites");
+        assert!(e.contains("index 2"), "seed {seed}: {e}");
+    }
+}
+
+/// The paper's Figure 8 sequence under `rule` (§5.4.2); the safety check's verdict.
+fn figure_8(seed: u64, rule: CommitRule) -> Result<(), String> {
+    {
+        let mut c = Cluster::new_with(seed, 5, 0, (1, 1), |cfg| {
+            cfg.max_entries_per_append = 1;
+            cfg.commit_rule = rule;
+        });
         c.net.cut_in_flight = true;
         // (a) A first leader S1 commits its no-op at index 1 everywhere.
         let s1 = c.run_until_leader(10_000 * MS);
@@ -944,12 +967,10 @@ fn figure_8_an_old_term_entry_on_a_majority_is_not_committed_by_counting() {
         c.restart(l2);
         c.net.group.iter_mut().for_each(|g| *g = 0);
         c.run_until(c.net.now + 3_000 * MS);
-        if let Err(e) = c.check_safety() {
-            panic!("seed {seed}: {e}");
-        }
         // Every replica ends with one log, and X (a term-1 entry never committed) may be gone.
         let log0 = c.replica(0).log().entries().to_vec();
         assert!((1..5).all(|i| c.replica(i).log().entries() == log0.as_slice()));
+        c.check_safety()
     }
 }
 
@@ -1234,4 +1255,131 @@ fn one_election_is_observed_in_this_order() {
         ],
         "follower {f}"
     );
+}
+
+/// Cuts replica `x` off for 3 s and heals; returns (leader before, its term before, the
+/// cluster after 1 s more).
+fn isolate_and_rejoin(seed: u64, tune: impl FnOnce(&mut RaftConfig)) -> (usize, u64, Cluster) {
+    let mut c = Cluster::new_with(seed, 3, 0, (1, 1), tune);
+    let l = c.run_until_leader(10_000 * MS);
+    c.run_until(c.net.now + 100 * MS);
+    let t = c.replica(l).term();
+    let x = (l + 1) % 3;
+    c.net.group[x] = 1;
+    c.run_until(c.net.now + 3_000 * MS);
+    c.net.group[x] = 0;
+    c.run_until(c.net.now + 1_000 * MS);
+    (l, t, c)
+}
+
+/// Without PreVote, a replica cut off from the others raises its term on every election
+/// timeout, and on rejoining deposes the healthy leader (thesis §9.6's motivation).
+#[test]
+fn without_pre_vote_a_rejoining_replica_deposes_the_leader() {
+    for seed in 0..10 {
+        let (l, t, c) = isolate_and_rejoin(seed, |_| {});
+        assert!(
+            c.raft_said().any(|(_, n, o)| n.index() == l
+                && matches!(o, RaftObs::SteppedDown { term } if *term == t)),
+            "seed {seed}: the leader of term {t} was deposed"
+        );
+        assert!((0..3).all(|i| c.replica(i).term() > t + 2), "seed {seed}");
+    }
+}
+
+/// With PreVote (etcd-io/raft `campaign(campaignPreElection)`), the cut-off replica never gets
+/// a majority of pre-votes, so it keeps its term. On an idle cluster (equal logs) a pre-vote
+/// after the heal is still granted by PreVote alone (raft.go grants any up-to-date pre-vote of
+/// a future term); with CheckQuorum too, followers that hear the leader ignore it (`inLease`),
+/// and the leader leads on in the same term: etcd's recommended pair.
+#[test]
+fn pre_vote_keeps_a_cut_off_replica_from_raising_its_term() {
+    for seed in 0..10 {
+        let mut c = Cluster::new_with(seed, 3, 0, (1, 1), |cfg| cfg.pre_vote = true);
+        let l = c.run_until_leader(10_000 * MS);
+        c.run_until(c.net.now + 100 * MS);
+        let t = c.replica(l).term();
+        let x = (l + 1) % 3;
+        c.net.group[x] = 1;
+        c.run_until(c.net.now + 3_000 * MS);
+        assert_eq!(c.replica(x).term(), t, "seed {seed}: no term raised");
+        assert!(
+            c.net.sent.get("PRE_VOTE").copied().unwrap_or(0) >= 4,
+            "seed {seed}"
+        );
+        let (l, t, c) = isolate_and_rejoin(seed, |cfg| {
+            cfg.pre_vote = true;
+            cfg.check_quorum = true;
+        });
+        assert_eq!(c.replica(l).role(), Role::Leader, "seed {seed}");
+        assert!((0..3).all(|i| c.replica(i).term() == t), "seed {seed}");
+        assert!(c
+            .raft_said()
+            .all(|(_, _, o)| !matches!(o, RaftObs::SteppedDown { .. })));
+        c.check_safety().unwrap();
+    }
+}
+
+/// PreVote still elects: with no leader at all, pre-votes are granted and a real election
+/// follows (one term per election, not one per pre-vote round).
+#[test]
+fn pre_vote_still_elects_a_leader_after_a_leader_crash() {
+    for seed in 0..10 {
+        let mut c = Cluster::new_with(seed, 3, 0, (1, 1), |cfg| cfg.pre_vote = true);
+        let l = c.run_until_leader(10_000 * MS);
+        let t = c.replica(l).term();
+        c.run_until(c.net.now + 100 * MS);
+        c.crash(l);
+        let l2 = c.run_until_leader(c.net.now + 10_000 * MS);
+        assert_ne!(l2, l, "seed {seed}");
+        assert!(c.replica(l2).term() > t, "seed {seed}");
+        c.check_safety().unwrap();
+    }
+}
+
+/// CheckQuorum (etcd-io/raft `checkQuorumActive`): a leader that hears from no majority for an
+/// election timeout steps down, in its own term; without it, it leads on.
+#[test]
+fn check_quorum_makes_a_cut_off_leader_step_down() {
+    for (check_quorum, steps_down) in [(true, true), (false, false)] {
+        let mut c = Cluster::new_with(5, 3, 0, (1, 1), |cfg| cfg.check_quorum = check_quorum);
+        let l = c.run_until_leader(10_000 * MS);
+        c.run_until(c.net.now + 100 * MS);
+        let t = c.replica(l).term();
+        c.net.group[l] = 1;
+        // Two checks of 150 ms (election_timeout_min) at most.
+        c.run_until(c.net.now + 400 * MS);
+        assert_eq!(c.replica(l).role() != Role::Leader, steps_down);
+        if steps_down {
+            assert_eq!(c.replica(l).term(), t, "stepping down keeps the term");
+        }
+    }
+}
+
+/// CheckQuorum's lease (etcd-io/raft raft.go `Step`, `inLease`): a follower that heard its
+/// leader less than `election_timeout_min` ago ignores a RequestVote of a higher term (no
+/// answer, no term change); without CheckQuorum it adopts the term.
+#[test]
+fn check_quorum_followers_ignore_a_higher_term_vote_while_in_lease() {
+    for check_quorum in [true, false] {
+        let mut c = Cluster::new_with(5, 3, 0, (1, 1), |cfg| cfg.check_quorum = check_quorum);
+        let l = c.run_until_leader(10_000 * MS);
+        c.run_until(c.net.now + 100 * MS);
+        let t = c.replica(l).term();
+        let (f, x) = ((l + 1) % 3, (l + 2) % 3);
+        let before = c.net.sent.get("VOTE").copied().unwrap_or(0);
+        deliver(
+            &mut c,
+            x,
+            f,
+            RaftMsg::RequestVote {
+                term: t + 5,
+                last_log_index: 100,
+                last_log_term: t + 4,
+            },
+        );
+        let answered = c.net.sent.get("VOTE").copied().unwrap_or(0) > before;
+        assert_eq!(answered, !check_quorum);
+        assert_eq!(c.replica(f).term() == t, check_quorum);
+    }
 }

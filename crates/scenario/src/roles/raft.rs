@@ -3,7 +3,8 @@
 //! make the usual clusters). Defaults as the protocol's `RaftConfig::with_replicas`: election
 //! timeout 150–300 ms (the paper's, §5.6), heartbeats every 50 ms, at most 64 entries per
 //! AppendEntries, lease checks every 500 ms (etcd's lessor loop), lease promote extension
-//! 300 ms (etcd extends by its election timeout).
+//! 300 ms (etcd extends by its election timeout), Raft's commit rule, no PreVote, no
+//! CheckQuorum.
 
 use crate::checker::NodeCheck;
 use crate::duration::{or, Dur};
@@ -12,7 +13,7 @@ use crate::role::{ClockSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use splitbrain_protocols::raft::{RaftConfig, RaftNode};
+use splitbrain_protocols::raft::{CommitRule, RaftConfig, RaftNode};
 use splitbrain_protocols::Node;
 
 /// Raft replica parameters (local monotonic durations of the replica's own clock).
@@ -49,6 +50,33 @@ pub struct RaftSpec {
     /// whole TTL when the leader changes in between.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_promote_extend: Option<Dur>,
+    /// Which entries a leader commits by counting replicas (Raft §5.4.2): `current_term`
+    /// (default, Raft's rule: only entries of its own term) or `count_replicas` (the planted
+    /// bug of the paper's Figure 8: any entry stored on a majority, so an entry of an earlier
+    /// term can be committed, applied, and then overwritten by a later leader).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit_rule: Option<CommitRuleSpec>,
+    /// PreVote (Ongaro's thesis §9.6, etcd-io/raft `Config.PreVote`): a replica whose election
+    /// timer fires first asks whether a majority would vote for it, without raising its term
+    /// (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_vote: Option<bool>,
+    /// CheckQuorum (thesis §6.2, etcd-io/raft `Config.CheckQuorum`): a leader that has not
+    /// heard from a majority within `election_timeout_min` steps down, and a replica that
+    /// heard its leader within `election_timeout_min` ignores vote requests of higher terms
+    /// (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_quorum: Option<bool>,
+}
+
+/// The file form of [`CommitRule`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitRuleSpec {
+    /// Raft's rule: commit by counting replicas only entries of the leader's current term.
+    CurrentTerm,
+    /// The planted Figure 8 bug: commit any entry stored on a majority.
+    CountReplicas,
 }
 
 impl RaftSpec {
@@ -64,6 +92,13 @@ impl RaftSpec {
                 .map_or(d.max_entries_per_append, |n| n as usize),
             lease_check_interval: or(self.lease_check_interval, d.lease_check_interval),
             lease_promote_extend: or(self.lease_promote_extend, d.lease_promote_extend),
+            commit_rule: match self.commit_rule {
+                None => d.commit_rule,
+                Some(CommitRuleSpec::CurrentTerm) => CommitRule::CurrentTerm,
+                Some(CommitRuleSpec::CountReplicas) => CommitRule::CountReplicas,
+            },
+            pre_vote: self.pre_vote.unwrap_or(d.pre_vote),
+            check_quorum: self.check_quorum.unwrap_or(d.check_quorum),
             replicas: d.replicas,
         }
     }
