@@ -192,6 +192,56 @@ const PINNED: &[(&str, u32, u64, u64)] = &[
     ),
     ("25c-etcd-mutex-gc-pause-fenced", 1, 7, 0x86e35576dbbbe2da),
     ("25c-etcd-mutex-gc-pause-fenced", 2, 7, 0x86e35576dbbbe2da),
+    (
+        "26a-zookeeper-lock-held-until-lost",
+        1,
+        26,
+        0xe7ac15e2dcfcf2de,
+    ),
+    (
+        "26a-zookeeper-lock-held-until-lost",
+        2,
+        26,
+        0xe7ac15e2dcfcf2de,
+    ),
+    (
+        "26b-zookeeper-lock-gives-up-on-suspended",
+        1,
+        26,
+        0xe9bad6d09f74c2cd,
+    ),
+    (
+        "26b-zookeeper-lock-gives-up-on-suspended",
+        2,
+        26,
+        0xe9bad6d09f74c2cd,
+    ),
+    ("26c-zookeeper-lock-orphan-node", 1, 26, 0xe30969e5aefb7d74),
+    ("26c-zookeeper-lock-orphan-node", 2, 26, 0xe30969e5aefb7d74),
+    (
+        "26d-zookeeper-lock-orphan-node-protected",
+        1,
+        26,
+        0xe34bba3fb2711428,
+    ),
+    (
+        "26d-zookeeper-lock-orphan-node-protected",
+        2,
+        26,
+        0xe34bba3fb2711428,
+    ),
+    (
+        "26e-zookeeper-lock-gc-pause-fenced",
+        1,
+        26,
+        0x8d070607a9224c18,
+    ),
+    (
+        "26e-zookeeper-lock-gc-pause-fenced",
+        2,
+        26,
+        0x8d070607a9224c18,
+    ),
 ];
 
 fn repo() -> PathBuf {
