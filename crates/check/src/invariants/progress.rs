@@ -72,7 +72,12 @@ fn vacuous_progress(record: &RunRecord, invariant: &Invariant) -> Option<String>
 /// its lock to expiry is not a stall: the waiting client correctly waits out the TTL. A hold
 /// whose holder crashed is no progress from the crash on: no live client can act on it,
 /// whether it then expires after its TTL, a Raft leader change re-arms it, or the restarted
-/// holder forgot it. Progress means a live client that wants the lock holds it or can get it. Within every true-time interval in which a majority is up, between its start, each
+/// holder forgot it. Nor is a hold while its own holder waits for that lock (from its
+/// `LockRequested`) with a wait that outlasts the hold: it cannot act on a hold it never
+/// learns of, as a ZooKeeper client whose lost create reply left an orphan node it then waits
+/// behind. (A holder that learns of its hold while it lasts, by a reply in flight or a
+/// retried request, is progress from the hold's start. This is judged for runs with Raft
+/// replicas, whose holds are keys a client's own request created.) Progress means a live client that wants the lock holds it or can get it. Within every true-time interval in which a majority is up, between its start, each
 /// `LockAcquired` or `LockRenewed` (any client, any lock: a renewal re-acquires the lease, so
 /// a leader that keeps its lease is progress) and its end (at most the end of the run), the
 /// owed time must not exceed `window` (true ns). Reports the first longer gap. A run without
@@ -236,15 +241,53 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
             crashes.entry(*node).or_default().push(*t);
         }
     }
+    // The waits, each with its client: a hold is no progress while its own holder waits for
+    // the lock it holds and does not learn of it before it ends (a ZooKeeper client whose
+    // create reply was lost and whose retried create waits behind the orphan node).
+    let waits = |o: &'r Obs| match o {
+        Obs::LockRequested { lock, .. } => Some(Change::Start(lock.as_str())),
+        Obs::LockAcquired { lock, .. } => Some(Change::Stop(lock.as_str())),
+        _ => None,
+    };
+    let mut own_waits: BTreeMap<(NodeId, &str), Vec<(SimTime, SimTime)>> = BTreeMap::new();
+    // Judged for the Raft store's locks only (etcd keys, ZooKeeper nodes: a key the holder's
+    // own request created, which it can only learn of from the reply); a Redis majority that
+    // its client abandoned after a failed attempt stays progress, as it always was.
+    let raft = !record.nodes_where(|r| r == Role::Raft).is_empty();
+    for_each_belief(record, waits, |w| {
+        if !raft {
+            return;
+        }
+        own_waits
+            .entry((w.node, w.key))
+            .or_default()
+            .push((w.from, w.to));
+    });
+    for spans in own_waits.values_mut() {
+        spans.sort_unstable();
+    }
     let mut held: BTreeMap<&str, Vec<(SimTime, SimTime)>> = BTreeMap::new();
     for (from, to, lock, holder) in shared.spans() {
         let crash = holder
             .and_then(|h| crashes.get(&h))
             .and_then(|ts| ts.iter().find(|&&t| from <= t && t < to));
         let to = crash.map_or(to, |&t| t);
-        if from < to {
-            held.entry(lock).or_default().push((from, to));
+        if from >= to {
+            continue;
         }
+        let spans = held.entry(lock).or_default();
+        // Only a wait that outlasts the hold: a holder that learns of its hold while it lasts
+        // (a reply in flight, a retried request answered from the log) is making progress.
+        let blind: Vec<(SimTime, SimTime)> = holder
+            .and_then(|h| own_waits.get(&(h, lock)))
+            .map(|w| {
+                w.iter()
+                    .filter(|&&(wf, wt)| wf < to && wt >= to)
+                    .copied()
+                    .collect()
+            })
+            .unwrap_or_default();
+        subtract(from, to, &blind, |a, b| spans.push((a, b)));
     }
     let held: BTreeMap<&str, Reach> = held
         .into_iter()
@@ -253,11 +296,6 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
     let mut out = Vec::new();
     // The waits, each as it closes, not a list of them; lock names borrowed from the
     // observations, not a copy per wait.
-    let waits = |o: &'r Obs| match o {
-        Obs::LockRequested { lock, .. } => Some(Change::Start(lock.as_str())),
-        Obs::LockAcquired { lock, .. } => Some(Change::Stop(lock.as_str())),
-        _ => None,
-    };
     for_each_belief(record, waits, |w| {
         // The wait minus the lock's holds: walk the holds that can meet it, in start order,
         // with a cursor at the end of what is covered so far.
@@ -275,6 +313,31 @@ fn owed_time<'r>(shared: &Shared<'r>) -> Vec<Owed> {
     // its scratch list.
     out.sort_unstable_by_key(|o| (o.from, o.to, o.request));
     out
+}
+
+/// The pieces of `[from, to)` outside every span of `cut` (sorted by start), given to `push`.
+fn subtract(
+    from: SimTime,
+    to: SimTime,
+    cut: &[(SimTime, SimTime)],
+    mut push: impl FnMut(SimTime, SimTime),
+) {
+    let mut cursor = from;
+    for &(cf, ct) in cut {
+        if ct <= cursor || cf >= to {
+            continue;
+        }
+        if cf > cursor {
+            push(cursor, cf);
+        }
+        cursor = cursor.max(ct);
+        if cursor >= to {
+            return;
+        }
+    }
+    if cursor < to {
+        push(cursor, to);
+    }
 }
 
 /// The maximal pieces of `[from, to)` that no span of `holds` covers, in time order, given to
@@ -473,6 +536,41 @@ mod tests {
             lock: "lock".to_string(),
             servers: vec![],
         }
+    }
+
+    /// A Raft-store lock node whose owner is itself still waiting for the lock (a ZooKeeper
+    /// orphan node: the create was applied, its reply lost, and the retried create waits
+    /// behind it) is no progress: the other waiter is owed the time.
+    #[test]
+    fn a_hold_whose_holder_still_waits_is_no_progress() {
+        let created = Obs::RaftKeyCreated {
+            lock: "/lock/__lock__0000000000".to_string(),
+            holder: splitbrain_engine::NodeId(3),
+            revision: 4,
+            mutex: Some("lock".to_string()),
+        };
+        let r = Builder::new(&[
+            ("zk-1", Raft),
+            ("zk-2", Raft),
+            ("zk-3", Raft),
+            ("client-1", Worker),
+            ("client-2", Worker),
+        ])
+        .obs(ms(1_000), 3, requested())
+        .obs(ms(1_010), 0, created)
+        .obs(ms(2_000), 4, requested())
+        .end(ms(30_000))
+        .build();
+        let v = match lock_progress(&r, WINDOW) {
+            Verdict::Violated(v) => v,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((v[0].from, v[0].to), (ms(0), ms(30_000)));
+        assert!(
+            v[0].summary.contains("clients waited 29.000 s"),
+            "{}",
+            v[0].summary
+        );
     }
 
     #[test]

@@ -13,6 +13,11 @@
 //!   the shared `Obs`.
 //! - [`etcd_mutex`]: etcd's `concurrency` Session + Mutex over the same store
 //!   ([`EtcdMutexClient`], and [`EtcdMutexLock`] for a worker).
+//! - [`znode`]: ZooKeeper's data tree (znodes, sessions, ephemeral and sequential nodes,
+//!   one-shot watches, zxids), kept in the same store so that the group serves as a
+//!   ZooKeeper ensemble.
+//! - [`zk_lock`]: a ZooKeeper client (session, connection loss vs. expiry, Curator's
+//!   connection states) with the lock recipe ([`ZkLockClient`], and [`ZkLock`] for a worker).
 //! - [`lock`]: the client as one of the lock clients a worker drives ([`RaftLock`]).
 //!
 //! The replica and the client know neither the engine's `Context` nor the other protocols:
@@ -28,6 +33,8 @@ pub mod msg;
 pub mod node;
 pub mod replica;
 pub mod store;
+pub mod zk_lock;
+pub mod znode;
 
 #[cfg(test)]
 mod tests;
@@ -43,3 +50,5 @@ pub use msg::{Command, Entry, Kv, LeaseId, LogIndex, RaftMsg, RaftTimer, RangeOr
 pub use node::{RaftCtx, RaftNode};
 pub use replica::{RaftReplica, Role};
 pub use store::LockStore;
+pub use zk_lock::{OnSuspended, RecipeCall, ZkLock, ZkLockClient, ZkLockConfig, ZkLockCtx};
+pub use znode::{negotiate_timeout, ZkError, ZkEventType, ZkOp, ZkResult, ZnodeTree};

@@ -5,6 +5,7 @@
 //! `Granted` / `Released` after the request's entry committed and was applied, a `KeptAlive`
 //! after a ReadIndex round (Ongaro's thesis §6.4) confirmed the leader still leads.
 
+use super::znode::{SessionId, ZkEventType, ZkOp, ZkResult};
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{Message, NodeId, SimDuration};
 
@@ -104,6 +105,27 @@ pub enum Command {
         req: u64,
         /// The key.
         key: String,
+    },
+    /// ZooKeeper `createSession` with the timeout the leader negotiated: a session (id = the
+    /// entry's log index) and the store lease that carries its expiry.
+    ZkCreateSession {
+        /// The client that asked.
+        client: NodeId,
+        /// The client's request id.
+        req: u64,
+        /// The negotiated session timeout, ns of the leader's monotonic clock.
+        timeout: SimDuration,
+    },
+    /// One ZooKeeper API operation of `session` ([`super::znode::ZnodeTree::apply`]).
+    Zk {
+        /// The client that asked.
+        client: NodeId,
+        /// The client's request id.
+        req: u64,
+        /// The session.
+        session: SessionId,
+        /// The operation.
+        call: ZkOp,
     },
 }
 
@@ -225,6 +247,43 @@ impl Command {
                 eat(&req.to_le_bytes());
                 eat(&(key.len() as u64).to_le_bytes());
                 eat(key.as_bytes());
+            }
+            Command::ZkCreateSession {
+                client,
+                req,
+                timeout,
+            } => {
+                eat(b"zk_create_session");
+                eat(&client.0.to_le_bytes());
+                eat(&req.to_le_bytes());
+                eat(&timeout.0.to_le_bytes());
+            }
+            Command::Zk {
+                client,
+                req,
+                session,
+                call: op,
+            } => {
+                eat(b"zk");
+                eat(&client.0.to_le_bytes());
+                eat(&req.to_le_bytes());
+                eat(&session.to_le_bytes());
+                let (code, path, a, b) = match op {
+                    ZkOp::Create {
+                        path,
+                        ephemeral,
+                        sequential,
+                    } => (1u8, path, i64::from(*ephemeral), i64::from(*sequential)),
+                    ZkOp::Delete { path, version } => (2, path, i64::from(*version), 0),
+                    ZkOp::Exists { path, watch } => (3, path, i64::from(*watch), 0),
+                    ZkOp::GetData { path, watch } => (4, path, i64::from(*watch), 0),
+                    ZkOp::GetChildren { path, watch } => (5, path, i64::from(*watch), 0),
+                };
+                eat(&[code]);
+                eat(&(path.len() as u64).to_le_bytes());
+                eat(path.as_bytes());
+                eat(&a.to_le_bytes());
+                eat(&b.to_le_bytes());
             }
         }
         h
@@ -468,6 +527,53 @@ pub enum RaftMsg {
         /// The key.
         key: String,
     },
+    /// Client -> replica: open a ZooKeeper session, asking for `timeout` (the leader
+    /// negotiates it within `[2, 20] x tickTime`). Pings are [`RaftMsg::KeepAlive`] on the
+    /// session's lease, closing is [`RaftMsg::Release`] of it.
+    ZkConnect {
+        /// Client request id.
+        req: u64,
+        /// The requested session timeout, ns.
+        timeout: SimDuration,
+    },
+    /// Client -> replica: one ZooKeeper API operation of `session`.
+    ZkRequest {
+        /// Client request id.
+        req: u64,
+        /// The session.
+        session: SessionId,
+        /// The operation.
+        op: ZkOp,
+    },
+    /// Leader -> client: the session is open.
+    ZkConnected {
+        /// Request id of the `ZkConnect`.
+        req: u64,
+        /// The session id.
+        session: SessionId,
+        /// The negotiated timeout, ns.
+        timeout: SimDuration,
+        /// The zxid of the `createSession`.
+        zxid: u64,
+    },
+    /// Leader -> client: the answer to a `ZkRequest`, with the last zxid applied.
+    ZkReply {
+        /// Request id.
+        req: u64,
+        /// The zxid of the write, or the last zxid applied for a read (the reply header's).
+        zxid: u64,
+        /// The answer.
+        result: ZkResult,
+    },
+    /// Leader -> client: a watch the client's session set was triggered (one-shot).
+    ZkWatchEvent {
+        /// The session that set the watch.
+        session: SessionId,
+        /// The watched path.
+        path: String,
+        /// What happened.
+        event: ZkEventType,
+    },
     /// Non-leader -> client: ask the leader instead (`None` when this replica knows none).
     Redirect {
         /// Request id.
@@ -525,6 +631,17 @@ impl RaftMsg {
             RaftMsg::WatchFired { .. } => "ETCD_WATCH_FIRED",
             RaftMsg::PreVote { .. } => "PRE_VOTE",
             RaftMsg::PreVoteResponse { .. } => "PRE_VOTE_RESP",
+            RaftMsg::ZkConnect { .. } => "ZK_CONNECT",
+            RaftMsg::ZkRequest { op, .. } => match op {
+                ZkOp::Create { .. } => "ZK_CREATE",
+                ZkOp::Delete { .. } => "ZK_DELETE",
+                ZkOp::Exists { .. } => "ZK_EXISTS",
+                ZkOp::GetData { .. } => "ZK_GET_DATA",
+                ZkOp::GetChildren { .. } => "ZK_GET_CHILDREN",
+            },
+            RaftMsg::ZkConnected { .. } => "ZK_CONNECTED",
+            RaftMsg::ZkReply { .. } => "ZK_REPLY",
+            RaftMsg::ZkWatchEvent { .. } => "ZK_WATCH_EVENT",
         }
     }
 }

@@ -457,7 +457,52 @@ impl<H: Copy> RaftReplica<H> {
                     env.send(from, RaftMsg::WatchPending { req });
                 }
             }
+            RaftMsg::ZkConnect { req, timeout } => {
+                if self.redirect(env, from, req) {
+                    return;
+                }
+                // ZooKeeperServer.processConnectRequest: the timeout is clamped to
+                // [minSessionTimeout, maxSessionTimeout], by default [2, 20] x tickTime; the
+                // leader's session check runs every tickTime, here its lease check interval.
+                let tick = self.cfg.lease_check_interval;
+                let timeout = SimDuration(super::znode::negotiate_timeout(timeout.0, tick.0));
+                self.propose(
+                    env,
+                    Command::ZkCreateSession {
+                        client: from,
+                        req,
+                        timeout,
+                    },
+                );
+            }
+            RaftMsg::ZkRequest { req, session, op } => {
+                if self.redirect(env, from, req) {
+                    return;
+                }
+                // Every request touches its session, as a ping does (ZooKeeper's
+                // `SessionTracker.touchSession` on each request the leader receives).
+                if let Some(l) = self.store.lease(session) {
+                    let until = env.mono_now().saturating_add(l.ttl);
+                    if !self.revoking.contains(&session) {
+                        if let Some(e) = self.lease_expiry.get_mut(&session) {
+                            *e = (*e).max(until);
+                        }
+                    }
+                }
+                self.propose(
+                    env,
+                    Command::Zk {
+                        client: from,
+                        req,
+                        session,
+                        call: op,
+                    },
+                );
+            }
             // Replies are for clients; a replica ignores them.
+            RaftMsg::ZkConnected { .. }
+            | RaftMsg::ZkReply { .. }
+            | RaftMsg::ZkWatchEvent { .. } => {}
             RaftMsg::LeaseGranted { .. }
             | RaftMsg::TxnResult { .. }
             | RaftMsg::RangeResult { .. }
@@ -1034,6 +1079,7 @@ impl<H: Copy> RaftReplica<H> {
                 digest: entry.command.digest(),
             });
             let result = self.store.apply(index, &entry.command);
+            self.zk_changes(env);
             match &result {
                 ApplyResult::Granted {
                     client,
@@ -1211,6 +1257,40 @@ impl<H: Copy> RaftReplica<H> {
                         env.send(client, RaftMsg::RangeResult { req, revision, kvs });
                     }
                 }
+                ApplyResult::ZkSession {
+                    client,
+                    req,
+                    session,
+                    timeout,
+                    zxid,
+                } => {
+                    // SessionTrackerImpl.addSession on the leader: the session expires
+                    // `timeout` from now unless a ping comes.
+                    let now = env.mono_now();
+                    self.lease_expiry
+                        .insert(session, now.saturating_add(timeout));
+                    if reply {
+                        env.send(
+                            client,
+                            RaftMsg::ZkConnected {
+                                req,
+                                session,
+                                timeout,
+                                zxid,
+                            },
+                        );
+                    }
+                }
+                ApplyResult::Zk {
+                    client,
+                    req,
+                    zxid,
+                    result,
+                } => {
+                    if reply {
+                        env.send(client, RaftMsg::ZkReply { req, zxid, result });
+                    }
+                }
                 ApplyResult::Deleted {
                     client,
                     req,
@@ -1232,6 +1312,57 @@ impl<H: Copy> RaftReplica<H> {
         }
         if self.role == Role::Leader && !self.watches.is_empty() {
             self.fire_watches(env);
+        }
+    }
+
+    /// Reports the ZooKeeper tree's contender nodes created and deleted by the entry just
+    /// applied (every replica, as for etcd keys) and, on the leader, sends the watch events it
+    /// triggered to the sessions' clients (a follower drops them: the leader tells).
+    fn zk_changes<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
+        use super::znode::TreeChange;
+        for c in self.store.zk_mut().take_changes() {
+            match c {
+                TreeChange::Created {
+                    path,
+                    parent,
+                    czxid,
+                    session,
+                } => {
+                    let owner = self.store.zk_client(session).unwrap_or(NodeId(u32::MAX));
+                    env.observe(RaftObs::KeyCreated {
+                        lock: path,
+                        owner,
+                        revision: czxid,
+                        lease: session,
+                        mutex: Some(parent.trim_start_matches('/').to_string()),
+                    });
+                }
+                TreeChange::Deleted {
+                    path,
+                    czxid,
+                    expired,
+                } => env.observe(RaftObs::KeyDeleted {
+                    lock: path,
+                    revision: czxid,
+                    expired,
+                }),
+            }
+        }
+        let fired = self.store.zk_mut().take_fired();
+        if self.role != Role::Leader {
+            return;
+        }
+        for w in fired {
+            if let Some(client) = self.store.zk_client(w.session) {
+                env.send(
+                    client,
+                    RaftMsg::ZkWatchEvent {
+                        session: w.session,
+                        path: w.path,
+                        event: w.event,
+                    },
+                );
+            }
         }
     }
 

@@ -27,11 +27,19 @@
 //!   limited) without changing the revision; `Delete` deletes one key (one new revision if
 //!   it existed) and detaches it from its lease.
 //!
+//! - ZooKeeper's data tree ([`super::znode::ZnodeTree`]) rides in the same store:
+//!   `ZkCreateSession` opens a session and a lease with the same id (the lease carries the
+//!   session's expiry through the leader's lease machinery: pings are keepalives, expiry is
+//!   `ExpireLease`); revoking or expiring a lease that is a session closes the session
+//!   (`closeSession`, deleting its ephemeral nodes); `Zk` applies one API operation. The
+//!   tree's zxid is its own counter: etcd's revision does not move for ZooKeeper operations.
+//!
 //! Because revisions only grow and every grant puts a new key at a new revision, fencing
 //! tokens strictly increase across grants, across leader changes and across restarts (the
 //! revision is a function of the committed log).
 
 use super::msg::{Command, Kv, LeaseId, LogIndex, RangeOrder};
+use super::znode::{SessionId, ZkResult, ZnodeTree};
 use splitbrain_engine::{NodeId, SimDuration};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -179,6 +187,30 @@ pub enum ApplyResult {
         /// The keys found.
         kvs: Vec<Kv>,
     },
+    /// A ZooKeeper session was opened (`ZkCreateSession`).
+    ZkSession {
+        /// The client.
+        client: NodeId,
+        /// Its request id.
+        req: u64,
+        /// The session (and its lease).
+        session: SessionId,
+        /// The negotiated timeout.
+        timeout: SimDuration,
+        /// The `createSession`'s zxid.
+        zxid: u64,
+    },
+    /// A ZooKeeper operation ran.
+    Zk {
+        /// The client.
+        client: NodeId,
+        /// Its request id.
+        req: u64,
+        /// The tree's zxid after it.
+        zxid: u64,
+        /// The answer.
+        result: ZkResult,
+    },
     /// A `Delete` ran.
     Deleted {
         /// The client.
@@ -211,6 +243,9 @@ pub struct LockStore {
     revision: u64,
     keys: BTreeMap<String, KeyValue>,
     leases: BTreeMap<LeaseId, Lease>,
+    zk: ZnodeTree,
+    /// The client of each ZooKeeper session (where its watch events go).
+    zk_clients: BTreeMap<SessionId, NodeId>,
 }
 
 impl Default for LockStore {
@@ -226,7 +261,24 @@ impl LockStore {
             revision: 1,
             keys: BTreeMap::new(),
             leases: BTreeMap::new(),
+            zk: ZnodeTree::new(),
+            zk_clients: BTreeMap::new(),
         }
+    }
+
+    /// The ZooKeeper data tree.
+    pub fn zk(&self) -> &ZnodeTree {
+        &self.zk
+    }
+
+    /// The tree, for the replica to take its triggered watches and contender changes.
+    pub fn zk_mut(&mut self) -> &mut ZnodeTree {
+        &mut self.zk
+    }
+
+    /// The client of ZooKeeper session `session`, if it lives.
+    pub fn zk_client(&self, session: SessionId) -> Option<NodeId> {
+        self.zk_clients.get(&session).copied()
     }
 
     /// The current store revision.
@@ -320,7 +372,7 @@ impl LockStore {
                 }
             }
             Command::Release { client, req, lease } => {
-                let (freed, deleted) = self.revoke(*lease);
+                let (freed, deleted) = self.revoke(*lease, false);
                 ApplyResult::Released {
                     client: *client,
                     req: *req,
@@ -330,7 +382,7 @@ impl LockStore {
                 }
             }
             Command::ExpireLease { lease } => {
-                let (existed, deleted) = self.revoke(*lease);
+                let (existed, deleted) = self.revoke(*lease, true);
                 ApplyResult::Expired {
                     lease: *lease,
                     existed,
@@ -379,6 +431,48 @@ impl LockStore {
                 revision: self.revision,
                 kvs: self.range(key, *prefix, *max_create_revision, *order, *limit),
             },
+            Command::ZkCreateSession {
+                client,
+                req,
+                timeout,
+            } => {
+                let lease = index;
+                assert!(
+                    !self.leases.contains_key(&lease),
+                    "lease ids are log indexes, applied once"
+                );
+                self.leases.insert(
+                    lease,
+                    Lease {
+                        id: lease,
+                        ttl: *timeout,
+                        keys: BTreeSet::new(),
+                    },
+                );
+                let zxid = self.zk.create_session(lease, timeout.0);
+                self.zk_clients.insert(lease, *client);
+                ApplyResult::ZkSession {
+                    client: *client,
+                    req: *req,
+                    session: lease,
+                    timeout: *timeout,
+                    zxid,
+                }
+            }
+            Command::Zk {
+                client,
+                req,
+                session,
+                call,
+            } => {
+                let result = self.zk.apply(*session, call);
+                ApplyResult::Zk {
+                    client: *client,
+                    req: *req,
+                    zxid: self.zk.zxid(),
+                    result,
+                }
+            }
             Command::Delete { client, req, key } => {
                 let mut deleted = Vec::new();
                 if let Some(kv) = self.keys.remove(key) {
@@ -504,10 +598,15 @@ impl LockStore {
     }
 
     /// etcd `LeaseRevoke`: deletes the lease and its keys; one new revision if a key went.
-    fn revoke(&mut self, lease: LeaseId) -> (bool, Vec<(String, u64)>) {
+    /// A lease that carries a ZooKeeper session closes the session (`expired`: the leader
+    /// expired it) with its ephemeral nodes, which the tree reports as its own changes.
+    fn revoke(&mut self, lease: LeaseId, expired: bool) -> (bool, Vec<(String, u64)>) {
         let Some(l) = self.leases.remove(&lease) else {
             return (false, Vec::new());
         };
+        if self.zk_clients.remove(&lease).is_some() {
+            self.zk.close_session(lease, expired);
+        }
         let mut deleted = Vec::new();
         for k in l.keys {
             if let Some(kv) = self.keys.remove(&k) {

@@ -1,12 +1,14 @@
-//! The lock clients a worker can drive: one enum over the lease, single-Redis, Redlock, Raft
-//! and etcd-mutex clients, with the same methods on each. (Also reachable as `splitbrain_protocols::lock`.)
+//! The lock clients a worker can drive: one enum over the lease, single-Redis, Redlock, Raft,
+//! etcd-mutex and ZooKeeper clients, with the same methods on each. (Also reachable as `splitbrain_protocols::lock`.)
 //!
 //! A client emits its own `LockRequested` / `LockAcquired` / `LockFailed` / `LockReleased` /
 //! `LockLost` observations; it tells its worker what happened through [`LockEvent`].
 //! [`LockConfig`] selects and configures a client; [`LockClient::new`] builds it.
 
 use crate::lease::{Belief, LeaseClient, LeaseClientConfig, LeaseClientCtx};
-use crate::raft::{EtcdMutexConfig, EtcdMutexLock, RaftClientConfig, RaftLock, RaftLockCtx};
+use crate::raft::{
+    EtcdMutexConfig, EtcdMutexLock, RaftClientConfig, RaftLock, RaftLockCtx, ZkLock, ZkLockConfig,
+};
 use crate::redis_lock::{RedisLockClient, RedisLockConfig, RedisLockCtx};
 use crate::redlock::{RedlockClient, RedlockConfig, RedlockCtx};
 use splitbrain_engine::{LocalTime, NodeId};
@@ -31,6 +33,8 @@ pub enum LockConfig {
     Raft(RaftClientConfig),
     /// etcd's `concurrency` Session + Mutex over the Raft lock service's store.
     EtcdMutex(EtcdMutexConfig),
+    /// ZooKeeper's lock recipe over the Raft group serving as an ensemble.
+    Zookeeper(ZkLockConfig),
 }
 
 /// A lock client of any kind.
@@ -46,6 +50,8 @@ pub enum LockClient {
     Raft(RaftLock),
     /// etcd Session + Mutex client.
     EtcdMutex(EtcdMutexLock),
+    /// ZooKeeper lock recipe client.
+    Zookeeper(ZkLock),
 }
 
 macro_rules! each {
@@ -56,6 +62,7 @@ macro_rules! each {
             LockClient::Redlock($c) => $e,
             LockClient::Raft($c) => $e,
             LockClient::EtcdMutex($c) => $e,
+            LockClient::Zookeeper($c) => $e,
         }
     };
 }
@@ -69,6 +76,7 @@ impl LockClient {
             LockConfig::Redlock(c) => LockClient::Redlock(RedlockClient::new(c)),
             LockConfig::Raft(c) => LockClient::Raft(RaftLock::new(c)),
             LockConfig::EtcdMutex(c) => LockClient::EtcdMutex(EtcdMutexLock::new(c)),
+            LockConfig::Zookeeper(c) => LockClient::Zookeeper(ZkLock::new(c)),
         }
     }
     /// The lock's name (lease name or Redis key), as the client's observations carry it.
@@ -87,7 +95,10 @@ impl LockClient {
         match self {
             LockClient::Redlock(c) => c.extend(ctx),
             LockClient::Redis(c) => c.extend(ctx),
-            LockClient::Lease(_) | LockClient::Raft(_) | LockClient::EtcdMutex(_) => false,
+            LockClient::Lease(_)
+            | LockClient::Raft(_)
+            | LockClient::EtcdMutex(_)
+            | LockClient::Zookeeper(_) => false,
         }
     }
     /// Releases the lock (if held).

@@ -9,10 +9,11 @@ mod raft;
 mod redis;
 mod redlock;
 mod spec;
+mod zookeeper;
 
 pub use spec::{
-    LockKind, LockObjectSpec, OnRefreshFailureSpec, OnSessionDoneSpec, RedlockModeSpec,
-    RefreshSpec, ReleaseSpec, StartTimeSpec, WorkerSpec,
+    LockKind, LockObjectSpec, OnRefreshFailureSpec, OnSessionDoneSpec, OnSuspendedSpec,
+    RedlockModeSpec, RefreshSpec, ReleaseSpec, StartTimeSpec, WorkerSpec,
 };
 
 use crate::checker::NodeCheck;
@@ -33,6 +34,7 @@ impl LockKind {
             LockKind::Redlock => redlock::own_fields(w),
             LockKind::Raft => raft::own_fields(w),
             LockKind::EtcdMutex => etcd_mutex::own_fields(w),
+            LockKind::Zookeeper => zookeeper::own_fields(w),
         }
     }
 }
@@ -92,6 +94,7 @@ impl Role for WorkerSpec {
             LockKind::Redlock => redlock::validate(self, v),
             LockKind::Raft => raft::validate(self, v),
             LockKind::EtcdMutex => etcd_mutex::validate(self, v),
+            LockKind::Zookeeper => zookeeper::validate(self, v),
         }
         redlock::check_drift_factor(self, v);
     }
@@ -136,6 +139,7 @@ impl Role for WorkerSpec {
             LockKind::Redlock => redlock::config(self, roster, name),
             LockKind::Raft => raft::config(self, roster, name),
             LockKind::EtcdMutex => etcd_mutex::config(self, roster, name),
+            LockKind::Zookeeper => zookeeper::config(self, roster, name),
         };
         let mut c = WorkerConfig::new(lock, roster.id(&self.storage));
         c.work_time = or(self.work_time, c.work_time);

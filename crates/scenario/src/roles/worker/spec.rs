@@ -89,16 +89,20 @@ pub enum LockKind {
     Raft,
     /// etcd's `concurrency` Session + Mutex over the Raft-replicated store (`replicas`).
     EtcdMutex,
+    /// ZooKeeper's lock recipe (Curator / kazoo) over the Raft group as an ensemble
+    /// (`replicas`).
+    Zookeeper,
 }
 
 impl LockKind {
     /// Every lock kind, in the order of the schema.
-    pub const ALL: [LockKind; 5] = [
+    pub const ALL: [LockKind; 6] = [
         LockKind::Lease,
         LockKind::Redis,
         LockKind::Redlock,
         LockKind::Raft,
         LockKind::EtcdMutex,
+        LockKind::Zookeeper,
     ];
 
     /// The kind's name in files (`"lock": "redlock"`).
@@ -109,6 +113,7 @@ impl LockKind {
             LockKind::Redlock => "redlock",
             LockKind::Raft => "raft",
             LockKind::EtcdMutex => "etcd_mutex",
+            LockKind::Zookeeper => "zookeeper",
         }
     }
 }
@@ -306,8 +311,8 @@ pub struct WorkerSpec {
     /// field, so a thread that acquires overwrites the token another thread releases with).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock_object: Option<LockObjectSpec>,
-    /// raft, etcd_mutex: the replicas of the Raft lock service (node names), tried in this
-    /// order (at most 10,000, the node limit).
+    /// raft, etcd_mutex, zookeeper: the replicas of the Raft lock service (node names; for
+    /// zookeeper the ensemble's servers), tried in this order (at most 10,000, the node limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = "crate::limits::MAX_NODES"))]
     pub replicas: Option<Vec<String>>,
@@ -322,6 +327,28 @@ pub struct WorkerSpec {
     /// released).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_session_done: Option<OnSessionDoneSpec>,
+    /// zookeeper: the lock node's name starts with the client's GUID, and after a create whose
+    /// reply was lost with the connection the recipe finds its node by it (Curator's
+    /// `withProtection()`, kazoo's `Lock`; default true). false: the create is retried, and a
+    /// create the ensemble applied leaves an orphan node that blocks the lock while the
+    /// session lives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protection: Option<bool>,
+    /// zookeeper: what the holder does when the connection is SUSPENDED: "give_up" (default:
+    /// stop believing at once, Curator's advice) or "hold_until_lost" (keep the lock until
+    /// Curator's LOST, a session timeout after SUSPENDED).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_suspended: Option<OnSuspendedSpec>,
+}
+
+/// What a ZooKeeper lock holder does when the connection is SUSPENDED.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnSuspendedSpec {
+    /// Stop believing at once; delete the node once reconnected.
+    GiveUp,
+    /// Keep the lock through SUSPENDED until LOST.
+    HoldUntilLost,
 }
 
 /// What an etcd mutex holder does when its session ends.
