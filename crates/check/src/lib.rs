@@ -39,7 +39,7 @@ pub mod verdict;
 #[cfg(test)]
 mod testkit;
 
-pub use clocks::{key_expired, WallClocks};
+pub use clocks::{key_expired, ClockPiece, WallClocks};
 pub use invariants::leader::{eventual_leader, single_leader, single_leader_per_term};
 pub use invariants::locks::{exclusive_holders, holder_writes_only, validity_within_truth};
 pub use invariants::progress::lock_progress;

@@ -22,7 +22,7 @@ use crate::chart_model::{role_label, BandKind, MarkKind, ModelInput, TimelineMod
 use crate::narrate::{derived_facts, describe_applied_fault, describe_obs, Event};
 use plotters::style::RGBColor;
 use serde::Serialize;
-use splitbrain_engine::{Fault, LocalClock, NodeId, SimDuration, SimTime, WallTime};
+use splitbrain_engine::{Fault, NodeId, SimDuration, SimTime};
 use std::collections::BTreeMap;
 
 static VIEW_JS: &str = include_str!("view.js");
@@ -45,6 +45,10 @@ pub struct ViewModel {
     pub palette: BTreeMap<&'static str, String>,
     /// Lanes, top to bottom.
     pub lanes: Vec<ViewLane>,
+    /// Per lane, its node's clocks as pieces, the first at 0 ([`ViewClockPiece`]). The page
+    /// computes a node's monotonic and wall readings at the cursor from them, so the page
+    /// grows with the run's clock faults rather than with nodes times steps.
+    pub clocks: Vec<Vec<ViewClockPiece>>,
     /// Bands (beliefs, truth, server state, pauses, crashes).
     pub bands: Vec<ViewBand>,
     /// Point markers.
@@ -142,6 +146,19 @@ pub struct ViewArrow {
     pub dropped: bool,
 }
 
+impl ViewArrow {
+    fn of(a: &crate::chart_model::Arrow) -> ViewArrow {
+        ViewArrow {
+            from: a.from,
+            to: a.to,
+            sent: a.sent.0,
+            end: a.end.0,
+            kind: a.kind.clone(),
+            dropped: a.dropped,
+        }
+    }
+}
+
 /// A message kind.
 #[derive(Clone, Debug, Serialize)]
 pub struct ViewKind {
@@ -207,231 +224,432 @@ pub struct Step {
     pub text: String,
     /// What caused it, in words (the message or timer being handled, the pause woken from).
     pub cause: Option<String>,
-    /// Per lane, the node's monotonic clock reading at `t` (ns) and its wall clock reading
-    /// as an RFC 3339 UTC time, as the narration writes it (Unix ns would lose precision in
-    /// the page's numbers and read as a bare count of seconds).
-    pub clocks: Vec<(i64, String)>,
 }
 
 fn hex(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
 }
 
-/// Every node's clocks over true time, replayed from its initial clock and its clock faults
-/// as the engine applies them (docs/design.md, "Clocks").
-struct Clocks {
-    snaps: Vec<Vec<(SimTime, LocalClock)>>,
+/// One piece of a lane's clocks, as the page's script evaluates it (a
+/// [`splitbrain_check::ClockPiece`]): `(from, origin, origin_mono, drift_ppm, wall_base)`, true
+/// and local ns, ppm, and the wall base in Unix ns as a decimal string (a page's numbers are
+/// doubles, exact only to 2^53).
+pub type ViewClockPiece = (u64, u64, u64, i64, String);
+
+/// The lanes' indexes by node index (nodes without a lane map to lane 0, as none is asked).
+fn lane_of(model: &TimelineModel, nodes: usize) -> Vec<usize> {
+    let mut v = vec![0; nodes];
+    for (l, lane) in model.lanes.iter().enumerate() {
+        if let Some(x) = v.get_mut(lane.node.index()) {
+            *x = l;
+        }
+    }
+    v
 }
 
-impl Clocks {
-    fn new(record: &splitbrain_check::RunRecord) -> Clocks {
-        let mut snaps: Vec<Vec<(SimTime, LocalClock)>> = (0..record.names.len())
-            .map(|i| {
-                vec![(
-                    SimTime::ZERO,
-                    LocalClock::new(record.clock(NodeId(i as u32))),
-                )]
-            })
-            .collect();
-        for (t, fault) in &record.faults {
-            let node = match fault {
-                Fault::ClockStep { node, .. } | Fault::SetDrift { node, .. } => *node,
-                _ => continue,
-            };
-            let Some(list) = snaps.get_mut(node.index()) else {
-                continue;
-            };
-            let mut c = list.last().expect("initial snapshot").1.clone();
-            match fault {
-                Fault::ClockStep { delta_ns, .. } => c.step(*delta_ns),
-                Fault::SetDrift { drift_ppm, .. } => c.set_drift(*t, *drift_ppm),
-                _ => {}
-            }
-            list.push((*t, c));
+/// What a node is doing at the instant, as the cause of what it reports: the last message,
+/// timer, start, restart or resumption it handled, by node.
+type Handling = BTreeMap<NodeId, (SimTime, String)>;
+
+/// Walks the run's events in trace order and turns faults, news-worthy observations and
+/// resumptions into cursor steps, each with its cause (what the node was handling then).
+struct StepWalker<'a> {
+    record: &'a splitbrain_check::RunRecord,
+    lane_of: &'a [usize],
+    /// Message id -> (kind, sender, send time).
+    kinds_of: BTreeMap<u64, (String, NodeId, SimTime)>,
+    handling: Handling,
+    paused_at: BTreeMap<NodeId, SimTime>,
+    accepted: crate::narrate::Acceptances,
+    /// Per fault in trace order, the state that made it change nothing.
+    idle: std::vec::IntoIter<Option<&'static str>>,
+    steps: Vec<(SimTime, u8, Step)>,
+}
+
+impl<'a> StepWalker<'a> {
+    fn new(input: &ModelInput<'a>, lane_of: &'a [usize]) -> StepWalker<'a> {
+        let record = input.record;
+        let idle = crate::narrate::faults_without_effect(
+            &splitbrain_check::FaultStart::of(record),
+            input.events,
+        );
+        StepWalker {
+            record,
+            lane_of,
+            kinds_of: BTreeMap::new(),
+            handling: BTreeMap::new(),
+            paused_at: BTreeMap::new(),
+            accepted: crate::narrate::Acceptances::default(),
+            idle: idle.into_iter(),
+            steps: Vec::new(),
         }
-        Clocks { snaps }
     }
 
-    /// `(mono, wall)` of `node` at `t`, ns.
-    fn at(&self, node: NodeId, t: SimTime) -> (i64, i64) {
-        match self.snaps.get(node.index()) {
-            Some(list) => {
-                let i = list
-                    .partition_point(|(from, _)| *from <= t)
-                    .saturating_sub(1);
-                let c = &list[i].1;
-                (c.mono(t).0 as i64, c.wall(t).0)
+    fn lane(&self, n: NodeId) -> Option<usize> {
+        self.lane_of.get(n.index()).copied()
+    }
+
+    fn push(&mut self, t: SimTime, node: Option<NodeId>, what: &'static str, text: String) {
+        let cause = match (what, node) {
+            ("event", Some(n)) => self
+                .handling
+                .get(&n)
+                .filter(|(at, _)| *at == t)
+                .map(|(_, c)| c.clone()),
+            ("fault", _) => Some("the scenario's fault plan (or its nemesis)".to_string()),
+            _ => None,
+        };
+        let lane = node.and_then(|n| self.lane(n));
+        self.steps.push((
+            t,
+            0,
+            Step {
+                t: t.0,
+                lane,
+                what,
+                text,
+                cause,
+            },
+        ));
+    }
+
+    /// Takes one event: records what its node is handling, and adds the step it makes.
+    fn event(&mut self, ev: &Event) {
+        let record = self.record;
+        match ev {
+            Event::Send {
+                id, kind, from, t, ..
+            } => {
+                self.kinds_of.insert(*id, (kind.clone(), *from, *t));
             }
-            None => (t.0 as i64, t.0 as i64),
+            Event::Deliver { t, to, id, .. } => {
+                if let Some((kind, from, sent)) = self.kinds_of.get(id) {
+                    let what = format!(
+                        "handling {kind} from {} (sent at {sent})",
+                        record.name(*from)
+                    );
+                    self.handling.insert(*to, (*t, what));
+                }
+            }
+            Event::Timer { t, node, .. } => {
+                let what = "one of its own timers fired (by its monotonic clock)";
+                self.handling.insert(*node, (*t, what.into()));
+            }
+            Event::Start { t, node } => {
+                self.handling.insert(*node, (*t, "its start".into()));
+            }
+            Event::Drop { .. } | Event::End { .. } => {}
+            Event::Resume { t, node } => self.resume(*t, *node),
+            Event::Fault { t, fault } => self.fault(*t, fault),
+            // A follower's repeated acceptance of the same leader is not a step.
+            Event::Observe { node, obs, .. } if !self.accepted.is_news(*node, obs) => {}
+            Event::Observe { t, node, obs } => {
+                let text = describe_obs(&record.names, &record.name(*node), obs);
+                self.push(*t, Some(*node), "event", text);
+            }
         }
     }
+
+    fn resume(&mut self, t: SimTime, node: NodeId) {
+        let since = self.paused_at.remove(&node);
+        let what = "waking from its pause: what queued up runs now";
+        self.handling.insert(node, (t, what.into()));
+        let name = self.record.name(node);
+        let text = match since {
+            Some(p) => format!(
+                "{name} resumes after a {} pause, unaware of it",
+                t.saturating_since(p)
+            ),
+            None => format!("{name} resumes"),
+        };
+        let lane = self.lane(node);
+        self.steps.push((
+            t,
+            0,
+            Step {
+                t: t.0,
+                lane,
+                what: "event",
+                text,
+                cause: since.map(|p| format!("its pause that began at {p}")),
+            },
+        ));
+    }
+
+    fn fault(&mut self, t: SimTime, fault: &Fault) {
+        let state = self.idle.next().flatten();
+        match fault {
+            Fault::Pause { node, .. } if state.is_none() => {
+                self.paused_at.insert(*node, t);
+            }
+            Fault::Crash { node } => self.accepted.crashed(*node),
+            Fault::Restart { node } if state.is_none() => {
+                self.handling.insert(*node, (t, "its restart".into()));
+            }
+            _ => {}
+        }
+        let text = describe_applied_fault(&self.record.names, fault, state);
+        self.push(t, fault.node(), "fault", text);
+    }
+}
+
+/// The violations of the run for the page, and their cursor steps.
+fn violations_of(
+    input: &ModelInput<'_>,
+    lane_of: &[usize],
+) -> (Vec<ViewViolation>, Vec<(SimTime, u8, Step)>) {
+    let names = &input.record.names;
+    let mut violations = Vec::new();
+    let mut steps = Vec::new();
+    for v in input
+        .report
+        .results
+        .iter()
+        .flat_map(|r| r.verdict.violations())
+    {
+        let lanes: Vec<usize> = v
+            .nodes
+            .iter()
+            .filter_map(|nm| names.iter().position(|x| x == nm))
+            .filter_map(|i| lane_of.get(i).copied())
+            .collect();
+        steps.push((
+            v.from,
+            2,
+            Step {
+                t: v.from.0,
+                lane: lanes.first().copied(),
+                what: "violation",
+                text: format!("{} VIOLATED: {}", v.invariant, v.summary),
+                cause: (!v.faults.is_empty()).then(|| v.faults.join("; ")),
+            },
+        ));
+        violations.push(ViewViolation {
+            invariant: v.invariant.to_string(),
+            from: v.from.0,
+            to: v.to.0,
+            lanes,
+            summary: v.summary.clone(),
+            evidence: v
+                .evidence
+                .iter()
+                .map(|e| (e.t.0, e.node.clone(), e.text.clone()))
+                .collect(),
+            faults: v.faults.clone(),
+        });
+    }
+    (violations, steps)
+}
+
+/// Every lane's clocks as pieces ([`ViewClockPiece`]), computed once from the record's
+/// clock faults ([`splitbrain_check::WallClocks`]): the page's size grows with the clock
+/// faults, not with nodes times steps.
+fn clocks_of(
+    model: &TimelineModel,
+    record: &splitbrain_check::RunRecord,
+) -> Vec<Vec<ViewClockPiece>> {
+    let clocks = splitbrain_check::WallClocks::new(record);
+    model
+        .lanes
+        .iter()
+        .map(|l| {
+            clocks
+                .pieces(l.node)
+                .into_iter()
+                .map(|p| {
+                    (
+                        p.from.0,
+                        p.origin.0,
+                        p.origin_mono.0,
+                        p.drift_ppm,
+                        p.wall_base_ns.to_string(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A band's colour, label, short label and page kind.
+fn band_of(b: &crate::chart_model::Band) -> ViewBand {
+    let (fill, label, short) = band_look(&b.kind).unwrap_or_else(|| match &b.kind {
+        BandKind::Stale => (
+            VERMILLION,
+            "stale: servers no longer grant it".into(),
+            String::new(),
+        ),
+        BandKind::TrueHold { token } => (
+            INK,
+            match token {
+                Some(t) => format!("truly held at the lock servers (token {t})"),
+                None => "truly held at the lock servers".into(),
+            },
+            String::new(),
+        ),
+        BandKind::Paused => (
+            GREY,
+            format!("paused {}", SimDuration(b.to.0 - b.from.0)),
+            String::new(),
+        ),
+        BandKind::Unavailable => (
+            GREY,
+            format!(
+                "unavailable {} (restart delay): restarted, not yet answering",
+                SimDuration(b.to.0 - b.from.0)
+            ),
+            String::new(),
+        ),
+        _ => (GREY, "down".into(), String::new()),
+    });
+    ViewBand {
+        lane: b.lane,
+        from: b.from.0,
+        to: b.to.0,
+        kind: match b.kind {
+            BandKind::Leader { .. } => "leader",
+            BandKind::Holds { .. } => "holds",
+            BandKind::Stale => "stale",
+            BandKind::TrueHold { .. } => "truth",
+            BandKind::Grant { .. } => "grant",
+            BandKind::Key { .. } => "key",
+            BandKind::Paused => "paused",
+            BandKind::Crashed => "down",
+            BandKind::Unavailable => "unavailable",
+        },
+        belief: matches!(b.kind, BandKind::Leader { .. } | BandKind::Holds { .. }),
+        label,
+        short,
+        fill: hex(fill),
+    }
+}
+
+/// A point marker's page kind, label and colour.
+fn mark_of(m: &crate::chart_model::Mark) -> ViewMark {
+    let with_token = |text: String, token: &Option<u64>| match token {
+        Some(t) => format!("{text} (token {t})"),
+        None => text,
+    };
+    let (kind, label, colour) = match &m.kind {
+        MarkKind::ValidityEnd => ("validity", "validity end the holder believed".into(), INK),
+        MarkKind::WriteAccepted {
+            writer,
+            token,
+            applied: false,
+        } => (
+            "duplicate",
+            with_token(
+                format!("write of {writer} accepted as a duplicate, no effect"),
+                token,
+            ),
+            GREY,
+        ),
+        MarkKind::WriteAccepted { writer, token, .. } => (
+            "accepted",
+            with_token(format!("write of {writer} accepted"), token),
+            token.map_or(INK, tone),
+        ),
+        MarkKind::WriteRejected { writer, token } => (
+            "rejected",
+            with_token(format!("write of {writer} rejected"), token),
+            VERMILLION,
+        ),
+        MarkKind::ClockStep { delta_ns } => (
+            "clock_step",
+            format!(
+                "wall clock steps {}{}",
+                if *delta_ns < 0 { "-" } else { "+" },
+                SimDuration(delta_ns.unsigned_abs())
+            ),
+            PURPLE,
+        ),
+    };
+    ViewMark {
+        lane: m.lane,
+        t: m.t.0,
+        kind,
+        label,
+        colour: hex(colour),
+    }
+}
+
+/// The chart's named colours, as `#rrggbb`.
+fn palette() -> BTreeMap<&'static str, String> {
+    [
+        ("blue", BLUE),
+        ("orange", ORANGE),
+        ("green", GREEN),
+        ("purple", PURPLE),
+        ("sky", SKY),
+        ("vermillion", VERMILLION),
+        ("ink", INK),
+        ("grey", GREY),
+        ("violation", VIOLATION),
+    ]
+    .into_iter()
+    .map(|(k, c)| (k, hex(c)))
+    .collect()
+}
+
+/// The network rule periods, labelled as the static chart groups them over the whole run.
+fn net_of(model: &TimelineModel, end: u64) -> Vec<ViewNet> {
+    let plot_w =
+        (crate::ChartOptions::default().width as i32 - crate::chart::LEFT - crate::chart::RIGHT)
+            .max(1);
+    let px = |t: SimTime| (t.0 as f64 / end as f64 * plot_w as f64).round() as i32;
+    let net_top: BTreeMap<usize, String> =
+        crate::chart::net_labels(model, SimTime::ZERO, SimTime(end), &px, plot_w - 8)
+            .into_iter()
+            .map(|(i, _, _, text)| (i, text))
+            .collect();
+    model
+        .net
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ViewNet {
+            from: p.from.0,
+            to: p.to.0,
+            sides: p.sides.clone(),
+            label: p.label.clone(),
+            partition: p.partition,
+            blocked: p.blocked,
+            top_label: net_top.get(&i).cloned(),
+        })
+        .collect()
+}
+
+/// The message kinds with their colour, count and whether they show when the page opens.
+fn kinds_of(model: &TimelineModel) -> Vec<ViewKind> {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for a in &model.arrows {
+        *count.entry(a.kind.as_str()).or_default() += 1;
+    }
+    kind_colours(&model.arrows)
+        .iter()
+        .map(|(k, c, faint)| ViewKind {
+            name: k.clone(),
+            colour: hex(*c),
+            count: count.get(k.as_str()).copied().unwrap_or(0),
+            shown: !faint,
+        })
+        .collect()
 }
 
 impl ViewModel {
-    /// Builds the view of a run: its [`TimelineModel`] plus the cursor's steps.
+    /// Builds the view of a run: its [`TimelineModel`] plus the cursor's steps and each
+    /// lane's clock pieces.
     pub fn build(input: &ModelInput<'_>, window: Option<(SimTime, SimTime)>) -> ViewModel {
         let model = TimelineModel::build(input);
         let record = input.record;
-        let names = &record.names;
-        let lane_of: Vec<usize> = {
-            let mut v = vec![0; names.len()];
-            for (l, lane) in model.lanes.iter().enumerate() {
-                if let Some(x) = v.get_mut(lane.node.index()) {
-                    *x = l;
-                }
-            }
-            v
-        };
-        let lane = |n: NodeId| lane_of.get(n.index()).copied();
-        let clocks = Clocks::new(record);
-        let clocks_at = |t: SimTime| -> Vec<(i64, String)> {
-            model
-                .lanes
-                .iter()
-                .map(|l| {
-                    let (mono, wall) = clocks.at(l.node, t);
-                    (mono, WallTime(wall).rfc3339())
-                })
-                .collect()
-        };
-
+        let lane_of = lane_of(&model, record.names.len());
         // Steps: faults, observations and resumptions in trace order, the derived facts
         // after the events of their instant, violations after both.
-        let mut steps: Vec<(SimTime, u8, Step)> = Vec::new();
-        let mut kinds_of: BTreeMap<u64, (String, NodeId, SimTime)> = BTreeMap::new();
-        let mut handling: BTreeMap<NodeId, (SimTime, String)> = BTreeMap::new();
-        let mut paused_at: BTreeMap<NodeId, SimTime> = BTreeMap::new();
-        let mut accepted = crate::narrate::Acceptances::default();
-        let mut idle = crate::narrate::faults_without_effect(
-            &splitbrain_check::FaultStart::of(record),
-            input.events,
-        )
-        .into_iter();
+        let mut walker = StepWalker::new(input, &lane_of);
         for ev in input.events {
-            let (t, node, what, text) = match ev {
-                Event::Send {
-                    id, kind, from, t, ..
-                } => {
-                    kinds_of.insert(*id, (kind.clone(), *from, *t));
-                    continue;
-                }
-                Event::Deliver { t, to, id, .. } => {
-                    if let Some((kind, from, sent)) = kinds_of.get(id) {
-                        handling.insert(
-                            *to,
-                            (
-                                *t,
-                                format!(
-                                    "handling {kind} from {} (sent at {sent})",
-                                    record.name(*from)
-                                ),
-                            ),
-                        );
-                    }
-                    continue;
-                }
-                Event::Timer { t, node, .. } => {
-                    handling.insert(
-                        *node,
-                        (
-                            *t,
-                            "one of its own timers fired (by its monotonic clock)".into(),
-                        ),
-                    );
-                    continue;
-                }
-                Event::Start { t, node } => {
-                    handling.insert(*node, (*t, "its start".into()));
-                    continue;
-                }
-                Event::Drop { .. } | Event::End { .. } => continue,
-                Event::Resume { t, node } => {
-                    let since = paused_at.remove(node);
-                    let cause = since.map(|p| format!("its pause that began at {p}"));
-                    handling.insert(
-                        *node,
-                        (*t, "waking from its pause: what queued up runs now".into()),
-                    );
-                    let text = match since {
-                        Some(p) => format!(
-                            "{} resumes after a {} pause, unaware of it",
-                            record.name(*node),
-                            t.saturating_since(p)
-                        ),
-                        None => format!("{} resumes", record.name(*node)),
-                    };
-                    steps.push((
-                        *t,
-                        0,
-                        Step {
-                            t: t.0,
-                            lane: lane(*node),
-                            what: "event",
-                            text,
-                            cause,
-                            clocks: Vec::new(),
-                        },
-                    ));
-                    continue;
-                }
-                Event::Fault { t, fault } => {
-                    let node = match fault {
-                        Fault::Crash { node }
-                        | Fault::Restart { node }
-                        | Fault::Pause { node, .. }
-                        | Fault::ClockStep { node, .. }
-                        | Fault::SetDrift { node, .. } => Some(*node),
-                        _ => None,
-                    };
-                    let state = idle.next().flatten();
-                    match fault {
-                        Fault::Pause { node, .. } if state.is_none() => {
-                            paused_at.insert(*node, *t);
-                        }
-                        Fault::Crash { node } => accepted.crashed(*node),
-                        Fault::Restart { node } if state.is_none() => {
-                            handling.insert(*node, (*t, "its restart".into()));
-                        }
-                        _ => {}
-                    }
-                    (
-                        *t,
-                        node,
-                        "fault",
-                        describe_applied_fault(names, fault, state),
-                    )
-                }
-                // A follower's repeated acceptance of the same leader is not a step.
-                Event::Observe { node, obs, .. } if !accepted.is_news(*node, obs) => continue,
-                Event::Observe { t, node, obs } => (
-                    *t,
-                    Some(*node),
-                    "event",
-                    describe_obs(names, &record.name(*node), obs),
-                ),
-            };
-            let cause = match (what, node) {
-                ("event", Some(n)) => handling
-                    .get(&n)
-                    .filter(|(at, _)| *at == t)
-                    .map(|(_, c)| c.clone()),
-                ("fault", _) => Some("the scenario's fault plan (or its nemesis)".to_string()),
-                _ => None,
-            };
-            steps.push((
-                t,
-                0,
-                Step {
-                    t: t.0,
-                    lane: node.and_then(lane),
-                    what,
-                    text,
-                    cause,
-                    clocks: Vec::new(),
-                },
-            ));
+            walker.event(ev);
         }
+        let mut steps = walker.steps;
         for (t, fact) in derived_facts(record) {
+            let cause = "derived from the servers' truth, not reported by a node";
             steps.push((
                 t,
                 1,
@@ -440,208 +658,15 @@ impl ViewModel {
                     lane: None,
                     what: "fact",
                     text: fact,
-                    cause: Some("derived from the servers' truth, not reported by a node".into()),
-                    clocks: Vec::new(),
+                    cause: Some(cause.into()),
                 },
             ));
         }
-        let mut violations = Vec::new();
-        for v in input
-            .report
-            .results
-            .iter()
-            .flat_map(|r| r.verdict.violations())
-        {
-            let lanes: Vec<usize> = v
-                .nodes
-                .iter()
-                .filter_map(|nm| names.iter().position(|x| x == nm))
-                .filter_map(|i| lane_of.get(i).copied())
-                .collect();
-            steps.push((
-                v.from,
-                2,
-                Step {
-                    t: v.from.0,
-                    lane: lanes.first().copied(),
-                    what: "violation",
-                    text: format!("{} VIOLATED: {}", v.invariant, v.summary),
-                    cause: (!v.faults.is_empty()).then(|| v.faults.join("; ")),
-                    clocks: Vec::new(),
-                },
-            ));
-            violations.push(ViewViolation {
-                invariant: v.invariant.to_string(),
-                from: v.from.0,
-                to: v.to.0,
-                lanes,
-                summary: v.summary.clone(),
-                evidence: v
-                    .evidence
-                    .iter()
-                    .map(|e| (e.t.0, e.node.clone(), e.text.clone()))
-                    .collect(),
-                faults: v.faults.clone(),
-            });
-        }
+        let (violations, violation_steps) = violations_of(input, &lane_of);
+        steps.extend(violation_steps);
         // Stable: trace order within an instant, then facts, then violations.
         steps.sort_by_key(|s| (s.0, s.1));
-        let steps: Vec<Step> = steps
-            .into_iter()
-            .map(|(t, _, mut s)| {
-                s.clocks = clocks_at(t);
-                s
-            })
-            .collect();
-
-        let colours = kind_colours(&model.arrows);
-        let kinds = colours
-            .iter()
-            .map(|(k, c, faint)| ViewKind {
-                name: k.clone(),
-                colour: hex(*c),
-                count: model.arrows.iter().filter(|a| a.kind == *k).count(),
-                shown: !faint,
-            })
-            .collect();
-        let bands = model
-            .bands
-            .iter()
-            .map(|b| {
-                let (fill, label, short) = band_look(&b.kind).unwrap_or_else(|| match &b.kind {
-                    BandKind::Stale => (
-                        VERMILLION,
-                        "stale: servers no longer grant it".into(),
-                        String::new(),
-                    ),
-                    BandKind::TrueHold { token } => (
-                        INK,
-                        match token {
-                            Some(t) => format!("truly held at the lock servers (token {t})"),
-                            None => "truly held at the lock servers".into(),
-                        },
-                        String::new(),
-                    ),
-                    BandKind::Paused => (
-                        GREY,
-                        format!("paused {}", SimDuration(b.to.0 - b.from.0)),
-                        String::new(),
-                    ),
-                    BandKind::Unavailable => (
-                        GREY,
-                        format!(
-                            "unavailable {} (restart delay): restarted, not yet answering",
-                            SimDuration(b.to.0 - b.from.0)
-                        ),
-                        String::new(),
-                    ),
-                    _ => (GREY, "down".into(), String::new()),
-                });
-                ViewBand {
-                    lane: b.lane,
-                    from: b.from.0,
-                    to: b.to.0,
-                    kind: match b.kind {
-                        BandKind::Leader { .. } => "leader",
-                        BandKind::Holds { .. } => "holds",
-                        BandKind::Stale => "stale",
-                        BandKind::TrueHold { .. } => "truth",
-                        BandKind::Grant { .. } => "grant",
-                        BandKind::Key { .. } => "key",
-                        BandKind::Paused => "paused",
-                        BandKind::Crashed => "down",
-                        BandKind::Unavailable => "unavailable",
-                    },
-                    belief: matches!(b.kind, BandKind::Leader { .. } | BandKind::Holds { .. }),
-                    label,
-                    short,
-                    fill: hex(fill),
-                }
-            })
-            .collect();
-        let marks = model
-            .marks
-            .iter()
-            .map(|m| {
-                let (kind, label, colour) = match &m.kind {
-                    MarkKind::ValidityEnd => {
-                        ("validity", "validity end the holder believed".into(), INK)
-                    }
-                    MarkKind::WriteAccepted {
-                        writer,
-                        token,
-                        applied: false,
-                    } => (
-                        "duplicate",
-                        match token {
-                            Some(t) => format!(
-                                "write of {writer} accepted as a duplicate, no effect (token {t})"
-                            ),
-                            None => format!("write of {writer} accepted as a duplicate, no effect"),
-                        },
-                        GREY,
-                    ),
-                    MarkKind::WriteAccepted { writer, token, .. } => (
-                        "accepted",
-                        match token {
-                            Some(t) => format!("write of {writer} accepted (token {t})"),
-                            None => format!("write of {writer} accepted"),
-                        },
-                        token.map_or(INK, tone),
-                    ),
-                    MarkKind::WriteRejected { writer, token } => (
-                        "rejected",
-                        match token {
-                            Some(t) => format!("write of {writer} rejected (token {t})"),
-                            None => format!("write of {writer} rejected"),
-                        },
-                        VERMILLION,
-                    ),
-                    MarkKind::ClockStep { delta_ns } => (
-                        "clock_step",
-                        format!(
-                            "wall clock steps {}{}",
-                            if *delta_ns < 0 { "-" } else { "+" },
-                            SimDuration(delta_ns.unsigned_abs())
-                        ),
-                        PURPLE,
-                    ),
-                };
-                ViewMark {
-                    lane: m.lane,
-                    t: m.t.0,
-                    kind,
-                    label,
-                    colour: hex(colour),
-                }
-            })
-            .collect();
-        let palette: BTreeMap<&'static str, String> = [
-            ("blue", BLUE),
-            ("orange", ORANGE),
-            ("green", GREEN),
-            ("purple", PURPLE),
-            ("sky", SKY),
-            ("vermillion", VERMILLION),
-            ("ink", INK),
-            ("grey", GREY),
-            ("violation", VIOLATION),
-        ]
-        .into_iter()
-        .map(|(k, c)| (k, hex(c)))
-        .collect();
         let end = model.end.0.max(1);
-        // Network labels grouped as the static chart groups them over the whole run.
-        let plot_w = (crate::ChartOptions::default().width as i32
-            - crate::chart::LEFT
-            - crate::chart::RIGHT)
-            .max(1);
-        let px = |t: SimTime| (t.0 as f64 / end as f64 * plot_w as f64).round() as i32;
-        let net_top: BTreeMap<usize, String> =
-            crate::chart::net_labels(&model, SimTime::ZERO, SimTime(end), &px, plot_w - 8)
-                .into_iter()
-                .map(|(i, _, _, text)| (i, text))
-                .collect();
         let window = window
             .map(|(a, b)| (a.0.min(end), b.0.min(end)))
             .filter(|(a, b)| a < b)
@@ -658,7 +683,7 @@ impl ViewModel {
                 band_bottom: 34,
                 left: 150,
             },
-            palette,
+            palette: palette(),
             lanes: model
                 .lanes
                 .iter()
@@ -668,37 +693,14 @@ impl ViewModel {
                     group: l.group.title(),
                 })
                 .collect(),
-            bands,
-            marks,
-            arrows: model
-                .arrows
-                .iter()
-                .map(|a| ViewArrow {
-                    from: a.from,
-                    to: a.to,
-                    sent: a.sent.0,
-                    end: a.end.0,
-                    kind: a.kind.clone(),
-                    dropped: a.dropped,
-                })
-                .collect(),
-            kinds,
-            net: model
-                .net
-                .iter()
-                .enumerate()
-                .map(|(i, p)| ViewNet {
-                    from: p.from.0,
-                    to: p.to.0,
-                    sides: p.sides.clone(),
-                    label: p.label.clone(),
-                    partition: p.partition,
-                    blocked: p.blocked,
-                    top_label: net_top.get(&i).cloned(),
-                })
-                .collect(),
+            clocks: clocks_of(&model, record),
+            bands: model.bands.iter().map(band_of).collect(),
+            marks: model.marks.iter().map(mark_of).collect(),
+            arrows: model.arrows.iter().map(ViewArrow::of).collect(),
+            kinds: kinds_of(&model),
+            net: net_of(&model, end),
             violations,
-            steps,
+            steps: steps.into_iter().map(|(_, _, s)| s).collect(),
             stopped: model.stop_note(),
         }
     }

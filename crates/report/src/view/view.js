@@ -25,6 +25,39 @@
 
   function secs(ns) { return (ns / 1e9).toFixed(3) + " s"; }
   function clockText(ns) { return (ns < 0 ? "-" : "") + (Math.abs(ns) / 1e9).toFixed(6) + " s"; }
+  // A lane's clocks at true time t (ns): [monotonic ns, wall as RFC 3339 UTC], from the
+  // lane's clock pieces [from, origin, origin mono, drift ppm, wall base] with the engine's
+  // integer rule: mono = origin mono + floor((t - origin) * (1e6 + drift) / 1e6), wall =
+  // wall base + mono (BigInt: Unix ns pass 2^53).
+  function clocksAt(lane, t) {
+    const pieces = M.clocks[lane];
+    let p = pieces[0];
+    for (const q of pieces) { if (q[0] <= t) p = q; else break; }
+    const mono = BigInt(p[2]) + (BigInt(t) - BigInt(p[1])) * BigInt(1000000 + p[3]) / 1000000n;
+    let wall = BigInt(p[4]) + mono;
+    const MAX = (1n << 63n) - 1n, MIN = -(1n << 63n);
+    wall = wall > MAX ? MAX : wall < MIN ? MIN : wall;
+    return [Number(mono), rfc3339(wall)];
+  }
+  // Unix ns as the narration writes them: milliseconds, more digits only where not zero.
+  function rfc3339(w) {
+    const B = 1000000000n, D = 86400n;
+    let secs = w / B, ns = w % B;
+    if (ns < 0n) { ns += B; secs -= 1n; }
+    let days = secs / D, sod = secs % D;
+    if (sod < 0n) { sod += D; days -= 1n; }
+    // Hinnant's civil_from_days, as the engine's WallTime::rfc3339.
+    const z = Number(days) + 719468, era = Math.floor(z / 146097), doe = z - era * 146097;
+    const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+    const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+    const mp = Math.floor((5 * doy + 2) / 153), d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+    const m = mp < 10 ? mp + 3 : mp - 9, y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+    const pad = (v, n) => String(v).padStart(n, "0");
+    const n = Number(ns), s = Number(sod);
+    const frac = n % 1000000 === 0 ? pad(n / 1000000, 3) : pad(n, 9).replace(/0+$/, "");
+    return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T" + pad(Math.floor(s / 3600), 2) + ":" +
+      pad(Math.floor(s / 60) % 60, 2) + ":" + pad(s % 60, 2) + "." + frac + "Z";
+  }
   function width() { return Math.max(600, chart.clientWidth || 1000); }
   function x(t) {
     const w = width() - G.left - RIGHT;
@@ -244,7 +277,8 @@
       const tr = document.createElement("tr");
       tr.dataset.node = l.name;
       if (s.lane === lane) tr.className = "here";
-      const cells = [l.name, clockText(s.clocks[lane][0]), s.clocks[lane][1], beliefsAt(lane, s.t)];
+      const [mono, wall] = clocksAt(lane, s.t);
+      const cells = [l.name, clockText(mono), wall, beliefsAt(lane, s.t)];
       ["name", "mono", "wall", "belief"].forEach((cls, k) => {
         const td = document.createElement("td");
         td.className = cls + (k === 1 || k === 2 ? " num" : "");
