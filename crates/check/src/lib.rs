@@ -22,6 +22,7 @@
 //! **Architecture Invariant**: checkers are pure functions of the record; no I/O, no clocks,
 //! no hash-ordered collections.
 
+pub mod causes;
 mod clocks;
 pub mod compare;
 pub mod invariants;

@@ -143,7 +143,8 @@ impl SavedTrace {
     /// The timeline model of the saved run.
     pub fn model(&self) -> TimelineModel {
         let record = self.record();
-        let report = check(&record, &check_spec(&self.header.scenario));
+        let mut report = check(&record, &check_spec(&self.header.scenario));
+        splitbrain_check::causes::causes_from_trace(&mut report, &record, &self.events);
         TimelineModel::build(&ModelInput {
             name: &self.header.name,
             seed: self.header.seed,
@@ -156,7 +157,8 @@ impl SavedTrace {
     /// The browser view of the saved run, opening on `window` (default: the whole run).
     pub fn view(&self, window: Option<(SimTime, SimTime)>) -> ViewModel {
         let record = self.record();
-        let report = check(&record, &check_spec(&self.header.scenario));
+        let mut report = check(&record, &check_spec(&self.header.scenario));
+        splitbrain_check::causes::causes_from_trace(&mut report, &record, &self.events);
         ViewModel::build(
             &ModelInput {
                 name: &self.header.name,

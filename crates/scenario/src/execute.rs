@@ -444,6 +444,10 @@ pub fn execute_keeping(
     }
     let spec = check_spec(&plan.scenario);
     let mut report = check(&record, &spec);
+    // With the run's events kept, a violation's causes are the faults on its causal past.
+    if let Some(events) = trace.as_ref().and_then(|t| t.kept.as_deref()) {
+        splitbrain_check::causes::causes_from_trace(&mut report, &record, events);
+    }
     if let Some(b) = &bound {
         // A run cut short proves violations it saw, but not that anything holds.
         for r in &mut report.results {
