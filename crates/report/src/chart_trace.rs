@@ -8,7 +8,6 @@ use crate::view::ViewModel;
 use splitbrain_check::{check, CheckReport, FaultStart, Role, RunRecord};
 use splitbrain_engine::{ClockConfig, KindCounts, Observed, SimTime};
 use splitbrain_scenario::build::clock_of;
-use splitbrain_scenario::schema::NodeSpec;
 use splitbrain_scenario::{check_spec, RunResult, TraceFile, TraceFileError, TraceHeader};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -30,21 +29,6 @@ pub struct SavedTrace {
     pub events: Vec<Event>,
 }
 
-/// The checker role of a node spec.
-pub fn role_of_spec(spec: &NodeSpec) -> Role {
-    match spec {
-        NodeSpec::Bully(_) => Role::Bully,
-        NodeSpec::LeaseService(_) => Role::LeaseService,
-        NodeSpec::LeaseLeader(_) => Role::LeaseLeader,
-        NodeSpec::Redis(_) => Role::RedisInstance,
-        NodeSpec::Storage(_) => Role::Storage,
-        NodeSpec::Worker(_) => Role::Worker,
-        NodeSpec::LeaseCandidate(_) => Role::LeaseLeader,
-        NodeSpec::LeaseRecord(_) => Role::Storage,
-        NodeSpec::Raft(_) => Role::Raft,
-    }
-}
-
 /// Reads a JSON Lines trace ([`TraceFile`]: header line, then one event a line; blank lines
 /// are skipped) and the roles, clocks and end of its embedded scenario.
 pub fn read_trace(input: impl Read) -> Result<SavedTrace, TraceFileError> {
@@ -52,7 +36,11 @@ pub fn read_trace(input: impl Read) -> Result<SavedTrace, TraceFileError> {
     let plan = trace.plan()?;
     let events = trace.events().collect::<Result<Vec<Event>, _>>()?;
     Ok(SavedTrace {
-        roles: plan.nodes.iter().map(|n| role_of_spec(&n.spec)).collect(),
+        roles: plan
+            .nodes
+            .iter()
+            .map(|n| n.spec.role().checked_as())
+            .collect(),
         elections: splitbrain_scenario::build::elections(&plan),
         clocks: plan
             .nodes

@@ -432,7 +432,12 @@ pub fn execute_keeping(
         .map(|n| clock_of(&plan.scenario, &n.spec))
         .collect();
     let record_end = if bound.is_none() { end } else { sim.now() };
-    let mut record = RunRecord::from_sim(&mut sim, clocks, record_end);
+    let roles = plan
+        .nodes
+        .iter()
+        .map(|n| n.spec.role().checked_as())
+        .collect();
+    let mut record = RunRecord::from_sim(&mut sim, roles, clocks, record_end);
     record.link_loss_ppm = crate::build::link_loss_ppm(&plan.scenario);
     record.elections = crate::build::elections(plan);
     let stats = sim.stats();

@@ -146,6 +146,9 @@ pub trait Role {
     /// makes is not.
     fn observations(&self) -> &'static [&'static str];
 
+    /// The role the checkers judge a node of this spec as (which invariants concern it).
+    fn checked_as(&self) -> splitbrain_check::Role;
+
     /// The actor of one node of this spec, with the documented defaults applied (validated:
     /// every reference names a node of the right role).
     fn node(&self, roster: &Roster) -> Node;
