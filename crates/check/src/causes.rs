@@ -191,7 +191,8 @@ impl Builder {
 
 /// Gives each violation of `report` the faults on its causal past in `events` (the run's
 /// kept trace events) as its causes: those with a path in the [`HappensBefore`] graph to
-/// what the violation's nodes did up to its end, told as the checkers tell faults.
+/// what the violation's nodes did up to its end, told as the checkers tell faults (times
+/// with the violation's own decimals).
 pub fn causes_from_trace<M, T, O>(
     report: &mut CheckReport,
     record: &RunRecord,
@@ -205,8 +206,12 @@ pub fn causes_from_trace<M, T, O>(
                 let nodes: BTreeSet<NodeId> =
                     v.nodes.iter().filter_map(|n| record.node_id(n)).collect();
                 let past = hb.faults_before(&nodes, v.to);
+                let d = v.time_decimals();
                 v.faults =
-                    crate::timeline::describe_faults_where(record, v.to, |i, _| past.contains(&i));
+                    crate::timeline::describe_faults_where(record, v.to, |i, _| past.contains(&i))
+                        .iter()
+                        .map(|f| crate::verdict::with_decimals(f, d))
+                        .collect();
             }
         }
     }
