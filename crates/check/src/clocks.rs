@@ -2,7 +2,7 @@
 //! Redis expiry rule judged on them ([`key_expired`]).
 
 use crate::run::RunRecord;
-use splitbrain_engine::{Fault, LocalClock, NodeId, SimDuration, SimTime, WallTime};
+use splitbrain_engine::{Fault, LocalClock, LocalTime, NodeId, SimDuration, SimTime, WallTime};
 
 /// The Redis model's expiry rule: a key with wall-clock deadline `deadline` is expired at a
 /// wall reading `wall` iff `wall >= deadline`. The Redis instance actor reports `deadline` as
@@ -25,6 +25,26 @@ pub fn key_expired(wall: WallTime, deadline: WallTime) -> bool {
 pub struct WallClocks {
     /// Per node: `(from, clock)` snapshots, `from` increasing; the first is at 0.
     snaps: Vec<Vec<(SimTime, LocalClock)>>,
+}
+
+/// One piece of a node's clocks, in force from true time `from` until the next piece starts
+/// (a clock fault starts a piece): for `t >= from`, `mono(t) = origin_mono + floor((t -
+/// origin) * (1e6 + drift_ppm) / 1e6)` and `wall(t) = wall_base_ns + mono(t)` (clamped to
+/// i64), as [`LocalClock`] reads them. A view evaluates these pieces itself (the browser
+/// page's script) rather than storing readings per step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockPiece {
+    /// True time the piece starts, ns.
+    pub from: SimTime,
+    /// True time of the last drift change at or before `from` (0 if none), ns.
+    pub origin: SimTime,
+    /// Monotonic reading at `origin`, local ns.
+    pub origin_mono: LocalTime,
+    /// Drift in force, ppm.
+    pub drift_ppm: i64,
+    /// The run's wall start plus the node's offset plus every step so far, Unix ns (an
+    /// i128: the sum of an extreme start and steps may pass i64 before the clamp).
+    pub wall_base_ns: i128,
 }
 
 impl WallClocks {
@@ -62,6 +82,40 @@ impl WallClocks {
             }
         }
         WallClocks { snaps }
+    }
+
+    /// The pieces of `node`'s clocks ([`ClockPiece`]), the first at 0; empty for a node the
+    /// record does not know. One piece per clock fault of the node (faults at one instant
+    /// make one piece): a page stores these instead of a reading per step.
+    pub fn pieces(&self, node: NodeId) -> Vec<ClockPiece> {
+        self.snaps.get(node.index()).map_or(Vec::new(), |list| {
+            list.iter()
+                .map(|(from, c)| {
+                    let (origin, origin_mono) = c.origin();
+                    ClockPiece {
+                        from: *from,
+                        origin,
+                        origin_mono,
+                        drift_ppm: c.drift_ppm(),
+                        wall_base_ns: c.wall_start_ns() as i128
+                            + c.wall_offset_ns() as i128
+                            + c.steps_ns() as i128,
+                    }
+                })
+                .collect()
+        })
+    }
+
+    /// `node`'s monotonic clock reading (local ns) at true time `t`; true time for a node the
+    /// record does not know.
+    pub fn mono(&self, node: NodeId, t: SimTime) -> LocalTime {
+        match self.snaps.get(node.index()) {
+            Some(list) => {
+                let i = list.partition_point(|(from, _)| *from <= t);
+                list[i.saturating_sub(1)].1.mono(t)
+            }
+            None => LocalTime(t.0),
+        }
     }
 
     /// `node`'s wall clock reading (ns, signed) at true time `t`.

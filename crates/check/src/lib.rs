@@ -23,6 +23,7 @@
 //! **Architecture Invariant**: checkers are pure functions of the record; no I/O, no clocks,
 //! no hash-ordered collections.
 
+pub mod causes;
 mod clocks;
 pub mod compare;
 pub mod evidence;
@@ -41,7 +42,7 @@ pub mod verdict;
 #[cfg(test)]
 mod testkit;
 
-pub use clocks::{key_expired, WallClocks};
+pub use clocks::{key_expired, ClockPiece, WallClocks};
 pub use evidence::{Evidence, Source};
 pub use invariants::availability::{leader_available, DEFAULT_MAX_GAP};
 pub use invariants::leader::{eventual_leader, single_leader, single_leader_per_term};

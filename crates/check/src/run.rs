@@ -46,25 +46,6 @@ impl Role {
     }
 }
 
-impl From<&Node> for Role {
-    fn from(node: &Node) -> Role {
-        match node {
-            Node::Bully(_) => Role::Bully,
-            Node::LeaseService(_) => Role::LeaseService,
-            Node::LeaseLeader(_) => Role::LeaseLeader,
-            Node::RedisInstance(_) => Role::RedisInstance,
-            Node::Storage(_) => Role::Storage,
-            Node::Worker(_) => Role::Worker,
-            // A candidate claims leadership like a lease-based leader; the record is a store
-            // whose contents no checker reads (its holders are beliefs the candidates claim).
-            Node::LeaseCandidate(_) => Role::LeaseLeader,
-            Node::LeaseRecord(_) => Role::Storage,
-            Node::Raft(_) => Role::Raft,
-            Node::Custom(c) => Role::from(c.judged_as()),
-        }
-    }
-}
-
 impl From<JudgedAs> for Role {
     /// The built-in role whose observations a custom node's are read as.
     fn from(j: JudgedAs) -> Role {
@@ -123,12 +104,15 @@ pub struct RunRecord {
 impl RunRecord {
     /// Builds the record of a finished simulation, moving its observations out of it (the
     /// simulation keeps none afterwards). `clocks` are the initial clock configs by node (the
-    /// simulation only keeps the current clocks); `end` is the scenario duration.
-    pub fn from_sim(sim: &mut Sim<Node>, clocks: Vec<ClockConfig>, end: SimTime) -> RunRecord {
+    /// simulation only keeps the current clocks); `roles` are the nodes' checked roles by
+    /// node, as their specs give them; `end` is the scenario duration.
+    pub fn from_sim(
+        sim: &mut Sim<Node>,
+        roles: Vec<Role>,
+        clocks: Vec<ClockConfig>,
+        end: SimTime,
+    ) -> RunRecord {
         let names = sim.names().to_vec();
-        let roles = (0..names.len())
-            .map(|i| Role::from(sim.actor(NodeId(i as u32))))
-            .collect();
         RunRecord {
             names,
             roles,

@@ -866,6 +866,20 @@ pub(crate) fn describe_faults(
     nodes: &BTreeSet<NodeId>,
     until: SimTime,
 ) -> Vec<String> {
+    describe_faults_where(record, until, |_, f| {
+        f.node().map_or(true, |n| nodes.contains(&n))
+    })
+}
+
+/// The faults `include(index, fault)` picks that started at or before `until`, in words, as
+/// [`describe_faults`] tells them (a fault that changed nothing left out, a crash paired with
+/// its restart, a rule with its heal, a pause to when it ended). Long because each kind of
+/// fault is told in its own arm, after the pass that joins pauses that extend one another.
+pub(crate) fn describe_faults_where(
+    record: &RunRecord,
+    until: SimTime,
+    include: impl Fn(usize, &Fault) -> bool,
+) -> Vec<String> {
     let faults = &record.faults;
     let next = |from: usize, pred: &dyn Fn(&Fault) -> bool| {
         faults[from + 1..]
@@ -914,10 +928,7 @@ pub(crate) fn describe_faults(
         if *t > until {
             break;
         }
-        if fault.node().is_some_and(|n| !nodes.contains(&n))
-            || effects[i].idle.is_some()
-            || extended[i]
-        {
+        if !include(i, fault) || effects[i].idle.is_some() || extended[i] {
             continue;
         }
         let text = match fault {

@@ -225,7 +225,7 @@ fn time_tokens(text: &str) -> Vec<(std::ops::Range<usize>, u64)> {
 }
 
 /// `text` with every time token ([`time_tokens`]) written with `decimals` decimals.
-fn with_decimals(text: &str, decimals: usize) -> String {
+pub(crate) fn with_decimals(text: &str, decimals: usize) -> String {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for (range, ns) in time_tokens(text) {

@@ -260,6 +260,18 @@ impl LocalClock {
         WallTime(w.clamp(i64::MIN as i128, i64::MAX as i128) as i64)
     }
 
+    /// Where the current rate began: the true instant of the last drift change (0 if none)
+    /// and the monotonic reading there. `mono(t) = origin mono + floor((t - origin true) *
+    /// (1e6 + drift_ppm) / 1e6)` for `t` at or after it.
+    pub fn origin(&self) -> (SimTime, LocalTime) {
+        (SimTime(self.seg_true), LocalTime(self.seg_mono))
+    }
+
+    /// The node's wall offset from the run's wall start, ns ([`ClockConfig::wall_offset_ns`]).
+    pub fn wall_offset_ns(&self) -> i64 {
+        self.wall_offset_ns
+    }
+
     /// The run's wall start this clock counts from (Unix ns; [`ClockConfig::wall_start_ns`]).
     pub fn wall_start_ns(&self) -> i64 {
         self.wall_start_ns

@@ -41,7 +41,12 @@ fn heap_of(duration: &str) -> (usize, usize, usize) {
         .iter()
         .map(|n| clock_of(&plan.scenario, &n.spec))
         .collect();
-    let record = RunRecord::from_sim(&mut sim, clocks, end);
+    let roles = plan
+        .nodes
+        .iter()
+        .map(|n| n.spec.role().checked_as())
+        .collect();
+    let record = RunRecord::from_sim(&mut sim, roles, clocks, end);
     drop(sim);
     let with_record = HEAP.current_usage();
     HEAP.reset_peak_usage();

@@ -8,8 +8,6 @@ use crate::view::ViewModel;
 use splitbrain_check::{check, CheckReport, FaultStart, Role, RunRecord};
 use splitbrain_engine::{ClockConfig, KindCounts, Observed, SimTime};
 use splitbrain_scenario::build::clock_of;
-use splitbrain_scenario::roster::Roster;
-use splitbrain_scenario::schema::NodeSpec;
 use splitbrain_scenario::RoleRegistry;
 use splitbrain_scenario::{check_spec, RunResult, TraceFile, TraceFileError, TraceHeader};
 use std::collections::BTreeMap;
@@ -32,26 +30,6 @@ pub struct SavedTrace {
     pub events: Vec<Event>,
 }
 
-/// The checker role of a node spec of a scenario whose nodes are `roster`.
-pub fn role_of_spec(spec: &NodeSpec, roster: &Roster) -> Role {
-    match spec {
-        NodeSpec::Bully(_) => Role::Bully,
-        NodeSpec::LeaseService(_) => Role::LeaseService,
-        NodeSpec::LeaseLeader(_) => Role::LeaseLeader,
-        NodeSpec::Redis(_) => Role::RedisInstance,
-        NodeSpec::Storage(_) => Role::Storage,
-        NodeSpec::Worker(_) => Role::Worker,
-        NodeSpec::LeaseCandidate(_) => Role::LeaseLeader,
-        NodeSpec::LeaseRecord(_) => Role::Storage,
-        NodeSpec::Raft(_) => Role::Raft,
-        // A registered role's node says how it is judged; its actor is built to ask.
-        NodeSpec::Custom(c) => match c.role().node(roster) {
-            splitbrain_protocols::Node::Custom(n) => Role::from(n.judged_as()),
-            other => Role::from(&other),
-        },
-    }
-}
-
 /// Reads a JSON Lines trace ([`TraceFile`]: header line, then one event a line; blank lines
 /// are skipped) and the roles, clocks and end of its embedded scenario.
 pub fn read_trace(input: impl Read) -> Result<SavedTrace, TraceFileError> {
@@ -70,7 +48,7 @@ pub fn read_trace_with(
         roles: plan
             .nodes
             .iter()
-            .map(|n| role_of_spec(&n.spec, &plan.roster))
+            .map(|n| n.spec.role().checked_as())
             .collect(),
         elections: splitbrain_scenario::build::elections(&plan),
         clocks: plan
@@ -162,7 +140,8 @@ impl SavedTrace {
     /// The timeline model of the saved run.
     pub fn model(&self) -> TimelineModel {
         let record = self.record();
-        let report = check(&record, &check_spec(&self.header.scenario));
+        let mut report = check(&record, &check_spec(&self.header.scenario));
+        splitbrain_check::causes::causes_from_trace(&mut report, &record, &self.events);
         TimelineModel::build(&ModelInput {
             name: &self.header.name,
             seed: self.header.seed,
@@ -175,7 +154,8 @@ impl SavedTrace {
     /// The browser view of the saved run, opening on `window` (default: the whole run).
     pub fn view(&self, window: Option<(SimTime, SimTime)>) -> ViewModel {
         let record = self.record();
-        let report = check(&record, &check_spec(&self.header.scenario));
+        let mut report = check(&record, &check_spec(&self.header.scenario));
+        splitbrain_check::causes::causes_from_trace(&mut report, &record, &self.events);
         ViewModel::build(
             &ModelInput {
                 name: &self.header.name,

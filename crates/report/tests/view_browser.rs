@@ -6,7 +6,8 @@
 //! Needs `chromium` (Debian's package) on PATH. Without it the test is skipped with a note,
 //! unless `CI` is set: under CI it must run.
 
-use splitbrain_engine::Recorder;
+use splitbrain_check::WallClocks;
+use splitbrain_engine::{NodeId, Recorder, SimTime};
 use splitbrain_report::{view_of_run, ViewModel};
 use splitbrain_scenario::{execute, load_file};
 use std::path::{Path, PathBuf};
@@ -154,6 +155,10 @@ fn secs(ns: u64) -> String {
 struct Page {
     view: ViewModel,
     url: String,
+    /// The run's node names, by node index.
+    names: Vec<String>,
+    /// The run's clocks, as the checkers compute them.
+    clocks: WallClocks,
 }
 
 fn page(dir: &Path, file: &Path) -> Page {
@@ -170,6 +175,8 @@ fn page(dir: &Path, file: &Path) -> Page {
     Page {
         view,
         url: format!("file://{}", path.display()),
+        clocks: WallClocks::new(&result.record),
+        names: result.record.names.clone(),
     }
 }
 
@@ -216,10 +223,14 @@ fn every_lesson_page_steps_in_a_browser() {
         let lanes: Vec<&str> = p.view.lanes.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, lanes, "{}: one row per node", file.display());
         for (lane, row) in rows.iter().enumerate() {
-            let (mono, wall) = &step.clocks[lane];
-            assert_eq!(row.1, format!("{:.6} s", *mono as f64 / 1e9));
+            // The page computes the clocks from the lane's pieces; they read as the
+            // checkers' clocks do.
+            let node = NodeId(p.names.iter().position(|n| *n == lanes[lane]).unwrap() as u32);
+            let at = SimTime(step.t);
+            let mono = p.clocks.mono(node, at).0;
+            assert_eq!(row.1, format!("{:.6} s", mono as f64 / 1e9));
             // The wall clock as the narration writes it (RFC 3339 UTC), not Unix seconds.
-            assert_eq!(&row.2, wall);
+            assert_eq!(row.2, p.clocks.wall(node, at).rfc3339());
             assert!(
                 row.2.len() >= 24 && row.2.as_bytes()[10] == b'T' && row.2.ends_with('Z'),
                 "{}: wall clock {:?} is not an RFC 3339 UTC time",
@@ -232,6 +243,47 @@ fn every_lesson_page_steps_in_a_browser() {
             let checked = dom.contains(&format!("id=\"kind-{}\" checked", k.name));
             assert_eq!(checked, k.shown, "{}: kind {}", file.display(), k.name);
         }
+    }
+}
+
+/// The clocks the page computes from each lane's clock pieces read as the checkers' clocks
+/// at every row, after a wall clock step (lesson 13) and on clocks at 3x (lesson 19b): the
+/// last step of each run, where every clock fault is behind the cursor.
+#[test]
+fn the_page_reads_stepped_and_drifting_clocks_as_the_checkers_do() {
+    let Some(browser) = browser_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for lesson in ["13-redlock-clock-step", "19b-k8s-lease-clock-3x"] {
+        let file = lessons()
+            .into_iter()
+            .find(|f| f.to_string_lossy().contains(lesson))
+            .unwrap();
+        let p = page(dir.path(), &file);
+        let last = p.view.steps.len() - 1;
+        let url = format!("{}#step={last}", p.url);
+        let dom = run_browser(&browser, dir.path(), &["--dump-dom".into()], &url);
+        let at = SimTime(p.view.steps[last].t);
+        let mut moved = 0;
+        for row in state_rows(&dom) {
+            let node = NodeId(p.names.iter().position(|n| *n == row.0).unwrap() as u32);
+            let mono = p.clocks.mono(node, at).0;
+            let wall = p.clocks.wall(node, at);
+            assert_eq!(
+                row.1,
+                format!("{:.6} s", mono as f64 / 1e9),
+                "{lesson} {}",
+                row.0
+            );
+            assert_eq!(row.2, wall.rfc3339(), "{lesson} {}", row.0);
+            let start = splitbrain_engine::DEFAULT_WALL_START_NS;
+            moved += usize::from(mono != at.0 || wall.0 != start + at.0 as i64);
+        }
+        assert!(
+            moved > 0,
+            "{lesson}: no clock differs from true time at the last step"
+        );
     }
 }
 

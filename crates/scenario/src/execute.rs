@@ -345,7 +345,12 @@ pub fn execute_keeping(
         .map(|n| clock_of(&plan.scenario, &n.spec))
         .collect();
     let record_end = if bound.is_none() { end } else { sim.now() };
-    let mut record = RunRecord::from_sim(&mut sim, clocks, record_end);
+    let roles = plan
+        .nodes
+        .iter()
+        .map(|n| n.spec.role().checked_as())
+        .collect();
+    let mut record = RunRecord::from_sim(&mut sim, roles, clocks, record_end);
     record.link_loss_ppm = crate::build::link_loss_ppm(&plan.scenario);
     record.elections = crate::build::elections(plan);
     let stats = sim.stats();
@@ -357,6 +362,10 @@ pub fn execute_keeping(
     }
     let spec = check_spec(&plan.scenario);
     let mut report = check(&record, &spec);
+    // With the run's events kept, a violation's causes are the faults on its causal past.
+    if let Some(events) = trace.as_ref().and_then(|t| t.kept.as_deref()) {
+        splitbrain_check::causes::causes_from_trace(&mut report, &record, events);
+    }
     if let Some(b) = &bound {
         // A run cut short proves violations it saw, but not that anything holds.
         for r in &mut report.results {

@@ -359,6 +359,9 @@ impl Role for CustomSpec {
     fn claims(&self) -> crate::role::Claims {
         self.spec.claims()
     }
+    fn checked_as(&self) -> splitbrain_check::Role {
+        self.spec.checked_as()
+    }
 }
 
 impl Clone for CustomSpec {
@@ -411,6 +414,9 @@ impl Role for Unresolved {
     fn node(&self, _roster: &Roster) -> splitbrain_protocols::Node {
         unreachable!("loading resolves every node's role before a run builds it")
     }
+    fn checked_as(&self) -> splitbrain_check::Role {
+        unreachable!("loading resolves every node's role before a run judges it")
+    }
 }
 
 #[cfg(test)]
@@ -448,6 +454,9 @@ mod tests {
             splitbrain_protocols::Node::Storage(splitbrain_protocols::storage::FencedStorage::new(
                 splitbrain_protocols::storage::StorageConfig { fencing: true },
             ))
+        }
+        fn checked_as(&self) -> splitbrain_check::Role {
+            splitbrain_check::Role::Storage
         }
     }
 

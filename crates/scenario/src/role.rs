@@ -6,6 +6,9 @@ use crate::duration::{Dur, SignedDur};
 use crate::roster::Roster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+/// The role the checkers judge a node as ([`Role::checked_as`]); a registered role gives it
+/// from its [`splitbrain_protocols::custom::JudgedAs`] (`JudgedAs::LockClient.into()`).
+pub use splitbrain_check::Role as CheckedRole;
 use splitbrain_protocols::lease::RenewFailure;
 use splitbrain_protocols::Node;
 
@@ -164,6 +167,9 @@ pub trait Role {
     /// given run (a Redis replica's `redis_promoted`) is listed; one its protocol never
     /// makes is not.
     fn observations(&self) -> &'static [&'static str];
+
+    /// The role the checkers judge a node of this spec as (which invariants concern it).
+    fn checked_as(&self) -> splitbrain_check::Role;
 
     /// The actor of one node of this spec, with the documented defaults applied (validated:
     /// every reference names a node of the right role).

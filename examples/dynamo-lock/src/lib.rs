@@ -36,7 +36,7 @@ use splitbrain_protocols::storage::StorageMsg;
 use splitbrain_protocols::{Ctx, Obs, Role, Wraps};
 use splitbrain_scenario::checker::NodeCheck;
 use splitbrain_scenario::duration::{or, Dur};
-use splitbrain_scenario::role::{Claims, ClockSpec, Role as SpecRole};
+use splitbrain_scenario::role::{CheckedRole, Claims, ClockSpec, Role as SpecRole};
 use splitbrain_scenario::roster::Roster;
 use splitbrain_scenario::RoleRegistry;
 use std::collections::BTreeMap;
@@ -622,6 +622,9 @@ impl SpecRole for TableSpec {
     fn node(&self, _roster: &Roster) -> splitbrain_protocols::Node {
         CustomNode::node(Table::default(), JudgedAs::LockServer)
     }
+    fn checked_as(&self) -> CheckedRole {
+        JudgedAs::LockServer.into()
+    }
 }
 
 /// `"role": "dynamo_lock_client"`: a lock client working under the lock.
@@ -722,6 +725,9 @@ impl SpecRole for ClientSpec {
 
     fn node(&self, roster: &Roster) -> splitbrain_protocols::Node {
         CustomNode::node(Client::new(self.config(roster)), JudgedAs::LockClient)
+    }
+    fn checked_as(&self) -> CheckedRole {
+        JudgedAs::LockClient.into()
     }
 
     /// A lock client whose writes carry its RVN as a fencing token.

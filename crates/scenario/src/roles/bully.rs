@@ -82,6 +82,10 @@ pub enum BullyVariantSpec {
 }
 
 impl Role for BullySpec {
+    fn checked_as(&self) -> splitbrain_check::Role {
+        splitbrain_check::Role::Bully
+    }
+
     clock_and_count!();
 
     fn validate(&self, v: &mut NodeCheck<'_, '_>) {

@@ -128,6 +128,10 @@ impl LeaseCandidateSpec {
 }
 
 impl Role for LeaseCandidateSpec {
+    fn checked_as(&self) -> splitbrain_check::Role {
+        splitbrain_check::Role::LeaseLeader
+    }
+
     clock_and_count!();
 
     /// client-go's `NewLeaderElector` checks: `lease_duration > renew_deadline >

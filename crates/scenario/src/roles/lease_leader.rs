@@ -95,6 +95,10 @@ pub struct LeaseLeaderSpec {
 }
 
 impl Role for LeaseLeaderSpec {
+    fn checked_as(&self) -> splitbrain_check::Role {
+        splitbrain_check::Role::LeaseLeader
+    }
+
     clock_and_count!();
 
     fn validate(&self, v: &mut NodeCheck<'_, '_>) {

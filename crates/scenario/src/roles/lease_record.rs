@@ -19,6 +19,10 @@ pub struct LeaseRecordSpec {
 }
 
 impl Role for LeaseRecordSpec {
+    fn checked_as(&self) -> splitbrain_check::Role {
+        splitbrain_check::Role::Storage
+    }
+
     fn clock(&self) -> &ClockSpec {
         &self.clock
     }

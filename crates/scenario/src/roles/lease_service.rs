@@ -48,6 +48,10 @@ pub enum GrantsSpec {
 }
 
 impl Role for LeaseServiceSpec {
+    fn checked_as(&self) -> splitbrain_check::Role {
+        splitbrain_check::Role::LeaseService
+    }
+
     fn clock(&self) -> &ClockSpec {
         &self.clock
     }

@@ -105,6 +105,10 @@ impl RaftSpec {
 }
 
 impl Role for RaftSpec {
+    fn checked_as(&self) -> splitbrain_check::Role {
+        splitbrain_check::Role::Raft
+    }
+
     clock_and_count!();
 
     fn validate(&self, v: &mut NodeCheck<'_, '_>) {

@@ -92,6 +92,10 @@ pub struct RedisSpec {
 }
 
 impl Role for RedisSpec {
+    fn checked_as(&self) -> splitbrain_check::Role {
+        splitbrain_check::Role::RedisInstance
+    }
+
     clock_and_count!();
 
     fn validate(&self, v: &mut NodeCheck<'_, '_>) {

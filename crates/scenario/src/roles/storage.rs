@@ -22,6 +22,10 @@ pub struct StorageSpec {
 }
 
 impl Role for StorageSpec {
+    fn checked_as(&self) -> splitbrain_check::Role {
+        splitbrain_check::Role::Storage
+    }
+
     fn clock(&self) -> &ClockSpec {
         &self.clock
     }

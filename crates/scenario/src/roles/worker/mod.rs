@@ -40,6 +40,10 @@ impl LockKind {
 }
 
 impl Role for WorkerSpec {
+    fn checked_as(&self) -> splitbrain_check::Role {
+        splitbrain_check::Role::Worker
+    }
+
     clock_and_count!();
 
     fn validate(&self, v: &mut NodeCheck<'_, '_>) {

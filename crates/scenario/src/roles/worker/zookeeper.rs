@@ -54,7 +54,7 @@ pub(super) fn config(w: &WorkerSpec, roster: &Roster, name: String) -> LockConfi
 #[cfg(test)]
 mod tests {
     use crate::error::{Problem, ScenarioError};
-    use crate::load::load_str;
+    use crate::load_str;
 
     /// A three-replica file with one worker `c` whose fields are `worker` (JSON members).
     fn problems(worker: &str) -> Vec<Problem> {
