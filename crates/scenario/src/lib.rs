@@ -57,6 +57,6 @@ pub fn json_schema() -> String {
 
 pub use build::build;
 pub use execute::{
-    applicable_invariants, check_spec, execute, execute_keeping, Event, ExpectationResult, Keep,
-    RunResult, TraceHeader,
+    applicable_invariants, check_spec, execute, execute_keeping, execute_outcomes, Event,
+    ExpectationResult, Keep, RunResult, TraceHeader,
 };

@@ -5,7 +5,7 @@
 //! The results of a sweep do not depend on how many threads ran it: every run is a pure
 //! function of (scenario, seed), and results are collected by position, never by completion.
 
-use crate::execute::{execute_keeping, Keep};
+use crate::execute::{execute_outcomes, Keep};
 use crate::plan::Plan;
 use crate::schema::{RateExpectation, Scenario};
 use rayon::prelude::*;
@@ -246,7 +246,8 @@ pub fn run_seed(
     } else {
         Recorder::count_only()
     };
-    let r = execute_keeping(plan, seed, Some(recorder), Keep::Checked)?;
+    // A line reads outcomes and windows only: the violations' words are not made.
+    let r = execute_outcomes(plan, seed, Some(recorder), Keep::Checked)?;
     let trace = r.trace.as_ref().expect("a recorder was given");
     let m = &r.report.metrics;
     let outcomes = r

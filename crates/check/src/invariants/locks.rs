@@ -182,6 +182,19 @@ pub(crate) fn holder_writes_only_in(shared: &Shared) -> Verdict {
             continue;
         }
         let mut nodes: BTreeSet<NodeId> = [writer, o.node].into_iter().collect();
+        if !shared.words {
+            nodes.extend(truth.at(lock, o.t).filter_map(|h| h.holder));
+            violations.push(Violation {
+                invariant: "holder_writes_only",
+                from: o.t,
+                to: o.t,
+                nodes: names(record, &nodes),
+                summary: String::new(),
+                evidence: Vec::new(),
+                faults: Vec::new(),
+            });
+            continue;
+        }
         let mut evidence = vec![obs_evidence(record, i)];
         evidence.extend(under.index().map(|j| obs_evidence(record, j)));
         let send = sent.send_of(record, i);
