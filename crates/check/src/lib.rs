@@ -71,15 +71,18 @@ fn check_in(shared: &invariants::Shared, invariant: &Invariant) -> Verdict {
 
 /// [`check_in`] before the violations' times are made uniform.
 fn judge(shared: &invariants::Shared, invariant: &Invariant) -> Verdict {
-    use invariants::locks::{holder_writes_only_in, validity_within_truth_in};
+    use invariants::locks::{
+        exclusive_holders_in, holder_writes_only_in, validity_within_truth_in,
+    };
     use invariants::progress::lock_progress_in;
+    use invariants::writes::no_two_accepted_writers_in;
     let record = shared.record;
     match invariant {
         Invariant::SingleLeader => single_leader(record),
         Invariant::EventualLeader { settle } => eventual_leader(record, *settle),
-        Invariant::ExclusiveHolders => exclusive_holders(record),
+        Invariant::ExclusiveHolders => exclusive_holders_in(record, shared.words),
         Invariant::HolderWritesOnly => holder_writes_only_in(shared),
-        Invariant::NoTwoAcceptedWriters => no_two_accepted_writers(record),
+        Invariant::NoTwoAcceptedWriters => no_two_accepted_writers_in(record, shared.words),
         Invariant::FencingMonotonic => fencing_monotonic(record),
         Invariant::LockProgress { window } => lock_progress_in(shared, *window),
         Invariant::ExactlyOnceEffects => exactly_once_effects(record),
@@ -96,8 +99,9 @@ pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
 }
 
 /// [`check`] for a caller that reads only each verdict's outcome, its violations' windows
-/// and nodes, vacuity and the metrics (a sweep): `holder_writes_only`'s violations carry no
-/// words (empty summary, evidence and faults) and no violation's times are made uniform, so
+/// and nodes, vacuity and the metrics (a sweep): the violations of `holder_writes_only`,
+/// `exclusive_holders` and `no_two_accepted_writers` carry no words (empty summary, evidence
+/// and faults) and no violation's times are made uniform, so
 /// the words a sweep never prints, and the truth with every hold's facts they cite, are not
 /// made. Outcomes, windows, nodes, vacuity and metrics are those of [`check`].
 pub fn check_outcomes(record: &RunRecord, spec: &CheckSpec) -> CheckReport {

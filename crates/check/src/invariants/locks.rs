@@ -18,6 +18,12 @@ use std::collections::{BTreeMap, BTreeSet};
 /// in which two or more clients believe they hold it, with the acquisitions (and the
 /// releases, losses or crashes that ended the overlap) as evidence.
 pub fn exclusive_holders(record: &RunRecord) -> Verdict {
+    exclusive_holders_in(record, true)
+}
+
+/// [`exclusive_holders`], its violations in words only if `words` (else with their windows
+/// and nodes alone: [`crate::check_outcomes`]).
+pub(crate) fn exclusive_holders_in(record: &RunRecord, words: bool) -> Verdict {
     if !beliefs_may_overlap(record) {
         return Verdict::Holds;
     }
@@ -32,6 +38,18 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
         for o in overlaps(&spans, 2) {
             let members: Vec<&Belief> = o.members.iter().map(|&i| list[i]).collect();
             let nodes: BTreeSet<NodeId> = members.iter().map(|b| b.node).collect();
+            if !words {
+                violations.push(Violation {
+                    invariant: "exclusive_holders",
+                    from: o.from,
+                    to: o.to,
+                    nodes: names(record, &nodes),
+                    summary: String::new(),
+                    evidence: Vec::new(),
+                    faults: Vec::new(),
+                });
+                continue;
+            }
             let mut evidence = Vec::new();
             for b in &members {
                 evidence.push(obs_evidence(record, b.start));
