@@ -84,12 +84,32 @@ fn judge(shared: &invariants::Shared, invariant: &Invariant) -> Verdict {
 /// Judges every invariant of `spec` (canonical order, each name once) and computes the run's
 /// metrics.
 pub fn check(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
+    check_with(record, spec, true)
+}
+
+/// [`check`] for a caller that reads only each verdict's outcome, its violations' windows
+/// and nodes, vacuity and the metrics (a sweep): the violations of `holder_writes_only`,
+/// `exclusive_holders` and `no_two_accepted_writers` carry no words (empty summary, evidence
+/// and faults) and no violation's times are made uniform, so
+/// the words a sweep never prints, and the truth with every hold's facts they cite, are not
+/// made. Outcomes, windows, nodes, vacuity and metrics are those of [`check`].
+pub fn check_outcomes(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
+    check_with(record, spec, false)
+}
+
+/// [`check`], putting violations in words if `words`.
+fn check_with(record: &RunRecord, spec: &CheckSpec, words: bool) -> CheckReport {
     let invariants = spec.in_report_order();
-    let shared = invariants::Shared::for_invariants(record, &invariants);
+    let mut shared = invariants::Shared::for_invariants(record, &invariants);
+    shared.words = words;
     let results = invariants
         .into_iter()
         .map(|invariant| {
-            let verdict = check_in(&shared, &invariant);
+            let verdict = if words {
+                check_in(&shared, &invariant)
+            } else {
+                judge(&shared, &invariant)
+            };
             let vacuous = match verdict {
                 Verdict::Holds => vacuity::vacuous(record, &invariant),
                 _ => None,

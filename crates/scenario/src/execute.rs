@@ -314,6 +314,29 @@ pub fn execute_keeping(
     recorder: Option<Recorder<Event>>,
     keep: Keep,
 ) -> std::io::Result<RunResult> {
+    execute_with(plan, seed, recorder, keep, true)
+}
+
+/// [`execute_keeping`] for a caller that reads only outcomes, violation windows, vacuity,
+/// expectations and metrics (a sweep's line): the violations are not put in words
+/// ([`splitbrain_check::check_outcomes`]); everything else is as [`execute_keeping`] gives.
+pub fn execute_outcomes(
+    plan: &Plan,
+    seed: u64,
+    recorder: Option<Recorder<Event>>,
+    keep: Keep,
+) -> std::io::Result<RunResult> {
+    execute_with(plan, seed, recorder, keep, false)
+}
+
+/// [`execute_keeping`], putting violations in words if `words`.
+fn execute_with(
+    plan: &Plan,
+    seed: u64,
+    recorder: Option<Recorder<Event>>,
+    keep: Keep,
+    words: bool,
+) -> std::io::Result<RunResult> {
     let mut sim = build(plan, seed);
     match recorder {
         Some(r) => sim.set_recorder(r),
@@ -361,7 +384,11 @@ pub fn execute_keeping(
         record.redis_keys = std::mem::take(&mut *keys.borrow_mut());
     }
     let spec = check_spec(&plan.scenario);
-    let mut report = check(&record, &spec);
+    let mut report = if words {
+        check(&record, &spec)
+    } else {
+        splitbrain_check::check_outcomes(&record, &spec)
+    };
     // With the run's events kept, a violation's causes are the faults on its causal past.
     if let Some(events) = trace.as_ref().and_then(|t| t.kept.as_deref()) {
         splitbrain_check::causes::causes_from_trace(&mut report, &record, events);

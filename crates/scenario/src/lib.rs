@@ -62,5 +62,6 @@ pub fn json_schema() -> String {
 pub use applies::{applicable_invariants, check_spec};
 pub use build::build;
 pub use execute::{
-    execute, execute_keeping, Event, ExpectationResult, Keep, RunResult, TraceHeader,
+    execute, execute_keeping, execute_outcomes, Event, ExpectationResult, Keep, RunResult,
+    TraceHeader,
 };

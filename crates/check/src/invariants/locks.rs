@@ -30,7 +30,7 @@ pub const EXCLUSIVE_HOLDERS: InvariantDef = InvariantDef {
     premise: ACQUIRED,
     applies: Applies::LockClient,
     reads_holds: false,
-    judge: |s, _| exclusive_holders(s.record),
+    judge: |s, _| exclusive_holders_in(s.record, s.words),
 };
 
 /// `validity_within_truth`: [`validity_within_truth`].
@@ -67,6 +67,12 @@ pub const HOLDER_WRITES_ONLY: InvariantDef = InvariantDef {
 /// in which two or more clients believe they hold it, with the acquisitions (and the
 /// releases, losses or crashes that ended the overlap) as evidence.
 pub fn exclusive_holders(record: &RunRecord) -> Verdict {
+    exclusive_holders_in(record, true)
+}
+
+/// [`exclusive_holders`], its violations in words only if `words` (else with their windows
+/// and nodes alone: [`crate::check_outcomes`]).
+pub(crate) fn exclusive_holders_in(record: &RunRecord, words: bool) -> Verdict {
     if !beliefs_may_overlap(record) {
         return Verdict::Holds;
     }
@@ -81,6 +87,18 @@ pub fn exclusive_holders(record: &RunRecord) -> Verdict {
         for o in overlaps(&spans, 2) {
             let members: Vec<&Belief> = o.members.iter().map(|&i| list[i]).collect();
             let nodes: BTreeSet<NodeId> = members.iter().map(|b| b.node).collect();
+            if !words {
+                violations.push(Violation {
+                    invariant: "exclusive_holders",
+                    from: o.from,
+                    to: o.to,
+                    nodes: names(record, &nodes),
+                    summary: String::new(),
+                    evidence: Vec::new(),
+                    faults: Vec::new(),
+                });
+                continue;
+            }
             let mut evidence = Vec::new();
             for b in &members {
                 evidence.push(obs_evidence(record, b.start));
@@ -231,6 +249,19 @@ pub(crate) fn holder_writes_only_in(shared: &Shared) -> Verdict {
             continue;
         }
         let mut nodes: BTreeSet<NodeId> = [writer, o.node].into_iter().collect();
+        if !shared.words {
+            nodes.extend(truth.at(lock, o.t).filter_map(|h| h.holder));
+            violations.push(Violation {
+                invariant: "holder_writes_only",
+                from: o.t,
+                to: o.t,
+                nodes: names(record, &nodes),
+                summary: String::new(),
+                evidence: Vec::new(),
+                faults: Vec::new(),
+            });
+            continue;
+        }
         let mut evidence = vec![obs_evidence(record, i)];
         evidence.extend(under.index().map(|j| obs_evidence(record, j)));
         let send = sent.send_of(record, i);

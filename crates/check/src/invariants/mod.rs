@@ -36,6 +36,10 @@ pub(crate) struct Shared<'r> {
     /// The truth with every hold's facts, built only if a verdict cites a hold's facts that
     /// [`Shared::truth`] does not keep.
     cited: OnceCell<Truth>,
+    /// Whether violations are put in words (summary, evidence, faults): false for a caller
+    /// that reads only outcomes and windows ([`crate::check_outcomes`]), where the words
+    /// (and the truth with every hold's facts they cite) would be made for nobody.
+    pub(crate) words: bool,
 }
 
 impl<'r> Shared<'r> {
@@ -48,6 +52,7 @@ impl<'r> Shared<'r> {
             reads_holds: false,
             spans: OnceCell::new(),
             cited: OnceCell::new(),
+            words: true,
         }
     }
 

@@ -34,7 +34,7 @@ pub const NO_TWO_ACCEPTED_WRITERS: InvariantDef = InvariantDef {
     premise: ACCEPTED,
     applies: Applies::Writer,
     reads_holds: false,
-    judge: |s, _| no_two_accepted_writers(s.record),
+    judge: |s, _| no_two_accepted_writers_in(s.record, s.words),
 };
 
 /// `fencing_monotonic`: [`fencing_monotonic`].
@@ -137,6 +137,12 @@ struct Window {
 /// last of them, with their count. Contributing faults include those on the lock servers the
 /// epochs' truth is built from (a lock service's crash or restart can cause the overlap).
 pub fn no_two_accepted_writers(record: &RunRecord) -> Verdict {
+    no_two_accepted_writers_in(record, true)
+}
+
+/// [`no_two_accepted_writers`], its violations in words only if `words` (else with their
+/// windows and nodes alone: [`crate::check_outcomes`]).
+pub(crate) fn no_two_accepted_writers_in(record: &RunRecord, words: bool) -> Verdict {
     let sent = SentUnder::new(record);
     let mut windows: Vec<(NodeId, Window)> = Vec::new();
     // Each storage's accepted writes in order, read from the log: no list of them (a long
@@ -190,6 +196,17 @@ pub fn no_two_accepted_writers(record: &RunRecord) -> Verdict {
             let nodes: BTreeSet<NodeId> = [w.stale.0, w.later.0, storage].into_iter().collect();
             let first = w.writes[0];
             let last = *w.writes.last().expect("a window has a write");
+            if !words {
+                return Violation {
+                    invariant: "no_two_accepted_writers",
+                    from: record.observations[w.by].t,
+                    to: record.observations[last].t,
+                    nodes: names(record, &nodes),
+                    summary: String::new(),
+                    evidence: Vec::new(),
+                    faults: Vec::new(),
+                };
+            }
             let mut evidence = vec![obs_evidence(record, w.by), obs_evidence(record, first)];
             if last != first {
                 evidence.push(obs_evidence(record, last));
