@@ -192,7 +192,8 @@ impl Builder {
 /// Gives each violation of `report` the faults on its causal past in `events` (the run's
 /// kept trace events) as its causes: those with a path in the [`HappensBefore`] graph to
 /// what the violation's nodes did up to its end, told as the checkers tell faults (times
-/// with the violation's own decimals).
+/// with the violation's own decimals). A violation with no fault on its causal past keeps
+/// the faults the checker named (those on its nodes).
 pub fn causes_from_trace<M, T, O>(
     report: &mut CheckReport,
     record: &RunRecord,
@@ -206,6 +207,12 @@ pub fn causes_from_trace<M, T, O>(
                 let nodes: BTreeSet<NodeId> =
                     v.nodes.iter().filter_map(|n| record.node_id(n)).collect();
                 let past = hb.faults_before(&nodes, v.to);
+                if past.is_empty() {
+                    // No message carries the cause (a Sentinel failover is decided outside any
+                    // message the run sends): the faults the checker named on the violation's
+                    // nodes stay, rather than no cause at all.
+                    continue;
+                }
                 let d = v.time_decimals();
                 v.faults =
                     crate::timeline::describe_faults_where(record, v.to, |i, _| past.contains(&i))

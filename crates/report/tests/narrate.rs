@@ -642,3 +642,31 @@ fn a_violation_is_caused_by_the_faults_on_its_causal_past() {
     let v = &r.report.verdict("eventual_leader").unwrap().violations()[0];
     assert_eq!(v.faults, vec!["locks crashed at 10.000 s".to_string()]);
 }
+
+/// A violation whose causal past holds no fault keeps the faults the checker named: in
+/// lesson 22 Sentinel's promotion of redis-b after redis-a's crash is no message of the run,
+/// so no path leads from the crash to the clients, yet the crash is the cause.
+#[test]
+fn a_violation_with_no_fault_on_its_causal_past_keeps_the_named_faults() {
+    let plan = load_file(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/22-redis-failover-async-replication.json"),
+    ).unwrap();
+    let r = execute(
+        &plan,
+        plan.scenario.seed,
+        Some(Recorder::hash_only().keep_events()),
+    )
+    .unwrap();
+    let faults: Vec<String> = r
+        .report
+        .results
+        .iter()
+        .flat_map(|x| x.verdict.violations())
+        .flat_map(|v| v.faults.clone())
+        .collect();
+    assert!(
+        faults.iter().any(|f| f.starts_with("redis-a crashed")),
+        "{faults:?}"
+    );
+}
