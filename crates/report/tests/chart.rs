@@ -426,7 +426,7 @@ fn the_kinds_a_lesson_is_about_are_not_hidden_as_too_many() {
 
 /// The view page grows with the run's events, not with nodes times steps: the bench's lease
 /// workers (bench/view-lease-workers.json, measured by bench/growth-view.sh) at 10 and 40
-/// workers. Bytes per trace record stay under a generous bound (about 100 now; a page that
+/// workers. Bytes per trace record stay under a generous bound (about 120 now; a page that
 /// stored every node's clocks at every step took 250 and 573) and do not grow with the
 /// workers by more than half.
 #[test]
