@@ -423,3 +423,38 @@ fn the_kinds_a_lesson_is_about_are_not_hidden_as_too_many() {
     }
     assert!(note.contains("HEARTBEAT"), "{note}");
 }
+
+/// The view page grows with the run's events, not with nodes times steps: the bench's lease
+/// workers (bench/view-lease-workers.json, measured by bench/growth-view.sh) at 10 and 40
+/// workers. Bytes per trace record stay under a generous bound (about 120 now; a page that
+/// stored every node's clocks at every step took 250 and 573) and do not grow with the
+/// workers by more than half.
+#[test]
+fn the_view_page_grows_with_events_not_nodes_times_steps() {
+    let bench =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/view-lease-workers.json");
+    let text = std::fs::read_to_string(&bench).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let per_record = |workers: u64| -> f64 {
+        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        json["nodes"]["worker"]["count"] = workers.into();
+        let file = dir.path().join(format!("workers-{workers}.json"));
+        std::fs::write(&file, json.to_string()).unwrap();
+        let plan = load_file(&file).unwrap();
+        let r = execute(&plan, 0, Some(Recorder::hash_only().keep_events())).unwrap();
+        let records = r.trace.as_ref().unwrap().events;
+        let page = splitbrain_report::view_of_run(&r, None).html();
+        page.len() as f64 / records as f64
+    };
+    let (small, big) = (per_record(10), per_record(40));
+    for (workers, per) in [(10, small), (40, big)] {
+        assert!(
+            per < 200.0,
+            "{workers} workers: {per:.0} page bytes per trace record"
+        );
+    }
+    assert!(
+        big < small * 1.5,
+        "bytes per record grew from {small:.0} to {big:.0} for 4x the workers"
+    );
+}

@@ -600,12 +600,8 @@ fn a_fault_steps_cause_names_the_fault() {
           15.000 s (stop-the-world; it cannot tell)"
         ]
     );
-    // The wall column in one style: milliseconds.
-    for st in &view.steps {
-        for (_, wall) in &st.clocks {
-            assert_eq!(wall.len(), "2026-01-01T00:00:00.000Z".len(), "{wall}");
-        }
-    }
+    // The wall column's one style (milliseconds) is the page script's: tests/view_browser.rs
+    // reads it in a browser.
 }
 
 /// A violation's causes are the faults on its causal past (the run's happens-before graph):

@@ -22,7 +22,7 @@ use crate::chart_model::{role_label, BandKind, MarkKind, ModelInput, TimelineMod
 use crate::narrate::{derived_facts, describe_applied_fault, describe_obs, fault_cause, Event};
 use plotters::style::RGBColor;
 use serde::Serialize;
-use splitbrain_engine::{Fault, LocalClock, NodeId, SimDuration, SimTime, WallTime};
+use splitbrain_engine::{Fault, NodeId, SimDuration, SimTime};
 use std::collections::BTreeMap;
 
 static VIEW_JS: &str = include_str!("view.js");
@@ -45,6 +45,10 @@ pub struct ViewModel {
     pub palette: BTreeMap<&'static str, String>,
     /// Lanes, top to bottom.
     pub lanes: Vec<ViewLane>,
+    /// Per lane, its node's clocks as pieces, the first at 0 ([`ViewClockPiece`]). The page
+    /// computes a node's monotonic and wall readings at the cursor from them, so the page
+    /// grows with the run's clock faults rather than with nodes times steps.
+    pub clocks: Vec<Vec<ViewClockPiece>>,
     /// Bands (beliefs, truth, server state, pauses, crashes).
     pub bands: Vec<ViewBand>,
     /// Point markers.
@@ -227,72 +231,47 @@ pub struct Step {
     pub cause_step: Option<usize>,
     /// The message whose handling caused it (an index into the arrows), if one.
     pub cause_arrow: Option<usize>,
-    /// Per lane, the node's monotonic clock reading at `t` (ns) and its wall clock reading
-    /// as an RFC 3339 UTC time, as the narration writes it (Unix ns would lose precision in
-    /// the page's numbers and read as a bare count of seconds).
-    pub clocks: Vec<(i64, String)>,
 }
 
 fn hex(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
 }
 
-/// Every node's clocks over true time, replayed from its initial clock and its clock faults
-/// as the engine applies them (docs/design.md, "Clocks").
-struct Clocks {
-    snaps: Vec<Vec<(SimTime, LocalClock)>>,
-}
-
-impl Clocks {
-    fn new(record: &splitbrain_check::RunRecord) -> Clocks {
-        let mut snaps: Vec<Vec<(SimTime, LocalClock)>> = (0..record.names.len())
-            .map(|i| {
-                vec![(
-                    SimTime::ZERO,
-                    LocalClock::new(record.clock(NodeId(i as u32))),
-                )]
-            })
-            .collect();
-        for (t, fault) in &record.faults {
-            let node = match fault {
-                Fault::ClockStep { node, .. } | Fault::SetDrift { node, .. } => *node,
-                _ => continue,
-            };
-            let Some(list) = snaps.get_mut(node.index()) else {
-                continue;
-            };
-            let mut c = list.last().expect("initial snapshot").1.clone();
-            match fault {
-                Fault::ClockStep { delta_ns, .. } => c.step(*delta_ns),
-                Fault::SetDrift { drift_ppm, .. } => c.set_drift(*t, *drift_ppm),
-                _ => {}
-            }
-            list.push((*t, c));
-        }
-        Clocks { snaps }
-    }
-
-    /// `(mono, wall)` of `node` at `t`, ns.
-    fn at(&self, node: NodeId, t: SimTime) -> (i64, i64) {
-        match self.snaps.get(node.index()) {
-            Some(list) => {
-                let i = list
-                    .partition_point(|(from, _)| *from <= t)
-                    .saturating_sub(1);
-                let c = &list[i].1;
-                (c.mono(t).0 as i64, c.wall(t).0)
-            }
-            None => (t.0 as i64, t.0 as i64),
-        }
-    }
-}
-
-/// A wall reading (Unix ns) as the view's clock column shows it: RFC 3339 UTC with
+/// One piece of a lane's clocks, as the page's script evaluates it (a
+/// [`splitbrain_check::ClockPiece`]): `(from, origin, origin_mono, drift_ppm, wall_base)`,
+/// true and local ns, ppm, and the wall base in Unix ns as a decimal string (a page's numbers
+/// are doubles, exact only to 2^53). The script shows the wall reading as RFC 3339 UTC with
 /// milliseconds, rounded half up (`2026-01-01T00:00:02.156Z`), the one time style of the
 /// narration and the verdicts.
-fn wall_ms(ns: i64) -> String {
-    let ms = (ns + 500_000).div_euclid(1_000_000);
-    WallTime(ms * 1_000_000).rfc3339()
+pub type ViewClockPiece = (u64, u64, u64, i64, String);
+
+/// Every lane's clocks as pieces ([`ViewClockPiece`]), computed once from the record's clock
+/// faults by [`splitbrain_check::WallClocks`] (docs/design.md, "Clocks"): the page's size
+/// grows with the clock faults, not with nodes times steps.
+fn clocks_of(
+    model: &TimelineModel,
+    record: &splitbrain_check::RunRecord,
+) -> Vec<Vec<ViewClockPiece>> {
+    let clocks = splitbrain_check::WallClocks::new(record);
+    model
+        .lanes
+        .iter()
+        .map(|l| {
+            clocks
+                .pieces(l.node)
+                .into_iter()
+                .map(|p| {
+                    (
+                        p.from.0,
+                        p.origin.0,
+                        p.origin_mono.0,
+                        p.drift_ppm,
+                        p.wall_base_ns.to_string(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
 }
 
 impl ViewModel {
@@ -311,18 +290,6 @@ impl ViewModel {
             v
         };
         let lane = |n: NodeId| lane_of.get(n.index()).copied();
-        let clocks = Clocks::new(record);
-        let clocks_at = |t: SimTime| -> Vec<(i64, String)> {
-            model
-                .lanes
-                .iter()
-                .map(|l| {
-                    let (mono, wall) = clocks.at(l.node, t);
-                    (mono, wall_ms(wall))
-                })
-                .collect()
-        };
-
         // Each delivered (or dropped) message's arrow, by message id and handling time.
         let arrow_of: BTreeMap<(u64, SimTime), usize> = model
             .arrows
@@ -423,7 +390,6 @@ impl ViewModel {
                             cause,
                             cause_step: since.map(|(_, pid)| pid),
                             cause_arrow: None,
-                            clocks: Vec::new(),
                         },
                     ));
                     continue;
@@ -489,7 +455,6 @@ impl ViewModel {
                     cause,
                     cause_step: None,
                     cause_arrow,
-                    clocks: Vec::new(),
                 },
             ));
         }
@@ -505,7 +470,6 @@ impl ViewModel {
                     cause: Some("derived from the servers' truth, not reported by a node".into()),
                     cause_step: None,
                     cause_arrow: None,
-                    clocks: Vec::new(),
                 },
             ));
         }
@@ -534,7 +498,6 @@ impl ViewModel {
                     cause: (!v.faults.is_empty()).then(|| v.faults.join("; ")),
                     cause_step: None,
                     cause_arrow: None,
-                    clocks: Vec::new(),
                 },
             ));
             violations.push(ViewViolation {
@@ -563,8 +526,7 @@ impl ViewModel {
         let steps: Vec<Step> = order
             .iter()
             .map(|&i| {
-                let (t, _, mut s) = slots[i].take().expect("each step once");
-                s.clocks = clocks_at(t);
+                let (_, _, mut s) = slots[i].take().expect("each step once");
                 s.cause_step = s.cause_step.map(|c| place[c]);
                 s
             })
@@ -783,6 +745,7 @@ impl ViewModel {
                     group: l.group.title(),
                 })
                 .collect(),
+            clocks: clocks_of(&model, record),
             bands,
             marks,
             arrows: model

@@ -36,6 +36,42 @@
 
   function secs(ns) { return (ns / 1e9).toFixed(3) + " s"; }
   function clockText(ns) { return (ns < 0 ? "-" : "") + (Math.abs(ns) / 1e9).toFixed(6) + " s"; }
+  // A lane's clocks at true time t (ns): [monotonic ns, wall as RFC 3339 UTC], from the
+  // lane's clock pieces [from, origin, origin mono, drift ppm, wall base] with the engine's
+  // integer rule (LocalClock::mono and ::wall): mono = origin mono + floor((t - origin) *
+  // (1e6 + drift) / 1e6), wall = wall base + mono, clamped to i64 (BigInt: Unix ns pass 2^53).
+  function clocksAt(lane, t) {
+    const pieces = M.clocks[lane];
+    if (!pieces || pieces.length === 0) return [t, rfc3339ms(BigInt(t))];
+    // The last piece starting at or before t (pieces are in true-time order, the first at 0).
+    let lo = 0, hi = pieces.length - 1;
+    while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (pieces[mid][0] <= t) lo = mid; else hi = mid - 1; }
+    const p = pieces[lo];
+    const mono = BigInt(p[2]) + (BigInt(t) - BigInt(p[1])) * BigInt(1000000 + p[3]) / 1000000n;
+    let wall = BigInt(p[4]) + mono;
+    const MAX = (1n << 63n) - 1n, MIN = -(1n << 63n);
+    wall = wall > MAX ? MAX : wall < MIN ? MIN : wall;
+    return [Number(mono), rfc3339ms(wall)];
+  }
+  // Floor division of BigInts (BigInt's / truncates toward zero; a stepped-back wall clock
+  // may read before 1970).
+  function floorDiv(a, b) { const q = a / b; return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q; }
+  // Unix ns as the narration writes them: RFC 3339 UTC with milliseconds, rounded half up
+  // (WallTime::rfc3339 of the reading rounded to the millisecond).
+  function rfc3339ms(w) {
+    const ms = floorDiv(w + 500000n, 1000000n);
+    const secs = floorDiv(ms, 1000n), frac = Number(ms - secs * 1000n);
+    const days = floorDiv(secs, 86400n), s = Number(secs - days * 86400n);
+    // Hinnant's civil_from_days, as the engine's WallTime::rfc3339.
+    const z = Number(days) + 719468, era = Math.floor(z / 146097), doe = z - era * 146097;
+    const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+    const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+    const mp = Math.floor((5 * doy + 2) / 153), d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+    const m = mp < 10 ? mp + 3 : mp - 9, y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+    const pad = (v, n) => String(v).padStart(n, "0");
+    return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T" + pad(Math.floor(s / 3600), 2) + ":" +
+      pad(Math.floor(s / 60) % 60, 2) + ":" + pad(s % 60, 2) + "." + pad(frac, 3) + "Z";
+  }
   // The chart's width, px: read from the page once per draw (and on resize), never per element.
   function measure() { state.W = Math.max(320, chart.clientWidth || 1000); }
   function plotW() { return Math.max(1, state.W - G.left - RIGHT); }
@@ -301,7 +337,8 @@
       const tr = document.createElement("tr");
       tr.dataset.node = l.name;
       if (s.lane === lane) tr.className = "here";
-      const cells = [l.name, clockText(s.clocks[lane][0]), s.clocks[lane][1], beliefsAt(lane, state.step)];
+      const [mono, wall] = clocksAt(lane, s.t);
+      const cells = [l.name, clockText(mono), wall, beliefsAt(lane, state.step)];
       ["name", "mono", "wall", "belief"].forEach((cls, k) => {
         const td = document.createElement("td");
         td.className = cls + (k === 1 || k === 2 ? " num" : "");
