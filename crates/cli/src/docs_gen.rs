@@ -13,7 +13,6 @@
 
 use clap::CommandFactory;
 use serde_json::Value;
-use splitbrain_check::Invariant;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -484,32 +483,13 @@ fn observations() -> String {
 
 // ---- invariants ----
 
-const INV_SOURCE: &str = "crates/check/src/spec.rs";
-
-/// The roles whose nodes make each invariant's premise possible: what a file that names no
-/// invariant checks (`splitbrain_scenario::applicable_invariants`, whose docstring this
-/// repeats). Kept by hand: the code decides by matching on node specs; the test checks that
-/// every invariant has a row.
-const ROLES: &[(&str, &str)] = &[
-    ("single_leader", "a node that claims leadership: `bully`, `lease_leader`, `lease_candidate`, `raft`"),
-    ("eventual_leader", "a node that claims leadership: `bully`, `lease_leader`, `lease_candidate`, `raft`"),
-    ("exclusive_holders", "a lock client: a `worker`, or a `lease_leader` (it holds the lease \"leader\")"),
-    ("holder_writes_only", "a node that writes to storage: every `worker`, a `lease_leader` with `write_to`"),
-    ("no_two_accepted_writers", "a node that writes to storage: every `worker`, a `lease_leader` with `write_to`"),
-    ("fencing_monotonic", "a writer whose writes carry a fencing token: a `worker` with `lock` `lease`, `raft` or `etcd_mutex`, a `lease_leader` with `write_to`"),
-    ("lock_progress", "a lock client: a `worker`, or a `lease_leader`"),
-    ("exactly_once_effects", "a `worker` whose writes carry job ids (`idempotent: true`)"),
-    ("validity_within_truth", "a lock client: a `worker`, or a `lease_leader`"),
-    ("single_leader_per_term", "a node that claims leadership: `bully`, `lease_leader`, `lease_candidate`, `raft`"),
-    ("state_machine_safety", "a `raft` replica"),
-];
-
-/// Each invariant: its definition, its parameters with defaults, when a `holds` is vacuous,
-/// the roles it applies to.
+/// Each invariant from the table (`splitbrain_check::invariant_defs`): its definition, its
+/// parameters with defaults, when a `holds` is vacuous, the roles it applies to.
 fn invariants() -> String {
     let mut out = head(
         "Invariants reference",
-        &format!("`Invariant` in {INV_SOURCE}, `vacuous` in crates/check/src/vacuity.rs"),
+        "the table `INVARIANTS` in crates/check/src/spec.rs (one entry per invariant, each in \
+         its own module under crates/check/src/invariants/)",
     );
     let _ = writeln!(
         out,
@@ -518,49 +498,22 @@ fn invariants() -> String {
          expected `holds` that is vacuous as a mismatch unless the file sets `vacuous_ok`. \
          What each invariant means for a design is told in [The invariants](../invariants.md).\n"
     );
-    // A run in which nothing happened: `vacuous` names each invariant's missing premise.
-    let empty = splitbrain_check::RunRecord {
-        names: Vec::new(),
-        roles: Vec::new(),
-        clocks: Vec::new(),
-        observations: Default::default(),
-        faults: Vec::new(),
-        fault_positions: Vec::new(),
-        end: splitbrain_engine::SimTime::ZERO,
-        messages: Default::default(),
-        redis_keys: Default::default(),
-        link_loss_ppm: None,
-        elections: Vec::new(),
-    };
-    for (variant, doc, fields) in enum_variants(INV_SOURCE, "Invariant") {
-        let name = snake(&variant);
-        let inv = Invariant::from_name(&name).expect("a variant is a name");
-        let _ = writeln!(out, "## `{name}`\n\n{}\n", cell(&doc));
-        if !fields.is_empty() {
-            let defaults = serde_json::to_value(&inv).expect("an invariant serializes");
-            for (f, d) in &fields {
-                let ns = defaults[&name][f]
-                    .as_u64()
-                    .expect("a parameter is a duration in ns");
-                let _ = writeln!(
-                    out,
-                    "- parameter `{f}`: {} Default {} s; written `{{\"{name}\": {{\"{f}\": \"2s\"}}}}`.",
-                    cell(d),
-                    ns as f64 / 1e9
-                );
-            }
+    for d in splitbrain_check::invariant_defs() {
+        let name = d.name;
+        let _ = writeln!(out, "## `{name}`\n\n{}\n", cell(d.definition));
+        for p in d.params {
+            let _ = writeln!(
+                out,
+                "- parameter `{}`: {}. Default {} s; written `{{\"{name}\": {{\"{}\": \"2s\"}}}}` \
+                 or in the file's `check_params`.",
+                p.name,
+                cell(p.doc),
+                p.default.0 as f64 / 1e9,
+                p.name
+            );
         }
-        let vacuous = splitbrain_check::vacuity::vacuous(&empty, &inv);
-        let _ = writeln!(
-            out,
-            "- vacuous when: {}",
-            vacuous.map_or(
-                "never (it cannot hold without its premise)".to_string(),
-                |v| cell(&v)
-            )
-        );
-        let roles = ROLES.iter().find(|(n, _)| *n == name).map(|r| r.1);
-        let _ = writeln!(out, "- applies to files with {}\n", roles.unwrap_or("?"));
+        let _ = writeln!(out, "- vacuous when: {}", cell(d.premise.doc()));
+        let _ = writeln!(out, "- applies to files with {}\n", d.applies.roles());
     }
     out
 }
@@ -646,19 +599,14 @@ mod tests {
                 assert!(!d.is_empty(), "Obs::{v}.{f} has no doc comment");
             }
         }
-        let invs = enum_variants(INV_SOURCE, "Invariant");
-        let names: Vec<String> = invs.iter().map(|v| snake(&v.0)).collect();
-        assert_eq!(names, Invariant::NAMES, "Invariant's variants");
-        let rows: Vec<&str> = ROLES.iter().map(|r| r.0).collect();
-        assert_eq!(
-            rows,
-            Invariant::NAMES,
-            "docs_gen::ROLES has a row per invariant"
-        );
-        assert!(
-            invs.iter().all(|v| !v.1.is_empty()),
-            "an invariant without a doc comment"
-        );
+        for d in splitbrain_check::invariant_defs() {
+            assert!(!d.definition.is_empty(), "{} has no definition", d.name);
+            assert!(
+                d.params.iter().all(|p| !p.doc.is_empty()),
+                "{}'s parameters",
+                d.name
+            );
+        }
         let codes = exit_codes();
         for code in [
             "| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 130 |", "| 141 |",

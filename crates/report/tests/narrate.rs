@@ -647,7 +647,8 @@ fn a_violation_with_no_fault_on_its_causal_past_keeps_the_named_faults() {
     let plan = load_file(
         &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../scenarios/22-redis-failover-async-replication.json"),
-    ).unwrap();
+    )
+    .unwrap();
     let r = execute(
         &plan,
         plan.scenario.seed,
