@@ -85,13 +85,60 @@ pub fn migrate_str(file: &str, src: &str) -> Result<Migrated, ScenarioError> {
         text.push('\n');
     }
     if let Err(after) = load_str(file, &text) {
-        // The problems of the file as the user wrote it, where it has them.
+        // The problems of the file as the user wrote it, where it has them; where its only
+        // problems are the forms this migration rewrites, the migrated text's problems,
+        // located in the file as written (saying "run migrate" again would send the user
+        // round in a circle).
         return Err(match load_str(file, src) {
+            Err(ScenarioError::Invalid { problems, .. })
+                if problems
+                    .iter()
+                    .all(|p| p.message.contains("splitbrain migrate")) =>
+            {
+                located_in(after, src)
+            }
             Err(before) => before,
             Ok(_) => after,
         });
     }
     Ok(Migrated { from, text, notes })
+}
+
+/// `e`'s problems with their lines and columns found again in `src` by their field paths.
+fn located_in(e: ScenarioError, src: &str) -> ScenarioError {
+    match e {
+        ScenarioError::Invalid { file, problems } => ScenarioError::Invalid {
+            file,
+            problems: problems
+                .into_iter()
+                .map(|mut p| {
+                    (p.line, p.column) = crate::locate::locate(src, &segments(&p.path));
+                    p
+                })
+                .collect(),
+        },
+        other => other,
+    }
+}
+
+/// A rendered field path (`faults[2].pause`) as its segments.
+fn segments(path: &str) -> Vec<crate::locate::Seg> {
+    use crate::locate::Seg;
+    let mut segs = Vec::new();
+    for part in path.split('.') {
+        let (key, mut rest) = part.split_at(part.find('[').unwrap_or(part.len()));
+        if !key.is_empty() {
+            segs.push(Seg::Key(key.to_string()));
+        }
+        while let Some(inner) = rest.strip_prefix('[') {
+            let end = inner.find(']').unwrap_or(inner.len());
+            if let Ok(i) = inner[..end].parse() {
+                segs.push(Seg::Index(i));
+            }
+            rest = inner.get(end + 1..).unwrap_or("");
+        }
+    }
+    segs
 }
 
 /// The error `load` gives for `src`, or, should it load, the missing version located at the
@@ -203,5 +250,15 @@ mod tests {
         assert!(e.contains("unsupported format version 7"), "{e}");
         let e = migrate_str("t.json", "[1]").unwrap_err().to_string();
         assert!(e.starts_with("t.json:1:1"), "{e}");
+    }
+
+    /// A format 1 file with the old list form and another error: `migrate` names the other
+    /// error where the file has it, not "run migrate" again.
+    #[test]
+    fn a_version_1_file_with_another_error_gets_that_error_located() {
+        let bad = V1.replace("\"10s\"", "\"10q\"");
+        let e = migrate_str("t.json", &bad).unwrap_err().to_string();
+        assert!(!e.contains("splitbrain migrate"), "{e}");
+        assert!(e.contains("t.json:4:15: duration"), "{e}");
     }
 }
