@@ -66,7 +66,9 @@ impl Applies {
             }
             Applies::JobWriter => "an `idempotent` worker",
             Applies::RaftReplica => "`raft` replicas",
-            Applies::Named => "none by default: checked only where a file names it",
+            Applies::Named => {
+                "any role, but only where the file names it in `check` or `expect` (never by default)"
+            }
         }
     }
 }

@@ -504,8 +504,8 @@ fn invariants() -> String {
         for p in d.params {
             let _ = writeln!(
                 out,
-                "- parameter `{}`: {}. Default {} s; written `{{\"{name}\": {{\"{}\": \"2s\"}}}}` \
-                 or in the file's `check_params`.",
+                "- parameter `{}`: {}. Default {} s; set in the file's `check_params` \
+                 (`\"check_params\": {{\"{}\": \"2s\"}}`).",
                 p.name,
                 cell(p.doc),
                 p.default.0 as f64 / 1e9,
