@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 git ls-files -z -- Cargo.toml Cargo.lock scenarios site/build.sh \
   'crates/engine/src' 'crates/protocols/src' 'crates/check/src' 'crates/scenario/src' \
-  'crates/report/src' 'crates/report/assets' 'crates/web' \
+  'crates/lab/src' 'crates/report/src' 'crates/report/assets' 'crates/web' 'crates/lab/Cargo.toml' \
   'crates/engine/Cargo.toml' 'crates/protocols/Cargo.toml' 'crates/check/Cargo.toml' \
   'crates/scenario/Cargo.toml' 'crates/report/Cargo.toml' \
   | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1

@@ -48,7 +48,8 @@ fn validity_within_truth_on_every_lesson() {
     // 07a ignores failed renewals; 09's DEL, 10's empty restart, 13's clock step, 14a's
     // empty restart, 17a's forgetful lease service and 22's failover to a replica without
     // the key, 24a's release with another thread's token, and 25a's waiter whose key expired
-    // while it waited (etcd v3.4.3's Lock), end a hold under a client that still counts on it (17b's durable service
+    // while it waited (etcd v3.4.3's Lock), and 26a's holder kept through SUSPENDED past its
+    // session's expiry, end a hold under a client that still counts on it (17b's durable service
     // restores the grant, so its hold spans the outage).
     assert_eq!(
         got,
@@ -62,6 +63,7 @@ fn validity_within_truth_on_every_lesson() {
             "22-redis-failover-async-replication",
             "24a-redis-shared-lock-object",
             "25a-etcd-waiter-expired-session-v3.4.3",
+            "26a-zookeeper-lock-held-until-lost",
         ]
     );
 }

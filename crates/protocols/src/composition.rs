@@ -357,6 +357,8 @@ pub const MESSAGE_KINDS: &[&str] = &[
     "VOTE",
     "APPEND_ENTRIES",
     "APPEND_ACK",
+    "PRE_VOTE",
+    "PRE_VOTE_RESP",
     "RAFT_ACQUIRE",
     "RAFT_KEEPALIVE",
     "RAFT_RELEASE",
