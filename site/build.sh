@@ -6,7 +6,7 @@
 # Needs Rust's wasm32-unknown-unknown standard library. Where rustup can add the target that
 # is `rustup target add wasm32-unknown-unknown`. Where it cannot (Debian 12, as CI), Debian's
 # packages give it, and the build then compiles std for the target itself (-Zbuild-std):
-#   apt-get install -y rustc-web rust-web-src lld-22
+#   apt-get install -y rustc-web cargo-web rust-web-src lld-22
 # The module is the same bytes for the same toolchain and sources: paths of the machine are
 # remapped, so none is embedded. SPLITBRAIN_WASM_TARGET_DIR sets the build folder.
 set -euo pipefail
@@ -23,7 +23,7 @@ elif [ -x /usr/bin/cargo ] && [ -d /usr/lib/rustlib/src/rust/library ]; then
   std_src=/usr/lib/rustlib/src/rust
 else
   echo "no wasm32-unknown-unknown standard library: rustup target add wasm32-unknown-unknown," >&2
-  echo "or (Debian 12) apt-get install -y rustc-web rust-web-src lld-22" >&2
+  echo "or (Debian 12) apt-get install -y rustc-web cargo-web rust-web-src lld-22" >&2
   exit 2
 fi
 export RUSTFLAGS="--remap-path-prefix=$root=. --remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$std_src=/rust"
