@@ -132,6 +132,7 @@ def negotiated(requested_ms):
     Negotiated.seen.clear()
     zk = KazooClient(hosts=HOSTS, timeout=requested_ms / 1000)
     zk.start()
+    zk.exists("/")
     zk.stop()
     zk.close()
     return {"requested_ms": requested_ms, "negotiated_ms": Negotiated.seen[0]}
@@ -139,9 +140,44 @@ def negotiated(requested_ms):
 
 negotiation = [negotiated(ms) for ms in (100, 3000, 60000)]
 
+def txn_counter():
+    """The server's last committed zxid's counter, read through session a: a read's reply
+    header carries the server's last processed zxid."""
+    a.exists("/")
+    return a.last_zxid & 0xFFFFFFFF
+
+
+def await_quiet(seconds):
+    """Reads until the server's zxid counter has not moved for `seconds` (at most 60 s)."""
+    deadline = time.time() + 60
+    last, since = txn_counter(), time.time()
+    while time.time() - since < seconds:
+        if time.time() > deadline:
+            sys.exit("record.py: the server kept committing transactions for 60 s")
+        time.sleep(0.1)
+        now = txn_counter()
+        if now != last:
+            last, since = now, time.time()
+
+
+def await_txns(target, what):
+    """Reads until the server's zxid counter reaches `target`, so that a closeSession is
+    committed before the next recorded step whatever the machine's load."""
+    deadline = time.time() + 30
+    while txn_counter() < target:
+        if time.time() > deadline:
+            sys.exit(f"record.py: the server's zxid counter never reached {target} ({what})")
+        time.sleep(0.05)
+
+
 a = KazooClient(hosts=HOSTS, timeout=4.0)
 a.start()
-a.exists("/")
+# kazoo's connect attempt times out after a share of the requested session timeout, so under
+# load the 100 ms client can connect twice (the server's transaction log showed two
+# createSession 1000 for it): the first session is orphaned and the server commits its
+# closeSession when it expires, up to 1 s + 2 ticks later, in the middle of the steps. Wait
+# until no commit has come for longer than the 3,000 ms session's expiry would take.
+await_quiet(3.0 + 2 * TICK_MS / 1000)
 base = a.last_zxid
 
 wa, wb = watcher("a"), watcher("b")
@@ -236,8 +272,10 @@ c_states = json.loads(proc.stdout.readline())["states"]
 proc.wait(timeout=20)
 
 # Session b closes: its watch on n2 is gone with it, nothing fires when a deletes n2.
+before_close = txn_counter()
 b.stop()
 b.close()
+await_txns(before_close + 1, "session b's closeSession")
 steps.append({"session": "b", "call": "close", "path": "", "result": None, "zxid": None, "events": []})
 step("a", a, "delete", n2, lambda: a.delete(n2) and None)
 step("a", a, "exists", "/zk", lambda: {"stat": stat_of(a.exists("/zk"))})
