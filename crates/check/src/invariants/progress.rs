@@ -573,6 +573,34 @@ mod tests {
         );
     }
 
+    /// The other side of the orphan rule: a holder whose wait ends while its node still
+    /// stands (its create's reply came late, it listed the children and found itself lowest)
+    /// acted on the hold, so the whole hold is progress and the other waiter is owed nothing,
+    /// however long the holder took to learn of it.
+    #[test]
+    fn a_hold_whose_holder_learns_of_it_while_it_lasts_is_progress() {
+        let created = Obs::RaftKeyCreated {
+            lock: "/lock/__lock__0000000000".to_string(),
+            holder: splitbrain_engine::NodeId(3),
+            revision: 4,
+            mutex: Some("lock".to_string()),
+        };
+        let r = Builder::new(&[
+            ("zk-1", Raft),
+            ("zk-2", Raft),
+            ("zk-3", Raft),
+            ("client-1", Worker),
+            ("client-2", Worker),
+        ])
+        .obs(ms(1_000), 3, requested())
+        .obs(ms(1_005), 4, requested())
+        .obs(ms(1_010), 0, created)
+        .obs(ms(12_000), 3, acquired())
+        .end(ms(20_000))
+        .build();
+        assert_eq!(lock_progress(&r, WINDOW), Verdict::Holds);
+    }
+
     #[test]
     fn steady_acquisitions_hold() {
         let mut b = redis3();

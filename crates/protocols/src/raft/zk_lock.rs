@@ -65,6 +65,11 @@
 //!   `create_tried` is set, which kazoo never resets; Curator `findProtectedNodeInForeground`;
 //!   ZooKeeper's recipe: "If a recoverable error occurs calling create() the client should
 //!   call getChildren() and check for a node containing the guid used in the path name").
+//!   A node found under another session than the current one is not taken (Curator
+//!   `ProtectedMode.validateFoundNode`, which compares the node's session with the client's):
+//!   after Curator's LOST the client opens a new session while the ensemble may keep the old
+//!   one, and its node, for up to a timeout more. (kazoo's `_find_node` has no such check; a
+//!   kazoo client gets a new session only once the ensemble has expired the old one.)
 //!   Without it (`protection: false`: a recipe that retries the create, as Curator's
 //!   `RetryLoop` does for an unprotected create), a create applied before the connection was
 //!   lost leaves an **orphan** node of the live session, lower than the retried one: the
@@ -781,6 +786,9 @@ impl<H: Copy> ZkLockClient<H> {
         self.arm_deadline(env);
     }
 
+    /// The answer to the outstanding recipe request, taken by phase: the next request, the
+    /// hold, or a start over. Long because it is the recipe's one table of (phase, answer)
+    /// steps, kept in one place so each step reads beside its neighbours.
     fn on_result<E: ZkClientEnv<TimerHandle = H>>(&mut self, env: &mut E, result: ZkResult) {
         let expired = ZkResult::Error {
             code: ZkError::SessionExpired,
@@ -822,7 +830,13 @@ impl<H: Copy> ZkLockClient<H> {
                 self.step(env);
             }
             (Phase::OwnStat, ZkResult::Exists { stat }) => {
-                match stat {
+                // Curator's owner check (`ProtectedMode.validateFoundNode`): a node found by
+                // its GUID under another session than the current one is not adopted. After
+                // Curator's own LOST (a session timeout after SUSPENDED) the client opens a
+                // new session while the ensemble may still keep the old one (a new leader
+                // re-arms every session for a full timeout), so the old node outlives the
+                // belief; the ensemble deletes it when that session expires.
+                match stat.filter(|s| Some(s.ephemeral_owner) == self.session()) {
                     Some(s) => {
                         self.czxid = s.czxid;
                         self.phase = Phase::Listing;
