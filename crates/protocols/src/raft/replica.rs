@@ -363,31 +363,7 @@ impl<H: Copy> RaftReplica<H> {
                     },
                 );
             }
-            RaftMsg::KeepAlive { req, lease } => {
-                if self.redirect(env, from, req) {
-                    return;
-                }
-                if self.leased(env) {
-                    // etcd-io/raft `sendMsgReadIndexResponse`, `ReadOnlyLeaseBased`: answered
-                    // at once, no round.
-                    self.pending_reads.push(PendingRead {
-                        seq: self.seq,
-                        client: from,
-                        req,
-                        lease,
-                    });
-                    self.check_reads(env);
-                    return;
-                }
-                self.pending_reads.push(PendingRead {
-                    seq: self.seq + 1,
-                    client: from,
-                    req,
-                    lease,
-                });
-                self.broadcast_append(env);
-                self.check_reads(env);
-            }
+            RaftMsg::KeepAlive { req, lease } => self.on_keepalive(env, from, req, lease),
             RaftMsg::LeaseGrant { req, ttl } => {
                 if self.redirect(env, from, req) {
                     return;
@@ -1473,6 +1449,33 @@ impl<H: Copy> RaftReplica<H> {
             && self.role == Role::Leader
             && self.log.term_at(self.commit_index) == Some(self.term)
             && self.lease_until.is_some_and(|u| env.mono_now() < u)
+    }
+
+    /// A keepalive is a read (etcd's `LeaseRenew` first calls `ensureLeadership`): under a
+    /// valid leader lease it is answered at once, with no round (etcd-io/raft
+    /// `sendMsgReadIndexResponse`, `ReadOnlyLeaseBased`); otherwise it waits for the next
+    /// broadcast round (ReadIndex, `ReadOnlySafe`). Non-leaders redirect.
+    fn on_keepalive<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        req: u64,
+        lease: LeaseId,
+    ) {
+        if self.redirect(env, from, req) {
+            return;
+        }
+        let leased = self.leased(env);
+        self.pending_reads.push(PendingRead {
+            seq: if leased { self.seq } else { self.seq + 1 },
+            client: from,
+            req,
+            lease,
+        });
+        if !leased {
+            self.broadcast_append(env);
+        }
+        self.check_reads(env);
     }
 
     /// Confirms the keepalives whose ReadIndex round a majority of this term acknowledged, once
