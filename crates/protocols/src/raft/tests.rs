@@ -1416,7 +1416,11 @@ fn lease_read_confirms_a_keepalive_without_a_round_only_within_the_lease() {
         assert_eq!(kept(&c) - before, within, "{read_only:?}: at once");
         // The lease is 150 ms / 1.5 from a round sent before the cut.
         c.run_until(c.net.now + 120 * MS);
-        assert_eq!(c.replica(l).role(), Role::Leader, "CheckQuorum has not fired yet");
+        assert_eq!(
+            c.replica(l).role(),
+            Role::Leader,
+            "CheckQuorum has not fired yet"
+        );
         let before = kept(&c);
         deliver(&mut c, 3, l, RaftMsg::KeepAlive { req: 2, lease });
         assert_eq!(kept(&c), before, "{read_only:?}: past the lease");

@@ -125,7 +125,9 @@ impl RaftSpec {
                 Some(ReadOnlySpec::Safe) => ReadOnlyOption::Safe,
                 Some(ReadOnlySpec::LeaseBased) => ReadOnlyOption::LeaseBased,
             },
-            clock_drift_bound_ppm: self.clock_drift_bound_ppm.unwrap_or(d.clock_drift_bound_ppm),
+            clock_drift_bound_ppm: self
+                .clock_drift_bound_ppm
+                .unwrap_or(d.clock_drift_bound_ppm),
             replicas: d.replicas,
         }
     }
