@@ -250,6 +250,10 @@ const PINNED: &[(&str, u32, u64, u64)] = &[
     ("28a-raft-rejoin-without-prevote", 2, 28, 0xae235d6957ee140c),
     ("28b-raft-rejoin-with-prevote", 1, 28, 0x0b5d8f380ebc2394),
     ("28b-raft-rejoin-with-prevote", 2, 28, 0x0b5d8f380ebc2394),
+    ("29a-raft-lease-read-slow-clock", 1, 29, 0xe47a1ea01d9bd6b4),
+    ("29a-raft-lease-read-slow-clock", 2, 29, 0xe47a1ea01d9bd6b4),
+    ("29b-raft-read-index", 1, 29, 0x526c958d5290426c),
+    ("29b-raft-read-index", 2, 29, 0x526c958d5290426c),
 ];
 
 fn repo() -> PathBuf {

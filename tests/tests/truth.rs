@@ -49,8 +49,9 @@ fn validity_within_truth_on_every_lesson() {
     // empty restart, 17a's forgetful lease service and 22's failover to a replica without
     // the key, 24a's release with another thread's token, and 25a's waiter whose key expired
     // while it waited (etcd v3.4.3's Lock), and 26a's holder kept through SUSPENDED past its
-    // session's expiry, end a hold under a client that still counts on it (17b's durable service
-    // restores the grant, so its hold spans the outage).
+    // session's expiry, and 29a's deposed leader confirming a lease by its lease read after
+    // the new leader expired it, end a hold under a client that still counts on it (17b's
+    // durable service restores the grant, so its hold spans the outage).
     assert_eq!(
         got,
         [
@@ -64,6 +65,7 @@ fn validity_within_truth_on_every_lesson() {
             "24a-redis-shared-lock-object",
             "25a-etcd-waiter-expired-session-v3.4.3",
             "26a-zookeeper-lock-held-until-lost",
+            "29a-raft-lease-read-slow-clock",
         ]
     );
 }

@@ -57,6 +57,42 @@ pub struct RaftConfig {
     /// term (raft.go `Step`, the `inLease` test: "it does not update its term or grant its
     /// vote").
     pub check_quorum: bool,
+    /// How the leader answers a read: a keepalive, which confirms that a holder's lease still
+    /// lives ([`ReadOnlyOption::Safe`], ReadIndex, by default; [`ReadOnlyOption::LeaseBased`]
+    /// trusts the clocks instead). etcd-io/raft `Config.ReadOnlyOption`.
+    pub read_only: ReadOnlyOption,
+    /// The clock drift bound a lease read trusts, ppm: no replica's clock runs more than
+    /// `1 + clock_drift_bound_ppm / 1e6` times as fast as the leader's. The leader's lease
+    /// lasts `election_timeout_min / (1 + clock_drift_bound_ppm / 1e6)` on its own clock from
+    /// the start of a heartbeat round a majority acknowledged (Ongaro's thesis §6.4.1: "start
+    /// + election timeout / clock drift bound"). Unused unless `read_only` is `LeaseBased`.
+    pub clock_drift_bound_ppm: u32,
+}
+
+/// How a leader answers reads (Ongaro's thesis §6.4; etcd-io/raft raft.go `ReadOnlyOption`,
+/// `sendMsgReadIndexResponse`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ReadOnlyOption {
+    /// ReadIndex (thesis §6.4 steps 1-4; etcd-io/raft `ReadOnlySafe`, "communicating with the
+    /// quorum"): the leader answers once a majority of its term acknowledged a heartbeat round
+    /// sent after the read arrived, and an entry of its term is committed. A deposed leader
+    /// never gets that majority.
+    #[default]
+    Safe,
+    /// The leader lease of thesis §6.4.1 (etcd-io/raft `ReadOnlyLeaseBased`, "relying on the
+    /// leader lease. It can be affected by clock drift"): once a majority acknowledged a
+    /// heartbeat round started at local `start`, the leader answers reads at once until
+    /// `start + election_timeout_min / (1 + clock_drift_bound_ppm / 1e6)` on its own clock,
+    /// with no message; past it, a read waits for a ReadIndex round as under `Safe`. Safe only
+    /// while the followers honour that window: they ignore (Pre)Vote requests within
+    /// `election_timeout_min` of hearing the leader (thesis §4.2.3), which is CheckQuorum's
+    /// `inLease` here, so `check_quorum` must be on (etcd-io/raft `Config.validate`: "CheckQuorum
+    /// must be enabled when ReadOnlyOption is ReadOnlyLeaseBased"), and only while no
+    /// follower's clock runs faster than the bound allows. etcd-io/raft itself answers at once
+    /// while it leads (after its first commit in its term) and lets CheckQuorum's step-down end
+    /// the lease, which can come up to two election timeouts after the last contact
+    /// (etcd-io/raft issue 166); this model keeps the thesis's explicit lease.
+    LeaseBased,
 }
 
 /// How the leader decides that an entry is committed (Raft §5.4.2, Figure 8).
@@ -90,6 +126,8 @@ pub enum RaftConfigError {
     NoEntriesPerAppend,
     /// `lease_check_interval` is 0.
     LeaseCheckInterval,
+    /// `read_only` is `LeaseBased` without `check_quorum`.
+    LeaseReadWithoutCheckQuorum,
 }
 
 impl fmt::Display for RaftConfigError {
@@ -109,6 +147,10 @@ impl fmt::Display for RaftConfigError {
                 write!(f, "expected max_entries_per_append >= 1")
             }
             RaftConfigError::LeaseCheckInterval => write!(f, "expected lease_check_interval > 0"),
+            RaftConfigError::LeaseReadWithoutCheckQuorum => write!(
+                f,
+                "a lease-based read needs check_quorum (etcd-io/raft Config.validate)"
+            ),
         }
     }
 }
@@ -118,8 +160,10 @@ impl std::error::Error for RaftConfigError {}
 impl RaftConfig {
     /// A config with the paper's timing (election timeout 150–300 ms, §5.6), heartbeats every
     /// 50 ms, etcd's 500 ms lease check, a promote extension of one maximal election
-    /// timeout (300 ms), the paper's commit rule, and neither PreVote nor CheckQuorum (etcd-io/raft's
-    /// defaults: both `false` in `Config`).
+    /// timeout (300 ms), the paper's commit rule, neither PreVote nor CheckQuorum (etcd-io/raft's
+    /// defaults: both `false` in `Config`), and ReadIndex reads (etcd-io/raft's default
+    /// `ReadOnlySafe`; a lease would trust a drift bound of 10,000 ppm, 1%, well above the
+    /// 500 ppm an NTP-disciplined clock may slew).
     pub fn with_replicas(replicas: Vec<NodeId>) -> RaftConfig {
         RaftConfig {
             replicas,
@@ -132,6 +176,8 @@ impl RaftConfig {
             commit_rule: CommitRule::CurrentTerm,
             pre_vote: false,
             check_quorum: false,
+            read_only: ReadOnlyOption::Safe,
+            clock_drift_bound_ppm: 10_000,
         }
     }
 
@@ -158,11 +204,24 @@ impl RaftConfig {
         if self.lease_check_interval.0 == 0 {
             return Err(RaftConfigError::LeaseCheckInterval);
         }
+        if self.read_only == ReadOnlyOption::LeaseBased && !self.check_quorum {
+            return Err(RaftConfigError::LeaseReadWithoutCheckQuorum);
+        }
         Ok(())
     }
 
     /// The number of replicas that makes a majority: `n / 2 + 1` (§5.2, §5.3).
     pub fn quorum(&self) -> usize {
         self.replicas.len() / 2 + 1
+    }
+
+    /// How long a leader lease lasts from the start of the round a majority acknowledged, on
+    /// the leader's clock: `election_timeout_min * 1e6 / (1e6 + clock_drift_bound_ppm)`,
+    /// rounded down (thesis §6.4.1).
+    pub fn leader_lease(&self) -> SimDuration {
+        let ppm = 1_000_000u128;
+        let ns = u128::from(self.election_timeout_min.0) * ppm
+            / (ppm + u128::from(self.clock_drift_bound_ppm));
+        SimDuration(ns as u64)
     }
 }

@@ -40,7 +40,7 @@ pub mod znode;
 mod tests;
 
 pub use client::{RaftClientConfig, RaftClientTimer, RaftLockClient};
-pub use config::{CommitRule, RaftConfig};
+pub use config::{CommitRule, RaftConfig, ReadOnlyOption};
 pub use env::{RaftDurable, RaftEnv, RaftObs};
 pub use etcd_mutex::{
     EtcdMutexClient, EtcdMutexConfig, EtcdMutexCtx, EtcdMutexLock, OnSessionDone,

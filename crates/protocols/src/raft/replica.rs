@@ -17,6 +17,9 @@
 //!   (thesis §9.6) and CheckQuorum (thesis §6.2), as etcd-io/raft's raft.go implements them
 //!   (see [`RaftConfig::pre_vote`], [`RaftConfig::check_quorum`]); and the planted Figure 8
 //!   bug, committing an earlier term's entry by counting replicas ([`CommitRule`]).
+//! - **Optional lease reads** (thesis §6.4.1; etcd-io/raft `ReadOnlyLeaseBased`, off by
+//!   default): a leader whose heartbeat round a majority acknowledged answers keepalives at
+//!   once for a while, trusting a bound on clock drift ([`ReadOnlyOption`]).
 //! - **Durability** (Figure 2): `currentTerm`, `votedFor` and the log are persisted before the
 //!   replica sends anything that depends on them; a restart rebuilds from them alone.
 //!
@@ -47,7 +50,7 @@
 //! arrived, so it took over later still and arms the lease at `takeover + extend + TTL`. No
 //! leader therefore commits `ExpireLease` before the client's own deadline has passed.
 
-use super::config::{CommitRule, RaftConfig};
+use super::config::{CommitRule, RaftConfig, ReadOnlyOption};
 use super::env::{RaftDurable, RaftEnv, RaftObs};
 use super::log::RaftLog;
 use super::msg::{Command, Entry, LeaseId, LogIndex, RaftMsg, RaftTimer, Term};
@@ -123,6 +126,12 @@ pub struct RaftReplica<H> {
     /// Leader: the peers heard from since the last quorum check (etcd `RecentActive`).
     recent_active: BTreeSet<NodeId>,
     quorum_timer: Option<H>,
+    // Lease reads (volatile leader state; unused unless `read_only` is `LeaseBased`).
+    /// Leader: when each heartbeat round not yet acknowledged by a majority was sent (local
+    /// monotonic time), by round `seq`.
+    round_start: BTreeMap<u64, LocalTime>,
+    /// Leader: until when (local monotonic time, exclusive) it answers reads without a round.
+    lease_until: Option<LocalTime>,
 }
 
 impl<H: Copy> RaftReplica<H> {
@@ -166,6 +175,8 @@ impl<H: Copy> RaftReplica<H> {
             leader_contact: None,
             recent_active: BTreeSet::new(),
             quorum_timer: None,
+            round_start: BTreeMap::new(),
+            lease_until: None,
         }
     }
 
@@ -352,19 +363,7 @@ impl<H: Copy> RaftReplica<H> {
                     },
                 );
             }
-            RaftMsg::KeepAlive { req, lease } => {
-                if self.redirect(env, from, req) {
-                    return;
-                }
-                self.pending_reads.push(PendingRead {
-                    seq: self.seq + 1,
-                    client: from,
-                    req,
-                    lease,
-                });
-                self.broadcast_append(env);
-                self.check_reads(env);
-            }
+            RaftMsg::KeepAlive { req, lease } => self.on_keepalive(env, from, req, lease),
             RaftMsg::LeaseGrant { req, ttl } => {
                 if self.redirect(env, from, req) {
                     return;
@@ -625,6 +624,8 @@ impl<H: Copy> RaftReplica<H> {
             self.watches.clear();
             self.lease_expiry.clear();
             self.revoking.clear();
+            self.round_start.clear();
+            self.lease_until = None;
         }
         if changed_term || was != Role::Follower || (leader_changed && leader.is_some()) {
             env.observe(RaftObs::BecameFollower { term, leader });
@@ -707,6 +708,9 @@ impl<H: Copy> RaftReplica<H> {
             self.quorum_timer =
                 Some(env.set_timer(self.cfg.election_timeout_min, RaftTimer::CheckQuorum));
         }
+        // A new term's lease starts from its own rounds only.
+        self.round_start.clear();
+        self.lease_until = None;
         let next = self.log.last_index() + 1;
         for &p in &self.peers {
             self.next_index.insert(p, next);
@@ -879,6 +883,9 @@ impl<H: Copy> RaftReplica<H> {
 
     fn broadcast_append<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
         self.seq += 1;
+        if self.cfg.read_only == ReadOnlyOption::LeaseBased {
+            self.round_start.insert(self.seq, env.mono_now());
+        }
         for i in 0..self.peers.len() {
             let p = self.peers[i];
             self.send_append(env, p);
@@ -1013,6 +1020,9 @@ impl<H: Copy> RaftReplica<H> {
             self.recent_active.insert(from);
         }
         *acked = (*acked).max(seq);
+        if self.cfg.read_only == ReadOnlyOption::LeaseBased {
+            self.extend_lease();
+        }
         let matched = self.match_index[&from];
         if success {
             if match_index > matched {
@@ -1409,9 +1419,68 @@ impl<H: Copy> RaftReplica<H> {
         }
     }
 
+    /// Thesis §6.4.1: the newest round a majority (this leader included) acknowledged was sent
+    /// at `start`, so no follower of that majority grants a vote to anyone else before
+    /// `start + election_timeout_min` on its own clock; the lease runs to
+    /// [`RaftConfig::leader_lease`] after `start` on this leader's clock. Rounds at or below
+    /// that one are forgotten.
+    fn extend_lease(&mut self) {
+        let need = self.cfg.quorum() - 1;
+        if need == 0 {
+            return;
+        }
+        let mut acks: Vec<u64> = self.acked_seq.values().copied().collect();
+        acks.sort_unstable_by(|a, b| b.cmp(a));
+        let Some(&seq) = acks.get(need - 1) else {
+            return;
+        };
+        if let Some(&start) = self.round_start.get(&seq) {
+            let until = start.saturating_add(self.cfg.leader_lease());
+            self.lease_until = Some(self.lease_until.map_or(until, |u| u.max(until)));
+        }
+        self.round_start = self.round_start.split_off(&(seq + 1));
+    }
+
+    /// True if this leader answers a read now without a round: `read_only` is `LeaseBased`,
+    /// its lease has not run out on its clock, and an entry of its term is committed
+    /// (etcd-io/raft `committedEntryInCurrentTerm`, which holds back every read until then).
+    fn leased<E: RaftEnv<TimerHandle = H>>(&self, env: &mut E) -> bool {
+        self.cfg.read_only == ReadOnlyOption::LeaseBased
+            && self.role == Role::Leader
+            && self.log.term_at(self.commit_index) == Some(self.term)
+            && self.lease_until.is_some_and(|u| env.mono_now() < u)
+    }
+
+    /// A keepalive is a read (etcd's `LeaseRenew` first calls `ensureLeadership`): under a
+    /// valid leader lease it is answered at once, with no round (etcd-io/raft
+    /// `sendMsgReadIndexResponse`, `ReadOnlyLeaseBased`); otherwise it waits for the next
+    /// broadcast round (ReadIndex, `ReadOnlySafe`). Non-leaders redirect.
+    fn on_keepalive<E: RaftEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        req: u64,
+        lease: LeaseId,
+    ) {
+        if self.redirect(env, from, req) {
+            return;
+        }
+        let leased = self.leased(env);
+        self.pending_reads.push(PendingRead {
+            seq: if leased { self.seq } else { self.seq + 1 },
+            client: from,
+            req,
+            lease,
+        });
+        if !leased {
+            self.broadcast_append(env);
+        }
+        self.check_reads(env);
+    }
+
     /// Confirms the keepalives whose ReadIndex round a majority of this term acknowledged, once
     /// an entry of this term is committed (thesis §6.4 steps 1–2; the leader applies as it
-    /// commits, so step 3–4 hold at once).
+    /// commits, so step 3–4 hold at once), and under a valid leader lease every pending one.
     fn check_reads<E: RaftEnv<TimerHandle = H>>(&mut self, env: &mut E) {
         if self.role != Role::Leader
             || self.pending_reads.is_empty()
@@ -1420,11 +1489,14 @@ impl<H: Copy> RaftReplica<H> {
             return;
         }
         let quorum = self.cfg.quorum();
+        let leased = self.leased(env);
         let acked = &self.acked_seq;
         let (ready, waiting): (Vec<PendingRead>, Vec<PendingRead>) =
             std::mem::take(&mut self.pending_reads)
                 .into_iter()
-                .partition(|r| 1 + acked.values().filter(|s| **s >= r.seq).count() >= quorum);
+                .partition(|r| {
+                    leased || 1 + acked.values().filter(|s| **s >= r.seq).count() >= quorum
+                });
         self.pending_reads = waiting;
         let now = env.mono_now();
         for r in ready {

@@ -3,7 +3,7 @@
 //! the tests of the Raft lock service built on it.
 
 use super::client::{ClientObs, RaftClientConfig, RaftClientEnv, RaftClientTimer, RaftLockClient};
-use super::config::{CommitRule, RaftConfig};
+use super::config::{CommitRule, RaftConfig, RaftConfigError, ReadOnlyOption};
 use super::env::{RaftDurable, RaftEnv, RaftObs};
 use super::msg::{RaftMsg, RaftTimer};
 use super::replica::{RaftReplica, Role};
@@ -1382,4 +1382,66 @@ fn check_quorum_followers_ignore_a_higher_term_vote_while_in_lease() {
         assert_eq!(answered, !check_quorum);
         assert_eq!(c.replica(f).term() == t, check_quorum);
     }
+}
+
+/// Lease reads (thesis §6.4.1; etcd-io/raft `ReadOnlyLeaseBased`): a leader cut off from the
+/// others with its client still answers a keepalive at once while its lease lasts, and not
+/// after it; under ReadIndex (`ReadOnlySafe`) it answers none, since no majority acknowledges
+/// a round.
+#[test]
+fn lease_read_confirms_a_keepalive_without_a_round_only_within_the_lease() {
+    for (read_only, within) in [(ReadOnlyOption::LeaseBased, 1), (ReadOnlyOption::Safe, 0)] {
+        let mut c = Cluster::new_with(7, 3, 1, (1, 1), |cfg| {
+            cfg.check_quorum = true;
+            cfg.read_only = read_only;
+            // A 100 ms lease: over within 120 ms of the cut, before CheckQuorum's second
+            // check (150 ms apart) can depose the leader.
+            cfg.clock_drift_bound_ppm = 500_000;
+        });
+        let l = c.run_until_leader(10_000 * MS);
+        c.acquire(3);
+        c.run_until(c.net.now + 200 * MS);
+        let lease = *c
+            .replica(l)
+            .store()
+            .leases()
+            .keys()
+            .next()
+            .expect("the client holds a lease");
+        c.net.group[l] = 1;
+        c.net.group[3] = 1;
+        let kept = |c: &Cluster| c.net.sent.get("RAFT_KEPT_ALIVE").copied().unwrap_or(0);
+        let before = kept(&c);
+        deliver(&mut c, 3, l, RaftMsg::KeepAlive { req: 1, lease });
+        assert_eq!(kept(&c) - before, within, "{read_only:?}: at once");
+        // The lease is 150 ms / 1.5 from a round sent before the cut.
+        c.run_until(c.net.now + 120 * MS);
+        assert_eq!(
+            c.replica(l).role(),
+            Role::Leader,
+            "CheckQuorum has not fired yet"
+        );
+        let before = kept(&c);
+        deliver(&mut c, 3, l, RaftMsg::KeepAlive { req: 2, lease });
+        assert_eq!(kept(&c), before, "{read_only:?}: past the lease");
+    }
+}
+
+/// etcd-io/raft `Config.validate`: "CheckQuorum must be enabled when ReadOnlyOption is
+/// ReadOnlyLeaseBased"; the lease is `election_timeout_min / (1 + bound)`, rounded down.
+#[test]
+fn lease_read_needs_check_quorum_and_shortens_the_lease_by_the_drift_bound() {
+    let mut cfg = RaftConfig::with_replicas(vec![NodeId(0), NodeId(1), NodeId(2)]);
+    cfg.read_only = ReadOnlyOption::LeaseBased;
+    assert_eq!(
+        cfg.validate(),
+        Err(RaftConfigError::LeaseReadWithoutCheckQuorum)
+    );
+    cfg.check_quorum = true;
+    assert_eq!(cfg.validate(), Ok(()));
+    cfg.election_timeout_min = SimDuration::from_millis(1000);
+    cfg.clock_drift_bound_ppm = 250_000;
+    assert_eq!(cfg.leader_lease(), SimDuration::from_millis(800));
+    cfg.clock_drift_bound_ppm = 0;
+    assert_eq!(cfg.leader_lease(), SimDuration::from_millis(1000));
 }

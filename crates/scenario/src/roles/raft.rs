@@ -4,7 +4,7 @@
 //! timeout 150–300 ms (the paper's, §5.6), heartbeats every 50 ms, at most 64 entries per
 //! AppendEntries, lease checks every 500 ms (etcd's lessor loop), lease promote extension
 //! 300 ms (etcd extends by its election timeout), Raft's commit rule, no PreVote, no
-//! CheckQuorum.
+//! CheckQuorum, ReadIndex reads.
 
 use crate::checker::NodeCheck;
 use crate::duration::{or, Dur};
@@ -13,7 +13,7 @@ use crate::role::{ClockSpec, Role};
 use crate::roster::Roster;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use splitbrain_protocols::raft::{CommitRule, RaftConfig, RaftNode};
+use splitbrain_protocols::raft::{CommitRule, RaftConfig, RaftNode, ReadOnlyOption};
 use splitbrain_protocols::Node;
 
 /// Raft replica parameters (local monotonic durations of the replica's own clock).
@@ -67,6 +67,27 @@ pub struct RaftSpec {
     /// (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_quorum: Option<bool>,
+    /// How the leader answers a keepalive, which confirms that a lock holder's lease lives
+    /// (etcd-io/raft `Config.ReadOnlyOption`): `safe` (default, ReadIndex: a heartbeat round
+    /// acknowledged by a majority first) or `lease_based` (Ongaro's thesis §6.4.1: at once
+    /// while the leader's lease, `election_timeout_min / (1 + clock_drift_bound_ppm / 1e6)`
+    /// from a round a majority acknowledged, lasts on its clock; needs `check_quorum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<ReadOnlySpec>,
+    /// The clock drift bound a `lease_based` read trusts, ppm: no replica's clock runs more
+    /// than `1 + ppm / 1e6` times as fast as the leader's (default 10000, 1%).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_drift_bound_ppm: Option<u32>,
+}
+
+/// The file form of [`ReadOnlyOption`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadOnlySpec {
+    /// ReadIndex (etcd-io/raft `ReadOnlySafe`).
+    Safe,
+    /// The leader lease (etcd-io/raft `ReadOnlyLeaseBased`).
+    LeaseBased,
 }
 
 /// The file form of [`CommitRule`].
@@ -99,6 +120,14 @@ impl RaftSpec {
             },
             pre_vote: self.pre_vote.unwrap_or(d.pre_vote),
             check_quorum: self.check_quorum.unwrap_or(d.check_quorum),
+            read_only: match self.read_only {
+                None => d.read_only,
+                Some(ReadOnlySpec::Safe) => ReadOnlyOption::Safe,
+                Some(ReadOnlySpec::LeaseBased) => ReadOnlyOption::LeaseBased,
+            },
+            clock_drift_bound_ppm: self
+                .clock_drift_bound_ppm
+                .unwrap_or(d.clock_drift_bound_ppm),
             replicas: d.replicas,
         }
     }
@@ -134,6 +163,12 @@ impl Role for RaftSpec {
                     "election_timeout_max ({}) must be at least election_timeout_min ({})",
                     c.election_timeout_max, c.election_timeout_min
                 ),
+            );
+        }
+        if c.read_only == ReadOnlyOption::LeaseBased && !c.check_quorum {
+            v.err(
+                "read_only",
+                "read_only \"lease_based\" needs check_quorum: true: the lease holds only while followers ignore votes within election_timeout_min of hearing the leader (etcd-io/raft Config.validate: CheckQuorum must be enabled when ReadOnlyOption is ReadOnlyLeaseBased)",
             );
         }
         if c.heartbeat_interval >= c.election_timeout_min {
