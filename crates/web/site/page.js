@@ -232,13 +232,21 @@
   function docOf() { try { const d = JSON.parse(page.text); return d && typeof d === "object" ? d : null; } catch (e) { return null; } }
   function setDoc(d) { page.text = JSON.stringify(d, null, 2) + "\n"; rerun(); }
   function msText(ns) { return Math.round(ns / 1e6) + "ms"; }
-  const FAULT_KINDS = ["pause", "crash", "restart", "clock_step", "partition", "heal"];
+  const FAULT_KINDS = ["pause", "crash", "restart", "clock_step", "drift", "partition", "block", "heal"];
+  // What each kind's amount field says, and its first value (none: the kind has no amount).
+  const AMOUNT = { pause: [" for ", "5s"], clock_step: [" by ", "+5s"], drift: [" to ppm ", "200000"] };
   function faultOf(kind, node, at, extra, doc) {
+    const others = Object.keys(doc.nodes || {}).filter(n => n !== node);
     if (kind === "pause") return { at, pause: node, for: extra || "5s" };
     if (kind === "crash") return { at, crash: node };
     if (kind === "restart") return { at, restart: node };
     if (kind === "clock_step") return { at, clock_step: node, by: extra || "+5s" };
-    if (kind === "partition") return { at, partition: [[node], Object.keys(doc.nodes || {}).filter(n => n !== node)] };
+    // A clock rate: the node's clock runs at (1e6 + ppm) / 1e6 of true time from then on. A
+    // ppm that is not a whole number stays text, so the engine refuses it as a file's.
+    if (kind === "drift") return { at, drift: node, ppm: /^-?[0-9]+$/.test(extra) ? Number(extra) : extra };
+    if (kind === "partition") return { at, partition: [[node], others] };
+    // One way: what the node sends to every other node is dropped; what it receives is not.
+    if (kind === "block") return { at, block: { from: node, to: others } };
     return { at, heal: true };
   }
   /** The form a lane click opens: node and time filled in, the kind and its amount chosen. */
@@ -252,9 +260,9 @@
     const extra = make("input", { id: "fault-extra", size: "8" }); extra.value = "5s";
     const extraLabel = make("span", {}, " for ");
     kind.addEventListener("change", () => {
-      extra.hidden = extraLabel.hidden = !(kind.value === "pause" || kind.value === "clock_step");
-      extraLabel.textContent = kind.value === "pause" ? " for " : " by ";
-      extra.value = kind.value === "pause" ? "5s" : "+5s";
+      const a = AMOUNT[kind.value];
+      extra.hidden = extraLabel.hidden = !a;
+      if (a) { extraLabel.textContent = a[0]; extra.value = a[1]; }
     });
     const add = make("button", { id: "fault-add" }, "add and run");
     add.addEventListener("click", () => {
