@@ -147,6 +147,7 @@ if (!only || "06-lease-gc-pause-fenced".startsWith(only)) {
   if (d.was === d.is || d.t > 1000000) fail("06: the first differing event: " + JSON.stringify(d));
   // Its link puts the view's cursor at that event's time.
   await page.click("#diverge-go");
+  await page.waitForTimeout(300); // the view's frame takes the message after this task
   const cursorAt = await page.frameLocator("#view").locator("#cursor-time").textContent();
   if (Math.round(Number(cursorAt.replace(" s", "")) * 1e3) < Math.floor(d.t / 1e6)) fail("06: the link put the cursor at " + cursorAt + " for an event at " + d.t + " ns");
   const faults = await page.evaluate(() => JSON.parse(SPLITBRAIN_PAGE.text).faults);
