@@ -324,6 +324,11 @@ pub fn answer(request: &str) -> String {
     .to_string()
 }
 
+/// A run's trace lines (as the recorder writes them) and each event's true time, ns.
+type Lines = (Vec<String>, Vec<u64>);
+/// What names a compared run: its file, scenario text and seed.
+type BaseKey = (String, String, Option<String>);
+
 /// A kept run's events, each as its trace line (as the recorder writes it) and true time, ns.
 fn events_of(r: &splitbrain_scenario::RunResult) -> &[splitbrain_scenario::Event] {
     r.trace
@@ -337,13 +342,13 @@ fn line_of(e: &splitbrain_scenario::Event) -> (String, u64) {
         e.time().0,
     )
 }
-fn lines_of(r: &splitbrain_scenario::RunResult) -> (Vec<String>, Vec<u64>) {
+fn lines_of(r: &splitbrain_scenario::RunResult) -> Lines {
     events_of(r).iter().map(line_of).unzip()
 }
 
 /// The compared run's lines and times: the last one asked for is kept, so a student's edits
 /// compared with the lesson's run do not run the lesson again each time.
-fn base_lines(base: &Base) -> Result<Rc<(Vec<String>, Vec<u64>)>, String> {
+fn base_lines(base: &Base) -> Result<Rc<Lines>, String> {
     let key = (base.file.clone(), base.scenario.clone(), base.seed.clone());
     if let Some(hit) = BASE.with(|b| {
         b.borrow()
@@ -375,10 +380,8 @@ fn hash_of(r: &splitbrain_scenario::RunResult) -> String {
 thread_local! {
     pub(crate) static INPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     pub(crate) static OUTPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    /// The last compared run ([`base_lines`]): its file, text and seed, then lines and times.
-    #[allow(clippy::type_complexity)]
-    static BASE: RefCell<Option<((String, String, Option<String>), Rc<(Vec<String>, Vec<u64>)>)>> =
-        const { RefCell::new(None) };
+    /// The last compared run ([`base_lines`]): its name, then its lines and times.
+    static BASE: RefCell<Option<(BaseKey, Rc<Lines>)>> = const { RefCell::new(None) };
 }
 
 // The exports (`#[no_mangle]`, which the workspace's `unsafe_code` lint flags) live in their
