@@ -121,8 +121,9 @@ if (!only || "06-lease-gc-pause-fenced".startsWith(only)) {
   await page.close(); await again.page.close();
 }
 
-// 2b. a fault added by clicking a lane (the view posts the node and time), the first step
-//     where the runs part, the fault moved and deleted (lesson 06).
+// 2b. a fault added by clicking a lane (the view posts the node and time), the first event
+//     where the runs part (and its link into the view), the fault moved by its field and by
+//     dragging its mark in the view, and deleted (lesson 06).
 if (!only || "06-lease-gc-pause-fenced".startsWith(only)) {
   const url = pathToFileURL(join(site, "lessons/06-lease-gc-pause-fenced.html")).href;
   const { page, errors } = await open(url);
@@ -138,11 +139,25 @@ if (!only || "06-lease-gc-pause-fenced".startsWith(only)) {
   await page.click("#fault-add");
   await settle(n);
   const changed = await page.$$eval("#verdicts tr.changed", t => t.length);
-  const div = await page.$eval("#diverge", e => ({ hidden: e.hidden, text: e.textContent, step: e.dataset.step }));
+  const div = await page.$eval("#diverge", e => ({ hidden: e.hidden, text: e.textContent, event: e.dataset.event, t: Number(e.dataset.t) }));
   if (changed < 1) fail("06 crash of locks at 1 ms: no verdict changed");
-  if (div.hidden || !div.text.startsWith("the runs first differ at step ")) fail("06: the first diverging step is not shown: " + JSON.stringify(div));
+  if (div.hidden || !div.text.startsWith("the runs first differ at event ") || !(Number(div.event) >= 0)) fail("06: the first diverging event is not shown: " + JSON.stringify(div));
+  // It is the first event whose trace line differs: the crash (or what it changed) at 1 ms at the latest.
+  const d = await page.evaluate(() => SPLITBRAIN_PAGE.last.diverge);
+  if (d.was === d.is || d.t > 1000000) fail("06: the first differing event: " + JSON.stringify(d));
+  // Its link puts the view's cursor at that event's time.
+  await page.click("#diverge-go");
+  await page.waitForTimeout(300); // the view's frame takes the message after this task
+  const cursorAt = await page.frameLocator("#view").locator("#cursor-time").textContent();
+  if (Math.round(Number(cursorAt.replace(" s", "")) * 1e3) < Math.floor(d.t / 1e6)) fail("06: the link put the cursor at " + cursorAt + " for an event at " + d.t + " ns");
   const faults = await page.evaluate(() => JSON.parse(SPLITBRAIN_PAGE.text).faults);
   if (!faults.some(f => f.crash === "locks" && f.at === "1ms")) fail("06: the fault is not in the scenario: " + JSON.stringify(faults));
+  // The page's URL, opened again, is the same run (the clicked fault comes with the link).
+  const shared = await page.evaluate(() => ({ url: location.href, hash: SPLITBRAIN_PAGE.last.trace_hash }));
+  const reopened = await open(shared.url);
+  const rehash = await reopened.page.evaluate(() => SPLITBRAIN_PAGE.last.trace_hash);
+  if (rehash !== shared.hash) fail(`06 clicked fault: the link reopened gives ${rehash}, the run was ${shared.hash}`);
+  await reopened.page.close();
   // Move it past the end of the lesson's action: the run changes again.
   const k = faults.findIndex(f => f.crash === "locks");
   n = await runs();
@@ -151,12 +166,33 @@ if (!only || "06-lease-gc-pause-fenced".startsWith(only)) {
   await settle(n);
   const moved = await page.evaluate(() => JSON.parse(SPLITBRAIN_PAGE.text).faults);
   if (!moved.some(f => f.crash === "locks" && f.at === "39s")) fail("06: the fault did not move: " + JSON.stringify(moved));
+  // Drag its mark in the view 100 px to the left: the same edit as typing a time, in whole
+  // ns, and a re-run.
+  n = await runs();
+  await page.frameLocator("#view").locator("#zoom-reset").click();
+  const handle = page.frameLocator("#view").locator(`#fault-handle-${k} path`);
+  await handle.waitFor();
+  await handle.scrollIntoViewIfNeeded();
+  const box = await handle.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 - 50, box.y + box.height / 2, { steps: 4 });
+  await page.mouse.move(box.x + box.width / 2 - 100, box.y + box.height / 2, { steps: 4 });
+  const t0 = performance.now();
+  await page.mouse.up();
+  await settle(n);
+  const dragMs = performance.now() - t0;
+  const dragged = await page.evaluate(() => JSON.parse(SPLITBRAIN_PAGE.text).faults);
+  const at = dragged[k] && dragged[k].at;
+  if (!/^[0-9]+ns$/.test(at || "") || !(Number(at.slice(0, -2)) < 39e9)) fail("06: dragging the fault gave at " + at);
+  if ((await page.$eval(`#faults .fault[data-index="${k}"] input.fault-at`, e => e.value)) !== at) fail("06: the dragged time is not in the fault's field");
+  console.log(`faults on 06: the crash dragged from 39 s to ${at}, re-run shown ${dragMs.toFixed(0)} ms after the drop`);
   // Delete it: the lesson's run again.
   n = await runs();
   await page.click(`#faults .fault[data-index="${k}"] button.fault-delete`);
   await settle(n);
   const back = await page.evaluate(() => ({ same: SPLITBRAIN_PAGE.last.trace_hash === SPLITBRAIN_PAGE.base.trace_hash, div: document.getElementById("diverge").textContent }));
-  if (!back.same || back.div !== "the same steps as the lesson's run") fail("06: deleting the fault: " + JSON.stringify(back));
+  if (!back.same || !back.div.startsWith("the same events as the lesson's run")) fail("06: deleting the fault: " + JSON.stringify(back));
   if (errors.length) fail("06 faults: page errors " + errors.join("; "));
   console.log(`faults on 06: a click adds a crash of locks at 1 ms (${changed} verdicts change; ${div.text.slice(0, 90)}...), moved to 39 s, deleted`);
   await page.close();

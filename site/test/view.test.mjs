@@ -2,7 +2,8 @@
 // the controls (play, pause, speed, the time slider, stepping), the lesson's window at open,
 // zoom around the cursor, arrows clipped to the plot, the whole run in reach at 1024 px, a
 // clicked message's payload, causes as links; the clocks at a step after a clock step and on a
-// fast clock; and the time of a step on the largest pages.
+// fast clock; the lab's fault handles dragged and its "goto"; a lane per thread (24a); and
+// the time of a step on the largest pages.
 //
 // Usage: SPLITBRAIN_BIN=target/quick/splitbrain node site/test/view.test.mjs
 // Prints each page's step times (ms, the cursor moved by a key press, layout included, as
@@ -144,6 +145,59 @@ const text = (page, id) => page.evaluate(i => document.getElementById(i).textCon
     check(errors.length === 0 && o.errors.length === 0, stem + ": " + errors.concat(o.errors).join("; "));
     await o.close();
   }
+}
+
+// 4b. The lab's messages (the site's lesson page embeds the view in a frame and posts them;
+//     a view opened alone is its own parent): a fault's handle drawn on its node's lane and
+//     dragged 100 px to the left posts the fault's new time, a whole number of ns, earlier by
+//     100 px of the window; "goto" puts the cursor on the first step at or after a time.
+{
+  const { page, errors, close } = await open(pageOf("01-bully-leader-crash"));
+  await page.evaluate(() => {
+    window.moved = [];
+    window.addEventListener("message", ev => { if (ev.data && ev.data.splitbrain === "move-fault") window.moved.push(ev.data); });
+    window.postMessage({ splitbrain: "faults", faults: [{ index: 0, t: 2000000000, nodes: ["n5"], label: "fault 1 (crash)" }] }, "*");
+  });
+  await page.waitForSelector("#fault-handle-0");
+  const box = await page.locator("#fault-handle-0 path").boundingBox();
+  const lane = await page.evaluate(() => {
+    const r = document.getElementById("fault-handle-0").getBoundingClientRect();
+    const row = [...document.querySelectorAll("#timeline text")].find(t => t.textContent === "n5").getBoundingClientRect();
+    return { handle: r.top, row: row.top };
+  });
+  check(Math.abs(lane.handle - lane.row) < 56, `01: the crash's handle is not on n5's lane (${lane.handle} vs ${lane.row})`);
+  const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+  await page.mouse.move(cx, cy); await page.mouse.down();
+  await page.mouse.move(cx - 50, cy, { steps: 3 }); await page.mouse.move(cx - 100, cy, { steps: 3 });
+  await page.mouse.up();
+  await page.waitForFunction(() => window.moved.length > 0);
+  const { moved, span, plotW } = await page.evaluate(() => {
+    const M = JSON.parse(document.getElementById("model").textContent);
+    const svgW = Number(document.getElementById("timeline").getAttribute("width"));
+    return { moved: window.moved, span: M.window[1] - M.window[0], plotW: svgW - M.geometry.left - 30 };
+  });
+  const want = 2000000000 - 100 / plotW * span;
+  check(moved.length === 1 && moved[0].index === 0 && Number.isSafeInteger(moved[0].t) &&
+    Math.abs(moved[0].t - want) <= span / plotW * 2, `01: dragging the crash posted ${JSON.stringify(moved)}, expected about ${want}`);
+  await page.evaluate(() => window.postMessage({ splitbrain: "goto", t: 2000000000 }, "*"));
+  await page.waitForFunction(() => document.getElementById("cursor-time").textContent === "2.000 s");
+  check(errors.length === 0, "01 lab: " + errors.join("; "));
+  await close();
+}
+
+// 4c. Lesson 24a: each of the app's two threads has its own lane, with its own holds; the
+//     cursor's table has a row per thread.
+{
+  const { page, errors, close } = await open(pageOf("24a-redis-shared-lock-object"));
+  const rows = await page.evaluate(() => [...document.querySelectorAll("#state tbody tr")].map(tr => tr.dataset.node));
+  check(rows.includes("app \u00b7 thread 1") && rows.includes("app \u00b7 thread 2"), "24a: the table's rows are " + rows.join(", "));
+  await page.keyboard.press("0");
+  const labels = await page.evaluate(() => [...document.querySelectorAll("#timeline text")].map(t => t.textContent));
+  check(labels.includes("app \u00b7 thread 1") && labels.includes("app \u00b7 thread 2"), "24a: no lane per thread");
+  await page.screenshot({ path: join(dir, "24a.png"), fullPage: true });
+  console.log("24a screenshot: " + join(dir, "24a.png"));
+  check(errors.length === 0, "24a: " + errors.join("; "));
+  await close();
 }
 
 // 5. Step time on the largest pages (the goal is under 50 ms a step).

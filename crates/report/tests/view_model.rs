@@ -181,7 +181,8 @@ fn k8s_lanes_are_lease_candidates_and_the_lease_record() {
 /// ELECTION differed.
 #[test]
 fn a_kind_has_the_charts_colour_in_the_page() {
-    for stem in ["02", "12", "21b"] {
+    // 21b and 21e draw more than eight kinds: each keeps its own colour in the PNG too.
+    for stem in ["02", "12", "21b", "21e"] {
         let plan = load_file(&lesson(stem)).unwrap();
         let r = execute(
             &plan,
@@ -203,10 +204,6 @@ fn a_kind_has_the_charts_colour_in_the_page() {
         let legend = kind_legend(&model, &opts).unwrap();
         assert!(!legend.is_empty(), "{stem}");
         for (k, colour) in legend {
-            // The chart's one neutral colour for too many kinds is not a kind's colour.
-            if colour == "#323232" {
-                continue;
-            }
             let page = &v.kinds.iter().find(|x| x.name == k).unwrap().colour;
             assert_eq!(page, &colour, "lesson {stem}: {k}");
         }
@@ -263,4 +260,41 @@ fn a_crashed_instance_draws_no_key() {
             );
         }
     }
+}
+
+/// Lesson 24a: the worker app runs two threads; each has its own lane under the node's
+/// (`app · thread 1`, `app · thread 2`) with its own holds and their stale parts, so a
+/// student sees which thread held the key when, rather than two threads' holds on one lane.
+#[test]
+fn each_thread_has_its_own_lane() {
+    let v = view("24a");
+    let app = lane(&v, "app");
+    let t1 = lane(&v, "app \u{00b7} thread 1");
+    let t2 = lane(&v, "app \u{00b7} thread 2");
+    assert_eq!((t1, t2), (app + 1, app + 2));
+    for t in [t1, t2] {
+        assert_eq!(v.lanes[t].node, "app");
+        assert_eq!(v.clocks[t], v.clocks[app]);
+    }
+    let holds = |l: usize| -> Vec<&str> {
+        v.bands
+            .iter()
+            .filter(|b| b.lane == l && b.kind == "holds")
+            .map(|b| b.label.as_str())
+            .collect()
+    };
+    assert!(holds(app).is_empty(), "{:?}", holds(app));
+    assert!(!holds(t1).is_empty() && holds(t1).iter().all(|l| l.contains("(thread 1)")));
+    assert!(!holds(t2).is_empty() && holds(t2).iter().all(|l| l.contains("(thread 2)")));
+    // Every belief part and truth strip sits on a thread's lane: none is left on the node's.
+    assert!(v
+        .bands
+        .iter()
+        .filter(|b| b.lane == app)
+        .all(|b| !matches!(b.kind, "holds" | "stale" | "truth")));
+    // A single-threaded node keeps one lane.
+    assert!(v
+        .lanes
+        .iter()
+        .all(|l| l.node != "client-3" || l.name == "client-3"));
 }

@@ -127,6 +127,9 @@
     $("scenario").value = page.text;
     const request = { file: fileName(), scenario: page.text, view: true };
     if (page.seed !== null) request.seed = page.seed;
+    // After the lesson's own run: compare each run with it, event by event (the engine keeps
+    // the lesson's trace, so this costs one run's trace, not a second run).
+    if (page.base) request.diverge_from = { file: LESSON.file, scenario: LESSON.scenario, seed: page.base.seed };
     let r;
     try { r = await run(request); }
     catch (e) { $("status").textContent = e.message === "stopped" ? "stopped" : ""; if (e.message !== "stopped") showError(e.message); return; }
@@ -215,7 +218,7 @@
     return e;
   }
   const faultsBox = make("details", { id: "faults-box", open: "" });
-  faultsBox.appendChild(make("summary", {}, "what if? faults (click a node's lane in the run below to add one there)"));
+  faultsBox.appendChild(make("summary", {}, "what if? faults (click a node's lane in the run below to add one there; drag a fault's mark to move it)"));
   const faultList = make("div", { id: "faults" });
   const faultForm = make("div", { id: "fault-form" });
   faultForm.hidden = true;
@@ -229,13 +232,21 @@
   function docOf() { try { const d = JSON.parse(page.text); return d && typeof d === "object" ? d : null; } catch (e) { return null; } }
   function setDoc(d) { page.text = JSON.stringify(d, null, 2) + "\n"; rerun(); }
   function msText(ns) { return Math.round(ns / 1e6) + "ms"; }
-  const FAULT_KINDS = ["pause", "crash", "restart", "clock_step", "partition", "heal"];
+  const FAULT_KINDS = ["pause", "crash", "restart", "clock_step", "drift", "partition", "block", "heal"];
+  // What each kind's amount field says, and its first value (none: the kind has no amount).
+  const AMOUNT = { pause: [" for ", "5s"], clock_step: [" by ", "+5s"], drift: [" to ppm ", "200000"] };
   function faultOf(kind, node, at, extra, doc) {
+    const others = Object.keys(doc.nodes || {}).filter(n => n !== node);
     if (kind === "pause") return { at, pause: node, for: extra || "5s" };
     if (kind === "crash") return { at, crash: node };
     if (kind === "restart") return { at, restart: node };
     if (kind === "clock_step") return { at, clock_step: node, by: extra || "+5s" };
-    if (kind === "partition") return { at, partition: [[node], Object.keys(doc.nodes || {}).filter(n => n !== node)] };
+    // A clock rate: the node's clock runs at (1e6 + ppm) / 1e6 of true time from then on. A
+    // ppm that is not a whole number stays text, so the engine refuses it as a file's.
+    if (kind === "drift") return { at, drift: node, ppm: /^-?[0-9]+$/.test(extra) ? Number(extra) : extra };
+    if (kind === "partition") return { at, partition: [[node], others] };
+    // One way: what the node sends to every other node is dropped; what it receives is not.
+    if (kind === "block") return { at, block: { from: node, to: others } };
     return { at, heal: true };
   }
   /** The form a lane click opens: node and time filled in, the kind and its amount chosen. */
@@ -249,9 +260,9 @@
     const extra = make("input", { id: "fault-extra", size: "8" }); extra.value = "5s";
     const extraLabel = make("span", {}, " for ");
     kind.addEventListener("change", () => {
-      extra.hidden = extraLabel.hidden = !(kind.value === "pause" || kind.value === "clock_step");
-      extraLabel.textContent = kind.value === "pause" ? " for " : " by ";
-      extra.value = kind.value === "pause" ? "5s" : "+5s";
+      const a = AMOUNT[kind.value];
+      extra.hidden = extraLabel.hidden = !a;
+      if (a) { extraLabel.textContent = a[0]; extra.value = a[1]; }
     });
     const add = make("button", { id: "fault-add" }, "add and run");
     add.addEventListener("click", () => {
@@ -287,35 +298,84 @@
       faultList.appendChild(row);
     });
   }
+  // A duration as a file writes it ("12.5s", "250ms"), in ns (whole), or null: only to place
+  // a fault's handle; the moved time is written back in whole ns and the engine validates it.
+  function nsOf(text) {
+    const m = /^([0-9]*)(?:\.([0-9]*))?(ns|us|\u00b5s|ms|s|min|m|h)$/.exec(typeof text === "string" ? text.trim() : "");
+    if (!m || (m[1] === "" && !m[2])) return null;
+    const scale = { ns: 1, us: 1e3, "\u00b5s": 1e3, ms: 1e6, s: 1e9, min: 60e9, m: 60e9, h: 3600e9 }[m[3]];
+    return Math.round(Number(m[1] || "0") * scale + Number("0." + (m[2] || "0")) * scale);
+  }
+  /** The faults the view draws as handles to drag: those with a time `at`, on their node. */
+  function movableFaults() {
+    const d = docOf();
+    const faults = d && Array.isArray(d.faults) ? d.faults : [];
+    const out = [];
+    faults.forEach((f, index) => {
+      if (!f || typeof f !== "object") return;
+      const t = nsOf(f.at);
+      if (t === null || !Number.isSafeInteger(t)) return;
+      const nodes = [];
+      Object.keys(f).forEach(k => {
+        const v = f[k];
+        if (k === "at" || k === "for" || k === "by") return;
+        if (typeof v === "string") nodes.push(v);
+        else if (Array.isArray(v)) v.flat(2).forEach(n => { if (typeof n === "string") nodes.push(n); });
+      });
+      const what = Object.keys(f).find(k => k !== "at") || "fault";
+      out.push({ index, t, nodes, label: "fault " + (index + 1) + " (" + what.replace("_", " ") + ")" });
+    });
+    return out;
+  }
+  function postFaults() {
+    const w = $("view").contentWindow;
+    if (w) w.postMessage({ splitbrain: "faults", faults: movableFaults() }, "*");
+  }
+  $("view").addEventListener("load", () => { postFaults(); showDivergence(); });
+  /** A fault's handle dragged in the view to true time t (whole ns): the same edit as typing
+   *  the time in its field, written in ns, then a re-run (the engine validates it as a file). */
+  function moveFault(index, t) {
+    const e = docOf();
+    if (!e || !Array.isArray(e.faults) || !e.faults[index] || typeof e.faults[index] !== "object") return;
+    e.faults[index].at = t + "ns";
+    setDoc(e);
+  }
   window.addEventListener("message", ev => {
     if (ev.source !== $("view").contentWindow) return;
     const m = ev.data;
-    if (!m || m.splitbrain !== "lane" || typeof m.node !== "string" || !Number.isFinite(m.t)) return;
-    openFaultForm(m.node, m.t);
+    if (!m || typeof m !== "object") return;
+    if (m.splitbrain === "lane" && typeof m.node === "string" && Number.isFinite(m.t)) openFaultForm(m.node, m.t);
+    else if (m.splitbrain === "move-fault" && Number.isSafeInteger(m.index) && m.index >= 0 &&
+      Number.isSafeInteger(m.t) && m.t >= 0) moveFault(m.index, m.t);
   });
   page.openFaultForm = openFaultForm;
+  page.moveFault = moveFault;
 
-  // --- where the runs part: the first step of this run that differs from the lesson's run ---
-  function stepsOf(answer) {
-    const v = answer && answer.view;
-    if (typeof v !== "string") return null;
-    const open = '<script type="application/json" id="model">', a = v.indexOf(open);
-    const b = a < 0 ? -1 : v.indexOf("</" + "script>", a);
-    if (b < 0) return null;
-    try { return JSON.parse(v.slice(a + open.length, b).replace(/<\\\//g, "</")).steps; } catch (e) { return null; }
-  }
+  // --- where the runs part: the first event of this run's trace that differs from the
+  // lesson's run's (the engine compares the two traces line by line), shown as both traces
+  // write it, with a link that puts the view's cursor there. -------------------------------
   function showDivergence() {
-    const base = stepsOf(page.base), now = stepsOf(page.last);
-    if (!page.base || page.last === page.base || !base || !now) { diverge.hidden = true; return; }
+    const d = page.last && page.last.diverge;
+    if (!page.base || page.last === page.base || !d) { diverge.hidden = true; return; }
     diverge.hidden = false;
-    let i = 0;
-    while (i < base.length && i < now.length && base[i].t === now[i].t && base[i].text === now[i].text) i++;
-    const secs = ns => (ns / 1e9).toFixed(3) + " s";
-    if (i === base.length && i === now.length) { diverge.textContent = "the same steps as the lesson's run"; diverge.dataset.step = ""; return; }
-    const was = base[i], is = now[i];
-    diverge.dataset.step = String(i);
-    diverge.textContent = "the runs first differ at step " + (i + 1) + ": the lesson's run: " +
-      (was ? secs(was.t) + " " + was.text : "(ended)") + " \u00b7 this run: " + (is ? secs(is.t) + " " + is.text : "(ended)");
+    diverge.replaceChildren();
+    if (d.index === null) {
+      diverge.dataset.event = "";
+      diverge.textContent = "the same events as the lesson's run (" + d.events[1] + " events)";
+      return;
+    }
+    diverge.dataset.event = String(d.index);
+    diverge.dataset.t = String(d.t);
+    const secs = ns => (ns / 1e9).toFixed(6) + " s";
+    const go = make("a", { href: "#", id: "diverge-go" }, "event " + (d.index + 1) + ", at " + secs(d.t));
+    go.addEventListener("click", ev => {
+      ev.preventDefault();
+      const w = $("view").contentWindow;
+      if (w) w.postMessage({ splitbrain: "goto", t: d.t }, "*");
+    });
+    diverge.append(make("span", {}, "the runs first differ at "), go, make("span", {}, " (show it in the run):"),
+      make("br"), make("span", {}, "the lesson's run: "), make("code", { id: "diverge-was" }, d.was === null ? "(its trace has ended)" : d.was),
+      make("br"), make("span", {}, "this run: "), make("code", { id: "diverge-is" }, d.is === null ? "(its trace has ended)" : d.is));
   }
 
   // --- controls ---------------------------------------------------------------------------

@@ -29,7 +29,8 @@
 //! hash and whether it ran as expected, without building views (the hash check). With
 //! `how_often` (`{"from": "0", "count": 1000}`), the answer is `sweep`'s per-invariant rows
 //! over those seeds (violated/decided, rate, 95% Wilson interval), formatted as `sweep`
-//! prints them.
+//! prints them. With `view` and `diverge_from` (another scenario text and seed, the lesson's),
+//! the answer's `diverge` is the first event where the two traces differ ([`Divergence`]).
 //!
 //! The trace hash is the one `splitbrain run` prints: the same engine, protocols and
 //! checkers, the same seeded streams; nothing here reads a clock or the OS.
@@ -38,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use splitbrain_engine::{Recorder, SimTime};
 use splitbrain_scenario::{execute_keeping, load_str, Keep, Plan};
 use std::cell::RefCell;
+use std::rc::Rc;
 
 /// A request to the engine (see the crate docs).
 #[derive(Debug, Deserialize)]
@@ -61,6 +63,72 @@ pub struct Request {
     /// and 95% interval, as `sweep --seeds FROM..TO` prints them.
     #[serde(default)]
     pub how_often: Option<HowOften>,
+    /// With a view: the run to compare with (the lesson's), whose first event that differs
+    /// from this run's is answered as `diverge` ([`Divergence`]).
+    #[serde(default)]
+    pub diverge_from: Option<Base>,
+}
+
+/// The run a view run is compared with: a scenario's text and seed (decimal; absent: the
+/// file's own), named as [`Request::file`] names a scenario.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Base {
+    /// The scenario's name in messages.
+    pub file: String,
+    /// The scenario's JSON text.
+    pub scenario: String,
+    /// The seed, decimal.
+    #[serde(default)]
+    pub seed: Option<String>,
+}
+
+/// Where two runs part: the first event of the trace (as `run --trace` writes it, one JSON
+/// line per event) that differs between them.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct Divergence {
+    /// The event's place in both traces, from 0; `None` when the traces are the same.
+    pub index: Option<usize>,
+    /// Its true time in this run, ns (the other run's when this one has ended); `None` when
+    /// the traces are the same.
+    pub t: Option<u64>,
+    /// The compared run's event there (its trace line), `None` past its end.
+    pub was: Option<String>,
+    /// This run's event there (its trace line), `None` past its end.
+    pub is: Option<String>,
+    /// Events in the compared run and in this one.
+    pub events: (usize, usize),
+}
+
+/// The first differing event of two traces ([`Divergence`]): the compared run's lines and
+/// times (ns), and this run's events as `(line, time)`, made one at a time so a run is
+/// serialized only up to where it parts; `is_len` is this run's number of events.
+pub fn first_divergence(
+    was: (&[String], &[u64]),
+    is: impl IntoIterator<Item = (String, u64)>,
+    is_len: usize,
+) -> Divergence {
+    let mut i = 0;
+    let mut here = None;
+    for (line, t) in is {
+        if was.0.get(i) != Some(&line) {
+            here = Some((line, t));
+            break;
+        }
+        i += 1;
+    }
+    let same = here.is_none() && i == was.0.len();
+    Divergence {
+        index: (!same).then_some(i),
+        t: if same {
+            None
+        } else {
+            here.as_ref().map(|h| h.1).or_else(|| was.1.get(i).copied())
+        },
+        was: if same { None } else { was.0.get(i).cloned() },
+        is: here.map(|h| h.0),
+        events: (was.0.len(), is_len),
+    }
 }
 
 /// A seed range for "how often?".
@@ -230,6 +298,20 @@ pub fn answer(request: &str) -> String {
             .for_scenario(&plan.scenario)
             .html()
     });
+    let diverge = match (&req.diverge_from, req.view) {
+        (Some(base), true) => match base_lines(base) {
+            Ok(b) => {
+                let evs = events_of(&r);
+                Some(first_divergence(
+                    (&b.0, &b.1),
+                    evs.iter().map(line_of),
+                    evs.len(),
+                ))
+            }
+            Err(e) => return error_answer(2, format!("the run to compare with: {e}")),
+        },
+        _ => None,
+    };
     serde_json::json!({
         "ok": true,
         "seed": seed.to_string(),
@@ -237,8 +319,55 @@ pub fn answer(request: &str) -> String {
         "lesson": plan.scenario.lesson,
         "summary": summary,
         "view": view,
+        "diverge": diverge,
     })
     .to_string()
+}
+
+/// A run's trace lines (as the recorder writes them) and each event's true time, ns.
+type Lines = (Vec<String>, Vec<u64>);
+/// What names a compared run: its file, scenario text and seed.
+type BaseKey = (String, String, Option<String>);
+
+/// A kept run's events, each as its trace line (as the recorder writes it) and true time, ns.
+fn events_of(r: &splitbrain_scenario::RunResult) -> &[splitbrain_scenario::Event] {
+    r.trace
+        .as_ref()
+        .and_then(|t| t.kept.as_deref())
+        .unwrap_or(&[])
+}
+fn line_of(e: &splitbrain_scenario::Event) -> (String, u64) {
+    (
+        serde_json::to_string(e).expect("a trace event serializes"),
+        e.time().0,
+    )
+}
+fn lines_of(r: &splitbrain_scenario::RunResult) -> Lines {
+    events_of(r).iter().map(line_of).unzip()
+}
+
+/// The compared run's lines and times: the last one asked for is kept, so a student's edits
+/// compared with the lesson's run do not run the lesson again each time.
+fn base_lines(base: &Base) -> Result<Rc<Lines>, String> {
+    let key = (base.file.clone(), base.scenario.clone(), base.seed.clone());
+    if let Some(hit) = BASE.with(|b| {
+        b.borrow()
+            .as_ref()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+    }) {
+        return Ok(hit);
+    }
+    let plan = load_str(&base.file, &base.scenario).map_err(|e| e.to_string())?;
+    let seed = base
+        .seed
+        .as_deref()
+        .map(parse_seed)
+        .transpose()?
+        .unwrap_or(plan.scenario.seed);
+    let lines = Rc::new(lines_of(&run(&plan, seed, true)?));
+    BASE.with(|b| *b.borrow_mut() = Some((key, lines.clone())));
+    Ok(lines)
 }
 
 fn hash_of(r: &splitbrain_scenario::RunResult) -> String {
@@ -251,6 +380,8 @@ fn hash_of(r: &splitbrain_scenario::RunResult) -> String {
 thread_local! {
     pub(crate) static INPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     pub(crate) static OUTPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The last compared run ([`base_lines`]): its name, then its lines and times.
+    static BASE: RefCell<Option<(BaseKey, Rc<Lines>)>> = const { RefCell::new(None) };
 }
 
 // The exports (`#[no_mangle]`, which the workspace's `unsafe_code` lint flags) live in their
@@ -269,6 +400,85 @@ mod tests {
         assert_eq!(a["ok"], false);
         assert_eq!(a["exit"], 2);
         assert!(a["error"].as_str().unwrap().contains("x.json:"), "{a}");
+    }
+
+    /// The first differing event of two traces: its place, time and both lines; none for
+    /// the same trace; a trace that ends first differs where it ends.
+    #[test]
+    fn first_divergence_is_the_first_differing_line() {
+        let l = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let run = |v: &[(&str, u64)]| {
+            v.iter()
+                .map(|(x, t)| (x.to_string(), *t))
+                .collect::<Vec<_>>()
+        };
+        let was = l(&["a", "b", "c"]);
+        let d = first_divergence((&was, &[1, 5, 6]), run(&[("a", 1), ("x", 2), ("c", 3)]), 3);
+        assert_eq!((d.index, d.t), (Some(1), Some(2)));
+        assert_eq!((d.was.as_deref(), d.is.as_deref()), (Some("b"), Some("x")));
+        let d = first_divergence((&l(&["a"]), &[1]), run(&[("a", 1)]), 1);
+        assert_eq!((d.index, d.t, d.was), (None, None, None));
+        // This run ends first: it parts at the compared run's next event.
+        let d = first_divergence((&l(&["a", "b"]), &[1, 7]), run(&[("a", 1)]), 1);
+        assert_eq!(
+            (d.index, d.t, d.is, d.events),
+            (Some(1), Some(7), None, (2, 1))
+        );
+        // The compared run ends first.
+        let d = first_divergence((&l(&["a"]), &[1]), run(&[("a", 1), ("b", 4)]), 2);
+        assert_eq!(
+            (d.index, d.t, d.was.as_deref(), d.is.as_deref()),
+            (Some(1), Some(4), None, Some("b"))
+        );
+    }
+
+    /// Lesson 01 with its crash moved 1 s later: `diverge` names the first event whose trace
+    /// line differs from the lesson's run (checked against both traces), at that event's
+    /// time; the lesson compared with itself does not diverge.
+    #[test]
+    fn an_edited_lesson_diverges_at_its_first_differing_event() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        let text = std::fs::read_to_string(dir.join("01-bully-leader-crash.json")).unwrap();
+        let file = "scenarios/01-bully-leader-crash.json";
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let at = doc["faults"][0]["at"].as_str().unwrap().to_string();
+        let moved = splitbrain_scenario::duration::parse_duration_ns(&at).unwrap() + 1_000_000_000;
+        doc["faults"][0]["at"] = format!("{moved}ns").into();
+        let edited = serde_json::to_string_pretty(&doc).unwrap();
+        let base = serde_json::json!({ "file": file, "scenario": text });
+        let ask = |scenario: &str| -> serde_json::Value {
+            serde_json::from_str(&answer(
+                &serde_json::json!({ "file": file, "scenario": scenario, "diverge_from": base })
+                    .to_string(),
+            ))
+            .unwrap()
+        };
+        let same = ask(&text);
+        assert_eq!(
+            same["diverge"]["index"],
+            serde_json::Value::Null,
+            "{}",
+            same["diverge"]
+        );
+        let a = ask(&edited);
+        let d = &a["diverge"];
+        let i = d["index"].as_u64().expect("the runs differ") as usize;
+        let lines = |scenario: &str| {
+            let plan = load_str(file, scenario).unwrap();
+            lines_of(&run(&plan, plan.scenario.seed, true).unwrap())
+        };
+        let (was, _) = lines(&text);
+        let (is, times) = lines(&edited);
+        assert_eq!(was[..i], is[..i]);
+        assert_ne!(was[i], is[i]);
+        assert_eq!(d["was"], was[i].as_str());
+        assert_eq!(d["is"], is[i].as_str());
+        assert_eq!(d["t"], times[i]);
+        assert!(
+            times[i] <= moved,
+            "it parts no later than the moved crash: {}",
+            times[i]
+        );
     }
 
     #[test]

@@ -796,16 +796,6 @@ fn legend_swatch<DB: DrawingBackend>(
                 c.stroke_width(1),
             )?;
         }
-        LegendItem::Message => {
-            let c = RGBColor(50, 50, 50).mix(0.55);
-            line(root, vec![(x, y + 6), (x + 30, y - 5)], c.stroke_width(1))?;
-            arrow_head(
-                root,
-                (x as f64, y as f64 + 6.0),
-                (x as f64 + 30.0, y as f64 - 5.0),
-                c.stroke_width(1),
-            )?;
-        }
         LegendItem::Dropped => {
             line(
                 root,

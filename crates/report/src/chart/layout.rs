@@ -72,7 +72,6 @@ pub(crate) enum LegendItem {
     Partition,
     Cut,
     Blocked,
-    Message,
     Dropped,
     Accepted,
     Duplicate,
@@ -115,7 +114,6 @@ impl LegendItem {
             LegendItem::Blocked => "one-way block (sender \u{2192} receiver)",
             LegendItem::Unavailable => "restarted, not yet answering (restart delay)",
             LegendItem::Duplicate => "duplicate write accepted, no effect",
-            LegendItem::Message => "message, send \u{2192} handled",
             LegendItem::Dropped => "dropped message",
             LegendItem::Accepted => "write accepted (token)",
             LegendItem::Rejected => "write rejected (token)",
@@ -336,21 +334,14 @@ impl Layout {
         // the run and in its browser view, whatever the window shows.
         let present: std::collections::BTreeSet<&str> =
             arrows.iter().map(|a| a.kind.as_str()).collect();
-        let mut kinds: Vec<(String, RGBColor, bool)> = kind_colours(&model.arrows)
+        // However many kinds there are, each keeps its colour and its legend entry: the view
+        // colours a kind the same, so the PNG and the page agree (the legend wraps rows).
+        let kinds: Vec<(String, RGBColor, bool)> = kind_colours(&model.arrows)
             .into_iter()
             .filter(|k| present.contains(k.0.as_str()))
             .collect();
-        if kinds.len() > 8 {
-            // Too many to tell apart: one neutral colour.
-            for k in &mut kinds {
-                k.1 = RGBColor(50, 50, 50);
-                k.2 = false;
-            }
-            legend.push(LegendItem::Message);
-        } else {
-            for i in 0..kinds.len() {
-                legend.push(LegendItem::Kind(i));
-            }
+        for i in 0..kinds.len() {
+            legend.push(LegendItem::Kind(i));
         }
         if arrows.iter().any(|a| a.dropped) {
             legend.push(LegendItem::Dropped);
@@ -628,6 +619,42 @@ mod tests {
         colours.dedup();
         assert_eq!(colours.len(), 12, "{kinds:?}");
         assert!(kinds.iter().all(|k| !k.2));
+    }
+
+    /// Nine kinds (more than eight) keep their own colours and legend entries in the PNG,
+    /// the colours the view gives them: none falls to one neutral colour, so a kind reads the
+    /// same in the PNG and in the page.
+    #[test]
+    fn many_kinds_keep_the_views_colours() {
+        use crate::chart_model::Lane;
+        use splitbrain_check::Role;
+        let names: Vec<String> = (0..9).map(|i| format!("K{i}")).collect();
+        let counts: Vec<(&str, usize)> = names.iter().map(|n| (n.as_str(), 2)).collect();
+        let lane = |i: u32| Lane {
+            node: splitbrain_engine::NodeId(i),
+            name: format!("n{i}"),
+            role: Role::Bully,
+            group: LaneGroup::Election,
+        };
+        let model = TimelineModel {
+            name: "kinds".into(),
+            seed: 0,
+            end: SimTime(10),
+            lanes: vec![lane(0), lane(1)],
+            bands: Vec::new(),
+            marks: Vec::new(),
+            arrows: arrows(&counts),
+            net: Vec::new(),
+            violations: Vec::new(),
+            clocks: Vec::new(),
+            stopped: None,
+        };
+        let l = Layout::new(&model, &ChartOptions::default()).unwrap();
+        assert_eq!(l.kinds, kind_colours(&model.arrows));
+        let legend: Vec<LegendItem> = l.legend_rows.iter().flatten().map(|x| x.1).collect();
+        for i in 0..9 {
+            assert!(legend.contains(&LegendItem::Kind(i)), "{legend:?}");
+        }
     }
 
     /// A kind that is most of the traffic but not three quarters of it (Raft's

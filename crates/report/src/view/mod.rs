@@ -82,11 +82,13 @@ pub struct Geometry {
     pub left: i32,
 }
 
-/// A lane: one node.
+/// A lane: one node, or one thread of a node that runs several ([`ViewModel::split_threads`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct ViewLane {
-    /// Node name.
+    /// The lane's name: the node's, or `node · thread k`.
     pub name: String,
+    /// The node's name (a fault added on the lane is the node's).
+    pub node: String,
     /// Role, in words.
     pub role: String,
     /// Group heading.
@@ -723,7 +725,7 @@ impl ViewModel {
             .map(|(a, b)| (a.0.min(end), b.0.min(end)))
             .filter(|(a, b)| a < b)
             .unwrap_or((0, end));
-        ViewModel {
+        let mut view = ViewModel {
             name: model.name.clone(),
             seed: model.seed,
             end,
@@ -741,6 +743,7 @@ impl ViewModel {
                 .iter()
                 .map(|l| ViewLane {
                     name: l.name.clone(),
+                    node: l.name.clone(),
                     role: role_label(l.role).to_string(),
                     group: l.group.title(),
                 })
@@ -779,7 +782,112 @@ impl ViewModel {
             violations,
             steps,
             stopped: model.stop_note(),
+        };
+        view.split_threads();
+        view
+    }
+
+    /// Gives each thread of a node that runs several (a worker's `threads`, whose holds the
+    /// chart labels `lock (thread k)`) its own lane under the node's, named `node · thread k`:
+    /// the thread's holds move there, with the stale parts and truth strips of those holds
+    /// (each with the hold it overlaps most). Messages, writes, pauses
+    /// and crashes stay on the node's lane (a node, not a thread, sends and stops); a thread's
+    /// lane has the node's clocks and partition side.
+    ///
+    /// Long because every lane index of the model (bands, marks, arrows, network rules,
+    /// violations, steps, clocks) is renumbered in one place, where the new order is made.
+    fn split_threads(&mut self) {
+        let threads: Vec<Vec<u32>> = (0..self.lanes.len())
+            .map(|l| {
+                let mut ts: Vec<u32> = self
+                    .bands
+                    .iter()
+                    .filter(|b| b.lane == l && b.kind == "holds")
+                    .filter_map(|b| thread_of(&b.label))
+                    .collect();
+                ts.sort_unstable();
+                ts.dedup();
+                ts
+            })
+            .collect();
+        if threads.iter().all(|t| t.is_empty()) {
+            return;
         }
+        // New lanes: each old lane, then its threads' lanes; `new_of[old]` is its new index.
+        let mut lanes = Vec::new();
+        let mut clocks = Vec::new();
+        let mut source = Vec::new();
+        let mut new_of = Vec::new();
+        for (l, lane) in self.lanes.iter().enumerate() {
+            new_of.push(lanes.len());
+            lanes.push(lane.clone());
+            clocks.push(self.clocks[l].clone());
+            source.push(l);
+            for t in &threads[l] {
+                lanes.push(ViewLane {
+                    name: format!("{} \u{00b7} thread {t}", lane.name),
+                    node: lane.node.clone(),
+                    role: "thread".into(),
+                    group: lane.group,
+                });
+                clocks.push(self.clocks[l].clone());
+                source.push(l);
+            }
+        }
+        let thread_lane = |l: usize, t: u32| {
+            new_of[l]
+                + 1
+                + threads[l]
+                    .iter()
+                    .position(|x| *x == t)
+                    .expect("a thread of l")
+        };
+        // Each thread's holds, by old lane: (from, to, new lane), to place stale and truth.
+        let holds: Vec<(usize, u64, u64, usize)> = self
+            .bands
+            .iter()
+            .filter(|b| b.kind == "holds")
+            .filter_map(|b| {
+                thread_of(&b.label).map(|t| (b.lane, b.from, b.to, thread_lane(b.lane, t)))
+            })
+            .collect();
+        for b in &mut self.bands {
+            let l = b.lane;
+            b.lane = match (b.kind, thread_of(&b.label)) {
+                ("holds", Some(t)) => thread_lane(l, t),
+                // A stale part or truth strip goes with the thread's hold it overlaps most
+                // (a grant reaches the servers a little before its holder learns of it).
+                ("stale" | "truth", _) => holds
+                    .iter()
+                    .filter(|h| h.0 == l)
+                    .map(|h| (h.2.min(b.to).saturating_sub(h.1.max(b.from)), h.3))
+                    .filter(|(overlap, _)| *overlap > 0)
+                    .max_by_key(|(overlap, _)| *overlap)
+                    .map_or(new_of[l], |(_, lane)| lane),
+                _ => new_of[l],
+            };
+        }
+        for m in &mut self.marks {
+            m.lane = new_of[m.lane];
+        }
+        for a in &mut self.arrows {
+            (a.from, a.to) = (new_of[a.from], new_of[a.to]);
+        }
+        for n in &mut self.net {
+            n.sides = source
+                .iter()
+                .map(|&l| n.sides.get(l).copied().flatten())
+                .collect();
+            n.blocked = n.blocked.map(|(a, b)| (new_of[a], new_of[b]));
+        }
+        for v in &mut self.violations {
+            v.lanes = v.lanes.iter().map(|&l| new_of[l]).collect();
+        }
+        for s in &mut self.steps {
+            s.lane = s.lane.map(|l| new_of[l]);
+        }
+        self.lanes = lanes;
+        self.clocks = clocks;
     }
 
     /// The view as the run's scenario wants it: the kinds its `chart.shown_kinds` names start
@@ -924,6 +1032,12 @@ fn band_steps(steps: &[Step], band: &crate::chart_model::Band) -> (usize, usize)
         _ => steps.partition_point(|s| s.t < band.to.0),
     };
     (first, end.max(first))
+}
+
+/// The thread `k` of a hold's label `holds lock (thread k) · token n`, if it names one.
+fn thread_of(label: &str) -> Option<u32> {
+    let rest = &label[label.find("(thread ")? + "(thread ".len()..];
+    rest[..rest.find(')')?].parse().ok()
 }
 
 fn escape(s: &str) -> String {

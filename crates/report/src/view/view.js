@@ -20,6 +20,8 @@
     from: M.window[0], to: M.window[1], step: -1, selected: null, W: 0,
     shown: Object.fromEntries(M.kinds.map(k => [k.name, k.shown])),
     timer: null, speed: 2,
+    // The lab's movable faults ({index, nodes, t, label}), sent by the page that embeds the view.
+    labFaults: [],
   };
 
   // Lane tops, with a heading row where the group changes (as on the static chart).
@@ -248,6 +250,7 @@
         }
       }
     });
+    labHandles(plot);
     // Step ticks above the lanes.
     M.steps.forEach((s, i) => {
       if (!visible(s.t, s.t)) return;
@@ -264,6 +267,64 @@
     if (state.selected) { const s = $(state.selected); if (s) s.classList.add("selected"); }
     placeCursor();
   }
+
+  // The lab's faults (a file's faults with a time `at`), each a handle on its node's lane that
+  // can be dragged along true time; dropping it tells the page the fault's new time in whole
+  // ns, and the page edits the file and re-runs. The view only draws what the page sent.
+  let faultDrag = null;
+  function labHandles(plot) {
+    state.labFaults.forEach(f => {
+      if (!visible(f.t, f.t)) return;
+      let lane = M.lanes.findIndex(l => f.nodes.includes(l.node));
+      if (lane < 0) lane = 0;
+      const hx = x(f.t), ly = T + laneY[lane];
+      const g = el("g", { id: "fault-handle-" + f.index, class: "fault-handle", "data-index": String(f.index) }, plot);
+      el("line", { x1: hx, x2: hx, y1: ly + 2, y2: ly + G.lane_h - 2, stroke: P.purple, "stroke-width": 2, "stroke-dasharray": "3 2" }, g);
+      el("path", { d: `M${hx - 7},${ly + 2}L${hx + 7},${ly + 2}L${hx},${ly + 13}Z`, fill: P.purple, stroke: "#ffffff" }, g);
+      el("title", {}, g, f.label + " at " + secs(f.t) + ": drag to move it");
+      g.addEventListener("mousedown", ev => {
+        ev.stopPropagation(); ev.preventDefault();
+        faultDrag = { f, g, x: ev.clientX, moved: false, t: f.t };
+      });
+    });
+  }
+  // Where a dragged handle is, as a true time: whole ns, inside the run.
+  function dragTime(d, clientX) {
+    const t = d.f.t + (clientX - d.x) / plotW() * (state.to - state.from);
+    return Math.max(0, Math.min(M.end, Math.round(t)));
+  }
+  window.addEventListener("mousemove", ev => {
+    const d = faultDrag;
+    if (!d) return;
+    if (Math.abs(ev.clientX - d.x) > 3) d.moved = true;
+    if (!d.moved) return;
+    d.t = dragTime(d, ev.clientX);
+    d.g.setAttribute("transform", "translate(" + (x(d.t) - x(d.f.t)) + ",0)");
+    $("cursor-time").textContent = secs(d.t);
+    $("step-text").textContent = "move " + d.f.label + " to " + secs(d.t) + " (drop to re-run)";
+  });
+  window.addEventListener("mouseup", () => {
+    const d = faultDrag;
+    faultDrag = null;
+    if (!d || !d.moved || d.t === d.f.t) { if (d) d.g.removeAttribute("transform"); return; }
+    window.parent.postMessage({ splitbrain: "move-fault", index: d.f.index, t: d.t }, "*");
+  });
+  // Messages from the page that embeds the view: the lab's faults to draw, or a true time to
+  // put the cursor at (the first step at or after it: where two runs first differ).
+  window.addEventListener("message", ev => {
+    if (ev.source !== window.parent) return;
+    const m = ev.data;
+    if (!m || typeof m !== "object") return;
+    if (m.splitbrain === "faults" && Array.isArray(m.faults)) {
+      state.labFaults = m.faults.filter(f => f && Number.isSafeInteger(f.index) && f.index >= 0 &&
+        Number.isSafeInteger(f.t) && f.t >= 0 && Array.isArray(f.nodes) && typeof f.label === "string")
+        .map(f => ({ index: f.index, t: f.t, label: f.label, nodes: f.nodes.filter(n => typeof n === "string") }));
+      draw();
+    } else if (m.splitbrain === "goto" && Number.isSafeInteger(m.t) && M.steps.length) {
+      const i = M.steps.findIndex(s => s.t >= m.t);
+      setStep(i < 0 ? M.steps.length - 1 : i);
+    }
+  });
 
   // The cursor line only: a step inside the window redraws nothing else.
   function placeCursor() {
@@ -526,7 +587,8 @@
     const lane = laneY.findIndex((ly, i) => py >= ly && py < ly + G.lane_h);
     if (lane < 0) return;
     const t = Math.round(state.from + (px - G.left) / plotW() * (state.to - state.from));
-    window.parent.postMessage({ splitbrain: "lane", node: M.lanes[lane].name, t: Math.max(0, Math.min(M.end, t)) }, "*");
+    // A thread's lane adds the fault to its node (a fault stops a node, not one thread).
+    window.parent.postMessage({ splitbrain: "lane", node: M.lanes[lane].node, t: Math.max(0, Math.min(M.end, t)) }, "*");
   }
   window.addEventListener("mousemove", ev => {
     if (!drag) return;
