@@ -110,6 +110,7 @@ fn the_clock_step_lesson_tells_when_the_key_expires_early() {
     let events = r.trace.as_ref().and_then(|t| t.kept.as_deref()).unwrap();
     let opts = NarrationOptions {
         facts: derived_facts(&r.record),
+        effects: r.record.fault_effects.clone(),
         ..Default::default()
     };
     let story = narrate(&r.record.names, events, &opts);

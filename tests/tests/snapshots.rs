@@ -37,6 +37,7 @@ fn lesson_summaries_and_narrations() {
             ],
             max_lines: Some(40),
             facts: derived_facts(&r.record),
+            effects: r.record.fault_effects.clone(),
             ..Default::default()
         };
         let story = narrate(&r.record.names, events, &opts);

@@ -160,9 +160,8 @@ fn takeover_times(record: &RunRecord) -> (Vec<u64>, u64) {
     let mut out = Vec::new();
     let mut censored = 0;
     // A fault that changed nothing (a pause of a node already paused past its end) is no
-    // failure: the holder failed once, at the first pause (the engine's rule, `applied`).
-    let effects = crate::timeline::applied(&crate::FaultStart::of(record), &record.faults);
-    for ((t, f), effect) in record.faults.iter().zip(&effects) {
+    // failure: the holder failed once, at the first pause (as the engine recorded it).
+    for ((t, f), effect) in record.faults.iter().zip(&record.fault_effects) {
         let node = match f {
             Fault::Crash { node } | Fault::Pause { node, .. } if effect.idle.is_none() => *node,
             _ => continue,
@@ -300,6 +299,7 @@ mod tests {
         let mut r = paused_holder(true);
         r.faults.push((ms(2_000), pause(2, 1_000)));
         r.faults.sort_by_key(|(t, _)| *t);
+        r.fault_effects = crate::testkit::fault_effects(&r);
         let s = design_sample(&r, SimDuration::from_millis(10_000));
         assert_eq!(s.takeover_ns, vec![4_500_000_000]);
         assert_eq!(s.takeover_censored, 0);

@@ -58,7 +58,6 @@ pub use spec::{
     invariant_defs, Applies, CheckSpec, Invariant, InvariantDef, ParamDef, Premise, DEFAULT_SETTLE,
     DEFAULT_WINDOW, INVARIANTS,
 };
-pub use timeline::{applied, faults_without_effect, Applied, FaultStart};
 pub use truth::{Fact, Hold, HoldSource, KeyHold, Truth};
 pub use verdict::{
     fmt_secs, fmt_window, CheckReport, InvariantResult, Outcome, Verdict, Violation,

@@ -7,7 +7,8 @@
 use crate::KeyLog;
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{
-    ClockConfig, Fault, KindCounts, NodeId, ObsLog, Observed, Sim, SimDuration, SimTime,
+    ClockConfig, Fault, FaultEffect, KindCounts, NodeId, ObsLog, Observed, Sim, SimDuration,
+    SimTime,
 };
 use splitbrain_protocols::custom::JudgedAs;
 use splitbrain_protocols::{Node, Obs};
@@ -77,6 +78,9 @@ pub struct RunRecord {
     pub observations: ObsLog<Observed<Obs>>,
     /// Every applied fault with its true time, in order.
     pub faults: Vec<(SimTime, Fault)>,
+    /// Per fault of `faults`, what it did: recorded by the engine as it applied it, or, for a
+    /// run read back from a trace, the engine's ledger fed the trace's faults again.
+    pub fault_effects: Vec<FaultEffect>,
     /// Per fault, the number of observations (by index) recorded before it was applied, so
     /// observations and faults at one instant merge in the order the run had them; empty when
     /// not known (then the tie rule of [`crate::timeline`]: observations first).
@@ -89,10 +93,6 @@ pub struct RunRecord {
     /// in `observations` ([`ObsNeeds::key_log`](crate::ObsNeeds::key_log)), each by its index
     /// among all the run's observations; empty otherwise.
     pub redis_keys: KeyLog,
-    /// The loss every link has of its own, ppm, when all links have the same (the scenario's
-    /// `network.loss`, no per-link `loss` differing); `None`: the links differ, or not known.
-    /// Tells a loss change that changed nothing ([`FaultStart`](crate::FaultStart)).
-    pub link_loss_ppm: Option<u32>,
     /// The election each node's `LeaderClaim`s belong to, by `NodeId` index: the arbiter
     /// whose counter its terms come from (`"bully"` for the bully nodes, `"raft"` for the
     /// Raft replicas, the lease of a lease service, the key of the Raft lock service, or the
@@ -119,6 +119,7 @@ impl RunRecord {
             clocks,
             observations: sim.take_observations(),
             faults: sim.applied_faults().to_vec(),
+            fault_effects: sim.fault_effects().to_vec(),
             fault_positions: sim.applied_fault_positions().to_vec(),
             end,
             messages: sim
@@ -128,7 +129,6 @@ impl RunRecord {
                 .map(|(k, v)| (k.to_string(), *v))
                 .collect(),
             redis_keys: KeyLog::default(),
-            link_loss_ppm: None,
             elections: Vec::new(),
         }
     }

@@ -6,7 +6,10 @@ pub(crate) use crate::run::Role::{
 };
 use crate::run::{Role, RunRecord};
 use crate::verdict::{Verdict, Violation};
-use splitbrain_engine::{ClockConfig, Fault, NodeId, Observed, SimDuration, SimTime};
+use splitbrain_engine::{
+    ClockConfig, Fault, FaultEffect, FaultLedger, FaultStart, NodeId, Observed, SimDuration,
+    SimTime,
+};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeMap;
 
@@ -61,6 +64,16 @@ pub(crate) fn fact_texts(record: &RunRecord, facts: &[crate::Fact]) -> Vec<Strin
     texts(&ev)
 }
 
+/// What the engine would have recorded of `record`'s faults (the initial drifts from its
+/// clocks, the links' loss not known), for a record built by hand.
+pub(crate) fn fault_effects(record: &RunRecord) -> Vec<FaultEffect> {
+    let start = FaultStart {
+        drift_ppm: Some(record.clocks.iter().map(|c| c.drift_ppm).collect()),
+        link_loss_ppm: None,
+    };
+    FaultLedger::replay(start, &record.faults)
+}
+
 /// Builds a [`RunRecord`]; observations and faults may be given in any order and are sorted
 /// by time (stable: insertion order breaks ties).
 pub(crate) struct Builder {
@@ -76,10 +89,10 @@ impl Builder {
                 clocks: vec![ClockConfig::default(); nodes.len()],
                 observations: Default::default(),
                 faults: Vec::new(),
+                fault_effects: Vec::new(),
                 end: SimTime::ZERO,
                 messages: BTreeMap::new(),
                 redis_keys: Default::default(),
-                link_loss_ppm: None,
                 fault_positions: Vec::new(),
                 elections: Vec::new(),
             },
@@ -108,6 +121,7 @@ impl Builder {
     pub(crate) fn build(mut self) -> RunRecord {
         self.rec.observations.sort_by_key(|o| o.t);
         self.rec.faults.sort_by_key(|f| f.0);
+        self.rec.fault_effects = fault_effects(&self.rec);
         self.rec
     }
 }

@@ -691,174 +691,10 @@ fn span(from: SimTime, to: Option<SimTime>) -> String {
     }
 }
 
-/// What the replay of faults ([`applied`]) must know of the run's start to tell a clock or
-/// loss change that changed nothing. `Default`: nothing known, so a drift or loss change is
-/// compared only with an earlier change of the same kind (never called idle on a guess).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FaultStart {
-    /// Each node's monotonic drift at true time 0, ppm, by `NodeId` index (a node past the
-    /// end has a perfect clock, as in [`RunRecord::clocks`]); `None`: not known.
-    pub drift_ppm: Option<Vec<i64>>,
-    /// The loss every link has of its own (the scenario's `network.loss` and every per-link
-    /// `loss`), ppm, when all links have the same; `None`: the links differ, or not known.
-    pub link_loss_ppm: Option<u32>,
-}
-
-impl FaultStart {
-    /// The start of `record`'s run: its initial clocks and its links' own loss.
-    pub fn of(record: &RunRecord) -> FaultStart {
-        FaultStart {
-            drift_ppm: Some(record.clocks.iter().map(|c| c.drift_ppm).collect()),
-            link_loss_ppm: record.link_loss_ppm,
-        }
-    }
-}
-
-/// What the engine made of one fault, replayed from the applied faults alone by the engine's
-/// rules (`splitbrain_engine::Sim::apply_fault`): a crash ends a pause, a pause of a paused
-/// node only extends it (to the later of the two ends), a pause of a down node, a crash of a
-/// down node, a restart of an up node and a heal with no matching rule in force do nothing;
-/// so do a wall clock step of 0 ns, a drift change to the drift in force, a loss change to the
-/// loss every link has already, and a network rule equal to one in force (the engine's rules
-/// cut a link if any rule does) unless a partition heal of it comes before the next full heal
-/// (the heal removes one copy of the two, so the copy keeps the partition in force).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Applied {
-    /// The state that made the fault change nothing, or `None` if it changed something.
-    pub idle: Option<&'static str>,
-    /// When the fault's effect ended, true ns: for a pause the earlier of its nominal end
-    /// (start + duration) and its node's next crash; for any other fault its own time.
-    pub ends: SimTime,
-    /// For a pause of a node paused already that runs past the pause in force: when the
-    /// node's pause began and when it was to end before this one (true ns). Such a pause
-    /// only moves the resume later; the node stays stopped from the first pause's start.
-    pub extends: Option<(SimTime, SimTime)>,
-}
-
-/// Replays `faults` (in the order applied) from `start` by the engine's rules: see
-/// [`Applied`].
-pub fn applied(start: &FaultStart, faults: &[(SimTime, Fault)]) -> Vec<Applied> {
-    let mut down = BTreeSet::new();
-    // Per paused node, when its pause began and the true time it runs to; a crash clears it.
-    let mut paused: BTreeMap<NodeId, (SimTime, SimTime)> = BTreeMap::new();
-    let mut rules: Vec<&NetRule> = Vec::new();
-    // Per node whose drift is known, its drift now, ppm.
-    let mut drift: BTreeMap<NodeId, i64> = BTreeMap::new();
-    let known_drift = |node: NodeId| -> Option<i64> {
-        let d = start.drift_ppm.as_ref()?;
-        Some(d.get(node.index()).copied().unwrap_or(0))
-    };
-    // The loss override in force: `None` none (each link's own), `Some(p)` every link's p.
-    let mut loss_override: Option<u32> = None;
-    let mut out = Vec::with_capacity(faults.len());
-    for (i, (t, f)) in faults.iter().enumerate() {
-        let mut ends = *t;
-        let mut extends = None;
-        let idle = match f {
-            Fault::Crash { node } => {
-                paused.remove(node);
-                (!down.insert(*node)).then_some("already down")
-            }
-            Fault::Restart { node } => (!down.remove(node)).then_some("up"),
-            Fault::Pause { node, .. } if down.contains(node) => Some("down"),
-            Fault::Pause { node, duration } => {
-                let until = t.saturating_add(*duration);
-                let running = paused.get(node).copied().filter(|&(_, u)| u > *t);
-                match running {
-                    Some((_, u)) if until <= u => Some("already paused"),
-                    _ => {
-                        extends = running;
-                        paused.insert(*node, (running.map_or(*t, |(since, _)| since), until));
-                        // Faults are in time order: look no further than the pause's end.
-                        let crash = faults[i + 1..]
-                            .iter()
-                            .take_while(|(c, _)| *c < until)
-                            .find(|(_, g)| matches!(g, Fault::Crash { node: n } if n == node));
-                        ends = crash.map_or(until, |(c, _)| *c);
-                        None
-                    }
-                }
-            }
-            Fault::Network { rule } => {
-                let in_force = rules.contains(&rule);
-                rules.push(rule);
-                // A copy of a partition in force matters when a heal of that partition comes
-                // before the next full heal: the heal removes one copy, the other stays.
-                let healed_apart = || {
-                    faults[i + 1..]
-                        .iter()
-                        .take_while(|(_, g)| *g != Fault::Heal)
-                        .any(|(_, g)| match (g, rule) {
-                            (Fault::HealPartition { groups: h }, NetRule::Partition { groups }) => {
-                                h == groups
-                            }
-                            _ => false,
-                        })
-                };
-                (in_force && !healed_apart()).then_some("already in force")
-            }
-            Fault::Heal if rules.is_empty() => Some("nothing to heal"),
-            Fault::Heal => {
-                rules.clear();
-                None
-            }
-            Fault::HealPartition { groups } => {
-                let found = rules
-                    .iter()
-                    .position(|r| matches!(r, NetRule::Partition { groups: g } if g == groups));
-                match found {
-                    Some(k) => {
-                        rules.remove(k);
-                        None
-                    }
-                    None => Some("nothing to heal"),
-                }
-            }
-            Fault::ClockStep { delta_ns: 0, .. } => Some("a step of 0 s"),
-            Fault::ClockStep { .. } => None,
-            Fault::SetDrift { node, drift_ppm } => {
-                let now = drift.get(node).copied().or_else(|| known_drift(*node));
-                drift.insert(*node, *drift_ppm);
-                (now == Some(*drift_ppm)).then_some("already at that drift")
-            }
-            Fault::SetLoss { loss_ppm } => {
-                // Every link's loss before and after, where known.
-                let before = loss_override.or(start.link_loss_ppm);
-                let after = loss_ppm.or(start.link_loss_ppm);
-                let same = *loss_ppm == loss_override || (before.is_some() && before == after);
-                loss_override = *loss_ppm;
-                same.then_some("already at that loss")
-            }
-        };
-        out.push(Applied {
-            idle,
-            ends,
-            extends,
-        });
-    }
-    out
-}
-
-/// Per fault of `faults` (in the order applied), the state that made it change nothing, else
-/// `None`: a crash of a node already down (`"already down"`), a restart of a node that is up
-/// (`"up"`), a pause of a node that is down (`"down"`) or paused already past the pause's end
-/// (`"already paused"`), a heal with no matching network rule in force (`"nothing to heal"`),
-/// a network rule equal to one in force (`"already in force"`), a wall clock step of 0 ns
-/// (`"a step of 0 s"`), a drift change to the node's drift (`"already at that drift"`), a
-/// loss change to the loss every link has (`"already at that loss"`).
-/// The rule is the engine's ([`applied`]). The one rule behind the summary's "had no effect"
-/// notes and behind leaving such faults out of a violation's causes.
-pub fn faults_without_effect(
-    start: &FaultStart,
-    faults: &[(SimTime, Fault)],
-) -> Vec<Option<&'static str>> {
-    applied(start, faults).into_iter().map(|a| a.idle).collect()
-}
-
 /// The faults that touched `nodes` or the network and started at or before `until`, in
 /// words, in the order applied. A crash is paired with the node's next restart and a network
 /// rule with the next heal ("partition {n1,n2} | {n3,n4,n5} from 2.000 s to 9.000 s"). A fault
-/// that changed nothing ([`faults_without_effect`]: a crash of a node already down, a pause of
+/// that changed nothing (its recorded effect is idle: a crash of a node already down, a pause of
 /// a node that is down or already paused past its end) is no cause and is left out; the
 /// summary notes it apart. A pause is told to when it actually ended: a crash cuts it short.
 pub(crate) fn describe_faults(
@@ -887,13 +723,13 @@ pub(crate) fn describe_faults_where(
             .find(|(_, f)| pred(f))
             .map(|(t, _)| *t)
     };
-    let effects = applied(&FaultStart::of(record), faults);
+    let effects = &record.fault_effects[..];
     // A pause that extends the pause in force is one stop with it: told with the first pause
     // (its start, the last extension's end, when it was extended), not as a pause of its own.
     // Per pause index: its end as told, its nominal end, the times it was extended.
     let mut stop: Vec<(SimTime, SimTime, Vec<SimTime>)> = faults
         .iter()
-        .zip(&effects)
+        .zip(effects)
         .map(|((t, f), a)| match f {
             Fault::Pause { duration, .. } => (a.ends, t.saturating_add(*duration), Vec::new()),
             _ => (a.ends, a.ends, Vec::new()),
@@ -901,7 +737,7 @@ pub(crate) fn describe_faults_where(
         .collect();
     let mut extended = vec![false; faults.len()];
     let mut first: BTreeMap<NodeId, usize> = BTreeMap::new();
-    for (i, ((t, f), a)) in faults.iter().zip(&effects).enumerate() {
+    for (i, ((t, f), a)) in faults.iter().zip(effects).enumerate() {
         if *t > until {
             break;
         }
@@ -1018,7 +854,7 @@ mod describe_tests {
     /// violation's causes and noted apart only.
     #[test]
     fn faults_without_effect_are_not_listed_as_causes() {
-        use super::{describe_faults, faults_without_effect, FaultStart};
+        use super::describe_faults;
         use crate::testkit::{crash, id, ms, pause, restart, Builder};
         use crate::Role;
         let rec = Builder::new(&[("n1", Role::Bully), ("n5", Role::Bully)])
@@ -1031,7 +867,7 @@ mod describe_tests {
             .end(ms(12_000))
             .build();
         assert_eq!(
-            faults_without_effect(&FaultStart::default(), &rec.faults),
+            rec.fault_effects.iter().map(|e| e.idle).collect::<Vec<_>>(),
             [
                 None,
                 Some("already down"),
@@ -1057,7 +893,7 @@ mod describe_tests {
     /// one stop with it, 5 s to 6.5 s, not a pause of its own.
     #[test]
     fn a_pause_cut_short_by_a_crash_ends_at_the_crash() {
-        use super::{describe_faults, faults_without_effect, FaultStart};
+        use super::describe_faults;
         use crate::testkit::{crash, ms, pause, restart};
         use crate::Role;
         let rec = Builder::new(&[("n1", Role::Bully), ("n5", Role::Bully)])
@@ -1070,7 +906,7 @@ mod describe_tests {
             .end(ms(10_000))
             .build();
         assert_eq!(
-            faults_without_effect(&FaultStart::default(), &rec.faults),
+            rec.fault_effects.iter().map(|e| e.idle).collect::<Vec<_>>(),
             [None, Some("already paused"), None, None, None, None]
         );
         let nodes = [id(1)].into_iter().collect();
@@ -1083,141 +919,6 @@ mod describe_tests {
                 "n5 was paused 5.000 s to 6.500 s (extended at 5.500 s)",
             ]
         );
-    }
-
-    /// A heal with no network rule in force (the engine clears an empty list) and a partition
-    /// heal of a partition not in force change nothing, and are noted so.
-    #[test]
-    fn a_heal_with_nothing_to_heal_has_no_effect() {
-        use super::{faults_without_effect, FaultStart};
-        use crate::testkit::ms;
-        let part = |a: u32, b: u32| Fault::Network {
-            rule: NetRule::Partition {
-                groups: vec![vec![id(a)], vec![id(b)]],
-            },
-        };
-        let heal_part = |a: u32, b: u32| Fault::HealPartition {
-            groups: vec![vec![id(a)], vec![id(b)]],
-        };
-        let faults = vec![
-            (ms(1000), Fault::Heal),
-            (ms(2000), part(0, 1)),
-            (ms(3000), heal_part(1, 0)),
-            (ms(4000), heal_part(0, 1)),
-            (ms(5000), part(0, 1)),
-            (ms(6000), Fault::Heal),
-            (ms(7000), Fault::Heal),
-        ];
-        assert_eq!(
-            faults_without_effect(&FaultStart::default(), &faults),
-            [
-                Some("nothing to heal"),
-                None,
-                Some("nothing to heal"),
-                None,
-                None,
-                None,
-                Some("nothing to heal")
-            ]
-        );
-    }
-    /// A wall clock step of 0 s, a drift change to the drift in force, a loss change to the
-    /// loss every link has and a second partition or block equal to one in force change
-    /// nothing and count as no fault: lesson 01 with a 0 s clock step at 9.6 s must not make
-    /// `eventual_leader` inconclusive (the step is not its "last fault").
-    #[test]
-    fn changes_to_what_is_in_force_have_no_effect() {
-        use super::{applied, faults_without_effect, FaultStart};
-        use crate::testkit::ms;
-        let part = |a: u32, b: u32| Fault::Network {
-            rule: NetRule::Partition {
-                groups: vec![vec![id(a)], vec![id(b)]],
-            },
-        };
-        let block = Fault::Network {
-            rule: NetRule::Block {
-                from: id(0),
-                to: id(1),
-            },
-        };
-        let step = |node, delta_ns| Fault::ClockStep {
-            node: id(node),
-            delta_ns,
-        };
-        let drift = |node, drift_ppm| Fault::SetDrift {
-            node: id(node),
-            drift_ppm,
-        };
-        let loss = |loss_ppm| Fault::SetLoss { loss_ppm };
-        let start = FaultStart {
-            drift_ppm: Some(vec![0, 100]),
-            link_loss_ppm: Some(0),
-        };
-        let faults = vec![
-            (ms(1000), step(0, 0)),
-            (ms(1000), step(0, -1)),
-            (ms(1100), drift(1, 100)),
-            (ms(1200), drift(0, 100)),
-            (ms(1300), drift(0, 100)),
-            (ms(1400), drift(2, 0)),
-            (ms(1500), loss(Some(0))),
-            (ms(1600), loss(None)),
-            (ms(1700), loss(Some(5))),
-            (ms(1800), loss(Some(5))),
-            (ms(1900), loss(Some(0))),
-            (ms(2000), part(0, 1)),
-            (ms(2100), part(1, 0)),
-            (ms(2200), part(0, 1)),
-            (ms(2300), block.clone()),
-            (ms(2400), block.clone()),
-            (ms(3000), Fault::Heal),
-            (ms(3100), block),
-        ];
-        let idle = |start: &FaultStart| faults_without_effect(start, &faults);
-        assert_eq!(
-            idle(&start),
-            [
-                Some("a step of 0 s"),
-                None,
-                Some("already at that drift"),
-                None,
-                Some("already at that drift"),
-                Some("already at that drift"),
-                Some("already at that loss"),
-                Some("already at that loss"),
-                None,
-                Some("already at that loss"),
-                None,
-                None,
-                None,
-                Some("already in force"),
-                None,
-                Some("already in force"),
-                None,
-                None,
-            ]
-        );
-        // With the start not known, a drift or loss change is compared only with an earlier
-        // change: nothing is called idle on a guess.
-        let unknown = idle(&FaultStart::default());
-        let differ: Vec<usize> = (0..faults.len())
-            .filter(|&i| unknown[i] != idle(&start)[i])
-            .collect();
-        assert_eq!(differ, [2, 5, 6, 7]);
-        // A copy of a partition in force keeps it in force past a heal of that partition
-        // (the heal removes one copy): it changes something.
-        let healed = vec![
-            (ms(2000), part(0, 1)),
-            (ms(2100), part(0, 1)),
-            (
-                ms(2500),
-                Fault::HealPartition {
-                    groups: vec![vec![id(0)], vec![id(1)]],
-                },
-            ),
-        ];
-        let a = applied(&start, &healed);
-        assert!(a.iter().all(|a| a.idle.is_none()), "{a:?}");
     }
 
     use crate::testkit::{id, Builder, Storage, Worker};

@@ -41,7 +41,7 @@ pub fn run(a: ExportArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u
         .map_err(|e| BadInput(format!("{}: {e}", a.trace.display())))?;
     let text = match a.format {
         Format::Chrome => chrome_trace(&saved.view(None)),
-        Format::Shiviz => shiviz_log(&saved.header.nodes, &saved.fault_start(), &saved.events),
+        Format::Shiviz => shiviz_log(&saved.header.nodes, &saved.fault_effects(), &saved.events),
     };
     write_atomic(&a.out, text.as_bytes())
         .with_context(|| format!("writing {}", a.out.display()))?;

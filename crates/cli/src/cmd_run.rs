@@ -209,7 +209,7 @@ pub fn run(a: RunArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u8> 
             let opts = NarrationOptions {
                 hide_kinds: a.draw.hide_kinds.clone(),
                 facts: derived_facts(&result.record),
-                start: splitbrain_check::FaultStart::of(&result.record),
+                effects: result.record.fault_effects.clone(),
                 ..Default::default()
             };
             outln!("{}", narrate(&result.record.names, events, &opts));

@@ -10,6 +10,7 @@ use crate::node::NodeId;
 use crate::rng::RngStream;
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One fault.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +86,295 @@ impl Fault {
             | Fault::SetDrift { node, .. } => Some(*node),
             _ => None,
         }
+    }
+
+    /// The fault in one sentence, nodes named by `names` (by `NodeId` index, `?` past the
+    /// end): "n5 CRASHES (volatile state lost)", "network PARTITION {n1,n2} | {n3}". The one
+    /// describer of a fault: the narration, the view, the exports and the checkers' causes
+    /// tell a fault with it or with [`Fault::describe_applied`].
+    pub fn describe(&self, names: &[String]) -> String {
+        match self {
+            Fault::Crash { node } => {
+                format!("{} CRASHES (volatile state lost)", name_of(names, *node))
+            }
+            Fault::Restart { node } => format!("{} restarts", name_of(names, *node)),
+            Fault::Pause { node, duration } => {
+                format!(
+                    "{} is PAUSED for {} (stop-the-world; it cannot tell)",
+                    name_of(names, *node),
+                    duration
+                )
+            }
+            Fault::Network { rule } => match rule {
+                NetRule::Partition { groups } => {
+                    let sides: Vec<String> = groups.iter().map(|g| group_of(names, g)).collect();
+                    format!("network PARTITION {}", sides.join(" | "))
+                }
+                NetRule::Block { from, to } => format!(
+                    "link {} -> {} blocked (one way)",
+                    name_of(names, *from),
+                    name_of(names, *to)
+                ),
+                NetRule::Cut { a, b } => {
+                    format!("link {} <-> {} cut", name_of(names, *a), name_of(names, *b))
+                }
+            },
+            Fault::Heal => "network healed: every link open".to_string(),
+            Fault::HealPartition { groups } => {
+                let sides: Vec<String> = groups.iter().map(|g| group_of(names, g)).collect();
+                format!("partition {} healed", sides.join(" | "))
+            }
+            Fault::ClockStep { node, delta_ns } => {
+                let sign = if *delta_ns < 0 { "-" } else { "+" };
+                format!(
+                    "{}'s wall clock STEPS {sign}{}",
+                    name_of(names, *node),
+                    SimDuration(delta_ns.unsigned_abs())
+                )
+            }
+            Fault::SetDrift { node, drift_ppm } => format!(
+                "{}'s clock drift becomes {drift_ppm} ppm",
+                name_of(names, *node)
+            ),
+            Fault::SetLoss { loss_ppm } => match loss_ppm {
+                Some(p) => format!("message loss set to {:.3}%", *p as f64 / 1e4),
+                None => "message loss back to each link's own".to_string(),
+            },
+        }
+    }
+
+    /// The fault as applied, in one sentence: [`Fault::describe`] when it changed something,
+    /// else what it would have done and why it did nothing, from its recorded
+    /// [`FaultEffect::idle`] ("pause (2.000 s) of n5 has NO EFFECT: n5 is down"), so a story
+    /// never says "n5 is PAUSED" of a node that is down.
+    pub fn describe_applied(&self, names: &[String], idle: Option<&str>) -> String {
+        let Some(state) = idle else {
+            return self.describe(names);
+        };
+        let (what, who) = match self {
+            Fault::Crash { node } => ("crash".to_string(), Some(*node)),
+            Fault::Restart { node } => ("restart".to_string(), Some(*node)),
+            Fault::Pause { node, duration } => (format!("pause ({duration})"), Some(*node)),
+            Fault::Heal => ("heal".to_string(), None),
+            Fault::HealPartition { groups } => {
+                let sides: Vec<String> = groups.iter().map(|g| group_of(names, g)).collect();
+                (format!("heal of partition {}", sides.join(" | ")), None)
+            }
+            // The change is to what is in force already: say what it would do, and that.
+            Fault::ClockStep { node, .. } => {
+                return format!(
+                    "{}'s wall clock step has NO EFFECT: it is {state}",
+                    name_of(names, *node)
+                )
+            }
+            Fault::SetDrift { node, drift_ppm } => {
+                let n = name_of(names, *node);
+                return format!(
+                    "{n}'s clock drift change to {drift_ppm} ppm has NO EFFECT: {n}'s clock is {state}"
+                );
+            }
+            Fault::Network { .. } => {
+                return format!("{} has NO EFFECT: it is {state}", self.describe(names))
+            }
+            Fault::SetLoss { .. } => {
+                return format!(
+                    "{} has NO EFFECT: every link is {state}",
+                    self.describe(names)
+                )
+            }
+        };
+        match who {
+            Some(n) => {
+                let n = name_of(names, n);
+                format!("{what} of {n} has NO EFFECT: {n} is {state}")
+            }
+            None => format!("{what} has NO EFFECT: there is {state}"),
+        }
+    }
+}
+
+fn name_of(names: &[String], n: NodeId) -> &str {
+    names.get(n.index()).map_or("?", String::as_str)
+}
+
+fn group_of(names: &[String], g: &[NodeId]) -> String {
+    let v: Vec<&str> = g.iter().map(|n| name_of(names, *n)).collect();
+    format!("{{{}}}", v.join(","))
+}
+
+/// What applying one fault did, recorded by the engine as it applies it ([`FaultLedger`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultEffect {
+    /// The state that made the fault change nothing, or `None` if it changed something: a
+    /// crash of a node already down (`"already down"`), a restart of a node that is up
+    /// (`"up"`), a pause of a node that is down (`"down"`) or paused already past the pause's
+    /// end (`"already paused"`), a heal with no matching rule in force (`"nothing to heal"`),
+    /// a network rule equal to one in force (`"already in force"`; a copy of a partition that
+    /// a heal of that partition then finds is no longer idle: it keeps the partition in
+    /// force), a wall clock step of 0 ns (`"a step of 0 s"`), a drift change to the drift in
+    /// force (`"already at that drift"`), a loss change to the loss every link has already
+    /// (`"already at that loss"`).
+    pub idle: Option<&'static str>,
+    /// When the fault's effect ended, true ns: for a pause the earlier of its nominal end
+    /// (start + duration) and its node's next crash; for any other fault its own time.
+    pub ends: SimTime,
+    /// For a pause of a node paused already that runs past the pause in force: when the
+    /// node's pause began and when it was to end before this one (true ns). Such a pause
+    /// only moves the resume later; the node stays stopped from the first pause's start.
+    pub extends: Option<(SimTime, SimTime)>,
+}
+
+/// What the ledger must know of the run's start to tell a drift or loss change that changed
+/// nothing. `Default`: nothing known, so such a change is compared only with an earlier change
+/// of the same kind (never called idle on a guess).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaultStart {
+    /// Each node's monotonic drift at true time 0, ppm, by `NodeId` index (a node past the
+    /// end has a perfect clock); `None`: not known.
+    pub drift_ppm: Option<Vec<i64>>,
+    /// The loss every link has of its own, ppm, when all links have the same; `None`: the
+    /// links differ, or not known.
+    pub link_loss_ppm: Option<u32>,
+}
+
+/// The faults applied in a run, in order, each with its [`FaultEffect`]. The engine keeps
+/// one per run and feeds it every fault as it applies it, by the rules of `Sim::apply_fault`
+/// (a crash ends a pause, a pause of a paused node only extends it, and so on: see
+/// [`FaultEffect::idle`]). A saved trace holds the faults but not their effects (the trace
+/// format stays as it is), so a reader of a trace feeds them to a ledger again
+/// ([`FaultLedger::replay`]): the same rules, in the one place.
+#[derive(Clone, Debug, Default)]
+pub struct FaultLedger {
+    start: FaultStart,
+    faults: Vec<(SimTime, Fault)>,
+    effects: Vec<FaultEffect>,
+    down: BTreeSet<NodeId>,
+    /// Per paused node, when its pause began and the true time it runs to; a crash clears it.
+    paused: BTreeMap<NodeId, (SimTime, SimTime)>,
+    /// Per node, the effective pauses since its last crash (by fault index): the next crash
+    /// cuts short each still running.
+    pauses_since_crash: BTreeMap<NodeId, Vec<usize>>,
+    /// The network rules in force, each with the index of the fault that added it.
+    rules: Vec<(NetRule, usize)>,
+    /// Per node whose drift changed, its drift now, ppm.
+    drift: BTreeMap<NodeId, i64>,
+    /// The loss override in force: `None` none (each link's own), `Some(p)` every link's p.
+    loss_override: Option<u32>,
+}
+
+impl FaultLedger {
+    /// An empty ledger for a run that starts as `start` says.
+    pub fn new(start: FaultStart) -> FaultLedger {
+        FaultLedger {
+            start,
+            ..FaultLedger::default()
+        }
+    }
+
+    /// The effects of `faults` (in the order applied) in a run that started as `start` says.
+    pub fn replay(start: FaultStart, faults: &[(SimTime, Fault)]) -> Vec<FaultEffect> {
+        let mut ledger = FaultLedger::new(start);
+        for (t, f) in faults {
+            ledger.apply(*t, f);
+        }
+        ledger.effects
+    }
+
+    /// Every fault applied, in order, with its true time.
+    pub fn faults(&self) -> &[(SimTime, Fault)] {
+        &self.faults
+    }
+
+    /// Per applied fault (as [`FaultLedger::faults`]), what it did. The effect of a pause or
+    /// of a network rule is final once the run has ended: a later crash cuts a pause short, a
+    /// later heal of a partition makes a copy of it count.
+    pub fn effects(&self) -> &[FaultEffect] {
+        &self.effects
+    }
+
+    /// Records `fault`, applied at `t` (not before the last one). Long because each kind of
+    /// fault has its own rule, as in `Sim::apply_fault`.
+    pub fn apply(&mut self, t: SimTime, fault: &Fault) {
+        let i = self.faults.len();
+        let mut ends = t;
+        let mut extends = None;
+        let idle = match fault {
+            Fault::Crash { node } => {
+                self.paused.remove(node);
+                for p in self.pauses_since_crash.remove(node).unwrap_or_default() {
+                    let e = &mut self.effects[p].ends;
+                    *e = (*e).min(t);
+                }
+                (!self.down.insert(*node)).then_some("already down")
+            }
+            Fault::Restart { node } => (!self.down.remove(node)).then_some("up"),
+            Fault::Pause { node, .. } if self.down.contains(node) => Some("down"),
+            Fault::Pause { node, duration } => {
+                let until = t.saturating_add(*duration);
+                let running = self.paused.get(node).copied().filter(|&(_, u)| u > t);
+                match running {
+                    Some((_, u)) if until <= u => Some("already paused"),
+                    _ => {
+                        extends = running;
+                        let since = running.map_or(t, |(since, _)| since);
+                        self.paused.insert(*node, (since, until));
+                        self.pauses_since_crash.entry(*node).or_default().push(i);
+                        ends = until;
+                        None
+                    }
+                }
+            }
+            Fault::Network { rule } => {
+                let in_force = self.rules.iter().any(|(r, _)| r == rule);
+                self.rules.push((rule.clone(), i));
+                in_force.then_some("already in force")
+            }
+            Fault::Heal if self.rules.is_empty() => Some("nothing to heal"),
+            Fault::Heal => {
+                self.rules.clear();
+                None
+            }
+            Fault::HealPartition { groups } => {
+                let this =
+                    |r: &NetRule| matches!(r, NetRule::Partition { groups: g } if g == groups);
+                match self.rules.iter().position(|(r, _)| this(r)) {
+                    Some(k) => {
+                        // A copy added while the partition was in force keeps it in force
+                        // past this heal (which removes one copy): it did something after all.
+                        for (_, j) in self.rules.iter().filter(|(r, _)| this(r)) {
+                            self.effects[*j].idle = None;
+                        }
+                        self.rules.remove(k);
+                        None
+                    }
+                    None => Some("nothing to heal"),
+                }
+            }
+            Fault::ClockStep { delta_ns: 0, .. } => Some("a step of 0 s"),
+            Fault::ClockStep { .. } => None,
+            Fault::SetDrift { node, drift_ppm } => {
+                let known = |d: &Vec<i64>| d.get(node.index()).copied().unwrap_or(0);
+                let now = (self.drift.get(node).copied())
+                    .or_else(|| self.start.drift_ppm.as_ref().map(known));
+                self.drift.insert(*node, *drift_ppm);
+                (now == Some(*drift_ppm)).then_some("already at that drift")
+            }
+            Fault::SetLoss { loss_ppm } => {
+                // Every link's loss before and after, where known.
+                let own = self.start.link_loss_ppm;
+                let before = self.loss_override.or(own);
+                let after = loss_ppm.or(own);
+                let same = *loss_ppm == self.loss_override || (before.is_some() && before == after);
+                self.loss_override = *loss_ppm;
+                same.then_some("already at that loss")
+            }
+        };
+        self.faults.push((t, fault.clone()));
+        self.effects.push(FaultEffect {
+            idle,
+            ends,
+            extends,
+        });
     }
 }
 
@@ -447,5 +737,148 @@ mod tests {
         ] {
             assert_eq!(f.node(), expect, "{f:?}");
         }
+    }
+
+    fn ms(n: u64) -> SimTime {
+        SimTime(n * 1_000_000)
+    }
+    fn id(n: u32) -> NodeId {
+        NodeId(n)
+    }
+    fn idle_of(start: FaultStart, faults: &[(SimTime, Fault)]) -> Vec<Option<&'static str>> {
+        FaultLedger::replay(start, faults)
+            .iter()
+            .map(|e| e.idle)
+            .collect()
+    }
+
+    /// A heal with no network rule in force (the engine clears an empty list) and a partition
+    /// heal of a partition not in force change nothing, and are noted so.
+    #[test]
+    fn a_heal_with_nothing_to_heal_has_no_effect() {
+        let part = |a: u32, b: u32| Fault::Network {
+            rule: NetRule::Partition {
+                groups: vec![vec![id(a)], vec![id(b)]],
+            },
+        };
+        let heal_part = |a: u32, b: u32| Fault::HealPartition {
+            groups: vec![vec![id(a)], vec![id(b)]],
+        };
+        let faults = vec![
+            (ms(1000), Fault::Heal),
+            (ms(2000), part(0, 1)),
+            (ms(3000), heal_part(1, 0)),
+            (ms(4000), heal_part(0, 1)),
+            (ms(5000), part(0, 1)),
+            (ms(6000), Fault::Heal),
+            (ms(7000), Fault::Heal),
+        ];
+        assert_eq!(
+            idle_of(FaultStart::default(), &faults),
+            [
+                Some("nothing to heal"),
+                None,
+                Some("nothing to heal"),
+                None,
+                None,
+                None,
+                Some("nothing to heal")
+            ]
+        );
+    }
+    /// A wall clock step of 0 s, a drift change to the drift in force, a loss change to the
+    /// loss every link has and a second partition or block equal to one in force change
+    /// nothing and count as no fault: a checker must not count them as the last fault.
+    #[test]
+    fn changes_to_what_is_in_force_have_no_effect() {
+        let part = |a: u32, b: u32| Fault::Network {
+            rule: NetRule::Partition {
+                groups: vec![vec![id(a)], vec![id(b)]],
+            },
+        };
+        let block = Fault::Network {
+            rule: NetRule::Block {
+                from: id(0),
+                to: id(1),
+            },
+        };
+        let step = |node, delta_ns| Fault::ClockStep {
+            node: id(node),
+            delta_ns,
+        };
+        let drift = |node, drift_ppm| Fault::SetDrift {
+            node: id(node),
+            drift_ppm,
+        };
+        let loss = |loss_ppm| Fault::SetLoss { loss_ppm };
+        let start = FaultStart {
+            drift_ppm: Some(vec![0, 100]),
+            link_loss_ppm: Some(0),
+        };
+        let faults = vec![
+            (ms(1000), step(0, 0)),
+            (ms(1000), step(0, -1)),
+            (ms(1100), drift(1, 100)),
+            (ms(1200), drift(0, 100)),
+            (ms(1300), drift(0, 100)),
+            (ms(1400), drift(2, 0)),
+            (ms(1500), loss(Some(0))),
+            (ms(1600), loss(None)),
+            (ms(1700), loss(Some(5))),
+            (ms(1800), loss(Some(5))),
+            (ms(1900), loss(Some(0))),
+            (ms(2000), part(0, 1)),
+            (ms(2100), part(1, 0)),
+            (ms(2200), part(0, 1)),
+            (ms(2300), block.clone()),
+            (ms(2400), block.clone()),
+            (ms(3000), Fault::Heal),
+            (ms(3100), block),
+        ];
+        let idle = |start: &FaultStart| idle_of(start.clone(), &faults);
+        assert_eq!(
+            idle(&start),
+            [
+                Some("a step of 0 s"),
+                None,
+                Some("already at that drift"),
+                None,
+                Some("already at that drift"),
+                Some("already at that drift"),
+                Some("already at that loss"),
+                Some("already at that loss"),
+                None,
+                Some("already at that loss"),
+                None,
+                None,
+                None,
+                Some("already in force"),
+                None,
+                Some("already in force"),
+                None,
+                None,
+            ]
+        );
+        // With the start not known, a drift or loss change is compared only with an earlier
+        // change: nothing is called idle on a guess.
+        let unknown = idle(&FaultStart::default());
+        let differ: Vec<usize> = (0..faults.len())
+            .filter(|&i| unknown[i] != idle(&start)[i])
+            .collect();
+        assert_eq!(differ, [2, 5, 6, 7]);
+        // A copy of a partition in force keeps it in force past a heal of that partition
+        // (the heal removes one copy): it changes something.
+        let healed = vec![
+            (ms(2000), part(0, 1)),
+            (ms(2100), part(0, 1)),
+            (
+                ms(2500),
+                Fault::HealPartition {
+                    groups: vec![vec![id(0)], vec![id(1)]],
+                },
+            ),
+        ];
+        let a = FaultLedger::replay(start, &healed);
+        assert!(a.iter().all(|a| a.idle.is_none()), "{a:?}");
     }
 }

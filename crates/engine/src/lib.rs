@@ -36,7 +36,7 @@ pub use clock::{
     parse_rfc3339_ns, ClockConfig, LocalClock, LocalTime, WallTime, DEFAULT_WALL_START_NS,
 };
 pub use determinism::{check_determinism, first_difference, Divergence};
-pub use fault::{Fault, Nemesis, NemesisKind, Trigger};
+pub use fault::{Fault, FaultEffect, FaultLedger, FaultStart, Nemesis, NemesisKind, Trigger};
 pub use network::{DelayDist, DropReason, KindRule, LinkModel, NetRule, Network, Spike};
 pub use node::NodeId;
 pub use obs_log::{ObsFilter, ObsLog};

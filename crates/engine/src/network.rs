@@ -332,6 +332,15 @@ impl Network {
         self.overrides.get(&(from, to)).unwrap_or(&self.default)
     }
 
+    /// The loss every link has of its own (no override), ppm, when all links have the same.
+    pub fn uniform_loss_ppm(&self) -> Option<u32> {
+        let own = self.default.loss_ppm;
+        self.overrides
+            .values()
+            .all(|m| m.loss_ppm == own)
+            .then_some(own)
+    }
+
     /// Overrides the loss probability of every link (a loss-rate-change fault); `None` restores
     /// each link's own.
     pub fn set_loss_override(&mut self, ppm: Option<u32>) {

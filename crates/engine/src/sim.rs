@@ -39,7 +39,7 @@
 
 use crate::actor::{Message, Observation, TimerId};
 use crate::clock::{ClockConfig, LocalClock, LocalTime, WallTime};
-use crate::fault::{Fault, Trigger};
+use crate::fault::{Fault, FaultEffect, FaultLedger, FaultStart, Trigger};
 use crate::network::{DropReason, LinkModel, NetRule, Network, SendVerdict};
 use crate::node::NodeId;
 use crate::obs_log::{ObsFilter, ObsLog};
@@ -467,7 +467,8 @@ pub(crate) struct Core<A: Actor> {
     observations: ObsLog<Observed<A::Obs>>,
     /// Which observations `observations` keeps (all when `None`).
     obs_filter: Option<Box<dyn ObsFilter<A::Obs>>>,
-    applied: Vec<(SimTime, Fault)>,
+    /// Every fault applied, with what it did.
+    ledger: FaultLedger,
     /// Per applied fault, the number of observations recorded before it (their index bound).
     applied_after_obs: Vec<usize>,
     stats: Stats,
@@ -864,7 +865,7 @@ impl<A: Actor> Sim<A> {
                 obs_counts: BTreeMap::new(),
                 observations: ObsLog::new(),
                 obs_filter: None,
-                applied: Vec::new(),
+                ledger: FaultLedger::default(),
                 applied_after_obs: Vec::new(),
                 stats: Stats::default(),
                 kinds: KindTable::default(),
@@ -1031,7 +1032,12 @@ impl<A: Actor> Sim<A> {
     }
     /// Every fault applied so far, in order.
     pub fn applied_faults(&self) -> &[(SimTime, Fault)] {
-        &self.core.applied
+        self.core.ledger.faults()
+    }
+    /// Per applied fault (as [`Sim::applied_faults`]), what it did, recorded as it was
+    /// applied ([`FaultEffect`]).
+    pub fn fault_effects(&self) -> &[FaultEffect] {
+        self.core.ledger.effects()
     }
     /// Per applied fault (as [`Sim::applied_faults`]), how many observations the run had
     /// recorded, kept or left out, when it was applied: observations with a lower index came
@@ -1340,7 +1346,21 @@ impl<A: Actor> Sim<A> {
             t,
             fault: fault.clone(),
         });
-        self.core.applied.push((t, fault.clone()));
+        if self.core.ledger.faults().is_empty() {
+            // No fault has changed a drift or a loss yet: the run's start is what is in force.
+            let start = FaultStart {
+                drift_ppm: Some(
+                    self.core
+                        .nodes
+                        .iter()
+                        .map(|n| n.clock.drift_ppm())
+                        .collect(),
+                ),
+                link_loss_ppm: self.core.network.uniform_loss_ppm(),
+            };
+            self.core.ledger = FaultLedger::new(start);
+        }
+        self.core.ledger.apply(t, &fault);
         self.core
             .applied_after_obs
             .push(self.core.observations.len());

@@ -16,12 +16,12 @@
 //! order, so the same input always gives the same output. It stops after `max_runs` runs.
 
 use splitbrain_check::Verdict;
-use splitbrain_engine::{Fault, NetRule, Recorder, SimDuration, SimTime};
+use splitbrain_engine::{Recorder, SimDuration};
 use splitbrain_scenario::duration::{Dur, SignedDur};
 use splitbrain_scenario::execute::execute;
 use splitbrain_scenario::json::Json;
 use splitbrain_scenario::plan::Plan;
-use splitbrain_scenario::schema::{BlockSpec, Expectation, FaultSpec, NodeSet, Scenario};
+use splitbrain_scenario::schema::{Expectation, FaultSpec, Scenario};
 use std::collections::BTreeMap;
 
 const MS: u64 = 1_000_000;
@@ -125,80 +125,13 @@ pub enum ShrinkError {
     Io(#[from] std::io::Error),
 }
 
-fn node_name(plan: &Plan, id: splitbrain_engine::NodeId) -> String {
-    plan.nodes[id.index()].name.clone()
-}
-
-/// The fault spec of an engine fault applied `at` (the inverse of `build::fault_of`).
-pub fn fault_spec_of(plan: &Plan, at: SimTime, fault: &Fault) -> FaultSpec {
-    let name = |id| Some(node_name(plan, id));
-    let mut f = FaultSpec {
-        at: Some(Dur(SimDuration(at.0))),
-        ..FaultSpec::default()
-    };
-    match fault {
-        Fault::Crash { node } => f.crash = name(*node),
-        Fault::Restart { node } => f.restart = name(*node),
-        Fault::Pause { node, duration } => {
-            f.pause = name(*node);
-            f.for_ = Some(Dur(*duration));
-        }
-        Fault::Network { rule } => match rule {
-            NetRule::Partition { groups } => {
-                f.partition = Some(
-                    groups
-                        .iter()
-                        .map(|g| g.iter().map(|n| node_name(plan, *n)).collect())
-                        .collect(),
-                )
-            }
-            NetRule::Block { from, to } => {
-                f.block = Some(BlockSpec {
-                    from: NodeSet::One(node_name(plan, *from)),
-                    to: NodeSet::One(node_name(plan, *to)),
-                })
-            }
-            NetRule::Cut { a, b } => f.cut = Some(vec![[node_name(plan, *a), node_name(plan, *b)]]),
-        },
-        Fault::Heal => f.heal = Some(true),
-        Fault::HealPartition { groups } => {
-            f.heal_partition = Some(
-                groups
-                    .iter()
-                    .map(|g| g.iter().map(|n| node_name(plan, *n)).collect())
-                    .collect(),
-            )
-        }
-        Fault::ClockStep { node, delta_ns } => {
-            f.clock_step = name(*node);
-            f.by = Some(SignedDur(*delta_ns));
-        }
-        Fault::SetDrift { node, drift_ppm } => {
-            f.drift = name(*node);
-            f.ppm = Some(*drift_ppm);
-        }
-        Fault::SetLoss { loss_ppm } => f.loss = Some(loss_ppm.map_or(0.0, |p| p as f64 / 1e6)),
-    }
-    f
-}
-
-/// The nemesis draws of `seed` as fault specs, in schedule order. Repairs drawn after the end
-/// of the run (which never apply) are left out, as validation requires.
-pub fn explicit_nemesis(plan: &Plan, seed: u64) -> Vec<FaultSpec> {
-    let end = plan.scenario.duration.0.as_nanos();
-    splitbrain_scenario::build::nemesis_schedule(plan, seed)
-        .iter()
-        .filter(|(t, _)| t.0 <= end)
-        .map(|(t, f)| fault_spec_of(plan, *t, f))
-        .collect()
-}
-
 /// `scenario` with the nemesis of `seed` turned into explicit faults (appended after the file's
 /// own, in the order `build` schedules them, so the run is the same event for event) and the
 /// seed written into the file.
 pub fn explicit(plan: &Plan, seed: u64) -> Scenario {
     let mut s = plan.scenario.clone();
-    s.faults.extend(explicit_nemesis(plan, seed));
+    s.faults
+        .extend(splitbrain_scenario::build::explicit_nemesis(plan, seed));
     s.nemesis = None;
     s.seed = seed;
     // The lesson's chart window may not fit a shortened run.

@@ -298,9 +298,7 @@ impl TimelineModel {
         let mut d = Drawing::new(record, lane_of);
         // A pause is drawn as the engine applied it: not at all when its node was down (or
         // paused past its end already), and cut short by a crash.
-        let mut effects =
-            splitbrain_check::applied(&splitbrain_check::FaultStart::of(record), &record.faults)
-                .into_iter();
+        let mut effects = record.fault_effects.iter().copied();
         for ev in input.events {
             match ev {
                 Event::Send { .. } | Event::Deliver { .. } | Event::Drop { .. } => d.message(ev),
@@ -505,7 +503,7 @@ impl<'a> Drawing<'a> {
     }
 
     /// A fault as the engine applied it (`effect`).
-    fn fault(&mut self, t: SimTime, fault: &Fault, effect: Option<splitbrain_check::Applied>) {
+    fn fault(&mut self, t: SimTime, fault: &Fault, effect: Option<splitbrain_engine::FaultEffect>) {
         let idle = effect.as_ref().is_some_and(|a| a.idle.is_some());
         match fault {
             Fault::Crash { node } => self.crash(t, *node),

@@ -5,8 +5,10 @@
 use crate::chart_model::{ModelInput, TimelineModel};
 use crate::narrate::Event;
 use crate::view::ViewModel;
-use splitbrain_check::{check, CheckReport, FaultStart, Role, RunRecord};
-use splitbrain_engine::{ClockConfig, KindCounts, Observed, SimTime};
+use splitbrain_check::{check, CheckReport, Role, RunRecord};
+use splitbrain_engine::{
+    ClockConfig, Fault, FaultEffect, FaultLedger, FaultStart, KindCounts, Observed, SimTime,
+};
 use splitbrain_scenario::build::clock_of;
 use splitbrain_scenario::RoleRegistry;
 use splitbrain_scenario::{check_spec, RunResult, TraceFile, TraceFileError, TraceHeader};
@@ -71,13 +73,24 @@ pub fn read_trace_with(
 }
 
 impl SavedTrace {
-    /// The run's start as the fault replay needs it: the initial drifts from the header's
-    /// scenario and the links' own loss.
-    pub fn fault_start(&self) -> FaultStart {
+    /// The run's start as the engine's fault ledger needs it (the trace holds the faults, not
+    /// their effects): the initial drifts from the header's scenario and the links' own loss.
+    fn fault_start(&self) -> FaultStart {
         FaultStart {
             drift_ppm: Some(self.clocks.iter().map(|c| c.drift_ppm).collect()),
             link_loss_ppm: splitbrain_scenario::build::link_loss_ppm(&self.header.scenario),
         }
+    }
+
+    /// What each fault of the trace did, in order: the engine's ledger fed the trace's faults.
+    pub fn fault_effects(&self) -> Vec<FaultEffect> {
+        let faults: Vec<(SimTime, Fault)> = (self.events.iter())
+            .filter_map(|e| match e {
+                Event::Fault { t, fault } => Some((*t, fault.clone())),
+                _ => None,
+            })
+            .collect();
+        FaultLedger::replay(self.fault_start(), &faults)
     }
 
     /// The checkers' input rebuilt from the trace: observations and faults from the events,
@@ -122,12 +135,12 @@ impl SavedTrace {
             roles: self.roles.clone(),
             clocks: self.clocks.clone(),
             observations: observations.into(),
+            fault_effects: FaultLedger::replay(self.fault_start(), &faults),
             faults,
             fault_positions,
             end: self.end,
             messages,
             redis_keys: Default::default(),
-            link_loss_ppm: splitbrain_scenario::build::link_loss_ppm(&self.header.scenario),
             elections: self.elections.clone(),
         }
     }

@@ -15,11 +15,10 @@
 //!   clock at send, so ShiViz draws happens-before. Format: bestchai.bitbucket.io/shiviz and
 //!   github.com/DistributedClocks/GoVector.
 
-use crate::narrate::{describe_applied_fault, describe_obs, Event};
+use crate::narrate::{describe_obs, Event};
 use crate::view::ViewModel;
 use serde_json::{json, Value};
-use splitbrain_check::FaultStart;
-use splitbrain_engine::{Fault, NodeId};
+use splitbrain_engine::{Fault, FaultEffect, NodeId};
 use std::collections::BTreeMap;
 
 /// The regex ShiViz parses [`shiviz_log`] with (ShiViz's and GoVector's default).
@@ -127,8 +126,9 @@ pub fn chrome_trace(view: &ViewModel) -> String {
     s
 }
 
-/// The run as a ShiViz log with vector clocks. `names` are the nodes by id.
-pub fn shiviz_log(names: &[String], start: &FaultStart, events: &[Event]) -> String {
+/// The run as a ShiViz log with vector clocks. `names` are the nodes by id; `effects` what
+/// each fault of `events` did, in order (the record's `fault_effects`).
+pub fn shiviz_log(names: &[String], effects: &[FaultEffect], events: &[Event]) -> String {
     let n = names.len();
     let mut clocks: Vec<Vec<u64>> = vec![vec![0; n]; n];
     let mut sent: BTreeMap<u64, (Vec<u64>, String)> = BTreeMap::new();
@@ -161,7 +161,7 @@ pub fn shiviz_log(names: &[String], start: &FaultStart, events: &[Event]) -> Str
                 text.replace('\n', " ")
             ));
         };
-    let mut idle = crate::narrate::faults_without_effect(start, events).into_iter();
+    let mut idle = effects.iter().map(|e| e.idle);
     for e in events {
         match e {
             Event::Send {
@@ -214,10 +214,7 @@ pub fn shiviz_log(names: &[String], start: &FaultStart, events: &[Event]) -> Str
                 emit(
                     &mut clocks,
                     node,
-                    format!(
-                        "{t}  fault: {}",
-                        describe_applied_fault(names, fault, state)
-                    ),
+                    format!("{t}  fault: {}", fault.describe_applied(names, state)),
                     None,
                 );
             }

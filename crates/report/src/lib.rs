@@ -16,10 +16,7 @@ pub use chart::{
 };
 pub use chart_model::{ModelInput, TimelineModel};
 pub use chart_trace::{model_of_run, read_trace, view_of_run, SavedTrace};
-pub use narrate::{
-    bulk_kinds, derived_facts, describe_applied_fault, describe_fault, describe_obs,
-    faults_without_effect, narrate, Event, NarrationOptions,
-};
+pub use narrate::{bulk_kinds, derived_facts, describe_obs, narrate, Event, NarrationOptions};
 pub use summary::{
     nemesis_line, reproduce_command, reproduce_command_with, summary_json, summary_text,
 };

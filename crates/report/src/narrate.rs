@@ -1,9 +1,8 @@
 //! Narration: a run told as a story for a class, one line per step that matters
 //! ("1.204 s  n2 -> n5  ELECTION", "45.000 s  client-1 resumes after a 40.000 s pause").
 
-use splitbrain_check::FaultStart;
 use splitbrain_engine::{
-    DropReason, Fault, NetRule, NodeId, SimDuration, SimTime, TraceEvent, WallTime,
+    DropReason, Fault, FaultEffect, NetRule, NodeId, SimDuration, SimTime, TraceEvent, WallTime,
 };
 use splitbrain_protocols::lease::LeaseClientTimer;
 use splitbrain_protocols::redis::{RedisMsg, Reply};
@@ -29,9 +28,10 @@ pub struct NarrationOptions {
     /// told at their true time `t`, after the recorded events of that instant (which caused
     /// them): `(t, sentence)`.
     pub facts: Vec<(SimTime, String)>,
-    /// The run's start (initial drifts, the links' own loss), to tell a drift or loss change
-    /// that changed nothing ([`FaultStart::of`] the record; `Default`: not known).
-    pub start: FaultStart,
+    /// Per fault of the events, in order, what it did (the record's `fault_effects`), to
+    /// tell a fault that changed nothing and a pause as it ran; a fault past the end of the
+    /// list is told as if it changed something.
+    pub effects: Vec<FaultEffect>,
 }
 
 /// Facts no actor reports but a student needs to see, derived with the checkers' own truth:
@@ -104,61 +104,6 @@ fn secs(ns: u64) -> String {
     SimDuration(ns).to_string()
 }
 
-fn group(names: &[String], g: &[NodeId]) -> String {
-    let v: Vec<&str> = g.iter().map(|n| name(names, *n)).collect();
-    format!("{{{}}}", v.join(","))
-}
-
-/// One sentence for a fault.
-pub fn describe_fault(names: &[String], f: &Fault) -> String {
-    match f {
-        Fault::Crash { node } => format!("{} CRASHES (volatile state lost)", name(names, *node)),
-        Fault::Restart { node } => format!("{} restarts", name(names, *node)),
-        Fault::Pause { node, duration } => {
-            format!(
-                "{} is PAUSED for {} (stop-the-world; it cannot tell)",
-                name(names, *node),
-                duration
-            )
-        }
-        Fault::Network { rule } => match rule {
-            NetRule::Partition { groups } => {
-                let sides: Vec<String> = groups.iter().map(|g| group(names, g)).collect();
-                format!("network PARTITION {}", sides.join(" | "))
-            }
-            NetRule::Block { from, to } => format!(
-                "link {} -> {} blocked (one way)",
-                name(names, *from),
-                name(names, *to)
-            ),
-            NetRule::Cut { a, b } => {
-                format!("link {} <-> {} cut", name(names, *a), name(names, *b))
-            }
-        },
-        Fault::Heal => "network healed: every link open".to_string(),
-        Fault::HealPartition { groups } => {
-            let sides: Vec<String> = groups.iter().map(|g| group(names, g)).collect();
-            format!("partition {} healed", sides.join(" | "))
-        }
-        Fault::ClockStep { node, delta_ns } => {
-            let sign = if *delta_ns < 0 { "-" } else { "+" };
-            format!(
-                "{}'s wall clock STEPS {sign}{}",
-                name(names, *node),
-                secs(delta_ns.unsigned_abs())
-            )
-        }
-        Fault::SetDrift { node, drift_ppm } => format!(
-            "{}'s clock drift becomes {drift_ppm} ppm",
-            name(names, *node)
-        ),
-        Fault::SetLoss { loss_ppm } => match loss_ppm {
-            Some(p) => format!("message loss set to {:.3}%", *p as f64 / 1e4),
-            None => "message loss back to each link's own".to_string(),
-        },
-    }
-}
-
 /// Why a fault step happened, naming the fault (which one, on which node, at what true
 /// time): what the view shows as a fault's cause. The one place a fault's origin is put into
 /// words.
@@ -166,79 +111,8 @@ pub fn fault_cause(names: &[String], t: SimTime, f: &Fault) -> String {
     format!(
         "the scenario's fault plan (or its nemesis), at {}: {}",
         clock(t),
-        describe_fault(names, f)
+        f.describe(names)
     )
-}
-
-/// Per fault of `events`, in the order applied, the state that made it change nothing
-/// (`"down"`, `"already paused"`, `"up"`, `"already down"`, `"nothing to heal"`), else `None`:
-/// the checkers' rule ([`splitbrain_check::faults_without_effect`], the engine's replayed).
-pub fn faults_without_effect(start: &FaultStart, events: &[Event]) -> Vec<Option<&'static str>> {
-    applied_faults(start, events)
-        .into_iter()
-        .map(|a| a.idle)
-        .collect()
-}
-
-/// Per fault of `events`, in the order applied, what the engine made of it
-/// ([`splitbrain_check::applied`]).
-fn applied_faults(start: &FaultStart, events: &[Event]) -> Vec<splitbrain_check::Applied> {
-    let faults: Vec<(SimTime, Fault)> = events
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::Fault { t, fault } => Some((*t, fault.clone())),
-            _ => None,
-        })
-        .collect();
-    splitbrain_check::applied(start, &faults)
-}
-
-/// One sentence for a fault as applied: [`describe_fault`] when it changed something, else
-/// what it would have done and why it did nothing ("pause (2.000 s) of n5 has NO EFFECT: n5 is
-/// down"), so a story never says "n5 is PAUSED" of a node that is down.
-pub fn describe_applied_fault(names: &[String], f: &Fault, idle: Option<&str>) -> String {
-    let Some(state) = idle else {
-        return describe_fault(names, f);
-    };
-    let (what, who) = match f {
-        Fault::Crash { node } => ("crash".to_string(), Some(*node)),
-        Fault::Restart { node } => ("restart".to_string(), Some(*node)),
-        Fault::Pause { node, duration } => (format!("pause ({duration})"), Some(*node)),
-        Fault::Heal => ("heal".to_string(), None),
-        Fault::HealPartition { groups } => {
-            let sides: Vec<String> = groups.iter().map(|g| group(names, g)).collect();
-            (format!("heal of partition {}", sides.join(" | ")), None)
-        }
-        // The change is to what is in force already: say what it would do, and that.
-        Fault::ClockStep { node, .. } => {
-            return format!(
-                "{}'s wall clock step has NO EFFECT: it is {state}",
-                name(names, *node)
-            )
-        }
-        Fault::SetDrift { node, drift_ppm } => {
-            let n = name(names, *node);
-            return format!(
-                "{n}'s clock drift change to {drift_ppm} ppm has NO EFFECT: {n}'s clock is {state}"
-            );
-        }
-        Fault::Network { .. } => {
-            return format!("{} has NO EFFECT: it is {state}", describe_fault(names, f))
-        }
-        Fault::SetLoss { .. } => {
-            return format!(
-                "{} has NO EFFECT: every link is {state}",
-                describe_fault(names, f)
-            )
-        }
-    };
-    match who {
-        Some(n) => {
-            let n = name(names, n);
-            format!("{what} of {n} has NO EFFECT: {n} is {state}")
-        }
-        None => format!("{what} has NO EFFECT: there is {state}"),
-    }
 }
 
 fn token(t: &Option<u64>) -> String {
@@ -689,7 +563,7 @@ struct Story<'a> {
     /// Each Redis instance's value per key, to say whose value a DEL removed.
     values: BTreeMap<(NodeId, String), String>,
     value_owner: BTreeMap<String, NodeId>,
-    effects: std::vec::IntoIter<splitbrain_check::Applied>,
+    effects: std::slice::Iter<'a, FaultEffect>,
     /// The network rules in force, in the order added (the engine's), to say which kind of
     /// rule dropped a message.
     rules: Vec<NetRule>,
@@ -724,7 +598,7 @@ impl<'a> Story<'a> {
             failed_request: BTreeMap::new(),
             values: BTreeMap::new(),
             value_owner: owners(events),
-            effects: applied_faults(&opts.start, events).into_iter(),
+            effects: opts.effects.iter(),
             rules: Vec::new(),
             requests: BTreeMap::new(),
             fact: 0,
@@ -1047,7 +921,7 @@ impl<'a> Story<'a> {
 
     /// A fault's line, after what it changes in what the story knows.
     fn fault(&mut self, t: SimTime, fault: &Fault) -> String {
-        let effect = self.effects.next();
+        let effect = self.effects.next().copied();
         let state = effect.as_ref().and_then(|a| a.idle);
         match fault {
             Fault::Network { rule } => self.rules.push(rule.clone()),
@@ -1087,7 +961,7 @@ impl<'a> Story<'a> {
             }
             _ => {}
         }
-        describe_applied_fault(self.names, fault, state)
+        fault.describe_applied(self.names, state)
     }
 
     /// A resume's line: how long the node was stopped and what it still believes.

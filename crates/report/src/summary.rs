@@ -30,17 +30,13 @@ pub fn plural(n: usize, what: &str) -> String {
 /// of a node that was up or down respectively, a pause of a node already paused past its end,
 /// a heal with nothing to heal, a network rule already in force, a wall clock step of 0 s, a
 /// drift or loss change to the drift or loss in force. Usually a mistake in the scenario's timing. The
-/// rule is the checkers' ([`splitbrain_check::faults_without_effect`]), which leave these
-/// faults out of a violation's causes.
+/// effects are the engine's, as it recorded them (`RunRecord::fault_effects`); the checkers
+/// leave these faults out of a violation's causes.
 pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
     use splitbrain_engine::{Fault, NetRule};
-    let idle = splitbrain_check::faults_without_effect(
-        &splitbrain_check::FaultStart::of(record),
-        &record.faults,
-    );
     let mut notes = Vec::new();
-    for ((t, f), state) in record.faults.iter().zip(idle) {
-        let Some(state) = state else { continue };
+    for ((t, f), effect) in record.faults.iter().zip(&record.fault_effects) {
+        let Some(state) = effect.idle else { continue };
         let (node, what) = match f {
             Fault::Crash { node } => (*node, "crash"),
             Fault::Restart { node } => (*node, "restart"),
@@ -80,13 +76,11 @@ pub fn fault_notes(record: &splitbrain_check::RunRecord) -> Vec<String> {
 /// pause.
 pub fn faults_applied(record: &splitbrain_check::RunRecord) -> String {
     let n = record.faults.len();
-    let idle = splitbrain_check::faults_without_effect(
-        &splitbrain_check::FaultStart::of(record),
-        &record.faults,
-    )
-    .iter()
-    .filter(|s| s.is_some())
-    .count();
+    let idle = record
+        .fault_effects
+        .iter()
+        .filter(|e| e.idle.is_some())
+        .count();
     let applied = format!("{} applied", plural(n, "fault"));
     if idle == 0 {
         applied
@@ -417,13 +411,9 @@ pub fn summary_json(r: &RunResult, file: &str, settings: &[Setting]) -> String {
         expectations: &r.expectations,
         untriggered: &r.untriggered,
         faults_applied: r.record.faults.len(),
-        faults_without_effect: splitbrain_check::faults_without_effect(
-            &splitbrain_check::FaultStart::of(&r.record),
-            &r.record.faults,
-        )
-        .iter()
-        .filter(|s| s.is_some())
-        .count(),
+        faults_without_effect: (r.record.fault_effects.iter())
+            .filter(|e| e.idle.is_some())
+            .count(),
         results: &r.report.results,
         metrics: &r.report.metrics,
         reproduce: reproduce_command_with(file, settings, r.seed),
@@ -496,10 +486,10 @@ mod tests {
             clocks: vec![],
             observations: Default::default(),
             faults: vec![],
+            fault_effects: vec![],
             end: SimTime(1),
             messages: Default::default(),
             redis_keys: Default::default(),
-            link_loss_ppm: None,
             fault_positions: Vec::new(),
             elections: Vec::new(),
         }
@@ -509,7 +499,7 @@ mod tests {
     fn faults_that_change_nothing_are_noted() {
         let s = |x: u64| SimTime(x * 1_000_000_000);
         let (a, b) = (NodeId(0), NodeId(1));
-        let record = RunRecord {
+        let mut record = RunRecord {
             names: vec!["a".into(), "b".into()],
             roles: vec![Role::Bully, Role::Bully],
             clocks: vec![ClockConfig::default(); 2],
@@ -545,10 +535,14 @@ mod tests {
             end: s(10),
             messages: Default::default(),
             redis_keys: Default::default(),
-            link_loss_ppm: None,
             fault_positions: Vec::new(),
             elections: Vec::new(),
+            fault_effects: Vec::new(),
         };
+        record.fault_effects = splitbrain_engine::FaultLedger::replay(
+            splitbrain_engine::FaultStart::default(),
+            &record.faults,
+        );
         assert_eq!(
             fault_notes(&record),
             vec![

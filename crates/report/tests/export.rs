@@ -5,7 +5,6 @@
 //! host and a handled message's clock dominates its send's).
 
 use serde_json::Value;
-use splitbrain_check::FaultStart;
 use splitbrain_engine::Recorder;
 use splitbrain_report::export::{chrome_trace, shiviz_log, SHIVIZ_REGEX};
 use splitbrain_report::view_of_run;
@@ -104,7 +103,7 @@ fn chrome_trace_has_processes_slices_and_paired_flows() {
 fn shiviz_log_parses_and_its_vector_clocks_order_sends_before_handling() {
     let r = run("05-lease-gc-pause-unfenced.json");
     let events = r.trace.as_ref().unwrap().kept.as_deref().unwrap();
-    let log = shiviz_log(&r.record.names, &FaultStart::of(&r.record), events);
+    let log = shiviz_log(&r.record.names, &r.record.fault_effects, events);
     let mut lines = log.lines();
     assert_eq!(lines.next(), Some(SHIVIZ_REGEX));
     assert_eq!(lines.next(), Some(""));

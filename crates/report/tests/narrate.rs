@@ -26,7 +26,7 @@ fn story_hiding(file: &str, hide: &[&str]) -> String {
     let events = r.trace.as_ref().unwrap().kept.as_deref().unwrap();
     let opts = NarrationOptions {
         facts: derived_facts(&r.record),
-        start: splitbrain_check::FaultStart::of(&r.record),
+        effects: r.record.fault_effects.clone(),
         hide_kinds: hide.iter().map(|k| k.to_string()).collect(),
         ..Default::default()
     };
@@ -112,7 +112,11 @@ fn a_fault_without_effect_is_told_as_such() {
     let plan = splitbrain_scenario::load_str("idle.json", &s.to_string()).unwrap();
     let r = execute(&plan, 1, Some(Recorder::hash_only().keep_events())).unwrap();
     let events = r.trace.as_ref().unwrap().kept.as_deref().unwrap();
-    let story = narrate(&r.record.names, events, &NarrationOptions::default());
+    let opts = NarrationOptions {
+        effects: r.record.fault_effects.clone(),
+        ..Default::default()
+    };
+    let story = narrate(&r.record.names, events, &opts);
     assert!(
         story.contains("6.000 s  pause (2.000 s) of n5 has NO EFFECT: n5 is down"),
         "{story}"
@@ -161,7 +165,7 @@ fn lesson_01_with(faults: serde_json::Value) -> (String, String, String, serde_j
     let r = execute(&plan, 1, Some(Recorder::hash_only().keep_events())).unwrap();
     let events = r.trace.as_ref().unwrap().kept.as_deref().unwrap();
     let opts = NarrationOptions {
-        start: splitbrain_check::FaultStart::of(&r.record),
+        effects: r.record.fault_effects.clone(),
         ..Default::default()
     };
     let story = narrate(&r.record.names, events, &opts);

@@ -1,8 +1,10 @@
 //! Building a simulation from a validated [`Plan`]: nodes, clocks, network, faults, triggers,
-//! the nemesis.
+//! the nemesis. The one place a file's fault ([`FaultSpec`]) and the engine's ([`Fault`]) are
+//! translated: [`fault_of`] for a run, [`fault_spec_of`] to write a nemesis draw into a file.
 
+use crate::duration::{Dur, SignedDur};
 use crate::plan::Plan;
-use crate::schema::{DelaySpec, FaultSpec, NemesisSpec, NodeSpec, Scenario};
+use crate::schema::{BlockSpec, DelaySpec, FaultSpec, NemesisSpec, NodeSet, NodeSpec, Scenario};
 use splitbrain_engine::{
     ClockConfig, DelayDist, Fault, KindRule, Limits, LinkModel, Nemesis, NemesisKind, NetRule,
     NodeId, Processing, RngStream, Sim, SimDuration, SimTime, Spike, Trigger,
@@ -176,6 +178,75 @@ pub fn faults_of(plan: &Plan, f: &FaultSpec) -> Vec<Fault> {
             .collect(),
         None => vec![fault_of(plan, f)],
     }
+}
+
+fn node_name(plan: &Plan, id: splitbrain_engine::NodeId) -> String {
+    plan.nodes[id.index()].name.clone()
+}
+
+/// The fault spec of an engine fault applied `at` (the inverse of [`fault_of`]): how a
+/// nemesis draw is written into a file.
+pub fn fault_spec_of(plan: &Plan, at: SimTime, fault: &Fault) -> FaultSpec {
+    let name = |id| Some(node_name(plan, id));
+    let mut f = FaultSpec {
+        at: Some(Dur(SimDuration(at.0))),
+        ..FaultSpec::default()
+    };
+    match fault {
+        Fault::Crash { node } => f.crash = name(*node),
+        Fault::Restart { node } => f.restart = name(*node),
+        Fault::Pause { node, duration } => {
+            f.pause = name(*node);
+            f.for_ = Some(Dur(*duration));
+        }
+        Fault::Network { rule } => match rule {
+            NetRule::Partition { groups } => {
+                f.partition = Some(
+                    groups
+                        .iter()
+                        .map(|g| g.iter().map(|n| node_name(plan, *n)).collect())
+                        .collect(),
+                )
+            }
+            NetRule::Block { from, to } => {
+                f.block = Some(BlockSpec {
+                    from: NodeSet::One(node_name(plan, *from)),
+                    to: NodeSet::One(node_name(plan, *to)),
+                })
+            }
+            NetRule::Cut { a, b } => f.cut = Some(vec![[node_name(plan, *a), node_name(plan, *b)]]),
+        },
+        Fault::Heal => f.heal = Some(true),
+        Fault::HealPartition { groups } => {
+            f.heal_partition = Some(
+                groups
+                    .iter()
+                    .map(|g| g.iter().map(|n| node_name(plan, *n)).collect())
+                    .collect(),
+            )
+        }
+        Fault::ClockStep { node, delta_ns } => {
+            f.clock_step = name(*node);
+            f.by = Some(SignedDur(*delta_ns));
+        }
+        Fault::SetDrift { node, drift_ppm } => {
+            f.drift = name(*node);
+            f.ppm = Some(*drift_ppm);
+        }
+        Fault::SetLoss { loss_ppm } => f.loss = Some(loss_ppm.map_or(0.0, |p| p as f64 / 1e6)),
+    }
+    f
+}
+
+/// The nemesis draws of `seed` as fault specs, in schedule order. Repairs drawn after the end
+/// of the run (which never apply) are left out, as validation requires.
+pub fn explicit_nemesis(plan: &Plan, seed: u64) -> Vec<FaultSpec> {
+    let end = plan.scenario.duration.0.as_nanos();
+    nemesis_schedule(plan, seed)
+        .iter()
+        .filter(|(t, _)| t.0 <= end)
+        .map(|(t, f)| fault_spec_of(plan, *t, f))
+        .collect()
 }
 
 /// The engine nemesis of a nemesis spec.

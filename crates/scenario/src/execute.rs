@@ -374,7 +374,6 @@ fn execute_with(
         .map(|n| n.spec.role().checked_as())
         .collect();
     let mut record = RunRecord::from_sim(&mut sim, roles, clocks, record_end);
-    record.link_loss_ppm = crate::build::link_loss_ppm(&plan.scenario);
     record.elections = crate::build::elections(plan);
     let stats = sim.stats();
     // The simulation (its event queue, actors and message store) is freed before the

@@ -163,10 +163,11 @@ pub fn single_leader_per_term(record: &RunRecord) -> Verdict {
 
 /// The true time after which nothing more is done to the system: the latest fault that
 /// changed something, counting a pause as ending when the paused node resumes or crashes,
-/// whichever is first ([`crate::timeline::applied`], the engine's rule). A fault that changed
+/// whichever is first (as the engine recorded each fault's effect). A fault that changed
 /// nothing (a restart of a node that is up, a heal with nothing to heal) ends no quiet.
 fn quiet_since(record: &RunRecord) -> Option<SimTime> {
-    crate::timeline::applied(&crate::FaultStart::of(record), &record.faults)
+    record
+        .fault_effects
         .iter()
         .filter(|a| a.idle.is_none())
         .map(|a| a.ends)

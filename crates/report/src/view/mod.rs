@@ -19,7 +19,7 @@ use crate::chart::{
     VERMILLION, VIOLATION,
 };
 use crate::chart_model::{role_label, BandKind, MarkKind, ModelInput, TimelineModel};
-use crate::narrate::{derived_facts, describe_applied_fault, describe_obs, fault_cause, Event};
+use crate::narrate::{derived_facts, describe_obs, fault_cause, Event};
 use plotters::style::RGBColor;
 use serde::Serialize;
 use splitbrain_engine::{Fault, NodeId, SimDuration, SimTime};
@@ -308,11 +308,7 @@ impl ViewModel {
         let mut handling: BTreeMap<NodeId, (SimTime, String, Option<usize>)> = BTreeMap::new();
         let mut paused_at: BTreeMap<NodeId, (SimTime, usize)> = BTreeMap::new();
         let mut accepted = crate::narrate::Acceptances::default();
-        let mut idle = crate::narrate::faults_without_effect(
-            &splitbrain_check::FaultStart::of(record),
-            input.events,
-        )
-        .into_iter();
+        let mut idle = record.fault_effects.iter().map(|e| e.idle);
         // The cause of the fault step being made: the fault, named.
         let mut fault_named: Option<String> = None;
         for ev in input.events {
@@ -422,12 +418,7 @@ impl ViewModel {
                         }
                         _ => {}
                     }
-                    (
-                        *t,
-                        node,
-                        "fault",
-                        describe_applied_fault(names, fault, state),
-                    )
+                    (*t, node, "fault", fault.describe_applied(names, state))
                 }
                 // A follower's repeated acceptance of the same leader is not a step.
                 Event::Observe { node, obs, .. } if !accepted.is_news(*node, obs) => continue,
