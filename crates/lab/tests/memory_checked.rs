@@ -96,6 +96,7 @@ fn a_checked_run_keeps_only_what_its_checks_read() {
         peak * 100 < all_peak * 32,
         "a checked run peaked at {peak} B, keeping all {all_peak} B"
     );
-    // The figures are the same on every machine: pinned with 2% to spare.
-    assert!(peak < 1_218_000, "a checked run peaked at {peak} B");
+    // The figures are the same on every machine: pinned with 2% to spare (1,221,296 B with
+    // the key pieces made in two walks, a pair's pieces kept apart until it is complete).
+    assert!(peak < 1_246_000, "a checked run peaked at {peak} B");
 }

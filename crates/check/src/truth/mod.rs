@@ -240,6 +240,18 @@ impl Hold {
         }
     }
 
+    /// How holds that start together on one lock with one holder are ordered: lease grants
+    /// (as made), then Redis majorities by value and then instance set, then Raft keys (as
+    /// made). The majorities are made a batch of key pieces at a time, the batches in the
+    /// run's time order, so their own order among equals is not the one to keep.
+    fn tie(&self) -> (u8, Option<(&str, &[NodeId])>) {
+        match &self.source {
+            HoldSource::Lease { .. } => (0, None),
+            HoldSource::RedisMajority { value, instances } => (1, Some((value, instances))),
+            HoldSource::Raft { .. } => (2, None),
+        }
+    }
+
     /// Whether this hold is the one `id` names.
     pub(crate) fn is(&self, id: &HoldId) -> bool {
         match &self.source {
@@ -357,7 +369,7 @@ fn sort_in_place(holds: &mut [Hold]) {
     let mut order: Vec<u32> = (0..n).collect();
     order.sort_by(|&a, &b| {
         let (a, b) = (&holds[a as usize], &holds[b as usize]);
-        (a.from, &a.lock, a.holder).cmp(&(b.from, &b.lock, b.holder))
+        (a.from, &a.lock, a.holder, a.tie()).cmp(&(b.from, &b.lock, b.holder, b.tie()))
     });
     // Position `i` takes the hold at `order[i]`; a position done is marked `u32::MAX`.
     for start in 0..holds.len() {
@@ -505,8 +517,8 @@ impl Truth {
             let at = |&(c, i): &(u32, u32)| &chunks[c as usize][i as usize];
             order.sort_unstable_by(|a, b| {
                 let (x, y) = (at(a), at(b));
-                (x.from, &x.lock, x.holder)
-                    .cmp(&(y.from, &y.lock, y.holder))
+                (x.from, &x.lock, x.holder, x.tie())
+                    .cmp(&(y.from, &y.lock, y.holder, y.tie()))
                     .then(a.cmp(b))
             });
             return Truth {
@@ -585,8 +597,8 @@ mod tests {
     }
 
     /// Majority holds made from key pieces in batches of a few `(key, value)` pairs are the
-    /// holds made from every piece at once, in the same order: 40 values, each set on two or
-    /// three of three instances, some deleted, some expiring, some overwritten.
+    /// holds made from every piece at once, in the truth's order once sorted: 40 values, each
+    /// set on two or three of three instances, some deleted, some expiring, some overwritten.
     #[test]
     fn holds_from_batches_of_key_pieces_are_the_holds_from_all() {
         use splitbrain_engine::WallTime;
@@ -623,19 +635,25 @@ mod tests {
         let r = b.end(ms(10_000)).build();
         let clocks = WallClocks::new(&r);
         let all = super::redis_keys::key_holds(&r, &clocks);
-        let want: Vec<Hold> = super::majority::holds(&r, [&all[..]], true).concat();
+        // The batches follow the run in time: their holds are those made from every piece,
+        // in the truth's order once sorted.
+        let sorted = |mut holds: Vec<Hold>| {
+            super::sort_in_place(&mut holds);
+            holds
+        };
+        let want: Vec<Hold> = sorted(super::majority::holds(&r, [&all[..]], true).concat());
         assert!(want.len() > 20, "{} holds", want.len());
         for batch in [1, 3, 10] {
             let (kept, batches) =
                 super::redis_keys::key_hold_batches(&r, &clocks, batch, Facts::Keep);
             assert!(kept);
-            let got: Vec<Hold> = super::majority::holds(&r, batches, kept).concat();
+            let got: Vec<Hold> = sorted(super::majority::holds(&r, batches, kept).concat());
             assert_eq!(got, want, "batches of {batch}");
             // Kept only in one batch: the same holds in the same order, without their facts.
             let (kept, batches) =
                 super::redis_keys::key_hold_batches(&r, &clocks, batch, Facts::KeepInOneBatch);
             assert!(!kept, "batches of {batch}");
-            let got: Vec<Hold> = super::majority::holds(&r, batches, kept).concat();
+            let got: Vec<Hold> = sorted(super::majority::holds(&r, batches, kept).concat());
             let bare = |h: &Hold| Hold {
                 started_by: Box::new([]),
                 ended_by: Box::new([]),
@@ -655,7 +673,10 @@ mod tests {
         let (kept, batches) =
             super::redis_keys::key_hold_batches(&r, &clocks, 10_000, Facts::KeepInOneBatch);
         assert!(kept);
-        assert_eq!(super::majority::holds(&r, batches, kept).concat(), want);
+        assert_eq!(
+            sorted(super::majority::holds(&r, batches, kept).concat()),
+            want
+        );
     }
 
     /// The checkers' truth of a run with more keys set than one batch makes
