@@ -122,6 +122,9 @@ impl RoleRegistry {
 
     /// Reads every node of a role that is not built in as its registered spec; a role no
     /// entry has, or fields its spec refuses, is a located problem (every one found).
+    ///
+    /// Long because each of its three problems (an unknown role, a field given twice, a field
+    /// its spec refuses) is located at its own place in the file.
     pub(crate) fn resolve(&self, scenario: &mut Scenario, src: &str) -> Result<(), Vec<Problem>> {
         let mut problems = Vec::new();
         for (key, spec) in scenario.nodes.iter_mut() {

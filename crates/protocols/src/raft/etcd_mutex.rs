@@ -343,6 +343,9 @@ impl<H: Copy> EtcdMutexClient<H> {
     }
 
     /// A reply arrived from `from`.
+    ///
+    /// Long because it is the one match over every reply the client can get, each arm one
+    /// step of the session and mutex; the longer steps (keepalive, range) are methods.
     pub fn on_message<E: EtcdClientEnv<TimerHandle = H>>(
         &mut self,
         env: &mut E,
