@@ -11,8 +11,8 @@
 //! it was down or crashed. A fault is a cause of what a node does at `t` iff a path leads
 //! from it to that node's last event at or before `t`.
 
+use crate::report::CheckReport;
 use crate::run::RunRecord;
-use crate::verdict::CheckReport;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Dfs, Reversed};
 use splitbrain_engine::{DropReason, Fault, NetRule, NodeId, SimTime, TraceEvent};

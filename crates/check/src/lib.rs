@@ -8,14 +8,15 @@
 //! contributing faults in words), or `Inconclusive` where the run cannot decide.
 //!
 //! - [`run`]: the input, [`RunRecord`], and node [`Role`]s.
-//! - [`spec`]: [`Invariant`] names (part of the scenario format) and [`CheckSpec`].
+//! - [`invariant`]: what an invariant is ([`InvariantDef`], [`Invariant`]); [`spec`]: the table
+//!   of them (names are part of the scenario format) and [`CheckSpec`].
 //! - [`invariants`]: one `pub fn` per invariant.
 //! - [`metrics`](mod@metrics): counters and durations ([`Metrics`]).
 //! - [`ObsNeeds`]: the observations a run that is only checked keeps; [`KeyLog`]: the Redis
 //!   key reports it keeps compactly beside them.
 //! - [`compare`]: what one run of a lock design shows, for `splitbrain compare`.
 //! - [`evidence`]: [`Evidence`], the facts that prove a violation.
-//! - [`verdict`]: [`Verdict`], [`Violation`], [`CheckReport`].
+//! - [`verdict`]: [`Verdict`], [`Violation`]; [`report`]: [`CheckReport`].
 //! - Server truth over true time, shared with the charts: [`WallClocks`] (each node's clocks
 //!   rebuilt from the record), `Truth` (who truly holds a lock when: [`Hold`]s and the
 //!   per-instance Redis [`KeyHold`]s they are made of), [`key_expired`] (the expiry rule).
@@ -27,10 +28,12 @@ pub mod causes;
 mod clocks;
 pub mod compare;
 pub mod evidence;
+pub mod invariant;
 pub mod invariants;
 mod key_log;
 pub mod metrics;
 mod needs;
+pub mod report;
 pub mod run;
 mod sent;
 pub mod spec;
@@ -44,6 +47,7 @@ mod testkit;
 
 pub use clocks::{key_expired, ClockPiece, WallClocks};
 pub use evidence::{Evidence, Source};
+pub use invariant::{Applies, Invariant, InvariantDef, ParamDef, Premise};
 pub use invariants::availability::{leader_available, DEFAULT_MAX_GAP};
 pub use invariants::leader::{eventual_leader, single_leader, single_leader_per_term};
 pub use invariants::locks::{exclusive_holders, holder_writes_only, validity_within_truth};
@@ -53,15 +57,11 @@ pub use invariants::writes::{exactly_once_effects, fencing_monotonic, no_two_acc
 pub use key_log::KeyLog;
 pub use metrics::{metrics, ElectionAfterCrash, MessageCounts, Metrics};
 pub use needs::ObsNeeds;
+pub use report::{CheckReport, InvariantResult};
 pub use run::{Role, RunRecord};
-pub use spec::{
-    invariant_defs, Applies, CheckSpec, Invariant, InvariantDef, ParamDef, Premise, DEFAULT_SETTLE,
-    DEFAULT_WINDOW, INVARIANTS,
-};
+pub use spec::{invariant_defs, CheckSpec, DEFAULT_SETTLE, DEFAULT_WINDOW, INVARIANTS};
 pub use truth::{Fact, Hold, HoldSource, KeyHold, Truth};
-pub use verdict::{
-    fmt_secs, fmt_window, CheckReport, InvariantResult, Outcome, Verdict, Violation,
-};
+pub use verdict::{fmt_secs, fmt_window, Outcome, Verdict, Violation};
 
 /// Judges one invariant, with what it derives from the record shared with the other
 /// invariants of the same check; each violation's times are written in one format
@@ -99,7 +99,8 @@ pub fn check_outcomes(record: &RunRecord, spec: &CheckSpec) -> CheckReport {
 /// [`check`], putting violations in words if `words`.
 fn check_with(record: &RunRecord, spec: &CheckSpec, words: bool) -> CheckReport {
     let invariants = spec.in_report_order();
-    let mut shared = invariants::Shared::for_invariants(record, &invariants);
+    let reads_holds = invariants.iter().any(|i| i.def().reads_holds);
+    let mut shared = invariants::Shared::reading_holds(record, reads_holds);
     shared.words = words;
     let results = invariants
         .into_iter()

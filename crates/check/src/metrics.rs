@@ -1,7 +1,7 @@
 //! Metrics of a run: counters and durations over true time.
 
 use crate::run::{Role, RunRecord};
-use crate::timeline::{for_each_belief, leader_beliefs, steps, uncovered_ns, Change, Step};
+use crate::timeline::{for_each_belief, leader_beliefs, steps, uncovered_ns, Belief, Change, Step};
 use serde::Serialize;
 use splitbrain_engine::{Fault, SimTime};
 use splitbrain_protocols::Obs;
@@ -124,25 +124,10 @@ pub fn metrics(record: &RunRecord) -> Metrics {
     metrics_with(record, no_valid_hold)
 }
 
-/// The run's [`Metrics`], given `no_valid_hold_ns` (computed while the truth is at hand).
-pub(crate) fn metrics_with<'r>(record: &'r RunRecord, no_valid_hold_ns: Option<u64>) -> Metrics {
-    // Observations of a kind the run did not keep were counted as they happened.
-    let count = |kind: &str, pred: &dyn Fn(&Obs) -> bool| {
-        record.observations.iter().filter(|o| pred(&o.obs)).count() as u64
-            + record.observations.skipped(kind)
-    };
-    let claims: Vec<(SimTime, usize)> = record
-        .observations
-        .iter_indexed()
-        .filter(|(_, o)| matches!(o.obs, Obs::LeaderClaim { .. }))
-        .map(|(i, o)| (o.t, i))
-        .collect();
-    let leader_changes = claims
-        .windows(2)
-        .filter(|w| record.observations[w[0].1].node != record.observations[w[1].1].node)
-        .count() as u64;
-
-    let leaders = leader_beliefs(record);
+/// Each crash of a node that believed it led, with who claimed leadership next and how
+/// long after: a node that already believed it led at the crash (0 s), else the first
+/// `LeaderClaim` after it. `leaders` are the run's leader beliefs ([`leader_beliefs`]).
+fn elections_after_leader_crash(record: &RunRecord, leaders: &[Belief]) -> Vec<ElectionAfterCrash> {
     let mut after_crash = Vec::new();
     // The merged steps are listed only when some leader crashed (the next claim after it is
     // searched for in them).
@@ -196,6 +181,32 @@ pub(crate) fn metrics_with<'r>(record: &'r RunRecord, no_valid_hold_ns: Option<u
             took_ns: next.map(|(at, _)| at.saturating_since(t).0),
         });
     }
+    after_crash
+}
+
+/// The run's [`Metrics`], given `no_valid_hold_ns` (computed while the truth is at hand).
+///
+/// Long because the `Metrics` it returns has a dozen measures, each computed here in a few
+/// lines from the record; the one search (elections after a leader's crash) is apart.
+pub(crate) fn metrics_with<'r>(record: &'r RunRecord, no_valid_hold_ns: Option<u64>) -> Metrics {
+    // Observations of a kind the run did not keep were counted as they happened.
+    let count = |kind: &str, pred: &dyn Fn(&Obs) -> bool| {
+        record.observations.iter().filter(|o| pred(&o.obs)).count() as u64
+            + record.observations.skipped(kind)
+    };
+    let claims: Vec<(SimTime, usize)> = record
+        .observations
+        .iter_indexed()
+        .filter(|(_, o)| matches!(o.obs, Obs::LeaderClaim { .. }))
+        .map(|(i, o)| (o.t, i))
+        .collect();
+    let leader_changes = claims
+        .windows(2)
+        .filter(|w| record.observations[w[0].1].node != record.observations[w[1].1].node)
+        .count() as u64;
+
+    let leaders = leader_beliefs(record);
+    let after_crash = elections_after_leader_crash(record, &leaders);
 
     let end = record.end;
     let has_election = !record.nodes_where(Role::elects_leader).is_empty() || !claims.is_empty();

@@ -2,11 +2,11 @@
 //! accepted, no leader claimed, no lock acquired) shows nothing. [`vacuous`] names the missing
 //! premise so reports can say `holds (vacuous: ...)` and `check` can refuse such a pass.
 
+use crate::invariant::Invariant;
 use crate::run::RunRecord;
-use crate::spec::Invariant;
 
 /// Why a `holds` verdict on `invariant` is vacuous for `record`, in words, or `None` if the
-/// premise occurred: each invariant's [`Premise`](crate::spec::Premise), in its table entry.
+/// premise occurred: each invariant's [`Premise`](crate::invariant::Premise), in its table entry.
 pub fn vacuous(record: &RunRecord, invariant: &Invariant) -> Option<String> {
     invariant.vacuous(record)
 }
@@ -14,7 +14,7 @@ pub fn vacuous(record: &RunRecord, invariant: &Invariant) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::vacuous;
-    use crate::spec::Invariant;
+    use crate::invariant::Invariant;
     use crate::testkit::*;
     use splitbrain_engine::NodeId;
     use splitbrain_protocols::Obs;

@@ -164,6 +164,25 @@ fn check_outputs(
     Ok(())
 }
 
+/// Creates the report folder `out` (and its parents).
+///
+/// # Errors
+/// `BadInput` naming the file in the way, where a file stands at `out` or above it.
+fn create_out_dir(out: &Path) -> Result<(), BadInput> {
+    std::fs::create_dir_all(out).map_err(|e| {
+        // "entity already exists" said little: name the file in the way.
+        let why = match out.ancestors().find(|p| p.is_file()) {
+            Some(f) if f == out => "it is a file (-o names the folder to write)".to_string(),
+            Some(f) => format!("{} is a file, not a folder", f.display()),
+            None => e.kind().to_string(),
+        };
+        BadInput(format!(
+            "cannot write the report folder {}: {why}",
+            out.display()
+        ))
+    })
+}
+
 /// Runs `report`.
 ///
 /// Long because it is the command's one sequence (read the lessons, run them, write each page and
@@ -214,18 +233,7 @@ pub fn run(a: ReportArgs, roles: &splitbrain_scenario::RoleRegistry) -> Result<u
         manifests.push((m, manifest, seeds, designs));
     }
     check_outputs(&a, &scenarios, &manifests)?;
-    std::fs::create_dir_all(&a.out).map_err(|e| {
-        // "entity already exists" said little: name the file in the way.
-        let why = match a.out.ancestors().find(|p| p.is_file()) {
-            Some(f) if f == a.out => "it is a file (-o names the folder to write)".to_string(),
-            Some(f) => format!("{} is a file, not a folder", f.display()),
-            None => e.kind().to_string(),
-        };
-        BadInput(format!(
-            "cannot write the report folder {}: {why}",
-            a.out.display()
-        ))
-    })?;
+    create_out_dir(&a.out)?;
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let out_abs = absolute(&a.out, &cwd);
     let mut rows = Vec::new();

@@ -14,13 +14,13 @@
 
 use crate::bully::{BullyDurable, BullyMsg, BullyNode, BullyTimer};
 use crate::context::{Role, Wraps};
-use crate::custom::{CustomNode, Opaque};
 use crate::lease::{
     LeaderTimer, LeaseClientTimer, LeaseLeader, LeaseMsg, LeaseService, ServiceDurable,
     ServiceTimer,
 };
 use crate::lease_record::{CandidateTimer, LeaseCandidate, LeaseRecordStore, RecordMsg};
-use crate::observation::Obs;
+use crate::observation::{JudgedAs, Obs};
+use crate::opaque::Opaque;
 use crate::raft::{RaftClientTimer, RaftDurable, RaftMsg, RaftNode, RaftTimer};
 use crate::redis::{InstanceTimer, RedisDurable, RedisInstance, RedisMsg};
 use crate::redis_lock::RedisClientTimer;
@@ -29,6 +29,7 @@ use crate::storage::{FencedStorage, StorageDurable, StorageMsg};
 use crate::worker::{ThreadTimer, Worker, WorkerTimer};
 use serde::{Deserialize, Serialize};
 use splitbrain_engine::{Actor, Context, Message, NodeId};
+use std::fmt::Debug;
 
 /// Defines an enum whose variants each wrap one protocol's type (unit variants wrap nothing)
 /// and implements [`Wraps`] (so also [`From`]) for every wrapped type. The enum is written out
@@ -461,6 +462,98 @@ wrapper_enum! {
         Raft(RaftDurable),
         /// A role defined outside this crate ([`crate::custom`]).
         Custom(Box<Opaque>),
+    }
+}
+
+/// The engine context a custom actor's handlers get: the one every built-in role gets too.
+pub type NodeCtx<'a> = Context<'a, Node>;
+
+/// A custom protocol's actor behind a trait object ([`CustomNode`]); implemented for every
+/// `Clone + Debug` type that is a [`Role`] in the composition's context. A role written
+/// outside this crate is one of these ([`crate::custom`]).
+pub trait CustomActor: Debug + Send + Sync {
+    /// [`Role::on_start`].
+    fn on_start(&mut self, ctx: &mut NodeCtx<'_>);
+    /// [`Role::on_message`].
+    fn on_message(&mut self, ctx: &mut NodeCtx<'_>, from: NodeId, msg: Msg);
+    /// [`Role::on_timer`].
+    fn on_timer(&mut self, ctx: &mut NodeCtx<'_>, timer: Timer);
+    /// [`Role::on_restart`].
+    fn on_restart(&mut self, ctx: &mut NodeCtx<'_>, durable: &Durable);
+    /// A copy of the actor.
+    fn clone_box(&self) -> Box<dyn CustomActor>;
+}
+
+impl<R> CustomActor for R
+where
+    R: for<'a> Role<NodeCtx<'a>> + Clone + Debug + Send + Sync + 'static,
+{
+    fn on_start(&mut self, ctx: &mut NodeCtx<'_>) {
+        Role::on_start(self, ctx);
+    }
+    fn on_message(&mut self, ctx: &mut NodeCtx<'_>, from: NodeId, msg: Msg) {
+        Role::on_message(self, ctx, from, msg);
+    }
+    fn on_timer(&mut self, ctx: &mut NodeCtx<'_>, timer: Timer) {
+        Role::on_timer(self, ctx, timer);
+    }
+    fn on_restart(&mut self, ctx: &mut NodeCtx<'_>, durable: &Durable) {
+        Role::on_restart(self, ctx, durable);
+    }
+    fn clone_box(&self) -> Box<dyn CustomActor> {
+        Box::new(self.clone())
+    }
+}
+
+/// A node playing a role defined outside this crate: its actor, and how the checkers read
+/// what it observes.
+#[derive(Debug)]
+pub struct CustomNode {
+    actor: Box<dyn CustomActor>,
+    judged_as: JudgedAs,
+}
+
+impl CustomNode {
+    /// A [`Node`] playing `actor`, judged as `judged_as`.
+    pub fn node(actor: impl CustomActor + 'static, judged_as: JudgedAs) -> Node {
+        Node::Custom(CustomNode {
+            actor: Box::new(actor),
+            judged_as,
+        })
+    }
+
+    /// How the checkers read the node's observations.
+    pub fn judged_as(&self) -> JudgedAs {
+        self.judged_as
+    }
+
+    /// The actor.
+    pub fn actor(&self) -> &dyn CustomActor {
+        &*self.actor
+    }
+}
+
+impl Clone for CustomNode {
+    fn clone(&self) -> Self {
+        CustomNode {
+            actor: self.actor.clone_box(),
+            judged_as: self.judged_as,
+        }
+    }
+}
+
+impl<'a> Role<NodeCtx<'a>> for CustomNode {
+    fn on_start(&mut self, ctx: &mut NodeCtx<'a>) {
+        self.actor.on_start(ctx);
+    }
+    fn on_message(&mut self, ctx: &mut NodeCtx<'a>, from: NodeId, msg: Msg) {
+        self.actor.on_message(ctx, from, msg);
+    }
+    fn on_timer(&mut self, ctx: &mut NodeCtx<'a>, timer: Timer) {
+        self.actor.on_timer(ctx, timer);
+    }
+    fn on_restart(&mut self, ctx: &mut NodeCtx<'a>, durable: &Durable) {
+        self.actor.on_restart(ctx, durable);
     }
 }
 

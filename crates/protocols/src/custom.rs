@@ -17,231 +17,22 @@
 //! `{"custom": <its serde form>}`; a trace holding one cannot be read back into typed events
 //! (only its `end` line is read back, to see that the file is complete).
 
-use crate::composition::{Durable, Msg, Node, Timer};
-use crate::context::{Role, Wraps};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use splitbrain_engine::{Context, NodeId};
-use std::any::Any;
-use std::fmt::Debug;
+use crate::composition::{Durable, Msg, Timer};
+use crate::context::Wraps;
 
-/// A protocol's own message type, carried in [`Msg::Custom`]. `kind` names it in traces,
-/// metrics, per-kind network rules and charts: an upper-case word, as the built-in kinds are
-/// (`"LOCK_GET"`).
-pub trait CustomMessage: Any + Clone + Debug + PartialEq + Serialize + Send + Sync {
-    /// A short stable name of the message's kind.
-    fn kind(&self) -> &'static str;
-}
-
-/// A protocol's own timer type, carried in [`Timer::Custom`].
-pub trait CustomTimer: Any + Clone + Debug + PartialEq + Serialize + Send + Sync {}
-
-/// A protocol's own durable state (what survives a crash), carried in [`Durable::Custom`].
-pub trait CustomDurable: Any + Clone + Debug + PartialEq + Send + Sync {}
-
-/// How the checkers read a custom node's observations: as those of the built-in role it
-/// stands in for (docs/truth.md). Beliefs come from clients and leaders, truth from lock
-/// servers, judged writes from storage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JudgedAs {
-    /// A lock client, as a `worker`: its `lock_*`, `validity_checked` and `write_sent`
-    /// observations are beliefs.
-    LockClient,
-    /// A lock server, as a `lease_service`: its `lease_granted` / `lease_renewed` /
-    /// `lease_freed` observations are the truth of who holds a lock.
-    LockServer,
-    /// A leader-election participant, as a `lease_leader`: its `leader_claim`s are judged.
-    Leader,
-    /// Storage, as `storage`: its `write_accepted` / `write_rejected` are judged.
-    Storage,
-    /// Nothing it observes is judged.
-    Other,
-}
-
-/// A value of some protocol's own type behind a trait object: compared, cloned and written
-/// as its type does.
-trait Erased: Debug + Send + Sync {
-    fn as_any(&self) -> &dyn Any;
-    fn as_any_mut(&mut self) -> &mut dyn Any;
-    fn into_any(self: Box<Self>) -> Box<dyn Any>;
-    fn clone_box(&self) -> Box<dyn Erased>;
-    fn eq_dyn(&self, other: &dyn Erased) -> bool;
-    /// The value's serde form (`Null` for a durable state, which is never written).
-    fn to_json(&self) -> serde_json::Value;
-    /// [`CustomMessage::kind`] for a message; `"CUSTOM"` otherwise.
-    fn kind(&self) -> &'static str;
-}
-
-/// Implements [`Erased`] for each protocol's own type of one of the three traits.
-macro_rules! erased {
-    ($tr:ident, $mark:ident, $json:expr, $kind:expr) => {
-        impl<T: $tr> Erased for Own<T, $mark> {
-            fn as_any(&self) -> &dyn Any {
-                &self.0
-            }
-            fn as_any_mut(&mut self) -> &mut dyn Any {
-                &mut self.0
-            }
-            fn into_any(self: Box<Self>) -> Box<dyn Any> {
-                Box::new(self.0)
-            }
-            fn clone_box(&self) -> Box<dyn Erased> {
-                Box::new(Own::<T, $mark>(self.0.clone(), std::marker::PhantomData))
-            }
-            fn eq_dyn(&self, other: &dyn Erased) -> bool {
-                other.as_any().downcast_ref::<T>() == Some(&self.0)
-            }
-            fn to_json(&self) -> serde_json::Value {
-                #[allow(clippy::redundant_closure_call)]
-                ($json)(&self.0)
-            }
-            fn kind(&self) -> &'static str {
-                #[allow(clippy::redundant_closure_call)]
-                ($kind)(&self.0)
-            }
-        }
-    };
-}
-
-/// A protocol's own value, marked with the trait it is carried for (a type may be both a
-/// message and a timer).
-#[derive(Debug)]
-struct Own<T, K>(T, std::marker::PhantomData<K>);
-
-/// Marks a [`CustomMessage`].
-#[derive(Debug)]
-struct MsgMark;
-/// Marks a [`CustomTimer`].
-#[derive(Debug)]
-struct TimerMark;
-/// Marks a [`CustomDurable`].
-#[derive(Debug)]
-struct DurableMark;
-
-erased!(
-    CustomMessage,
-    MsgMark,
-    |m: &T| serde_json::to_value(m).expect("a custom message serialises"),
-    |m: &T| CustomMessage::kind(m)
-);
-erased!(
-    CustomTimer,
-    TimerMark,
-    |t: &T| serde_json::to_value(t).expect("a custom timer serialises"),
-    |_: &T| "CUSTOM"
-);
-erased!(
-    CustomDurable,
-    DurableMark,
-    |_: &T| serde_json::Value::Null,
-    |_: &T| "CUSTOM"
-);
-
-/// A value of a protocol's own type, type-erased: the payload of [`Msg::Custom`],
-/// [`Timer::Custom`] and [`Durable::Custom`].
-#[derive(Debug)]
-pub struct Opaque(Box<dyn Erased>);
-
-impl Opaque {
-    fn new<T: Erased + 'static>(own: T) -> Self {
-        Opaque(Box::new(own))
-    }
-
-    /// The value, if it is a `T`.
-    pub fn downcast_ref<T: Any>(&self) -> Option<&T> {
-        self.0.as_any().downcast_ref()
-    }
-
-    /// The value, to change, if it is a `T`.
-    pub fn downcast_mut<T: Any>(&mut self) -> Option<&mut T> {
-        self.0.as_any_mut().downcast_mut()
-    }
-
-    /// The value, if it is a `T`; else itself back.
-    pub fn downcast<T: Any>(self) -> Result<T, Opaque> {
-        if self.0.as_any().is::<T>() {
-            Ok(*self.0.into_any().downcast().expect("checked"))
-        } else {
-            Err(self)
-        }
-    }
-
-    /// The kind of a message ([`CustomMessage::kind`]).
-    pub fn kind(&self) -> &'static str {
-        self.0.kind()
-    }
-}
-
-impl Clone for Opaque {
-    fn clone(&self) -> Self {
-        Opaque(self.0.clone_box())
-    }
-}
-
-impl PartialEq for Opaque {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.eq_dyn(&*other.0)
-    }
-}
-
-impl Eq for Opaque {}
-
-impl Serialize for Opaque {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.to_json().serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Opaque {
-    /// Reads a custom value back from a trace as its JSON: its type is known only to the
-    /// protocol that wrote it, so the value read back is compared and written as that JSON,
-    /// and downcasts to no type ([`Opaque::downcast_ref`] gives `None`).
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Opaque(Box::new(Raw(serde_json::Value::deserialize(d)?))))
-    }
-}
-
-/// A custom value read back from a trace: its JSON.
-#[derive(Clone, Debug, PartialEq)]
-struct Raw(serde_json::Value);
-
-impl Erased for Raw {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
-    }
-    fn clone_box(&self) -> Box<dyn Erased> {
-        Box::new(self.clone())
-    }
-    fn eq_dyn(&self, other: &dyn Erased) -> bool {
-        other.to_json() == self.0
-    }
-    fn to_json(&self) -> serde_json::Value {
-        self.0.clone()
-    }
-    /// The kind is not in the value (a trace's `send` line names it beside the message).
-    fn kind(&self) -> &'static str {
-        "CUSTOM"
-    }
-}
+pub use crate::composition::{CustomActor, CustomNode, NodeCtx};
+pub use crate::observation::JudgedAs;
+pub use crate::opaque::{CustomDurable, CustomMessage, CustomTimer, Opaque};
 
 /// Implements `From<T>` and [`Wraps<T>`] for the composition type `$outer` through its
 /// `Custom` variant, for every protocol type `T` of trait `$tr`.
 macro_rules! wraps_custom {
-    ($outer:ident, $tr:ident, $mark:ident, $wrap:expr) => {
+    ($outer:ident, $tr:ident, $ctor:ident, $wrap:expr) => {
         impl<T: $tr> From<T> for $outer {
             #[inline]
             fn from(inner: T) -> Self {
                 #[allow(clippy::redundant_closure_call)]
-                ($wrap)(Opaque::new(Own::<T, $mark>(
-                    inner,
-                    std::marker::PhantomData,
-                )))
+                ($wrap)(Opaque::$ctor(inner))
             }
         }
         impl<T: $tr> Wraps<T> for $outer {
@@ -267,104 +58,11 @@ macro_rules! wraps_custom {
     };
 }
 
-wraps_custom!(Msg, CustomMessage, MsgMark, |o| Msg::Custom(Box::new(o)));
-wraps_custom!(Timer, CustomTimer, TimerMark, |o| Timer::Custom(Box::new(
-    o
-)));
-wraps_custom!(Durable, CustomDurable, DurableMark, |o| Durable::Custom(
+wraps_custom!(Msg, CustomMessage, message, |o| Msg::Custom(Box::new(o)));
+wraps_custom!(Timer, CustomTimer, timer, |o| Timer::Custom(Box::new(o)));
+wraps_custom!(Durable, CustomDurable, durable, |o| Durable::Custom(
     Box::new(o)
 ));
-
-/// The engine context a custom actor's handlers get: the one every built-in role gets too.
-pub type NodeCtx<'a> = Context<'a, Node>;
-
-/// A custom protocol's actor behind a trait object ([`CustomNode`]); implemented for every
-/// `Clone + Debug` type that is a [`Role`] in the composition's context.
-pub trait CustomActor: Debug + Send + Sync {
-    /// [`Role::on_start`].
-    fn on_start(&mut self, ctx: &mut NodeCtx<'_>);
-    /// [`Role::on_message`].
-    fn on_message(&mut self, ctx: &mut NodeCtx<'_>, from: NodeId, msg: Msg);
-    /// [`Role::on_timer`].
-    fn on_timer(&mut self, ctx: &mut NodeCtx<'_>, timer: Timer);
-    /// [`Role::on_restart`].
-    fn on_restart(&mut self, ctx: &mut NodeCtx<'_>, durable: &Durable);
-    /// A copy of the actor.
-    fn clone_box(&self) -> Box<dyn CustomActor>;
-}
-
-impl<R> CustomActor for R
-where
-    R: for<'a> Role<NodeCtx<'a>> + Clone + Debug + Send + Sync + 'static,
-{
-    fn on_start(&mut self, ctx: &mut NodeCtx<'_>) {
-        Role::on_start(self, ctx);
-    }
-    fn on_message(&mut self, ctx: &mut NodeCtx<'_>, from: NodeId, msg: Msg) {
-        Role::on_message(self, ctx, from, msg);
-    }
-    fn on_timer(&mut self, ctx: &mut NodeCtx<'_>, timer: Timer) {
-        Role::on_timer(self, ctx, timer);
-    }
-    fn on_restart(&mut self, ctx: &mut NodeCtx<'_>, durable: &Durable) {
-        Role::on_restart(self, ctx, durable);
-    }
-    fn clone_box(&self) -> Box<dyn CustomActor> {
-        Box::new(self.clone())
-    }
-}
-
-/// A node playing a role defined outside this crate: its actor, and how the checkers read
-/// what it observes.
-#[derive(Debug)]
-pub struct CustomNode {
-    actor: Box<dyn CustomActor>,
-    judged_as: JudgedAs,
-}
-
-impl CustomNode {
-    /// A [`Node`] playing `actor`, judged as `judged_as`.
-    pub fn node(actor: impl CustomActor + 'static, judged_as: JudgedAs) -> Node {
-        Node::Custom(CustomNode {
-            actor: Box::new(actor),
-            judged_as,
-        })
-    }
-
-    /// How the checkers read the node's observations.
-    pub fn judged_as(&self) -> JudgedAs {
-        self.judged_as
-    }
-
-    /// The actor.
-    pub fn actor(&self) -> &dyn CustomActor {
-        &*self.actor
-    }
-}
-
-impl Clone for CustomNode {
-    fn clone(&self) -> Self {
-        CustomNode {
-            actor: self.actor.clone_box(),
-            judged_as: self.judged_as,
-        }
-    }
-}
-
-impl<'a> Role<NodeCtx<'a>> for CustomNode {
-    fn on_start(&mut self, ctx: &mut NodeCtx<'a>) {
-        self.actor.on_start(ctx);
-    }
-    fn on_message(&mut self, ctx: &mut NodeCtx<'a>, from: NodeId, msg: Msg) {
-        self.actor.on_message(ctx, from, msg);
-    }
-    fn on_timer(&mut self, ctx: &mut NodeCtx<'a>, timer: Timer) {
-        self.actor.on_timer(ctx, timer);
-    }
-    fn on_restart(&mut self, ctx: &mut NodeCtx<'a>, durable: &Durable) {
-        self.actor.on_restart(ctx, durable);
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -24,6 +24,7 @@ pub mod lease;
 pub mod lease_record;
 pub mod lock_event;
 pub mod observation;
+pub mod opaque;
 pub mod raft;
 pub mod redis;
 pub mod redis_lock;

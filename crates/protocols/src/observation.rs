@@ -347,6 +347,26 @@ impl Observation for Obs {
     }
 }
 
+/// How the checkers read the observations of a node whose role is written outside this crate
+/// ([`crate::custom`]): as those of the built-in role it stands in for (docs/truth.md). Beliefs come from clients and leaders, truth from lock
+/// servers, judged writes from storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JudgedAs {
+    /// A lock client, as a `worker`: its `lock_*`, `validity_checked` and `write_sent`
+    /// observations are beliefs.
+    LockClient,
+    /// A lock server, as a `lease_service`: its `lease_granted` / `lease_renewed` /
+    /// `lease_freed` observations are the truth of who holds a lock.
+    LockServer,
+    /// A leader-election participant, as a `lease_leader`: its `leader_claim`s are judged.
+    Leader,
+    /// Storage, as `storage`: its `write_accepted` / `write_rejected` are judged.
+    Storage,
+    /// Nothing it observes is judged.
+    Other,
+}
+
 /// Every observation kind name, for validating trigger names in scenario files.
 pub const OBSERVATION_KINDS: &[&str] = &[
     "leader_claim",

@@ -12,7 +12,7 @@ use splitbrain_engine::{Fault, NetRule, NodeId, SimTime};
 use splitbrain_protocols::Obs;
 use std::collections::BTreeMap;
 
-use crate::narrate::Event;
+use crate::event::Event;
 
 /// The groups lanes are arranged in, top to bottom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -711,7 +711,7 @@ impl<'a> Drawing<'a> {
         for k in key_bands(&truth.keys) {
             // A key is drawn until its instance's crash: the instance lost it then, whatever
             // the truth goes on counting it for (a down instance votes for nobody else).
-            let lost = crate::narrate::key_lost_at(self.record, &k);
+            let lost = crate::key_loss::key_lost_at(self.record, &k);
             if let Some(l) = self.lane(k.instance) {
                 let kind = BandKind::Key {
                     key: k.key.to_string(),

@@ -3,7 +3,7 @@
 //! [`TimelineModel`] as the live run did.
 
 use crate::chart_model::{ModelInput, TimelineModel};
-use crate::narrate::Event;
+use crate::event::Event;
 use crate::view::ViewModel;
 use splitbrain_check::{check, CheckReport, Role, RunRecord};
 use splitbrain_engine::{

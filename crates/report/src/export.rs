@@ -15,7 +15,8 @@
 //!   clock at send, so ShiViz draws happens-before. Format: bestchai.bitbucket.io/shiviz and
 //!   github.com/DistributedClocks/GoVector.
 
-use crate::narrate::{describe_obs, Event};
+use crate::event::Event;
+use crate::narrate::describe_obs;
 use crate::view::ViewModel;
 use serde_json::{json, Value};
 use splitbrain_engine::{Fault, FaultEffect, NodeId};

@@ -1,6 +1,7 @@
 //! Narration: a run told as a story for a class, one line per step that matters
 //! ("1.204 s  n2 -> n5  ELECTION", "45.000 s  client-1 resumes after a 40.000 s pause").
 
+use crate::bulk::{bulk_kind, BULK_ARROWS};
 use splitbrain_engine::{
     DropReason, Fault, FaultEffect, NetRule, NodeId, SimDuration, SimTime, TraceEvent, WallTime,
 };
@@ -12,8 +13,8 @@ use splitbrain_protocols::{Msg, Obs, Timer};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// A trace event of a splitbrain run.
-pub type Event = TraceEvent<Msg, Timer, Obs>;
+pub use crate::event::Event;
+pub use crate::key_loss::key_lost_at;
 
 /// What to leave out of a narration.
 #[derive(Clone, Debug, Default)]
@@ -80,20 +81,6 @@ pub fn derived_facts(record: &splitbrain_check::RunRecord) -> Vec<(SimTime, Stri
     }
     facts.sort();
     facts
-}
-
-/// The instant the instance of key piece `k` crashed while holding it, if it did: the first
-/// `Crash` of the instance within `[k.from, k.to)` (the truth ends the piece at the key's
-/// deadline or at the instance's return, so a crash inside it found the key live; a second
-/// crash of a down instance changes nothing and comes after the first).
-pub fn key_lost_at(
-    record: &splitbrain_check::RunRecord,
-    k: &splitbrain_check::KeyHold,
-) -> Option<SimTime> {
-    record.faults.iter().find_map(|(t, f)| match f {
-        Fault::Crash { node } if *node == k.instance && k.from <= *t && *t < k.to => Some(*t),
-        _ => None,
-    })
 }
 
 fn name(names: &[String], n: NodeId) -> &str {
@@ -480,8 +467,8 @@ pub fn bulk_kinds(events: &[Event]) -> Vec<String> {
         }
     }
     let mut out: Vec<String> = Vec::new();
-    while let Some(k) = crate::chart::bulk_kind(&counts) {
-        if !out.is_empty() && counts[k] < crate::chart::BULK_ARROWS {
+    while let Some(k) = bulk_kind(&counts) {
+        if !out.is_empty() && counts[k] < BULK_ARROWS {
             break;
         }
         out.push(k.to_string());

@@ -339,6 +339,8 @@ fn fmt_num(x: f64) -> String {
     }
 }
 
+/// The line chart of a sweep over one parameter: each series' violation rate with its 95%
+/// interval at each value, a legend, and notes below.
 fn line_chart<DB: DrawingBackend>(
     cv: &Cv<'_, DB>,
     chart: &SweepChart,
@@ -363,10 +365,39 @@ fn line_chart<DB: DrawingBackend>(
     let y_of = |p: f64| y1 - ((y1 - y0) as f64 * p.clamp(0.0, 1.0)).round() as i32;
 
     // X positions of the values, and the tick labels.
-    let n = param.values.len().max(1);
     let numeric = numeric_axis(&param.values);
     let log = chart.log_x && log_axis_ok(&param.values).is_ok();
-    let (xs, ticks, unit): (Vec<i32>, Vec<(i32, String)>, Option<&str>) = match &numeric {
+    let (xs, ticks, unit) = x_axis(param, &numeric, log, (x0, x1));
+    line_axes(cv, param, ticks, unit, log, (x0, x1), (y0, y1), y_of)?;
+
+    // Series, side by side around each value so error bars do not hide each other.
+    let k = chart.series.len();
+    for (s, ser) in chart.series.iter().enumerate() {
+        line_series(cv, (s, k), ser, &xs, x1, y1, y_of)?;
+    }
+    for (i, note) in line_notes.iter().enumerate() {
+        text(
+            cv,
+            note,
+            (16, size.1 as i32 - 14 - extra + NOTE_H * i as i32),
+            &style(12.0, GREY, HPos::Left, VPos::Center),
+        )?;
+    }
+    Ok(())
+}
+
+/// Where each of `param`'s values sits on a line chart's x axis between pixels `x0` and `x1`,
+/// the tick labels, and the axis unit: a numeric axis (log if `log`) where the values are
+/// numbers or durations (`numeric`, from [`numeric_axis`]), else one even slot per value.
+#[allow(clippy::type_complexity)]
+fn x_axis(
+    param: &SweepParam,
+    numeric: &Option<(Vec<f64>, Option<&'static str>)>,
+    log: bool,
+    (x0, x1): (i32, i32),
+) -> (Vec<i32>, Vec<(i32, String)>, Option<&'static str>) {
+    let n = param.values.len().max(1);
+    match numeric {
         Some((vals, unit)) if vals.len() >= 2 || log => {
             let f = |x: f64| if log { x.log10() } else { x };
             let lo = vals.iter().copied().map(f).fold(f64::INFINITY, f64::min);
@@ -419,9 +450,21 @@ fn line_chart<DB: DrawingBackend>(
                 .collect();
             (xs, ticks, None)
         }
-    };
+    }
+}
 
-    // Grid, axes and labels.
+/// A line chart's grid (every 25%), axes, tick labels, axis title and y caption.
+#[allow(clippy::too_many_arguments)]
+fn line_axes<DB: DrawingBackend>(
+    cv: &Cv<'_, DB>,
+    param: &SweepParam,
+    ticks: Vec<(i32, String)>,
+    unit: Option<&str>,
+    log: bool,
+    (x0, x1): (i32, i32),
+    (y0, y1): (i32, i32),
+    y_of: impl Fn(f64) -> i32,
+) -> DrawResult<DB> {
     for k in 0..=4 {
         let y = y_of(k as f64 / 4.0);
         line(cv, vec![(x0, y), (x1, y)], LIGHT.stroke_width(1))?;
@@ -461,79 +504,82 @@ fn line_chart<DB: DrawingBackend>(
         (16, TOP - 20),
         &style(12.0, GREY, HPos::Left, VPos::Center),
     )?;
+    Ok(())
+}
 
-    // Series, side by side around each value so error bars do not hide each other.
-    let k = chart.series.len();
-    for (s, ser) in chart.series.iter().enumerate() {
-        let c = SERIES_COLOURS[s % SERIES_COLOURS.len()];
-        let off = if k > 1 {
-            (s as f64 / (k - 1) as f64 - 0.5) * 12.0
+/// Series `s` of `k` (`ser`) on a line chart: its line, error bars and dots at `xs`, shifted
+/// beside the other series' so error bars do not hide each other, a word where a point has no
+/// rate, and its legend row right of `x1`.
+#[allow(clippy::too_many_arguments)]
+fn line_series<DB: DrawingBackend>(
+    cv: &Cv<'_, DB>,
+    (s, k): (usize, usize),
+    ser: &RateSeries,
+    xs: &[i32],
+    x1: i32,
+    y1: i32,
+    y_of: impl Fn(f64) -> i32,
+) -> DrawResult<DB> {
+    let c = SERIES_COLOURS[s % SERIES_COLOURS.len()];
+    let off = if k > 1 {
+        (s as f64 / (k - 1) as f64 - 0.5) * 12.0
+    } else {
+        0.0
+    }
+    .round() as i32;
+    let pts: Vec<Option<(i32, i32)>> = ser
+        .points
+        .iter()
+        .zip(xs)
+        // A point where every run held vacuously has no rate worth drawing either.
+        .map(|(p, x)| {
+            p.filter(|p| !p.all_vacuous())
+                .map(|p| (x + off, y_of(p.rate)))
+        })
+        .collect();
+    // The line joins neighbouring points that have a rate; a missing one breaks it.
+    for run in pts.split(Option::is_none) {
+        let run: Vec<(i32, i32)> = run.iter().flatten().copied().collect();
+        if run.len() > 1 {
+            line(cv, run, c.stroke_width(2))?;
+        }
+    }
+    for ((p, at), x) in ser.points.iter().zip(&pts).zip(xs) {
+        let (Some(p), Some((x, y))) = (p, at) else {
+            // No rate ("n/a") or a vacuous zero ("vacuous"), in the series' colour just
+            // above the axis, one row a series.
+            let what = if p.is_some() { "vacuous" } else { "n/a" };
+            text(
+                cv,
+                what,
+                (x + off, y1 - 10 - 14 * s as i32),
+                &style(11.0, c, HPos::Center, VPos::Center),
+            )?;
+            continue;
+        };
+        let (ylo, yhi) = (y_of(p.lo), y_of(p.hi));
+        line(cv, vec![(*x, ylo), (*x, yhi)], c.stroke_width(1))?;
+        for yc in [ylo, yhi] {
+            line(cv, vec![(x - 4, yc), (x + 4, yc)], c.stroke_width(1))?;
+        }
+        if p.vacuous > 0 {
+            // Some runs held vacuously: a hollow dot (the caption says why).
+            cv.draw(&Circle::new((*x, *y), 4, WHITE.filled()))?;
+            cv.draw(&Circle::new((*x, *y), 4, c.stroke_width(2)))?;
         } else {
-            0.0
+            cv.draw(&Circle::new((*x, *y), 4, c.filled()))?;
         }
-        .round() as i32;
-        let pts: Vec<Option<(i32, i32)>> = ser
-            .points
-            .iter()
-            .zip(&xs)
-            // A point where every run held vacuously has no rate worth drawing either.
-            .map(|(p, x)| {
-                p.filter(|p| !p.all_vacuous())
-                    .map(|p| (x + off, y_of(p.rate)))
-            })
-            .collect();
-        // The line joins neighbouring points that have a rate; a missing one breaks it.
-        for run in pts.split(Option::is_none) {
-            let run: Vec<(i32, i32)> = run.iter().flatten().copied().collect();
-            if run.len() > 1 {
-                line(cv, run, c.stroke_width(2))?;
-            }
-        }
-        for ((p, at), x) in ser.points.iter().zip(&pts).zip(&xs) {
-            let (Some(p), Some((x, y))) = (p, at) else {
-                // No rate ("n/a") or a vacuous zero ("vacuous"), in the series' colour just
-                // above the axis, one row a series.
-                let what = if p.is_some() { "vacuous" } else { "n/a" };
-                text(
-                    cv,
-                    what,
-                    (x + off, y1 - 10 - 14 * s as i32),
-                    &style(11.0, c, HPos::Center, VPos::Center),
-                )?;
-                continue;
-            };
-            let (ylo, yhi) = (y_of(p.lo), y_of(p.hi));
-            line(cv, vec![(*x, ylo), (*x, yhi)], c.stroke_width(1))?;
-            for yc in [ylo, yhi] {
-                line(cv, vec![(x - 4, yc), (x + 4, yc)], c.stroke_width(1))?;
-            }
-            if p.vacuous > 0 {
-                // Some runs held vacuously: a hollow dot (the caption says why).
-                cv.draw(&Circle::new((*x, *y), 4, WHITE.filled()))?;
-                cv.draw(&Circle::new((*x, *y), 4, c.stroke_width(2)))?;
-            } else {
-                cv.draw(&Circle::new((*x, *y), 4, c.filled()))?;
-            }
-        }
-        // Legend: one row each.
-        let ly = TOP + 10 + 22 * s as i32;
-        let lx = x1 + 24;
-        line(cv, vec![(lx, ly), (lx + 22, ly)], c.stroke_width(2))?;
-        text(
-            cv,
-            &ser.name,
-            (lx + 28, ly),
-            &style(12.0, INK, HPos::Left, VPos::Center),
-        )?;
     }
-    for (i, note) in line_notes.iter().enumerate() {
-        text(
-            cv,
-            note,
-            (16, size.1 as i32 - 14 - extra + NOTE_H * i as i32),
-            &style(12.0, GREY, HPos::Left, VPos::Center),
-        )?;
-    }
+    // Legend: one row each.
+    let ly = TOP + 10 + 22 * s as i32;
+    let lx = x1 + 24;
+    line(cv, vec![(lx, ly), (lx + 22, ly)], c.stroke_width(2))?;
+    text(
+        cv,
+        &ser.name,
+        (lx + 28, ly),
+        &style(12.0, INK, HPos::Left, VPos::Center),
+    )?;
     Ok(())
 }
 

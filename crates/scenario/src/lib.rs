@@ -10,6 +10,7 @@
 pub mod applies;
 pub mod build;
 pub mod checker;
+pub mod custom_spec;
 pub mod duration;
 pub mod error;
 pub mod execute;

@@ -112,6 +112,22 @@ pub fn load_str_with(
     Ok(plan)
 }
 
+/// Loading through a registry: the nodes of any role it holds.
+impl crate::registry::RoleRegistry {
+    /// Reads and validates the scenario at `path`, its nodes of any registered role.
+    pub fn load_file(&self, path: &std::path::Path) -> Result<Plan, ScenarioError> {
+        let file = path.display().to_string();
+        let src = crate::load::read_scenario(path)?;
+        self.load_str(&file, &src)
+    }
+
+    /// Parses and validates scenario text, its nodes of any registered role; `file` names it
+    /// in errors.
+    pub fn load_str(&self, file: &str, src: &str) -> Result<Plan, ScenarioError> {
+        load_str_with(self, file, src)
+    }
+}
+
 /// Validates a parsed scenario against its source text (for locations).
 pub fn validate(scenario: Scenario, src: &str) -> Result<Plan, Vec<Problem>> {
     let mut c = Checker::new(src);

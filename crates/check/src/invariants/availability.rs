@@ -2,8 +2,8 @@
 //! property with a bound).
 
 use super::{end_evidence, names, tidy};
+use crate::invariant::{Applies, InvariantDef, ParamDef, Premise};
 use crate::run::RunRecord;
-use crate::spec::{Applies, InvariantDef, ParamDef, Premise};
 use crate::timeline::{describe_faults, leader_beliefs, obs_evidence, Belief};
 use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::{SimDuration, SimTime};

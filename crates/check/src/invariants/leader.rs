@@ -5,8 +5,8 @@
 
 use super::{end_evidence, join_names, names, tidy};
 use crate::evidence::Evidence;
+use crate::invariant::{Applies, InvariantDef, ParamDef, Premise};
 use crate::run::{Role, RunRecord};
-use crate::spec::{Applies, InvariantDef, ParamDef, Premise};
 use crate::timeline::{
     describe_faults, leader_beliefs, obs_evidence, overlaps, Belief, End, Liveness,
 };

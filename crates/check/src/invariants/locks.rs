@@ -4,9 +4,9 @@
 //! `LockReleased` / `LockLost` for `L` or its crash; a paused client goes on believing.
 
 use super::{end_evidence, join_names, names, tidy, Shared};
+use crate::invariant::{Applies, InvariantDef, Premise};
 use crate::run::{Role, RunRecord};
 use crate::sent::{SentUnder, Start};
-use crate::spec::{Applies, InvariantDef, Premise};
 use crate::timeline::{describe_faults, lock_beliefs, obs_evidence, overlaps, Belief, PerNode};
 use crate::truth::{servers_of, HoldId};
 use crate::verdict::{Verdict, Violation};

@@ -1,5 +1,5 @@
 //! The invariant checkers, one module per family. Each invariant is one
-//! [`InvariantDef`](crate::spec::InvariantDef) const in its module (name, parameters,
+//! [`InvariantDef`](crate::invariant::InvariantDef) const in its module (name, parameters,
 //! definition, premise, roles, judge), listed once in [`INVARIANTS`](crate::spec::INVARIANTS);
 //! its `pub fn` implements that definition, judging observations against true time.
 
@@ -13,7 +13,6 @@ pub mod writes;
 use crate::clocks::WallClocks;
 use crate::evidence::Evidence;
 use crate::run::RunRecord;
-use crate::spec::Invariant;
 use crate::timeline::{fault_evidence, obs_evidence, End};
 use crate::truth::{Fact, Hold, Spans, Truth};
 use splitbrain_engine::{NodeId, SimTime};
@@ -56,10 +55,12 @@ impl<'r> Shared<'r> {
         }
     }
 
-    /// Nothing derived yet, for judging `invariants`.
-    pub(crate) fn for_invariants(record: &'r RunRecord, invariants: &[Invariant]) -> Shared<'r> {
+    /// Nothing derived yet, for judging invariants of which some read the truth's holds
+    /// themselves if `reads_holds` ([`InvariantDef`](crate::invariant::InvariantDef)'s
+    /// `reads_holds`).
+    pub(crate) fn reading_holds(record: &'r RunRecord, reads_holds: bool) -> Shared<'r> {
         let mut shared = Shared::new(record);
-        shared.reads_holds = invariants.iter().any(|i| i.def().reads_holds);
+        shared.reads_holds = reads_holds;
         shared
     }
 

@@ -2,8 +2,8 @@
 
 use super::{names, Shared};
 use crate::evidence::{Evidence, Source};
+use crate::invariant::{Applies, Invariant, InvariantDef, ParamDef, Premise};
 use crate::run::{Role, RunRecord};
-use crate::spec::{Applies, Invariant, InvariantDef, ParamDef, Premise};
 use crate::timeline::{
     describe_faults, for_each_belief, obs_evidence, overlaps, Change, Liveness, Overlap,
 };

@@ -1,8 +1,8 @@
 //! `state_machine_safety`: Raft's State Machine Safety property.
 
 use super::{names, tidy};
+use crate::invariant::{Applies, InvariantDef, Premise};
 use crate::run::{Role, RunRecord};
-use crate::spec::{Applies, InvariantDef, Premise};
 use crate::timeline::{describe_faults, obs_evidence};
 use crate::verdict::{Verdict, Violation};
 use splitbrain_engine::NodeId;

@@ -3,10 +3,10 @@
 
 use super::{names, tidy};
 use crate::evidence::Evidence;
+use crate::invariant::{Applies, InvariantDef, Premise};
 use crate::run::RunRecord;
 use crate::sent::SentUnder;
 use crate::sent::Start;
-use crate::spec::{Applies, InvariantDef, Premise};
 use crate::timeline::{describe_faults, obs_evidence};
 use crate::truth::servers_of;
 use crate::verdict::{Verdict, Violation};

@@ -343,6 +343,9 @@ impl<H: Copy> EtcdMutexClient<H> {
     }
 
     /// A reply arrived from `from`.
+    ///
+    /// Long because it is the one match over every reply the client can get, each arm one
+    /// step of the session and mutex; the longer steps (keepalive, range) are methods.
     pub fn on_message<E: EtcdClientEnv<TimerHandle = H>>(
         &mut self,
         env: &mut E,
@@ -364,30 +367,7 @@ impl<H: Copy> EtcdMutexClient<H> {
                 }
             }
             RaftMsg::KeptAlive { req, ttl, .. } if Some(req) == keepalive_req => {
-                self.remember_leader(from);
-                let now = env.mono_now();
-                let holding = self.step == Step::Holding;
-                let stop = self.cfg.on_session_done == OnSessionDone::Stop;
-                let s = self.session.as_mut().expect("keepalive_req is a session's");
-                s.keepalive = None;
-                if s.done {
-                    return;
-                }
-                // recvKeepAlive: deadline = now + TTL, next keepalive at now + TTL/3.
-                s.deadline = now.saturating_add(ttl);
-                let deadline = s.deadline;
-                if let Some(t) = self.keepalive.take() {
-                    env.cancel_timer(t);
-                }
-                let every = SimDuration((ttl.0 / 3).max(1));
-                self.keepalive = Some(env.set_timer(every, RaftClientTimer::KeepAlive));
-                self.arm_deadline(env, deadline);
-                if holding && stop {
-                    env.observe(EtcdObs::Extended {
-                        revision: self.my_rev,
-                        deadline,
-                    });
-                }
+                self.kept_alive(env, from, ttl);
             }
             RaftMsg::LeaseNotFound { req, .. } if Some(req) == keepalive_req => {
                 if let Some(s) = &mut self.session {
@@ -434,39 +414,8 @@ impl<H: Copy> EtcdMutexClient<H> {
                 self.cancel_retry(env);
                 self.fail(env, "requested lease not found");
             }
-            RaftMsg::RangeResult { req, kvs, revision } => {
-                if self.step == (Step::Ranging { req }) {
-                    self.cancel_retry(env);
-                    self.remember_leader(from);
-                    match kvs.into_iter().next() {
-                        None if self.cfg.recheck_own_key => {
-                            let req = self.fresh_req();
-                            self.step = Step::Rechecking { req };
-                            self.send_current(env);
-                        }
-                        None => self.locked(env),
-                        Some(kv) => {
-                            let _ = revision;
-                            let req = self.fresh_req();
-                            self.step = Step::Watching {
-                                req,
-                                key: kv.key,
-                                create_revision: kv.create_revision,
-                                acked: false,
-                            };
-                            self.send_current(env);
-                        }
-                    }
-                } else if self.step == (Step::Rechecking { req }) {
-                    self.cancel_retry(env);
-                    self.remember_leader(from);
-                    if kvs.is_empty() {
-                        // ErrSessionExpired: the key is gone; Lock returns without Unlock.
-                        self.fail(env, "mutex: session is expired");
-                    } else {
-                        self.locked(env);
-                    }
-                }
+            RaftMsg::RangeResult { req, kvs, .. } => {
+                self.range_result(env, from, req, kvs);
             }
             RaftMsg::WatchPending { req } => {
                 if let Step::Watching { req: r, acked, .. } = &mut self.step {
@@ -493,6 +442,85 @@ impl<H: Copy> EtcdMutexClient<H> {
             }
             // Late or unrelated replies.
             _ => {}
+        }
+    }
+
+    /// A `KeepAlive` of the session's lease was answered with `ttl` (session.go's
+    /// `recvKeepAlive`): the session lives `ttl` from now and the next keepalive goes out at a
+    /// third of it; a holder that stops when its session is done reports the extension.
+    fn kept_alive<E: EtcdClientEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        ttl: SimDuration,
+    ) {
+        self.remember_leader(from);
+        let now = env.mono_now();
+        let holding = self.step == Step::Holding;
+        let stop = self.cfg.on_session_done == OnSessionDone::Stop;
+        let s = self.session.as_mut().expect("keepalive_req is a session's");
+        s.keepalive = None;
+        if s.done {
+            return;
+        }
+        // recvKeepAlive: deadline = now + TTL, next keepalive at now + TTL/3.
+        s.deadline = now.saturating_add(ttl);
+        let deadline = s.deadline;
+        if let Some(t) = self.keepalive.take() {
+            env.cancel_timer(t);
+        }
+        let every = SimDuration((ttl.0 / 3).max(1));
+        self.keepalive = Some(env.set_timer(every, RaftClientTimer::KeepAlive));
+        self.arm_deadline(env, deadline);
+        if holding && stop {
+            env.observe(EtcdObs::Extended {
+                revision: self.my_rev,
+                deadline,
+            });
+        }
+    }
+
+    /// A `Range` answered with `kvs` (request `req`): while ranging, the lock is ours if no
+    /// key of the prefix came before ours (after a recheck of our own key, if configured), else
+    /// we watch the key just before ours; while rechecking, our key's absence means the
+    /// session expired. Any other step ignores it (a late reply).
+    fn range_result<E: EtcdClientEnv<TimerHandle = H>>(
+        &mut self,
+        env: &mut E,
+        from: NodeId,
+        req: u64,
+        kvs: Vec<Kv>,
+    ) {
+        if self.step == (Step::Ranging { req }) {
+            self.cancel_retry(env);
+            self.remember_leader(from);
+            match kvs.into_iter().next() {
+                None if self.cfg.recheck_own_key => {
+                    let req = self.fresh_req();
+                    self.step = Step::Rechecking { req };
+                    self.send_current(env);
+                }
+                None => self.locked(env),
+                Some(kv) => {
+                    let req = self.fresh_req();
+                    self.step = Step::Watching {
+                        req,
+                        key: kv.key,
+                        create_revision: kv.create_revision,
+                        acked: false,
+                    };
+                    self.send_current(env);
+                }
+            }
+        } else if self.step == (Step::Rechecking { req }) {
+            self.cancel_retry(env);
+            self.remember_leader(from);
+            if kvs.is_empty() {
+                // ErrSessionExpired: the key is gone; Lock returns without Unlock.
+                self.fail(env, "mutex: session is expired");
+            } else {
+                self.locked(env);
+            }
         }
     }
 

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use super::canvas::{text_width, GREY, KIND_TONES};
 use super::ChartError;
 use super::ChartOptions;
+use crate::bulk::bulk_kind;
 
 // ---- layout ----
 pub(crate) const LANE_H: i32 = 56;
@@ -537,30 +538,14 @@ pub(crate) fn time_ticks(from: SimTime, to: SimTime) -> (Vec<SimTime>, usize) {
     (ticks, decimals)
 }
 
-/// Fewest arrows of a kind that is over half (and at most three quarters) of the traffic for
-/// it to count as bulk traffic in [`kind_colours`].
-pub(crate) const BULK_ARROWS: usize = 100;
-
 /// Each message kind's colour, in name order (so a kind keeps its colour across charts of a
 /// run): `(kind, colour, faint)`, colours from [`KIND_TONES`] (twelve distinct, then they
 /// repeat). The most frequent kind, when it is bulk traffic, is faint grey so the rare kinds
 /// (elections, grants) stand out, and the HTML view starts with it unticked: bulk is over
-/// three quarters of the traffic (heartbeats), or over half of it in at least [`BULK_ARROWS`]
+/// three quarters of the traffic (heartbeats), or over half of it in at least [`BULK_ARROWS`](crate::bulk::BULK_ARROWS)
 /// arrows (Raft's APPEND_ENTRIES, 62% of lesson 21b's 2531 messages, would otherwise be
 /// drawn in colour and ticked). A few messages stay in colour even as a majority: a lesson's point, like ten
 /// ELECTION messages against six ANSWERs.
-/// The most frequent kind of `counts` (messages per kind) if it is bulk traffic (see
-/// [`kind_colours`]); ties go to the first name.
-pub(crate) fn bulk_kind<'a>(counts: &BTreeMap<&'a str, usize>) -> Option<&'a str> {
-    let mut by_count: Vec<(&str, usize)> = counts.iter().map(|(k, n)| (*k, *n)).collect();
-    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let total: usize = by_count.iter().map(|k| k.1).sum();
-    let top = *by_count.first()?;
-    let rest = total - top.1;
-    (by_count.len() >= 2 && (top.1 > 3 * rest || (top.1 > rest && top.1 >= BULK_ARROWS)))
-        .then_some(top.0)
-}
-
 pub(crate) fn kind_colours(arrows: &[Arrow]) -> Vec<(String, RGBColor, bool)> {
     let mut kind_counts: BTreeMap<&str, usize> = BTreeMap::new();
     for a in arrows {

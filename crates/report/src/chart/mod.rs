@@ -23,9 +23,7 @@ pub(crate) use canvas::{tone, BLUE, GREEN, GREY, INK, ORANGE, PURPLE, SKY, VERMI
 pub(crate) use layers::band_look;
 use layers::draw;
 use layout::Layout;
-pub(crate) use layout::{
-    bulk_kind, kind_colours, net_labels, nice_step, BULK_ARROWS, GROUP_H, LANE_H, LEFT, RIGHT,
-};
+pub(crate) use layout::{kind_colours, net_labels, nice_step, GROUP_H, LANE_H, LEFT, RIGHT};
 use plotters::prelude::*;
 use splitbrain_engine::SimTime;
 use std::cell::RefCell;

@@ -19,7 +19,8 @@ use crate::chart::{
     VERMILLION, VIOLATION,
 };
 use crate::chart_model::{role_label, BandKind, MarkKind, ModelInput, TimelineModel};
-use crate::narrate::{derived_facts, describe_obs, fault_cause, Event};
+use crate::event::Event;
+use crate::narrate::{derived_facts, describe_obs, fault_cause};
 use plotters::style::RGBColor;
 use serde::Serialize;
 use splitbrain_engine::{Fault, NodeId, SimDuration, SimTime};

@@ -17,14 +17,27 @@ pub mod redis;
 pub mod storage;
 pub mod worker;
 
-use crate::registry::CustomSpec;
+use crate::custom_spec::{kind_of, CustomSpec};
 use crate::role::Role;
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+/// What the built-in roles are registered into (a role registry, `registry.rs`, above this
+/// module): one entry per role, whose nodes parse as the role's own spec type `S` and are
+/// `wrap`ped in its [`NodeSpec`] variant.
+pub(crate) trait RegisterBuiltin {
+    /// Adds built-in role `name`.
+    fn with_builtin<S: DeserializeOwned + 'static>(
+        self,
+        name: &'static str,
+        wrap: fn(S) -> NodeSpec,
+    ) -> Self;
+}
+
 /// Writes [`NodeSpec`] (tagged by `role`, one variant per entry, in entry order: the order of
-/// the schema and of serde's "expected one of"), the per-role dispatch over it, and the
-/// built-in roles' entries of [`RoleRegistry::builtin`](crate::registry::RoleRegistry::builtin).
+/// the schema and of serde's "expected one of"), the per-role dispatch over it, and
+/// [`register_builtins`], which gives a registry the built-in roles' entries.
 macro_rules! roles {
     ($( $(#[$doc:meta])* $name:literal => $Variant:ident($Spec:ty), )*) => {
         /// One node (or a group of like nodes) and its role.
@@ -33,7 +46,7 @@ macro_rules! roles {
         pub enum NodeSpec {
             $( $(#[$doc])* #[serde(rename = $name)] $Variant($Spec), )*
             /// A node of a role that is not built in: as written until a
-            /// [`RoleRegistry`](crate::registry::RoleRegistry) resolves it.
+            /// role registry (`registry.rs`) resolves it.
             #[serde(untagged)]
             #[schemars(skip)]
             Custom(CustomSpec),
@@ -94,13 +107,10 @@ macro_rules! roles {
             }
         }
 
-        impl crate::registry::RoleRegistry {
-            /// The built-in roles, each registered as a user's role is
-            /// ([`RoleRegistry::with`](crate::registry::RoleRegistry::with)).
-            pub fn builtin() -> Self {
-                Self::empty()
-                    $( .with_builtin::<$Spec>($name, NodeSpec::$Variant) )*
-            }
+        /// Registers every built-in role, in entry order, each parsed as its own variant.
+        pub(crate) fn register_builtins<R: RegisterBuiltin>(registry: R) -> R {
+            registry
+                $( .with_builtin::<$Spec>($name, NodeSpec::$Variant) )*
         }
     };
 }
@@ -108,7 +118,7 @@ macro_rules! roles {
 impl<'de> Deserialize<'de> for NodeSpec {
     /// A built-in role's node as its own struct (unknown and repeated fields refused as its
     /// struct refuses them); any other role's as written, for a
-    /// [`RoleRegistry`](crate::registry::RoleRegistry) to resolve.
+    /// role registry (`registry.rs`) to resolve.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Fields;
         impl<'de> serde::de::Visitor<'de> for Fields {
@@ -139,7 +149,7 @@ impl<'de> Deserialize<'de> for NodeSpec {
         let serde_json::Value::String(role) = role else {
             return Err(D::Error::custom(format!(
                 "invalid type: {}, expected a role name",
-                crate::registry::kind_of(&role)
+                kind_of(&role)
             )));
         };
         if !BUILTIN_ROLES.contains(&role.as_str()) {
