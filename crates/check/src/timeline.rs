@@ -922,7 +922,6 @@ mod describe_tests {
     }
 
     use crate::testkit::{id, Builder, Storage, Worker};
-    use splitbrain_engine::{Fault, NetRule};
     use splitbrain_protocols::Obs;
 
     /// Evidence leaves out an absent job or token (never `job none`, `token none`) and tells

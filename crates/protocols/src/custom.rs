@@ -68,6 +68,7 @@ wraps_custom!(Durable, CustomDurable, durable, |o| Durable::Custom(
 mod tests {
     use super::*;
     use crate::bully::BullyMsg;
+    use serde::Serialize;
     use splitbrain_engine::Message;
 
     #[derive(Clone, Debug, PartialEq, Serialize)]
