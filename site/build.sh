@@ -19,6 +19,8 @@ if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown;
   std_src="$(rustc --print sysroot)"
 elif [ -x /usr/bin/cargo ] && [ -d /usr/lib/rustlib/src/rust/library ]; then
   export RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1
+  # Debian's rustc has no `rust-lld`; lld-22's wasm-ld is the same linker for this target.
+  export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER:-wasm-ld-22}"
   cargo_cmd=(/usr/bin/cargo build -Zbuild-std=std,panic_abort)
   std_src=/usr/lib/rustlib/src/rust
 else
@@ -29,7 +31,7 @@ fi
 export RUSTFLAGS="--remap-path-prefix=$root=. --remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$std_src=/rust"
 CARGO_TARGET_DIR="$target_dir" "${cargo_cmd[@]}" -p splitbrain-web --lib \
   --target wasm32-unknown-unknown --profile web
-unset RUSTFLAGS RUSTC RUSTC_BOOTSTRAP
+unset RUSTFLAGS RUSTC RUSTC_BOOTSTRAP CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER
 wasm="$target_dir/wasm32-unknown-unknown/web/splitbrain_web.wasm"
 cargo run -q --profile "${SPLITBRAIN_SITE_PROFILE:-quick}" -p splitbrain-web --bin splitbrain-site -- "$wasm" scenarios site
 site/fingerprint.sh > site/FINGERPRINT
