@@ -231,7 +231,9 @@ fn every_lesson_page_steps_in_a_browser() {
         for (lane, row) in rows.iter().enumerate() {
             // The page computes the clocks from the lane's pieces; they read as the
             // checkers' clocks do.
-            let node = NodeId(p.names.iter().position(|n| *n == lanes[lane]).unwrap() as u32);
+            // A thread's lane (`node · thread k`) reads its node's clocks.
+            let owner = &p.view.lanes[lane].node;
+            let node = NodeId(p.names.iter().position(|n| n == owner).unwrap() as u32);
             let at = SimTime(step.t);
             let mono = p.clocks.mono(node, at).0;
             assert_eq!(row.1, format!("{:.6} s", mono as f64 / 1e9));

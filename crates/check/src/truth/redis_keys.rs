@@ -160,7 +160,13 @@ pub(crate) fn key_hold_batches<'r>(
             done: Vec::new(),
         },
     );
-    (kept, Batches::Many { walk, batch })
+    (
+        kept,
+        Batches::Many {
+            walk: Box::new(walk),
+            batch,
+        },
+    )
 }
 
 /// The batches of [`key_hold_batches`].
@@ -169,8 +175,9 @@ enum Batches<'r> {
     Done,
     /// Every piece in one batch.
     One(Option<Vec<KeyHold>>),
-    /// Batches made as the reports are walked.
-    Many { walk: Walk<'r>, batch: usize },
+    /// Batches made as the reports are walked (boxed: the walk's state is large, and it is
+    /// made once a check).
+    Many { walk: Box<Walk<'r>>, batch: usize },
 }
 
 impl Iterator for Batches<'_> {

@@ -91,7 +91,7 @@ pub enum ReadOnlyOption {
     /// follower's clock runs faster than the bound allows. etcd-io/raft itself answers at once
     /// while it leads (after its first commit in its term) and lets CheckQuorum's step-down end
     /// the lease, which can come up to two election timeouts after the last contact
-    /// (etcd-io/raft issue 166); this model keeps the thesis's explicit lease.
+    /// (reported on etcd-io/raft's tracker); this model keeps the thesis's explicit lease.
     LeaseBased,
 }
 
